@@ -1,0 +1,3 @@
+module github.com/schedkit/schedkit
+
+go 1.26
