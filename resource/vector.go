@@ -225,7 +225,11 @@ func DominantShare(v, total Vector) (float64, error) {
 			}
 			continue
 		}
-		if s := x / t; s > share {
+		s := x / t
+		if math.IsInf(s, 0) {
+			return 0, errAt("DominantShare", i, s, ErrOverflow)
+		}
+		if s > share {
 			share = s
 		}
 	}

@@ -1,0 +1,83 @@
+package schedkit
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestPhaseProgress(t *testing.T) {
+	sub := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// Two running tasks started 10 s and 30 s after submission; at 60 s
+	// their elapsed times are 50 s + 30 s = 80 s = 2·60 s − (10 s + 30 s).
+	p := PhaseProgress{Total: 5, Running: 2, Finished: 1, Ready: 2,
+		RunningStartSum: 40 * time.Second, FinishedDurationSum: 20 * time.Second}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.RunningElapsed(sub, sub.Add(60*time.Second)); got != 80*time.Second {
+		t.Fatalf("RunningElapsed = %v, want 80s", got)
+	}
+	if p.Unfinished() != 4 || p.Pending() != 2 {
+		t.Fatalf("Unfinished %d Pending %d", p.Unfinished(), p.Pending())
+	}
+	if got := (PhaseProgress{Total: 1}).RunningElapsed(sub, sub.Add(time.Hour)); got != 0 {
+		t.Fatalf("RunningElapsed with nothing running = %v", got)
+	}
+	bad := []PhaseProgress{
+		{Total: -1},
+		{Total: 1, Running: 1, Finished: 1},
+		{Total: 2, Running: 1, Ready: 2, RunningStartSum: 1},
+		{Total: 1, Running: 1, RunningStartSum: -1},
+		{Total: 1, FinishedDurationSum: -1},
+		{Total: 1, RunningStartSum: 5},
+	}
+	for _, b := range bad {
+		var pe *ProgressError
+		if err := b.Validate(); !errors.Is(err, ErrInvalidProgress) || !errors.As(err, &pe) {
+			t.Errorf("%+v: err = %v", b, err)
+		}
+	}
+}
+
+func TestAcceleratorInfoValidate(t *testing.T) {
+	ok := AcceleratorInfo{ID: "gpu0", Kind: AcceleratorGPU, Memory: 5 << 30, Weight: 2, Utilisation: 0.5, Healthy: true}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if w := (AcceleratorInfo{}).EffectiveWeight(); w != 1 {
+		t.Fatalf("EffectiveWeight of zero = %v", w)
+	}
+	for name, a := range map[string]AcceleratorInfo{
+		"no id":      {Kind: AcceleratorGPU},
+		"no kind":    {ID: "g"},
+		"neg memory": {ID: "g", Kind: AcceleratorGPU, Memory: -1},
+		"NaN weight": {ID: "g", Kind: AcceleratorGPU, Weight: math.NaN()},
+		"neg weight": {ID: "g", Kind: AcceleratorGPU, Weight: -1},
+		"Inf weight": {ID: "g", Kind: AcceleratorGPU, Weight: math.Inf(1)},
+		"util > 1":   {ID: "g", Kind: AcceleratorGPU, Utilisation: 1.5},
+		"util NaN":   {ID: "g", Kind: AcceleratorGPU, Utilisation: math.NaN()},
+	} {
+		if err := a.Validate(); !errors.Is(err, ErrInvalidAccelerator) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+func TestStrings(t *testing.T) {
+	for want, got := range map[string]string{
+		"map": PhaseMap.String(), "reduce": PhaseReduce.String(), "phase-3": Phase(3).String(),
+		"pending": TaskPending.String(), "killed": TaskKilled.String(), "TaskState(9)": TaskState(9).String(),
+	} {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+	if TaskRunning.Final() || !TaskFailed.Final() || TaskState(9).Final() {
+		t.Error("Final wrong")
+	}
+	if !(SimilarityKey{}).IsZero() || (SimilarityKey{Logic: "x"}).IsZero() {
+		t.Error("IsZero wrong")
+	}
+}
