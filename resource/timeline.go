@@ -277,27 +277,17 @@ func (t *Timeline) each(from, to time.Duration, f func(d time.Duration, v Vector
 // resource timeline, the least available of each kind during the interval
 // (paper 004's coarse-grained check, "A_x over [0, T]").
 func (t *Timeline) Min(from, to time.Duration, dst Vector) error {
-	if err := t.checkRange("Timeline.Min", from, to, dst); err != nil {
-		return err
-	}
-	first := true
-	t.each(from, to, func(_ time.Duration, v Vector) {
-		if first {
-			copy(dst, v)
-			first = false
-			return
-		}
-		for k := range dst {
-			dst[k] = min(dst[k], v[k])
-		}
-	})
-	return nil
+	return t.extreme("Timeline.Min", from, to, dst, true)
 }
 
 // Max sets dst to the element-wise maximum over [from, to): for a demand
 // profile, the peak of each kind (paper 004's M_x).
 func (t *Timeline) Max(from, to time.Duration, dst Vector) error {
-	if err := t.checkRange("Timeline.Max", from, to, dst); err != nil {
+	return t.extreme("Timeline.Max", from, to, dst, false)
+}
+
+func (t *Timeline) extreme(op string, from, to time.Duration, dst Vector, least bool) error {
+	if err := t.checkRange(op, from, to, dst); err != nil {
 		return err
 	}
 	first := true
@@ -308,7 +298,9 @@ func (t *Timeline) Max(from, to time.Duration, dst Vector) error {
 			return
 		}
 		for k := range dst {
-			dst[k] = max(dst[k], v[k])
+			if (v[k] < dst[k]) == least && v[k] != dst[k] {
+				dst[k] = v[k]
+			}
 		}
 	})
 	return nil
