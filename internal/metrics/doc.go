@@ -1,0 +1,46 @@
+// Package metrics turns a simulation Run (one policy on one workload) into
+// a Summary of every metric schedkit's experiments report, and lays
+// summaries side by side in comparison Tables (policies as columns, metrics
+// as rows) as plain data for schedsim to render.
+//
+// # Usage
+//
+//	sums := []metrics.Summary{metrics.Summarize(fifoRun), metrics.Summarize(lssRun)}
+//	t := metrics.Compare("paper000-heavy", sums, metrics.StandardMetrics(sums))
+//	per := metrics.ClassTable("per workflow", sums)
+//
+// # Definitions
+//
+//   - Deadline success ratio: among jobs with a deadline, those that
+//     completed with Finish − Submit ≤ Deadline; killed, rejected and
+//     unfinished jobs are misses. Overall and per Class.
+//   - Response time: Finish − Submit of completed jobs (paper 000's
+//     response time; paper 004 calls the same span the job completion
+//     time, and its completion-time CDF is Summary.Response.CDF). Wait is
+//     Start − Submit and Run is Finish − Start, also over completed jobs.
+//     Each is a Dist: mean and sample standard deviation
+//     (x/exp/stats.MeanAndStdDev), p50 and p95 (stats.Quantiles, R-7
+//     interpolation), min, max, and the empirical CDF.
+//   - Makespan: last end of a completed, killed or rejected job minus the
+//     first submission (paper 004's workload completion time); n/a if any
+//     job is unfinished.
+//   - Cost: total and mean of JobRecord.Cost. Budget success: among jobs
+//     with a budget, those that completed with Cost ≤ Budget.
+//   - φ success (paper 003's rule, its Job4 example): a φ = 1 job succeeds
+//     if it meets its deadline, a φ = 0 job if it stays within budget, any
+//     other φ (0.5) if either holds; a job without the constraint its φ
+//     asks for succeeds if it completed; a job that did not complete never
+//     succeeds. Overall and per φ value.
+//   - Fairness: Jain's index (Σx)²/(n·Σx²) of each Sample's Shares, averaged
+//     over samples; samples with no shares or all-zero shares are skipped
+//     (the index is undefined there).
+//   - Utilisation: per kind, the mean over samples.
+//   - Failed and retried tasks, decision wall time (total and per
+//     decision), kills, rejections, and kills that could have made it (of
+//     the killed or rejected jobs the simulator checked).
+//
+// Undefined values (no jobs, no deadlines, no samples, no decisions) are
+// never NaN: they are Numbers, Spans, Ratios and Dists that report
+// invalid and print "n/a". Records that Run.Validate rejects are left out
+// of the metrics they would corrupt and listed in Summary.Warnings.
+package metrics
