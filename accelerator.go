@@ -73,9 +73,13 @@ func (a AcceleratorInfo) Validate() error {
 type Accelerator interface {
 	// Info returns the device's current status.
 	Info() AcceleratorInfo
-	// Run executes work on the device and returns work's error, or the
-	// context's error if ctx ends first. Run may be called from several
-	// goroutines at once (several streams); an implementation that cannot
-	// overlap work serialises it.
+	// Run executes work on the device and returns work's error. Run is
+	// synchronous: it must not return while work is running, nor call
+	// work after it has returned, so the caller may reuse whatever work
+	// touches as soon as Run returns. An implementation that gives up on
+	// ctx before starting work returns ctx.Err() without calling work;
+	// once started, work sees ctx and decides how to stop. Run may be
+	// called from several goroutines at once (several streams); an
+	// implementation that cannot overlap work serialises it.
 	Run(ctx context.Context, work func(ctx context.Context) error) error
 }
