@@ -1,0 +1,141 @@
+// Package pipeline serves accelerator tasks on a node that has
+// accelerators: the three-stage remote-read → process → remote-write
+// pipeline of paper 001 §2.4 (Figure 4), on goroutines and bounded queues.
+//
+// In the paper an accelerator node runs a special container (AcCt) with
+// three threads and two blocking queues: a remote-read thread takes tasks
+// sent by other nodes into a processing queue, a processing thread runs
+// them on the accelerator, and a remote-write thread returns each result,
+// from a write queue, to the node that sent the task. Reading, computing
+// and writing overlap instead of contending for the device. This package
+// is that pipeline with the transport left to the host: the host's Read
+// and Write functions do the network I/O, its Process function does the
+// computing, and each processing call runs inside a schedkit.Accelerator.
+//
+//	requests --> Read --> [process queue] --> W workers --> [write queue] --> Write --> results
+//	(from other            ProcessQueue       each calls        WriteQueue               (to each
+//	 nodes)                items, bounded     Accelerator.Run   items, bounded            requester)
+//
+// # Usage
+//
+// Fill a Config and a Stages value and call Run. It returns when the input
+// ends (Read returns io.EOF) and everything read has been written, when ctx
+// is cancelled, or when the reader or writer fails:
+//
+//	cfg := pipeline.Config{
+//		Accelerators: []schedkit.Accelerator{pipeline.CPU{ID: "cpu0"}}, // or the host's GPUs
+//		Streams:      1, // workers per accelerator
+//		ProcessQueue: 64,
+//		WriteQueue:   64,
+//		Ordered:      true, // each requester gets its results in the order it sent them
+//	}
+//	stats, err := pipeline.Run(ctx, cfg, pipeline.Stages[Task, Answer]{
+//		Read:    conn.NextTask,   // func(ctx) (pipeline.Item[Task], error)
+//		Process: solve,           // func(ctx, Task) (Answer, error)
+//		Write:   conn.SendResult, // func(ctx, pipeline.Result[Task, Answer]) error
+//		Drop:    logLost,         // optional: items that will never be written
+//	})
+//
+// Stats tells which stage limits throughput (Stats.Bottleneck), how long
+// each stage was busy and blocked on each queue, and how full the queues
+// got.
+//
+// # Semantics
+//
+// Back-pressure. Both queues are bounded (ProcessQueue, WriteQueue items),
+// so a slow writer stalls the workers and then the reader, never memory:
+// at most Config.InFlightBound items are read but not yet written, or
+// MaxInFlight if that is smaller.
+//
+// Cancellation. When ctx is done every stage stops: queue waits return at
+// once, no Read, Process batch or Write starts after the stage sees it,
+// and the stage functions get a context that is done, so a blocked Read or
+// Write must return. Run returns only after every goroutine it started has
+// exited (and after every call of a host function has returned).
+//
+// Accounting. Every item read is accounted for exactly once: written (Write
+// returned nil for it) or dropped (reported to Stages.Drop with the
+// reason), and Stats.Read.Items == Stats.Write.Items + Stats.Dropped.
+// A processing failure does not stop the pipeline and does not drop the
+// item: its Result carries the error and is written, so the requester,
+// which waits for an answer asynchronously, learns of it. A Write that
+// returns an error wrapping ErrUndeliverable drops that one result.
+//
+// Fatal errors. Any other Write error means the writer is broken: the
+// pipeline stops at once, the unwritten items are dropped, and Run returns
+// a *StageError for StageWrite. A Read error other than io.EOF means the
+// reader is broken: reading stops, but the items already read are still
+// processed and written (they can still be delivered), then Run returns a
+// *StageError for StageRead. errors.As finds the stage; errors.Is matches
+// ErrStageFailed and the host's error.
+//
+// End of input. Read returns io.EOF itself, unwrapped, at the end of input,
+// as io.Reader does (a wrapped io.EOF is an ordinary, fatal error, like
+// io.ErrUnexpectedEOF). The pipeline drains: queued items are processed and
+// written before Run returns nil. io.EOF was chosen over a package
+// sentinel because hosts that read from a stream already return it.
+//
+// Routing and order. Each Item names its requester (the node that sent
+// the task); its Result carries the same requester and a sequence number,
+// its position among that requester's items, so the host's Write sends it
+// back to the right node. With Ordered, each requester's results reach
+// Write in the order its items were read, even with several workers
+// finishing out of order: results that arrive early wait in a per-requester
+// reorder buffer (a min-heap on the sequence number) until their
+// predecessors are written. Requesters do not wait for each other. The
+// buffers are bounded because Ordered caps the items in flight
+// (MaxInFlight, by default twice Config.InFlightBound): the reader waits
+// when the cap is reached, so all reorder buffers together hold fewer
+// than MaxInFlight results. The waiting cannot deadlock: the items that
+// complete a requester's sequence are already read.
+//
+// # Beyond the paper
+//
+// Several workers: Config.Streams workers per accelerator, so one
+// pipeline can drive several devices, or several streams on one device,
+// with the ordering guarantee above. The paper's setting is one
+// accelerator, Streams 1.
+//
+// Batching: Config.Batch lets a worker hand up to Batch queued items to a
+// single Accelerator.Run call (and to Stages.ProcessBatch, for devices that
+// launch one kernel per batch). Nothing waits for a batch to fill: a
+// worker takes what is queued when it is free, so batching costs no
+// latency and appears only under load.
+//
+// Statistics: per stage, items, failures, busy time, time blocked on the
+// input and output queue, and each queue's high-water mark.
+//
+// # Design choices
+//
+// The queues are mutex-guarded rings with two condition variables rather
+// than channels: a consumer takes every queued item (up to its limit) in
+// one lock acquisition, so the per-item cost of a handoff falls as load
+// rises, and the queue knows its own depth for the statistics. The
+// writer, being the write queue's only consumer, takes everything queued;
+// so does a lone worker, which then runs it Batch items at a time.
+// Context cancellation reaches waiting goroutines through
+// context.AfterFunc, which stops both queues. Timing costs nothing on the
+// fast path: the clock is read only around waits that actually block, and
+// busy time is each goroutine's lifetime minus its waits.
+//
+// Accelerator.Run is called once per batch with a work function bound
+// once per worker (no allocation per item). The pipeline relies on Run
+// being synchronous, as the root contract describes it ("executes work and
+// returns work's error"): when Run returns, work has returned or will
+// never be called. If Run returns an error, every item of the batch
+// without an error of its own fails with it (the device's result cannot
+// be trusted).
+//
+// The pipeline does not recover panics in the host's functions: a panic
+// in Read, Process or Write crashes the program, as in any goroutine.
+// Run keeps a small record per distinct requester (its next sequence
+// number and reorder buffer) for its whole life; an accelerator node
+// serves the bounded set of nodes bound to it.
+//
+// # Concurrency
+//
+// Read and Write are each called from a single goroutine, never
+// concurrently with themselves; Process and ProcessBatch are called from
+// every worker at once; Drop calls never overlap each other or Write.
+// Several Runs may run at once; a Config and a Stages value may be reused.
+package pipeline

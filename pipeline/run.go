@@ -1,0 +1,462 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/schedkit/schedkit"
+)
+
+// Run serves items until the input ends, ctx is done, or the reader or
+// writer fails. It starts one read goroutine, len(cfg.Accelerators) ×
+// cfg.Streams processing workers and one write goroutine, connected by two
+// bounded queues, and returns only after all of them have exited.
+//
+// Run returns nil after a graceful drain (Read returned io.EOF and every
+// item read was written or undeliverable); otherwise the first of: a
+// *StageError if Read or Write failed, or ctx.Err() if ctx ended the run
+// early. Before starting anything it returns a *ConfigError if cfg or s
+// is invalid, or ctx.Err() if ctx is already done. Except for those two
+// early returns, each item read has been written exactly once or reported
+// to s.Drop exactly once when Run returns, and Stats says how many of
+// each.
+func Run[I, R any](ctx context.Context, cfg Config, s Stages[I, R]) (Stats, error) {
+	if err := cfg.Validate(); err != nil {
+		return Stats{}, err
+	}
+	if err := s.validate(); err != nil {
+		return Stats{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Stats{}, err
+	}
+	p := &run[I, R]{
+		cfg:    cfg,
+		s:      s,
+		parent: ctx,
+		batch:  cfg.batch(),
+		pq:     newQueue[item[I, R]](cfg.ProcessQueue),
+		wq:     newQueue[item[I, R]](cfg.WriteQueue),
+	}
+	if limit := cfg.inFlightLimit(); limit > 0 {
+		p.gate = newGate(limit)
+	}
+	return p.run()
+}
+
+// run is the state of one Run call.
+type run[I, R any] struct {
+	cfg    Config
+	s      Stages[I, R]
+	parent context.Context
+	ctx    context.Context // parent, or cancelled by a fatal write error
+	cancel context.CancelFunc
+	done   <-chan struct{}
+	batch  int
+	pq, wq *queue[item[I, R]]
+	gate   *gate // nil without an in-flight cap
+	wg     sync.WaitGroup
+	live   atomic.Int32 // processing workers still running
+
+	mu        sync.Mutex
+	cause     error              // Run's error: the first failure or interruption
+	stopCause error              // what stopped the goroutines: ctx or a write failure
+	leftovers []item[I, R]       // items held by goroutines when they stopped
+	stats     Stats              // each goroutine adds its own part on exit
+	dropped   int64              // undeliverable results
+	held      []*requester[I, R] // writer: requesters that buffered results
+}
+
+func (p *run[I, R]) run() (Stats, error) {
+	p.ctx, p.cancel = context.WithCancel(p.parent)
+	defer p.cancel()
+	p.done = p.ctx.Done()
+	stopped := make(chan struct{})
+	stopAfter := context.AfterFunc(p.ctx, func() {
+		p.pq.stop()
+		p.wq.stop()
+		if p.gate != nil {
+			p.gate.stop()
+		}
+		close(stopped)
+	})
+
+	workers := make([]*worker[I, R], 0, p.cfg.workers())
+	for _, acc := range p.cfg.Accelerators {
+		dev := acc.Info().ID
+		for range p.cfg.Streams {
+			w := &worker[I, R]{p: p, acc: acc, dev: dev}
+			w.runFn = w.runBatch
+			workers = append(workers, w)
+		}
+	}
+	p.live.Store(int32(len(workers)))
+
+	start := time.Now()
+	p.wg.Add(2 + len(workers))
+	go p.read()
+	for _, w := range workers {
+		go w.loop()
+	}
+	go p.write()
+	p.wg.Wait()
+	elapsed := time.Since(start)
+	if !stopAfter() {
+		<-stopped // the stop function ran or is running: wait for it
+	}
+
+	st := p.stats
+	st.Elapsed = elapsed
+	st.Read.Workers, st.Process.Workers, st.Write.Workers = 1, len(workers), 1
+	st.ProcessQueue = QueueStats{Depth: p.cfg.ProcessQueue, HighWater: p.pq.highWater()}
+	st.WriteQueue = QueueStats{Depth: p.cfg.WriteQueue, HighWater: p.wq.highWater()}
+
+	left := p.wq.drain(p.pq.drain(p.leftovers))
+	for _, r := range p.held {
+		left = append(left, r.pending...)
+		r.pending = nil
+	}
+	st.Dropped = p.dropped + int64(len(left))
+	err := p.cause
+	if len(left) > 0 {
+		reason := p.stopCause
+		if reason == nil {
+			reason = errLost // unreachable: items are left only after a stop
+		}
+		slices.SortFunc(left, func(a, b item[I, R]) int {
+			return cmp.Or(cmp.Compare(a.Requester, b.Requester), cmp.Compare(a.Seq, b.Seq))
+		})
+		if p.s.Drop != nil {
+			for _, it := range left {
+				p.s.Drop(it.Result, reason)
+			}
+		}
+	}
+	return st, err
+}
+
+// errLost would be the drop reason for items left over after a run that
+// did not stop early; no such run exists.
+var errLost = errors.New("pipeline: item left over after a clean end")
+
+// isDone reports, without blocking, whether the pipeline's context is
+// done.
+func (p *run[I, R]) isDone() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// fail records err as the reason the pipeline stopped, unless one is
+// recorded already.
+func (p *run[I, R]) fail(err error) {
+	p.mu.Lock()
+	if p.cause == nil {
+		p.cause = err
+	}
+	p.mu.Unlock()
+}
+
+// stop records err as what stopped the pipeline early (the reason given
+// for dropped items) and as Run's error, unless earlier ones are recorded.
+func (p *run[I, R]) stop(err error) {
+	p.mu.Lock()
+	if p.cause == nil {
+		p.cause = err
+	}
+	if p.stopCause == nil {
+		p.stopCause = err
+	}
+	p.mu.Unlock()
+}
+
+// interrupted records that a goroutine stopped because the context is
+// done. A fatal write error records itself before cancelling, so the
+// error recorded here is the parent context's.
+func (p *run[I, R]) interrupted() {
+	err := p.parent.Err()
+	if err == nil {
+		err = p.ctx.Err()
+	}
+	p.stop(err)
+}
+
+// leave records items a goroutine held when it stopped.
+func (p *run[I, R]) leave(its ...item[I, R]) {
+	p.mu.Lock()
+	p.leftovers = append(p.leftovers, its...)
+	p.mu.Unlock()
+}
+
+// read is the remote-read goroutine.
+func (p *run[I, R]) read() {
+	defer p.wg.Done()
+	start := time.Now()
+	var st StageStats
+	reqs := make(map[schedkit.NodeID]*requester[I, R])
+	var last *requester[I, R]
+	slots := 0 // MaxInFlight slots taken from the gate and not yet used
+	for {
+		if p.isDone() {
+			p.interrupted()
+			break
+		}
+		if p.gate != nil && slots == 0 {
+			if slots = p.gate.acquire(&st.BlockedOut); slots == 0 {
+				p.interrupted()
+				break
+			}
+		}
+		in, err := p.s.Read(p.ctx)
+		if err != nil {
+			switch {
+			case p.isDone():
+				p.interrupted()
+			case err == io.EOF: // returned unwrapped, as io.Reader does: a graceful end
+			default:
+				p.fail(&StageError{Stage: StageRead, Err: err})
+			}
+			break
+		}
+		slots--
+		r := last
+		if r == nil || r.id != in.Requester {
+			r = reqs[in.Requester]
+			if r == nil {
+				r = &requester[I, R]{id: in.Requester}
+				reqs[in.Requester] = r
+			}
+			last = r
+		}
+		it := item[I, R]{Result: Result[I, R]{Requester: in.Requester, Seq: r.next, Input: in.Input}, req: r}
+		r.next++
+		st.Items++
+		if !p.pq.put(it, &st.BlockedOut) {
+			p.leave(it)
+			p.interrupted()
+			break
+		}
+	}
+	p.pq.close()
+	st.Busy = time.Since(start) - st.BlockedOut
+	p.stats.Read = st // only this goroutine writes it; Run reads it after Wait
+}
+
+// worker is one processing goroutine, bound to one accelerator.
+type worker[I, R any] struct {
+	p     *run[I, R]
+	acc   schedkit.Accelerator
+	dev   schedkit.AcceleratorID
+	runFn func(context.Context) error // w.runBatch, bound once
+	buf   []item[I, R]                // what the last take returned
+	held  []item[I, R]                // the part of buf not yet passed on
+	batch []item[I, R]                // the group being processed: a prefix of held
+	ins   []I                         // ProcessBatch buffers
+	outs  []R
+	errs  []error
+}
+
+func (w *worker[I, R]) loop() {
+	p := w.p
+	defer p.wg.Done()
+	start := time.Now()
+	var st StageStats
+	// A lone worker takes everything queued in one go (it would process
+	// it in this order anyway) and runs it in groups of Batch; workers
+	// that share the queue take one group at a time, to share the load.
+	grab := p.batch
+	if p.cfg.workers() == 1 {
+		grab = max(p.batch, p.cfg.ProcessQueue)
+	}
+	for {
+		var ok bool
+		w.buf, ok = p.pq.take(w.buf[:0], grab, &st.BlockedIn)
+		w.held = w.buf
+		if !ok {
+			if p.isDone() {
+				p.interrupted()
+			}
+			break
+		}
+		if !w.process(&st) {
+			break
+		}
+	}
+	if p.live.Add(-1) == 0 {
+		p.wq.close()
+	}
+	st.Busy = time.Since(start) - st.BlockedIn - st.BlockedOut
+	p.mu.Lock()
+	ps := &p.stats.Process
+	ps.Items += st.Items
+	ps.Failed += st.Failed
+	ps.Busy += st.Busy
+	ps.BlockedIn += st.BlockedIn
+	ps.BlockedOut += st.BlockedOut
+	p.mu.Unlock()
+}
+
+// process runs the held items in groups of Batch, one Accelerator.Run
+// per group, and queues each group's results for the writer. It reports
+// false, leaving the unfinished items to Run, if the pipeline stopped.
+func (w *worker[I, R]) process(st *StageStats) bool {
+	p := w.p
+	for len(w.held) > 0 {
+		if p.isDone() {
+			p.leave(w.held...)
+			p.interrupted()
+			return false
+		}
+		n := min(len(w.held), p.batch)
+		w.batch = w.held[:n]
+		err := w.acc.Run(p.ctx, w.runFn)
+		for i := range w.batch {
+			it := &w.batch[i]
+			it.Device = w.dev
+			if err != nil && it.Err == nil {
+				it.Err = err
+			}
+			if it.Err != nil {
+				st.Failed++
+			}
+		}
+		st.Items += int64(n)
+		if put := p.wq.putAll(w.batch, &st.BlockedOut); put < n {
+			p.leave(w.held[put:]...)
+			p.interrupted()
+			return false
+		}
+		clear(w.batch)
+		w.held = w.held[n:]
+	}
+	return true
+}
+
+// runBatch is the work handed to Accelerator.Run: process every item of
+// the current batch, recording each item's output and error.
+func (w *worker[I, R]) runBatch(ctx context.Context) error {
+	s := &w.p.s
+	if s.ProcessBatch == nil {
+		for i := range w.batch {
+			it := &w.batch[i]
+			it.Output, it.Err = s.Process(ctx, it.Input)
+		}
+		return nil
+	}
+	n := len(w.batch)
+	w.ins = slices.Grow(w.ins[:0], n)[:n]
+	w.outs = slices.Grow(w.outs[:0], n)[:n]
+	w.errs = slices.Grow(w.errs[:0], n)[:n]
+	for i := range w.batch {
+		w.ins[i] = w.batch[i].Input
+	}
+	clear(w.outs)
+	clear(w.errs)
+	s.ProcessBatch(ctx, w.ins, w.outs, w.errs)
+	for i := range w.batch {
+		w.batch[i].Output, w.batch[i].Err = w.outs[i], w.errs[i]
+	}
+	clear(w.ins)
+	clear(w.outs)
+	clear(w.errs)
+	return nil
+}
+
+// write is the remote-write goroutine.
+func (p *run[I, R]) write() {
+	defer p.wg.Done()
+	start := time.Now()
+	var st StageStats
+	var buf []item[I, R]
+	for stop := false; !stop; {
+		var ok bool
+		buf, ok = p.wq.take(buf[:0], p.cfg.WriteQueue, &st.BlockedIn)
+		if !ok {
+			if p.isDone() {
+				p.interrupted()
+			}
+			break
+		}
+		finished := 0
+		for i := 0; i < len(buf) && !stop; i++ {
+			it := buf[i]
+			buf[i] = item[I, R]{}
+			if !p.cfg.Ordered {
+				stop = !p.deliver(it, &st)
+				finished++
+				continue
+			}
+			r := it.req
+			if it.Seq != r.expect {
+				if !r.listed {
+					r.listed = true
+					p.held = append(p.held, r)
+				}
+				r.hold(it)
+				continue
+			}
+			stop = !p.deliver(it, &st)
+			r.expect++
+			finished++
+			for !stop && r.ready() {
+				stop = !p.deliver(r.pop(), &st)
+				r.expect++
+				finished++
+			}
+		}
+		if stop {
+			// Undelivered: the rest of this batch. (Reorder buffers are
+			// collected by Run through p.held.)
+			for i := range buf {
+				if buf[i].req != nil {
+					p.leave(buf[i])
+				}
+			}
+		}
+		if p.gate != nil {
+			p.gate.release(finished)
+		}
+	}
+	st.Busy = time.Since(start) - st.BlockedIn
+	p.stats.Write = st // only this goroutine writes it; Run reads it after Wait
+}
+
+// deliver writes one result. It reports false if the pipeline must stop:
+// the context is done or the writer failed; the item is then left over.
+func (p *run[I, R]) deliver(it item[I, R], st *StageStats) bool {
+	if p.isDone() {
+		p.leave(it)
+		p.interrupted()
+		return false
+	}
+	err := p.s.Write(p.ctx, it.Result)
+	switch {
+	case err == nil:
+		st.Items++
+		return true
+	case errors.Is(err, ErrUndeliverable):
+		st.Failed++
+		p.dropped++ // only this goroutine writes it; Run reads it after Wait
+		if p.s.Drop != nil {
+			p.s.Drop(it.Result, err)
+		}
+		return true
+	case p.isDone():
+		p.leave(it)
+		p.interrupted()
+		return false
+	}
+	p.stop(&StageError{Stage: StageWrite, Err: err})
+	p.cancel()
+	p.leave(it)
+	return false
+}
