@@ -1,0 +1,50 @@
+// Package estimate holds the runtime estimators schedkit's schedulers
+// share. It now provides the least-spare-time figures of paper 000 §3.1,
+// as lss uses them:
+//
+//	(2) T_AvgTask   = Σ T_FinishedTask / N_FinishedTask          TaskTime, PooledTaskTime, PhaseTaskTime
+//	(3) T_Remaining = (⌈U_m/S_m⌉ + ⌈U_r/S_r⌉)·T_AvgTask
+//	                  − ΣR_m/S_m − ΣR_r/S_r                     Remaining, RemainingTime
+//	(4) T_Spare     = T_DeadLine − T_Now − T_Remaining          Spare, SpareTime
+//	(5) T_Spare     = T_DeadLine − T_Now  (no task finished)     InitialSpareTime
+//
+// generalised to any number of sequential phases (formula (3) sums over
+// them) and to heterogeneous slots, where S is an effective capacity: each
+// node's slots weighted by its speed factor (see Capacity).
+//
+// # Cannot finish
+//
+// A phase with unfinished work and zero capacity never finishes. Instead
+// of dividing by zero, RemainingTime reports CannotFinish (and
+// NoCapacity), and the spare time computed from it is minus infinity
+// (Spare.CannotFinish).
+//
+// # Arithmetic
+//
+// Every figure is an integer time.Duration, so two computations from the
+// same counters agree to the nanosecond (lss relies on it to prove its
+// fast path equal to the paper's literal algorithm):
+//
+//   - T_AvgTask is rounded down to a nanosecond; pooled sums are taken in
+//     128 bits.
+//   - ⌈U/S⌉ is exact. Capacities are counted in thousandths of a slot
+//     (Capacity), so ⌈U/S⌉ = ⌈1000·U / S⌉ in 128-bit arithmetic; for whole
+//     slots this is the plain ⌈U/S⌉.
+//   - ΣR/S is rounded down to a nanosecond for each phase, so T_Remaining
+//     is rounded up (by less than a nanosecond per phase): an estimate
+//     that errs, if at all, on the side of less spare time.
+//   - Figures are bounded by Horizon (2⁶⁰ ns, about 36.5 years): work
+//     beyond it is CannotFinish, elapsed credit is capped at it.
+//
+// # Usage
+//
+//	rem, err := estimate.RemainingTime([]estimate.PhaseLoad{
+//		{Unfinished: 10, Elapsed: 30 * time.Second, TaskTime: 20 * time.Second, Capacity: 4 * estimate.Slot},
+//		{Unfinished: 1, TaskTime: 20 * time.Second, Capacity: 2 * estimate.Slot},
+//	})
+//	// rem.Time = (⌈10/4⌉ + ⌈1/2⌉)·20s − 30s/4 = 80s − 7.5s = 72.5s
+//	spare := estimate.SpareTime(deadline, now, rem)
+//
+// or, for a schedkit.Job, EstimateJob does all of it. Everything here is a
+// pure function, safe for concurrent use.
+package estimate

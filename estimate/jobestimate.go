@@ -1,0 +1,95 @@
+package estimate
+
+import (
+	"time"
+
+	"github.com/schedkit/schedkit"
+)
+
+// Options selects variants of the formulas. The zero Options is the
+// paper's.
+type Options struct {
+	// PerPhase averages task times per phase instead of pooling all
+	// finished tasks (formula (2) restricted to the phase). A phase with
+	// no finished task yet takes the pooled average.
+	PerPhase bool
+}
+
+// JobEstimate is formulas (2)–(5) for one job at one instant.
+type JobEstimate struct {
+	// TaskTime is the pooled average task time, formula (2). It is the
+	// T_AvgTask of lss's kill threshold in both modes of Options.
+	TaskTime TaskTime
+	// Remaining is formula (3). It is the zero Remaining while TaskTime is
+	// unknown: before any task has finished the paper does not estimate it.
+	Remaining Remaining
+	// Spare is formula (4), or (5) while TaskTime is unknown. It is the
+	// zero Spare when NoDeadline is set.
+	Spare Spare
+	// NoDeadline reports that the job has no deadline (zero Deadline), so
+	// it has no spare time.
+	NoDeadline bool
+}
+
+// EstimateJob evaluates formulas (2)–(5) for j at now. capacity[p] is the
+// capacity of phase p's slots (see Capacity); it needs at least
+// j.Phases() entries. The job's counters are checked with
+// schedkit.PhaseProgress.Validate. Running tasks' elapsed time is
+// PhaseProgress.RunningElapsed(j.Submitted(), now), taken as zero if the
+// counters put it below zero (a task "started" after now).
+func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options) (JobEstimate, error) {
+	const op = "EstimateJob"
+	if j == nil {
+		return JobEstimate{}, invalid(op, -1, "nil job")
+	}
+	n := j.Phases()
+	if n < 1 || n > schedkit.MaxPhases {
+		return JobEstimate{}, invalid(op, -1, "job %q has %d phases, want 1..%d", j.ID(), n, schedkit.MaxPhases)
+	}
+	if len(capacity) < n {
+		return JobEstimate{}, invalid(op, -1, "%d capacities for %d phases", len(capacity), n)
+	}
+	var progress [schedkit.MaxPhases]schedkit.PhaseProgress
+	for p := range n {
+		progress[p] = j.Progress(schedkit.Phase(p))
+		if err := progress[p].Validate(); err != nil {
+			return JobEstimate{}, &Error{Op: op, Phase: p, Reason: err.Error()}
+		}
+	}
+	pooled, err := PooledTaskTime(progress[:n])
+	if err != nil {
+		return JobEstimate{}, err
+	}
+	est := JobEstimate{TaskTime: pooled}
+	deadline := j.Deadline()
+	est.NoDeadline = deadline.IsZero()
+	if !pooled.Known {
+		if !est.NoDeadline {
+			est.Spare = InitialSpareTime(deadline, now)
+		}
+		return est, nil
+	}
+	var loads [schedkit.MaxPhases]PhaseLoad
+	for p := range n {
+		pr := progress[p]
+		t := pooled
+		if opt.PerPhase {
+			if t, err = PhaseTaskTime(pr, pooled); err != nil {
+				return JobEstimate{}, err
+			}
+		}
+		loads[p] = PhaseLoad{
+			Unfinished: pr.Unfinished(),
+			Elapsed:    max(pr.RunningElapsed(j.Submitted(), now), 0),
+			TaskTime:   t.Avg,
+			Capacity:   capacity[p],
+		}
+	}
+	if est.Remaining, err = RemainingTime(loads[:n]); err != nil {
+		return JobEstimate{}, err
+	}
+	if !est.NoDeadline {
+		est.Spare = SpareTime(deadline, now, est.Remaining)
+	}
+	return est, nil
+}

@@ -1,0 +1,85 @@
+package estimate
+
+import (
+	"math/bits"
+	"time"
+
+	"github.com/schedkit/schedkit"
+)
+
+// TaskTime is the average task time of paper 000 formula (2):
+// T_AvgTask = Σ T_FinishedTask / N_FinishedTask.
+type TaskTime struct {
+	// Avg is the mean run time of the finished tasks, rounded down to a
+	// whole nanosecond. It is zero when Known is false.
+	Avg time.Duration
+	// Known reports whether at least one task has finished. Until one has,
+	// formula (2) is undefined and spare time falls back to formula (5).
+	Known bool
+}
+
+// AverageTaskTime returns formula (2) for finished tasks whose run times
+// add up to finishedSum: finishedSum / finished, rounded down. With no
+// finished task it returns the zero TaskTime (Known false). A negative
+// count or sum, or a positive sum over zero tasks, is an error.
+func AverageTaskTime(finishedSum time.Duration, finished int) (TaskTime, error) {
+	const op = "AverageTaskTime"
+	switch {
+	case finished < 0:
+		return TaskTime{}, invalid(op, -1, "negative finished count %d", finished)
+	case finishedSum < 0:
+		return TaskTime{}, invalid(op, -1, "negative finished duration sum %v", finishedSum)
+	case finished == 0 && finishedSum != 0:
+		return TaskTime{}, invalid(op, -1, "duration sum %v without finished tasks", finishedSum)
+	case finished == 0:
+		return TaskTime{}, nil
+	}
+	return TaskTime{Avg: finishedSum / time.Duration(finished), Known: true}, nil
+}
+
+// PooledTaskTime returns formula (2) over the finished tasks of every
+// phase together, the paper's choice ("the reduce task time is taken to be
+// the map task time"): Σ over phases of FinishedDurationSum divided by Σ of
+// Finished, rounded down. The sums are taken in 128 bits, so they never
+// overflow. It checks the counters it reads (no negative count or sum, no
+// duration sum without finished tasks).
+func PooledTaskTime(phases []schedkit.PhaseProgress) (TaskTime, error) {
+	const op = "PooledTaskTime"
+	var hi, lo, n uint64
+	for p, pr := range phases {
+		switch {
+		case pr.Finished < 0:
+			return TaskTime{}, invalid(op, p, "negative finished count %d", pr.Finished)
+		case pr.FinishedDurationSum < 0:
+			return TaskTime{}, invalid(op, p, "negative finished duration sum %v", pr.FinishedDurationSum)
+		case pr.Finished == 0 && pr.FinishedDurationSum != 0:
+			return TaskTime{}, invalid(op, p, "duration sum %v without finished tasks", pr.FinishedDurationSum)
+		}
+		var c uint64
+		lo, c = bits.Add64(lo, uint64(pr.FinishedDurationSum), 0)
+		hi += c
+		n += uint64(pr.Finished)
+	}
+	if n == 0 {
+		return TaskTime{}, nil
+	}
+	// Every phase's sum is at most MaxInt64 times its count, so the
+	// quotient fits in 63 bits and hi < n.
+	q, _ := bits.Div64(hi, lo, n)
+	return TaskTime{Avg: time.Duration(q), Known: true}, nil
+}
+
+// PhaseTaskTime returns formula (2) over the finished tasks of one phase
+// only (the per-phase option). A phase with no finished task yet takes
+// pooled, the job's pooled average (see PooledTaskTime), which may itself
+// be unknown.
+func PhaseTaskTime(p schedkit.PhaseProgress, pooled TaskTime) (TaskTime, error) {
+	t, err := AverageTaskTime(p.FinishedDurationSum, p.Finished)
+	if err != nil {
+		return TaskTime{}, &Error{Op: "PhaseTaskTime", Phase: -1, Reason: err.(*Error).Reason}
+	}
+	if !t.Known {
+		return pooled, nil
+	}
+	return t, nil
+}

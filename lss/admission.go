@@ -1,0 +1,65 @@
+package lss
+
+import (
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+)
+
+// TaskTimeHinter is implemented by jobs that declare an expected task run
+// time before any of their tasks has run: a user's hint, or the host's
+// figure from earlier runs of the same job. Admission control reads it.
+// A hint of zero or less means none.
+type TaskTimeHinter interface {
+	schedkit.Job
+	TaskTimeHint() time.Duration
+}
+
+// admit applies admission control to a job being submitted, whose
+// counters are in s.prog. The job is refused when formula (3) — alone on
+// the whole cluster's current capacity, with its running tasks' elapsed
+// time — leaves a negative spare time, or cannot finish.
+func (s *Scheduler) admit(now time.Time, nowOff int64, j schedkit.Job, id schedkit.JobID, dl, sub int64, n int) error {
+	tavg, _ := estimate.PooledTaskTime(s.prog[:n])
+	t, source := tavg.Avg, "observed"
+	if !tavg.Known {
+		t, source = 0, ""
+		if h, ok := j.(TaskTimeHinter); ok && h.TaskTimeHint() > 0 {
+			t, source = h.TaskTimeHint(), "hint"
+		} else if s.cfg.AdmissionTaskTime > 0 {
+			t, source = s.cfg.AdmissionTaskTime, "config"
+		}
+	}
+	if source == "" {
+		return nil // nothing to judge by
+	}
+	caps := make([]estimate.Capacity, len(s.lay.phaseKind))
+	if err := s.readCapacity("Submit", caps); err != nil {
+		return err
+	}
+	loads := s.loads[:n]
+	for p := range n {
+		pr := &s.prog[p]
+		tp := t
+		if s.cfg.PerPhaseTaskTime && tavg.Known {
+			pt, _ := estimate.PhaseTaskTime(*pr, tavg)
+			tp = pt.Avg
+		}
+		loads[p] = estimate.PhaseLoad{
+			Unfinished: pr.Total - pr.Finished,
+			Elapsed:    elapsed(pr, sub, nowOff),
+			TaskTime:   tp,
+			Capacity:   caps[p],
+		}
+	}
+	rem, _ := estimate.RemainingTime(loads)
+	spare := estimate.SpareLeft(time.Duration(dl-nowOff), rem)
+	if spare.CannotFinish || spare.Time < 0 {
+		return &RefusedError{
+			Job: id, Now: now, Deadline: j.Deadline(),
+			TaskTime: t, Source: source, Remaining: rem, Spare: spare,
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+// Package lss is the least spare time scheduler of paper 000 (Yang, Teng,
+// Li, Li, 2013): on every node heartbeat it decides which deadline job
+// gets the node's free slots — the one with the least spare time (laxity)
+// first — and which jobs to kill early because they can no longer make
+// their deadline.
+//
+// Spare time is formula (1): Deadline − Now − Remaining, with Remaining
+// from formula (3) and the average task time of formula (2), both in
+// package estimate; before any task of a job has finished it is formula
+// (5), Deadline − Now. On each heartbeat the Scheduler runs Algorithm 1:
+// recompute, kill the jobs whose deadline has passed or whose Spare +
+// Tavg < 0 (Tavg known), sort by least spare time (ties: earlier
+// deadline, earlier submission, ID), then pass 1 gives one map to each
+// job with no finished and no running task, pass 2 fills the map slots in
+// order, pass 3 the reduce slots with ready reduces in order. Decisions
+// come back as values (Decision: assignments, kills with their reason and
+// figures); the host carries them out.
+//
+// # Usage
+//
+// The host implements schedkit.Job, Node and Cluster over its own state
+// (see the Example) and drives the scheduler from its scheduling loop:
+//
+//	sched, err := lss.New(lss.Config{Cluster: cluster})
+//	...
+//	err = sched.Submit(now, job)          // a job arrives
+//	err = sched.Update(job.ID())          // its counters changed
+//	err = sched.Remove(job.ID())          // it finished or was withdrawn
+//	decisions, err = sched.Heartbeat(now, node, decisions[:0])
+//	for _, d := range decisions {
+//		switch d.Action {
+//		case lss.Assign: // start d.Count ready tasks of d.Phase of d.Job on d.Node, then Update
+//		case lss.Kill:   // kill d.Job; d.Reason and d.Figures say why
+//		}
+//	}
+//
+// The scheduler reads a job's counters only in Submit and Update, and
+// counts its own assignments as started until the job's next Update, so
+// no task or slot is handed out twice even if several nodes heartbeat
+// before the host applies anything. A killed job leaves the queue with
+// its Kill decision.
+//
+// # Options
+//
+// Every option is off by default (the paper's algorithm); see Config:
+// SoftDeadlines (report Infeasible instead of killing), PerPhaseTaskTime
+// (formula (2) per phase), Heterogeneous with NodeSpeeds (slots weighted
+// by node speed in formula (3) — the paper's future work), PhaseKinds
+// with more than two phases (sequential stages, one slot kind each),
+// Admission (refuse at Submit a job that could not make its deadline
+// even alone on the whole cluster, judged by its observed task time, its
+// TaskTimeHint, or Config.AdmissionTaskTime, in that order), and Literal.
+//
+// # Two implementations
+//
+// Literal is Algorithm 1 as printed: every heartbeat recomputes and sorts
+// the whole queue, O(n log n). The default is indexed: a
+// job's spare time is constant minus now until its counters change,
+// unless it has running tasks and a known Tavg; the first kind of job is
+// kept in heaps whose order never changes and whose kill times are
+// known in advance, the second (no more than the cluster's running
+// tasks) is evaluated per heartbeat. A heartbeat touches only the kills
+// due, the dynamic jobs and the heads of the heaps. Both use the same
+// integer arithmetic (package estimate: whole nanoseconds, exact ceilings,
+// ΣR/S rounded down per phase) and the same tie-breaks, and are required
+// to make identical decisions by a property test and a fuzz target.
+//
+// # Reconstructions and choices
+//
+//   - Kill rules apply on every heartbeat, also of a node with no free
+//     slot. "Deadline passed" is Now after Deadline. The Tavg of the kill
+//     threshold is the pooled average in every mode.
+//   - A phase with unfinished work and no slots makes Remaining "cannot
+//     finish" and the spare time −∞ (estimate.Remaining.CannotFinish):
+//     with Tavg known the job is killed (SpareExhausted); before, formula
+//     (5) applies and it is not.
+//   - Which reduce tasks are ready is the host's knowledge
+//     (PhaseProgress.Ready); lss assigns only ready tasks, in every pass.
+//   - Jobs without a deadline (zero Deadline) are never killed and come
+//     after every deadline job, by submission then ID.
+//   - Pass 1 counts tasks assigned since the job's last Update as running,
+//     so a job gets at most one first map, even across heartbeats.
+//   - Kills are listed in queue order at the heartbeat; a job meeting
+//     both rules is reported as DeadlinePassed.
+//   - Times are held as nanosecond offsets from the first time given to
+//     the scheduler and must stay within 2⁶⁰ ns (about 36 years) of it
+//     (ErrTimeRange), which keeps all arithmetic exact in int64.
+//
+// # Concurrency
+//
+// A Scheduler is not safe for concurrent use; call it from one scheduling
+// loop, as a Hadoop JobTracker does.
+package lss

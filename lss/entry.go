@@ -1,0 +1,205 @@
+package lss
+
+import (
+	"math"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+)
+
+// timeLimit bounds time offsets from the scheduler's epoch. With offsets,
+// remaining work and credit all within 2⁶⁰ ns, every spare time and kill
+// threshold below fits in int64 exactly.
+const timeLimit = int64(estimate.Horizon)
+
+// Spare-time classes, the first component of the queue order.
+const (
+	classNegInf  int8 = iota // spare −∞: a phase cannot finish
+	classFinite              // spare time known (formula (4) or (5))
+	classNoLimit             // no deadline: spare +∞, after every deadline job
+)
+
+// entry is one queued job: the host's job, a snapshot of its counters
+// taken at Submit and Update, and the fast path's index state.
+type entry struct {
+	job      schedkit.Job
+	id       schedkit.JobID
+	sub, dl  int64 // offsets from the epoch
+	hasDL    bool
+	deadline time.Time                // as the job gave it
+	prog     []schedkit.PhaseProgress // snapshot, one per phase of the job
+	out      []int                    // tasks assigned since the last Update, per phase
+	// reported is set once an Infeasible decision was made (soft mode).
+	reported bool
+	alive    bool
+	allPos   int // position in Scheduler.all
+
+	// The values below belong to the fast path (fast.go).
+	static  sKey    // order key while static (constant between events)
+	dynamic bool    // running tasks and Tavg known: spare moves with time
+	killAt  int64   // static: killed/infeasible once now > killAt
+	pos     []int32 // position in each heap, -1 when absent
+	dynPos  int32   // position in Scheduler.dyn, -1 when absent
+	touched bool    // assigned tasks in the current heartbeat
+
+	// cur is the job's evaluation at heartbeat number evalSeq.
+	cur     eval
+	evalSeq uint64
+}
+
+// sKey is a static order key: spare(now) = key − now.
+type sKey struct {
+	class int8
+	key   int64
+}
+
+// eval is a job's figures at one instant.
+type eval struct {
+	tavg  estimate.TaskTime
+	rem   estimate.Remaining
+	spare estimate.Spare
+	class int8
+	value int64 // spare time in ns when class is classFinite
+}
+
+// cmpOrder is the queue order at one instant, given each job's spare
+// class and value: least spare time first; ties by earlier deadline,
+// earlier submission, then ID. Jobs without deadline come last, by
+// submission then ID.
+func cmpOrder(ac int8, av int64, a *entry, bc int8, bv int64, b *entry) int {
+	if ac != bc {
+		return int(ac) - int(bc)
+	}
+	if ac == classFinite && av != bv {
+		if av < bv {
+			return -1
+		}
+		return 1
+	}
+	if ac != classNoLimit && a.dl != b.dl {
+		if a.dl < b.dl {
+			return -1
+		}
+		return 1
+	}
+	if a.sub != b.sub {
+		if a.sub < b.sub {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(string(a.id), string(b.id))
+}
+
+// fresh reports whether the job has no finished, running or assigned
+// task: the condition of Algorithm 1's first pass.
+func (e *entry) fresh() bool {
+	for p := range e.prog {
+		if e.prog[p].Finished != 0 || e.prog[p].Running != 0 || e.out[p] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *entry) anyRunning() bool {
+	for p := range e.prog {
+		if e.prog[p].Running != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// avail returns the ready tasks of phase p not yet assigned.
+func (e *entry) avail(p int) int {
+	if p >= len(e.prog) {
+		return 0
+	}
+	return max(e.prog[p].Ready-e.out[p], 0)
+}
+
+// elapsed returns ΣR for one phase at now: Running·(now − sub) −
+// RunningStartSum, with the product saturated at MaxInt64 and the result
+// clamped at zero (a start "after now" counts nothing).
+func elapsed(pr *schedkit.PhaseProgress, sub, now int64) time.Duration {
+	if pr.Running <= 0 || now <= sub {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(pr.Running), uint64(now-sub))
+	r := int64(math.MaxInt64)
+	if hi == 0 && lo <= math.MaxInt64 {
+		r = int64(lo)
+	}
+	r -= int64(pr.RunningStartSum)
+	return time.Duration(max(r, 0))
+}
+
+// evaluate computes formulas (2)–(5) for e at now on capacities caps
+// (one per configured phase). Both implementations call it, so they agree
+// to the nanosecond.
+func (s *Scheduler) evaluate(e *entry, now int64, caps []estimate.Capacity) eval {
+	var ev eval
+	ev.tavg, _ = estimate.PooledTaskTime(e.prog) // counters validated at snapshot
+	if !e.hasDL {
+		ev.class = classNoLimit
+		return ev
+	}
+	ev.class = classFinite
+	if !ev.tavg.Known {
+		ev.spare = estimate.Spare{Time: time.Duration(e.dl - now), Initial: true} // (5)
+		ev.value = e.dl - now
+		return ev
+	}
+	loads := s.loads[:len(e.prog)]
+	for p := range e.prog {
+		pr := &e.prog[p]
+		t := ev.tavg
+		if s.cfg.PerPhaseTaskTime {
+			t, _ = estimate.PhaseTaskTime(*pr, ev.tavg)
+		}
+		loads[p] = estimate.PhaseLoad{
+			Unfinished: pr.Total - pr.Finished,
+			Elapsed:    elapsed(pr, e.sub, now),
+			TaskTime:   t.Avg,
+			Capacity:   caps[p],
+		}
+	}
+	ev.rem, _ = estimate.RemainingTime(loads) // inputs are non-negative
+	ev.spare = estimate.SpareLeft(time.Duration(e.dl-now), ev.rem)
+	if ev.spare.CannotFinish {
+		ev.class = classNegInf
+	} else {
+		ev.value = int64(ev.spare.Time)
+	}
+	return ev
+}
+
+// threshold is Tavg for the kill rule, clamped at Horizon.
+func threshold(t estimate.TaskTime) int64 {
+	return int64(min(t.Avg, estimate.Horizon))
+}
+
+// killReason applies the kill rules of Algorithm 1 lines 4–5 to an
+// evaluation at now: deadline passed, else Spare + Tavg < 0 with Tavg
+// known (−∞ spare included).
+func killReason(e *entry, ev *eval, now int64) Reason {
+	if !e.hasDL {
+		return NoReason
+	}
+	if now > e.dl {
+		return DeadlinePassed
+	}
+	if ev.tavg.Known && (ev.class == classNegInf || ev.value+threshold(ev.tavg) < 0) {
+		return SpareExhausted
+	}
+	return NoReason
+}
+
+// figures converts an evaluation to the exported Figures.
+func (s *Scheduler) figures(e *entry, ev *eval, now time.Time) Figures {
+	return Figures{Now: now, Deadline: e.deadline, Spare: ev.spare, TaskTime: ev.tavg, Remaining: ev.rem}
+}

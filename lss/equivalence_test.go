@@ -1,0 +1,165 @@
+package lss_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/lss"
+)
+
+// variant is one configuration the property test and the fuzz target run
+// both implementations under.
+type variant struct {
+	name   string
+	cfg    lss.Config
+	phases int
+	slots  []float64 // per node: map, reduce, merge
+}
+
+var variants = []variant{
+	{"paper", lss.Config{}, 2, []float64{2, 1, 0}},
+	{"soft", lss.Config{SoftDeadlines: true}, 2, []float64{2, 1, 0}},
+	{"per-phase", lss.Config{PerPhaseTaskTime: true}, 2, []float64{2, 1, 0}},
+	{"heterogeneous", lss.Config{Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": 2, "n01": 0.5, "n02": 1.25}}, 2, []float64{2, 1, 0}},
+	{"admission", lss.Config{Admission: true, AdmissionTaskTime: 15 * sec}, 2, []float64{2, 1, 0}},
+	{"three-phases", lss.Config{PhaseKinds: []string{"map-slot", "reduce-slot", "merge-slot"}}, 3, []float64{2, 1, 1}},
+	{"shared-kind", lss.Config{PhaseKinds: []string{"map-slot", "map-slot", "reduce-slot"}, SoftDeadlines: true, PerPhaseTaskTime: true}, 3, []float64{3, 1, 0}},
+}
+
+// pair returns the variant's config as indexed and literal.
+func (v variant) pair() []lss.Config {
+	fast, lit := v.cfg, v.cfg
+	lit.Literal = true
+	return []lss.Config{fast, lit}
+}
+
+// step performs one random host event, chosen by op, on the sim.
+func step(s *sim, op int, arg uint64) {
+	switch op % 16 {
+	case 0, 1, 2, 3: // a job arrives
+		j := s.randomJob()
+		if err := s.submit(j); err != nil && !errors.Is(err, lss.ErrNotAdmitted) {
+			s.failf("Submit: %v", err)
+		}
+	case 4, 5, 6, 7, 8: // a node heartbeats
+		s.now = s.now.Add(time.Duration(arg%5000) * time.Millisecond)
+		s.heartbeat(s.cl.node(int(arg>>16)), arg>>32%4 == 0)
+	case 9, 10, 11: // tasks end
+		if len(s.running) > 0 {
+			s.finish(int(arg % uint64(len(s.running))))
+		}
+		s.finishDue()
+	case 12: // the host withdraws a job
+		for _, id := range sortedIDs(s.jobs) {
+			if arg%3 == 0 {
+				j := s.jobs[id]
+				s.dropTasks(j)
+				delete(s.jobs, id)
+				delete(s.held, id)
+				s.call("Remove", func(sch *lss.Scheduler) error { return sch.Remove(id) })
+				break
+			}
+			arg /= 3
+		}
+	case 13: // membership changes
+		if arg%2 == 0 {
+			s.failNode(int(arg>>8) % len(s.cl.nodes))
+		} else if len(s.cl.nodes) < 12 {
+			n := s.cl.addNode(s.cl.nodes[0].cap...)
+			_ = n
+			s.call("SetNodeSpeed", func(sch *lss.Scheduler) error {
+				return sch.SetNodeSpeed(n.id, float64(1+arg%4)/2)
+			})
+		}
+	case 14: // bad input: unknown IDs, invalid jobs; nothing may change
+		id := schedkit.JobID(fmt.Sprintf("ghost%d", arg%7))
+		if err := s.call("Update ghost", func(sch *lss.Scheduler) error { return sch.Update(id) }); !errors.Is(err, lss.ErrUnknownJob) {
+			s.failf("Update of unknown job: %v", err)
+		}
+		bad := newJob("bad", s.now, s.now.Add(-sec), 1, 1)
+		if err := s.call("Submit bad", func(sch *lss.Scheduler) error { return sch.Submit(s.now, bad) }); !errors.Is(err, lss.ErrInvalidJob) {
+			s.failf("Submit with deadline before submission: %v", err)
+		}
+		for _, id := range sortedIDs(s.jobs) {
+			if s.held[id] {
+				continue
+			}
+			j := s.jobs[id]
+			saved := j.ph[0]
+			j.ph[0].Running = j.ph[0].Total + 1 // inconsistent counters
+			if err := s.call("Update corrupt", func(sch *lss.Scheduler) error { return sch.Update(id) }); !errors.Is(err, schedkit.ErrInvalidProgress) {
+				s.failf("Update with inconsistent counters: %v", err)
+			}
+			j.ph[0] = saved
+			break
+		}
+	case 15: // a quiet stretch: time passes, every node heartbeats
+		s.now = s.now.Add(time.Duration(arg%60) * sec)
+		s.finishDue()
+		for i := range s.cl.nodes {
+			s.heartbeat(s.cl.nodes[i], false)
+		}
+	}
+}
+
+func newVariantSim(v variant, seed uint64, failf func(string, ...any)) *sim {
+	rng := rand.New(rand.NewPCG(seed, 0x155))
+	cl := newCluster(3+int(seed%3), v.slots...)
+	return newSim(rng, cl, v.phases, v.pair(), failf)
+}
+
+// TestFastEqualsLiteral runs the indexed and the literal implementation
+// side by side on random event sequences and requires identical decisions
+// (kills, infeasible reports, assignments, figures) and errors after
+// every operation, and the host's invariants (no slot or task
+// over-assigned, killed jobs get nothing).
+func TestFastEqualsLiteral(t *testing.T) {
+	seeds, steps := 40, 600
+	if testing.Short() {
+		seeds, steps = 8, 300
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			kills, assigned := 0, 0
+			for seed := range uint64(seeds) {
+				s := newVariantSim(v, seed, t.Fatalf)
+				for range steps {
+					step(s, s.rng.IntN(16), s.rng.Uint64())
+				}
+				kills += s.kills
+				assigned += s.assigned
+			}
+			t.Logf("%d tasks assigned, %d jobs killed", assigned, kills)
+			if assigned == 0 {
+				t.Fatal("nothing assigned: the test exercises nothing")
+			}
+			if !v.cfg.SoftDeadlines && kills == 0 {
+				t.Fatal("nothing killed: the test exercises no kill")
+			}
+		})
+	}
+}
+
+// FuzzEvents decodes a host event sequence from bytes and runs it on both
+// implementations: no panic, identical decisions and errors, invariants
+// hold.
+func FuzzEvents(f *testing.F) {
+	f.Add(uint8(0), uint64(1), []byte{0, 0, 4, 9, 4, 15, 0, 4, 4, 9})
+	f.Add(uint8(1), uint64(7), []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	f.Add(uint8(5), uint64(3), []byte{0, 0, 0, 15, 15, 13, 4, 9, 9, 15})
+	f.Add(uint8(3), uint64(11), []byte{13, 0, 0, 4, 13, 4, 15, 9, 12, 15})
+	f.Fuzz(func(t *testing.T, vi uint8, seed uint64, ops []byte) {
+		if len(ops) > 400 {
+			ops = ops[:400]
+		}
+		v := variants[int(vi)%len(variants)]
+		s := newVariantSim(v, seed, t.Fatalf)
+		for i, op := range ops {
+			step(s, int(op), seed*uint64(i+1)^uint64(op)<<40)
+		}
+	})
+}

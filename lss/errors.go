@@ -1,0 +1,112 @@
+package lss
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+)
+
+// Sentinel errors. Every error the package returns wraps exactly one of
+// them (and, for inconsistent job counters, schedkit.ErrInvalidProgress
+// too), so errors.Is works; errors.As on *Error or *RefusedError gives the
+// details. A call that returns an error changes nothing: no job is added,
+// dropped or altered and no decision is taken.
+var (
+	// ErrConfig reports an invalid Config given to New, or an invalid
+	// speed given to SetNodeSpeed.
+	ErrConfig = errors.New("lss: invalid config")
+	// ErrInvalidJob reports a job that cannot be queued or updated: nil,
+	// empty ID, too many phases, inconsistent counters, a deadline before
+	// its submission or already passed.
+	ErrInvalidJob = errors.New("lss: invalid job")
+	// ErrDuplicateJob reports a Submit of an ID already queued.
+	ErrDuplicateJob = errors.New("lss: duplicate job ID")
+	// ErrUnknownJob reports an Update or Remove of an ID not queued
+	// (never submitted, already removed, or killed by a decision).
+	ErrUnknownJob = errors.New("lss: unknown job ID")
+	// ErrInvalidNode reports a nil node or a node or cluster whose vectors
+	// do not fit the Space or hold NaN, negative or fractional slot counts.
+	ErrInvalidNode = errors.New("lss: invalid node or cluster")
+	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
+	// from the first time the scheduler was given, the range its exact
+	// integer arithmetic covers.
+	ErrTimeRange = errors.New("lss: time out of range")
+	// ErrNotAdmitted is wrapped by *RefusedError: admission control found
+	// that the job could not meet its deadline even alone on the cluster.
+	ErrNotAdmitted = errors.New("lss: job refused by admission control")
+)
+
+// Error is the error type of the package. It wraps one sentinel (Err) and,
+// where a host's counters were inconsistent, the *schedkit.ProgressError
+// (Cause).
+type Error struct {
+	Op     string          // the method: "New", "Submit", "Update", "Remove", "Heartbeat", "SetNodeSpeed"
+	Job    schedkit.JobID  // the job concerned, if any
+	Node   schedkit.NodeID // the node concerned, if any
+	Reason string          // what is wrong
+	Err    error           // one of the sentinels above
+	Cause  error           // underlying error, or nil
+}
+
+// Error describes the failure: operation, job or node, sentinel, reason.
+func (e *Error) Error() string {
+	msg := "lss: " + e.Op
+	if e.Job != "" {
+		msg += fmt.Sprintf(": job %q", e.Job)
+	}
+	if e.Node != "" {
+		msg += fmt.Sprintf(": node %q", e.Node)
+	}
+	msg += ": " + e.Err.Error()
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	if e.Cause != nil {
+		msg += ": " + e.Cause.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the sentinel and the cause, if any.
+func (e *Error) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Err, e.Cause}
+	}
+	return []error{e.Err}
+}
+
+// RefusedError is returned by Submit when admission control refuses a
+// job. It wraps ErrNotAdmitted and carries the figures of the decision.
+type RefusedError struct {
+	Job      schedkit.JobID
+	Now      time.Time
+	Deadline time.Time
+	// TaskTime is the task time the estimate assumed, and Source where it
+	// came from: "observed", "hint" or "config".
+	TaskTime time.Duration
+	Source   string
+	// Remaining is formula (3) for the job alone on the whole cluster,
+	// nothing of it running; Spare is Deadline − Now − Remaining (< 0, or
+	// CannotFinish).
+	Remaining estimate.Remaining
+	Spare     estimate.Spare
+}
+
+// Error describes the refusal and its figures.
+func (e *RefusedError) Error() string {
+	if e.Spare.CannotFinish {
+		return fmt.Sprintf("lss: Submit: job %q: %v: it cannot finish on the cluster's slots", e.Job, ErrNotAdmitted)
+	}
+	return fmt.Sprintf("lss: Submit: job %q: %v: needs %v alone with %s task time %v, deadline in %v",
+		e.Job, ErrNotAdmitted, e.Remaining.Time, e.Source, e.TaskTime, e.Deadline.Sub(e.Now))
+}
+
+// Unwrap returns ErrNotAdmitted.
+func (e *RefusedError) Unwrap() error { return ErrNotAdmitted }
+
+func errf(op string, sentinel error, id schedkit.JobID, format string, args ...any) error {
+	return &Error{Op: op, Job: id, Err: sentinel, Reason: fmt.Sprintf(format, args...)}
+}

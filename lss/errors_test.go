@@ -1,0 +1,212 @@
+package lss_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/lss"
+	"github.com/schedkit/schedkit/resource"
+)
+
+func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	cl := newCluster(1, 2, 1, 0)
+	cpuOnly, _ := resource.NewSpace(resource.CPU)
+	tests := []struct {
+		name string
+		cfg  lss.Config
+	}{
+		{"nil cluster", lss.Config{}},
+		{"nil space", lss.Config{Cluster: &hostCluster{}}},
+		{"unknown kind", lss.Config{Cluster: cl, PhaseKinds: []string{"map-slot", "gpu"}}},
+		{"non-integral kind", lss.Config{Cluster: cl, PhaseKinds: []string{"cpu"}}},
+		{"no map slot kind in space", lss.Config{Cluster: &hostCluster{space: cpuOnly}}},
+		{"too many phases", lss.Config{Cluster: cl, PhaseKinds: make([]string, schedkit.MaxPhases+1)}},
+		{"speeds without heterogeneous", lss.Config{Cluster: cl, NodeSpeeds: map[schedkit.NodeID]float64{"n00": 2}}},
+		{"NaN speed", lss.Config{Cluster: cl, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": math.NaN()}}},
+		{"negative speed", lss.Config{Cluster: cl, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": -1}}},
+		{"zero speed", lss.Config{Cluster: cl, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": 0}}},
+		{"infinite speed", lss.Config{Cluster: cl, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": math.Inf(1)}}},
+		{"negative admission task time", lss.Config{Cluster: cl, Admission: true, AdmissionTaskTime: -sec}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := lss.New(tc.cfg)
+			var e *lss.Error
+			if s != nil || !errors.Is(err, lss.ErrConfig) || !errorsAs(err, &e) || e.Op != "New" {
+				t.Fatalf("New = %v, %v; want ErrConfig", s, err)
+			}
+		})
+	}
+}
+
+// Every bad Submit, Update and Remove returns a typed error and changes
+// nothing: the queue and the next decisions are as if it never happened.
+func TestBadJobsChangeNothing(t *testing.T) {
+	both(t, func(t *testing.T, lit bool) {
+		cl := newCluster(1, 2, 1, 0)
+		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
+		good := newJob("good", t0, at(100*sec), 4, 1)
+		mustSubmit(t, s, t0, good)
+		p := func(pr ...schedkit.PhaseProgress) []schedkit.PhaseProgress { return pr }
+		ok := schedkit.PhaseProgress{Total: 1, Ready: 1}
+		bad := []struct {
+			name string
+			job  schedkit.Job
+			want error
+		}{
+			{"nil job", nil, lss.ErrInvalidJob},
+			{"empty ID", &hostJob{ph: p(ok), submitted: t0}, lss.ErrInvalidJob},
+			{"duplicate ID", newJob("good", t0, at(100*sec), 1), lss.ErrDuplicateJob},
+			{"deadline before submission", &hostJob{id: "x", submitted: at(50 * sec), deadline: at(40 * sec), ph: p(ok)}, lss.ErrInvalidJob},
+			{"deadline already passed", &hostJob{id: "x", submitted: at(-50 * sec), deadline: at(-1), ph: p(ok)}, lss.ErrInvalidJob},
+			{"no phases", &hostJob{id: "x", submitted: t0, deadline: at(sec)}, lss.ErrInvalidJob},
+			{"three phases, two configured", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(ok, ok, ok)}, lss.ErrInvalidJob},
+			{"negative count", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: -1})}, schedkit.ErrInvalidProgress},
+			{"running exceeds total", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, Running: 2})}, schedkit.ErrInvalidProgress},
+			{"negative finished duration", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, Finished: 1, FinishedDurationSum: -sec})}, schedkit.ErrInvalidProgress},
+			{"negative running start sum", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, Running: 1, RunningStartSum: -sec})}, schedkit.ErrInvalidProgress},
+			{"duration sum without finished tasks", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, FinishedDurationSum: sec})}, lss.ErrInvalidJob},
+			{"deadline centuries away", &hostJob{id: "x", submitted: t0, deadline: at(100 * 365 * 24 * time.Hour), ph: p(ok)}, lss.ErrTimeRange},
+		}
+		for _, b := range bad {
+			err := s.Submit(t0, b.job)
+			var e *lss.Error
+			if !errors.Is(err, b.want) || !errorsAs(err, &e) || e.Op != "Submit" {
+				t.Errorf("%s: Submit error %v, want %v", b.name, err, b.want)
+			}
+		}
+		for _, fn := range []func() error{
+			func() error { return s.Update("ghost") },
+			func() error { return s.Remove("ghost") },
+		} {
+			if err := fn(); !errors.Is(err, lss.ErrUnknownJob) {
+				t.Errorf("unknown ID: error %v, want ErrUnknownJob", err)
+			}
+		}
+		// Inconsistent counters on Update: the old snapshot stays.
+		good.ph[0].Running = 9
+		if err := s.Update("good"); !errors.Is(err, schedkit.ErrInvalidProgress) || !errors.Is(err, lss.ErrInvalidJob) {
+			t.Errorf("Update with inconsistent counters: %v", err)
+		}
+		good.ph = append(good.ph, schedkit.PhaseProgress{})
+		if err := s.Update("good"); !errors.Is(err, lss.ErrInvalidJob) {
+			t.Errorf("Update with a changed phase count: %v", err)
+		}
+		if s.Len() != 1 {
+			t.Fatalf("Len = %d, want 1", s.Len())
+		}
+		expect(t, heartbeat(t, s, t0, cl.nodes[0]), ""+
+			"assign good map×1 on n00 (pass 1)\n"+
+			"assign good map×1 on n00 (pass 2)\n")
+	})
+}
+
+// Bad nodes and clusters are errors with no decision taken; zero slots
+// are not an error.
+func TestBadHeartbeats(t *testing.T) {
+	both(t, func(t *testing.T, lit bool) {
+		cl := newCluster(1, 2, 1, 0)
+		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
+		mustSubmit(t, s, t0, pjob("late", 0, 10*sec, schedkit.PhaseProgress{Total: 1, Ready: 1}))
+		n := cl.nodes[0]
+		corrupt := []struct {
+			name string
+			mut  func() func() // corrupts, returns the undo
+		}{
+			{"NaN free slots", func() func() { n.avail[1] = math.NaN(); return func() { n.avail[1] = 2 } }},
+			{"negative free slots", func() func() { n.avail[1] = -1; return func() { n.avail[1] = 2 } }},
+			{"fractional free slots", func() func() { n.avail[2] = 0.5; return func() { n.avail[2] = 1 } }},
+			{"short vector", func() func() { v := n.avail; n.avail = v[:2]; return func() { n.avail = v } }},
+			{"NaN cluster capacity", func() func() { cl.cap[2] = math.NaN(); return func() { cl.recount() } }},
+			{"negative cluster capacity", func() func() { cl.cap[1] = -4; return func() { cl.recount() } }},
+		}
+		for _, c := range corrupt {
+			undo := c.mut()
+			ds, err := s.Heartbeat(at(20*sec), n, nil)
+			undo()
+			if !errors.Is(err, lss.ErrInvalidNode) || len(ds) != 0 {
+				t.Errorf("%s: %v, %v; want ErrInvalidNode and no decision", c.name, ds, err)
+			}
+		}
+		if _, err := s.Heartbeat(at(20*sec), nil, nil); !errors.Is(err, lss.ErrInvalidNode) {
+			t.Errorf("nil node: %v", err)
+		}
+		if _, err := s.Heartbeat(at(200*365*24*time.Hour), n, nil); !errors.Is(err, lss.ErrTimeRange) {
+			t.Errorf("far future: %v", err)
+		}
+		// Nothing was lost: the kill still happens, on a node with no
+		// free slot.
+		n.avail[1], n.avail[2] = 0, 0
+		expect(t, heartbeat(t, s, at(20*sec), n), "kill late: deadline passed (spare -10s, tavg unknown)\n")
+	})
+	cl := newCluster(1, 2, 1, 0)
+	s := mustNew(t, lss.Config{Cluster: cl})
+	for _, v := range []float64{math.NaN(), -1, 0, math.Inf(1), 1e9} {
+		if err := s.SetNodeSpeed("n00", v); !errors.Is(err, lss.ErrConfig) {
+			t.Errorf("SetNodeSpeed(%v) = %v, want ErrConfig", v, err)
+		}
+	}
+	h := mustNew(t, lss.Config{Cluster: cl, Heterogeneous: true})
+	for _, v := range []float64{math.NaN(), -1, 0, math.Inf(1), 1e9} {
+		if err := h.SetNodeSpeed("n00", v); !errors.Is(err, lss.ErrConfig) {
+			t.Errorf("SetNodeSpeed(%v) = %v, want ErrConfig", v, err)
+		}
+	}
+}
+
+// FuzzSubmitHeartbeat feeds arbitrary counters, times and free slots to
+// Submit, Update and Heartbeat of both implementations: no panic, errors
+// are typed, and the decisions agree.
+func FuzzSubmitHeartbeat(f *testing.F) {
+	f.Add(10, 2, 4, 4, int64(180*sec), int64(80*sec), 1, 0, 0, 0, int64(0), int64(0), int64(0), int64(300*sec), int64(100*sec), 2.0, 1.0)
+	f.Add(1, 0, 0, 1, int64(0), int64(0), 1, 0, 0, 1, int64(0), int64(0), int64(-5), int64(-1), int64(0), math.NaN(), -1.0)
+	f.Add(-1, 5, 9, -3, int64(-1), int64(math.MaxInt64), 0, 0, 0, 0, int64(0), int64(1), int64(1), int64(math.MaxInt64), int64(math.MinInt64), 1.5, 0.5)
+	f.Fuzz(func(t *testing.T, tot, run, fin, rdy int, ss, fs int64, tot2, run2, fin2, rdy2 int, ss2, fs2, sub, dl, now int64, freeMap, freeRed float64) {
+		var decs [2][]lss.Decision
+		var errs [2]string
+		for i, lit := range []bool{false, true} {
+			cl := newCluster(2, 2, 1, 0)
+			s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
+			j := &hostJob{id: "j", submitted: at(time.Duration(sub)), ph: []schedkit.PhaseProgress{
+				{Total: tot, Running: run, Finished: fin, Ready: rdy, RunningStartSum: time.Duration(ss), FinishedDurationSum: time.Duration(fs)},
+				{Total: tot2, Running: run2, Finished: fin2, Ready: rdy2, RunningStartSum: time.Duration(ss2), FinishedDurationSum: time.Duration(fs2)},
+			}}
+			if dl != 0 {
+				j.deadline = at(time.Duration(dl))
+			}
+			other := newJob("other", t0, at(time.Hour), 3, 1)
+			mustSubmit(t, s, t0, other)
+			err := s.Submit(at(time.Duration(now)), j)
+			if err != nil {
+				var e *lss.Error
+				if !errorsAs(err, &e) || s.Len() != 1 {
+					t.Fatalf("Submit: untyped error or queue changed: %v (Len %d)", err, s.Len())
+				}
+			}
+			cl.nodes[0].avail[1], cl.nodes[0].avail[2] = freeMap, freeRed
+			ds, err := s.Heartbeat(at(time.Duration(now)), cl.nodes[0], nil)
+			if err != nil && !errors.Is(err, lss.ErrInvalidNode) && !errors.Is(err, lss.ErrTimeRange) {
+				t.Fatalf("Heartbeat: %v", err)
+			}
+			free := [3]int{}
+			for _, d := range ds {
+				if d.Action == lss.Assign {
+					free[d.Phase] += d.Count
+					if float64(free[d.Phase]) > cl.nodes[0].avail[1+int(d.Phase)] {
+						t.Fatalf("over-assigned: %v", ds)
+					}
+				}
+			}
+			decs[i], errs[i] = ds, fmt.Sprint(err)
+		}
+		if d := diffDecisions(decs[0], decs[1]); d != "" || errs[0] != errs[1] {
+			t.Fatalf("indexed and literal differ (%s / %s):\n%s", errs[0], errs[1], d)
+		}
+	})
+}

@@ -1,0 +1,54 @@
+package lss
+
+import (
+	"slices"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+)
+
+// JobStatus is one queued job as Order reports it.
+type JobStatus struct {
+	Job     schedkit.JobID
+	Figures Figures
+	// Kill is the kill rule the job meets at now, NoReason if none: what
+	// a Heartbeat at now would decide for it (Kill, or Infeasible if not
+	// yet reported).
+	Kill Reason
+}
+
+// Order appends the queue, in least-spare-time order at now, with each
+// job's figures, to dst. It decides nothing and changes nothing; it reads
+// the cluster's capacity (errors as for Heartbeat) and costs O(n log n).
+// Use it to inspect or display the queue.
+func (s *Scheduler) Order(now time.Time, dst []JobStatus) ([]JobStatus, error) {
+	const op = "Order"
+	if len(s.all) == 0 {
+		return dst, nil // (and the epoch may not be set yet)
+	}
+	nowOff, ok := s.offset(now)
+	if !ok {
+		return dst, &Error{Op: op, Err: ErrTimeRange, Reason: "now more than 2^60 ns from the first time given"}
+	}
+	caps := make([]estimate.Capacity, len(s.lay.phaseKind))
+	if err := s.readCapacity(op, caps); err != nil {
+		return dst, err
+	}
+	type row struct {
+		e  *entry
+		ev eval
+	}
+	rows := make([]row, len(s.all))
+	for i, e := range s.all {
+		rows[i] = row{e, s.evaluate(e, nowOff, caps)}
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmpOrder(a.ev.class, a.ev.value, a.e, b.ev.class, b.ev.value, b.e)
+	})
+	for i := range rows {
+		r := &rows[i]
+		dst = append(dst, JobStatus{Job: r.e.id, Figures: s.figures(r.e, &r.ev, now), Kill: killReason(r.e, &r.ev, nowOff)})
+	}
+	return dst, nil
+}

@@ -1,0 +1,286 @@
+package lss
+
+import (
+	"math"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Scheduler is the least spare time scheduler of paper 000: a queue of
+// deadline jobs, and on every node heartbeat the decisions of Algorithm 1.
+//
+// The host drives it: Submit when a job arrives, Update whenever a job's
+// counters change (a task started, finished, failed, or became ready),
+// Remove when a job ends or is withdrawn, and Heartbeat when a node
+// reports. The scheduler reads a job's counters only in Submit and Update;
+// between them it trusts its snapshot. Assignments it returns count as
+// started for that job (they are neither ready nor free for a first map)
+// until the job's next Update, so a host that heartbeats several nodes
+// before applying decisions never over-assigns a job's tasks.
+//
+// A Scheduler is not safe for concurrent use: call it from the host's
+// scheduling loop.
+type Scheduler struct {
+	cfg     Config
+	cluster schedkit.Cluster
+	space   *resource.Space
+	lay     layout
+	speeds  map[schedkit.NodeID]int64 // milli-speeds (Heterogeneous)
+
+	epoch    time.Time
+	epochSet bool
+
+	jobs map[schedkit.JobID]*entry
+	all  []*entry // queued jobs, dense, in no particular order
+	pool []*entry // removed entries for reuse
+
+	// Per heartbeat.
+	seq     uint64
+	caps    []estimate.Capacity // capacity per phase, as indexed (fast) or read (literal)
+	capsNew []estimate.Capacity
+	kindCap []estimate.Capacity
+	free    []int // free slots per kind on the heartbeating node
+	loads   [schedkit.MaxPhases]estimate.PhaseLoad
+	prog    [schedkit.MaxPhases]schedkit.PhaseProgress
+	kills   []*entry
+	order   []*entry
+	touched []*entry
+
+	// Fast path index (fast.go).
+	indexed bool
+	elig    []jheap // per kind: static jobs with ready tasks of that kind
+	fresh   jheap   // static jobs with nothing finished, running or assigned
+	kill    jheap   // static deadline jobs by kill time
+	dyn     []*entry
+	dynSort []*entry
+}
+
+// New returns a Scheduler for cfg, or an error wrapping ErrConfig.
+func New(cfg Config) (*Scheduler, error) {
+	space, lay, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{
+		cfg:     cfg,
+		cluster: cfg.Cluster,
+		space:   space,
+		lay:     lay,
+		jobs:    make(map[schedkit.JobID]*entry),
+	}
+	s.cfg.PhaseKinds = nil
+	s.cfg.NodeSpeeds = nil
+	if cfg.Heterogeneous {
+		s.speeds = make(map[schedkit.NodeID]int64, len(cfg.NodeSpeeds))
+		for id, v := range cfg.NodeSpeeds {
+			s.speeds[id] = int64(math.Round(v * 1000))
+		}
+	}
+	nph, nk := len(lay.phaseKind), len(lay.kindIndex)
+	s.caps = make([]estimate.Capacity, nph)
+	s.capsNew = make([]estimate.Capacity, nph)
+	s.kindCap = make([]estimate.Capacity, nk)
+	s.free = make([]int, nk)
+	s.elig = make([]jheap, nk)
+	for k := range s.elig {
+		s.elig[k] = jheap{slot: k, less: lessStatic}
+	}
+	s.fresh = jheap{slot: nk, less: lessStatic}
+	s.kill = jheap{slot: nk + 1, less: lessKill}
+	return s, nil
+}
+
+// Len returns the number of queued jobs.
+func (s *Scheduler) Len() int { return len(s.all) }
+
+// Phases returns the number of phases the scheduler was configured for
+// (2 unless Config.PhaseKinds lists more).
+func (s *Scheduler) Phases() int { return len(s.lay.phaseKind) }
+
+// offset converts t to ns from the epoch, checking the range.
+func (s *Scheduler) offset(t time.Time) (int64, bool) {
+	d := int64(t.Sub(s.epoch))
+	return d, d >= -timeLimit && d <= timeLimit
+}
+
+// setEpoch fixes the epoch at the first time the scheduler is given.
+func (s *Scheduler) setEpoch(now time.Time) {
+	if !s.epochSet {
+		s.epoch, s.epochSet = now, true
+	}
+}
+
+// readProgress reads and checks j's counters into s.prog.
+func (s *Scheduler) readProgress(op string, j schedkit.Job, id schedkit.JobID, n int) error {
+	for p := range n {
+		pr := j.Progress(schedkit.Phase(p))
+		if err := pr.Validate(); err != nil {
+			return &Error{Op: op, Job: id, Err: ErrInvalidJob, Reason: "phase " + schedkit.Phase(p).String(), Cause: err}
+		}
+		if pr.Finished == 0 && pr.FinishedDurationSum != 0 {
+			return errf(op, ErrInvalidJob, id, "phase %s: finished duration sum %v without finished tasks", schedkit.Phase(p), pr.FinishedDurationSum)
+		}
+		s.prog[p] = pr
+	}
+	return nil
+}
+
+// Submit queues job j, which arrived at now (or earlier). It reads the
+// job's ID, submission time, deadline and counters. It fails, queuing
+// nothing, on a nil job, an empty or duplicate ID, more phases than
+// configured, inconsistent counters, a deadline before the submission or
+// already passed at now, times out of range, or — with Admission — a job
+// refused (*RefusedError). A zero Deadline means the job has none: it is
+// never killed and comes after every deadline job.
+func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
+	const op = "Submit"
+	if j == nil {
+		return &Error{Op: op, Err: ErrInvalidJob, Reason: "nil job"}
+	}
+	id := j.ID()
+	if id == "" {
+		return &Error{Op: op, Err: ErrInvalidJob, Reason: "empty job ID"}
+	}
+	if _, dup := s.jobs[id]; dup {
+		return &Error{Op: op, Job: id, Err: ErrDuplicateJob}
+	}
+	epoch, epochSet := s.epoch, s.epochSet
+	s.setEpoch(now)
+	undo := func(err error) error { s.epoch, s.epochSet = epoch, epochSet; return err }
+
+	nowOff, ok1 := s.offset(now)
+	sub, ok2 := s.offset(j.Submitted())
+	deadline := j.Deadline()
+	hasDL := !deadline.IsZero()
+	var dl int64
+	ok3 := true
+	if hasDL {
+		dl, ok3 = s.offset(deadline)
+	}
+	switch {
+	case !ok1 || !ok2 || !ok3:
+		return undo(&Error{Op: op, Job: id, Err: ErrTimeRange, Reason: "now, submission or deadline more than 2^60 ns from the first time given"})
+	case hasDL && dl < sub:
+		return undo(errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, j.Submitted()))
+	case hasDL && nowOff > dl:
+		return undo(errf(op, ErrInvalidJob, id, "deadline %v already passed at %v", deadline, now))
+	}
+	n := j.Phases()
+	if n < 1 || n > len(s.lay.phaseKind) {
+		return undo(errf(op, ErrInvalidJob, id, "%d phases; configured for 1..%d", n, len(s.lay.phaseKind)))
+	}
+	if err := s.readProgress(op, j, id, n); err != nil {
+		return undo(err)
+	}
+	if s.cfg.Admission && hasDL {
+		if err := s.admit(now, nowOff, j, id, dl, sub, n); err != nil {
+			return undo(err)
+		}
+	}
+
+	e := s.newEntry(n)
+	e.job, e.id, e.sub, e.dl, e.hasDL, e.deadline = j, id, sub, dl, hasDL, deadline
+	copy(e.prog, s.prog[:n])
+	s.jobs[id] = e
+	e.alive = true
+	e.allPos = len(s.all)
+	s.all = append(s.all, e)
+	s.reindex(e)
+	return nil
+}
+
+// newEntry returns a reset entry for a job of n phases, reusing a removed
+// one when it can.
+func (s *Scheduler) newEntry(n int) *entry {
+	var e *entry
+	if k := len(s.pool); k > 0 {
+		e = s.pool[k-1]
+		s.pool[k-1] = nil
+		s.pool = s.pool[:k-1]
+		prog, out, pos := e.prog, e.out, e.pos
+		*e = entry{}
+		e.prog, e.out, e.pos = prog, out, pos
+	} else {
+		e = &entry{}
+	}
+	if cap(e.prog) < n {
+		e.prog = make([]schedkit.PhaseProgress, n)
+		e.out = make([]int, n)
+	}
+	e.prog, e.out = e.prog[:n], e.out[:n]
+	clear(e.out)
+	if e.pos == nil {
+		e.pos = make([]int32, len(s.elig)+2)
+	}
+	for i := range e.pos {
+		e.pos[i] = -1
+	}
+	e.dynPos = -1
+	return e
+}
+
+// Update re-reads job id's counters. Call it after every change to them;
+// it also tells the scheduler that the counters now include every
+// assignment it returned for the job. On an error (unknown ID, a changed
+// phase count, inconsistent counters) the previous snapshot is kept.
+func (s *Scheduler) Update(id schedkit.JobID) error {
+	const op = "Update"
+	e, ok := s.jobs[id]
+	if !ok {
+		return &Error{Op: op, Job: id, Err: ErrUnknownJob}
+	}
+	if n := e.job.Phases(); n != len(e.prog) {
+		return errf(op, ErrInvalidJob, id, "phase count changed from %d to %d", len(e.prog), n)
+	}
+	if err := s.readProgress(op, e.job, id, len(e.prog)); err != nil {
+		return err
+	}
+	copy(e.prog, s.prog[:len(e.prog)])
+	clear(e.out)
+	s.reindex(e)
+	return nil
+}
+
+// Remove drops job id from the queue: it finished, failed, or the host
+// withdrew it. Killed jobs are dropped by the Kill decision itself;
+// removing one returns ErrUnknownJob.
+func (s *Scheduler) Remove(id schedkit.JobID) error {
+	e, ok := s.jobs[id]
+	if !ok {
+		return &Error{Op: "Remove", Job: id, Err: ErrUnknownJob}
+	}
+	s.drop(e)
+	return nil
+}
+
+// drop removes e from every structure and returns it to the pool.
+func (s *Scheduler) drop(e *entry) {
+	delete(s.jobs, e.id)
+	last := s.all[len(s.all)-1]
+	s.all[e.allPos] = last
+	last.allPos = e.allPos
+	s.all[len(s.all)-1] = nil
+	s.all = s.all[:len(s.all)-1]
+	s.unindex(e)
+	e.alive = false
+	e.job = nil
+	s.pool = append(s.pool, e)
+}
+
+// SetNodeSpeed sets the speed factor of a node for Heterogeneous (1 for
+// nodes never set). It fails with ErrConfig without Heterogeneous or for
+// a speed that is NaN, infinite, not positive or above 1000. The new
+// effective capacity applies from the next Heartbeat.
+func (s *Scheduler) SetNodeSpeed(id schedkit.NodeID, speed float64) error {
+	if !s.cfg.Heterogeneous {
+		return &Error{Op: "SetNodeSpeed", Node: id, Err: ErrConfig, Reason: "Heterogeneous is off"}
+	}
+	if !validSpeed(speed) {
+		return &Error{Op: "SetNodeSpeed", Node: id, Err: ErrConfig, Reason: "speed outside (0, 1000]"}
+	}
+	s.speeds[id] = int64(math.Round(speed * 1000))
+	return nil
+}
