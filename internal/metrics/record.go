@@ -62,6 +62,7 @@ const (
 	Killed                    // killed by the policy before completion
 	Rejected                  // refused at submission (admission control)
 	Unfinished                // still running when the simulation ended
+	Failed                    // a task failed too many times (e.g. incompressible over-commit)
 )
 
 // Sample is the cluster state at one instant.

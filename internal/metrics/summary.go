@@ -189,7 +189,7 @@ type Summary struct {
 	Policy, Workload string
 
 	// Job counts by outcome.
-	Jobs, Completed, Killed, Rejected, Unfinished int
+	Jobs, Completed, Killed, Rejected, Unfinished, Failed int
 
 	// DeadlineSuccess: among jobs with a deadline, those that completed
 	// with Finish − Submit ≤ Deadline. Killed, rejected and unfinished jobs
@@ -310,6 +310,8 @@ func Summarize(run Run) Summary {
 			s.Rejected++
 		case Unfinished:
 			s.Unfinished++
+		case Failed:
+			s.Failed++
 		}
 		if j.Outcome != Unfinished {
 			last = max(last, j.Finish)

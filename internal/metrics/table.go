@@ -96,6 +96,7 @@ func StandardMetrics(sums []Summary) []Metric {
 		Metric{"retried tasks", func(s *Summary) string { return strconv.Itoa(s.RetriedTasks) }},
 		Metric{"killed", func(s *Summary) string { return strconv.Itoa(s.Killed) }},
 		Metric{"rejected", func(s *Summary) string { return strconv.Itoa(s.Rejected) }},
+		Metric{"failed jobs", func(s *Summary) string { return strconv.Itoa(s.Failed) }},
 		Metric{"kills that could have made it", func(s *Summary) string { return s.KillsCouldHaveMade.String() }},
 		Metric{"decision time", func(s *Summary) string { return seconds3(s.DecisionTime) }},
 		Metric{"per decision", func(s *Summary) string {

@@ -49,7 +49,7 @@ func jobError(j *JobRecord) error {
 		return invalid("job %q: budget %v", j.ID, j.Budget)
 	case !(j.Phi >= 0 && j.Phi <= 1):
 		return invalid("job %q: φ %v outside [0, 1]", j.ID, j.Phi)
-	case j.Outcome > Unfinished:
+	case j.Outcome > Failed:
 		return invalid("job %q: unknown outcome %d", j.ID, j.Outcome)
 	}
 	return nil

@@ -1,0 +1,360 @@
+package baseline
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// measure is what a share-based policy equalises.
+type measure uint8
+
+const (
+	byCount    measure = iota // running tasks of the phase being filled
+	byKind                    // allocation of one kind over its capacity
+	byDominant                // dominant share (DRF)
+)
+
+// sharer is progressive filling: on a heartbeat, repeatedly give one task
+// to the job with the smallest share (within the group, pool or queue,
+// with the smallest share, when grouping), until nothing more fits. Ties:
+// earlier submission, then ID. It is the engine of Fair, DRF and
+// Capacity.
+type sharer struct {
+	name    string
+	measure measure
+	kind    int // byKind: the kind's index; -1 until resolved
+	kindStr string
+	grouped bool
+	// weight returns a group's weight (its guaranteed share); nil: 1.
+	weight func(class string) float64
+	// limit returns a group's maximum share (∞ for none); nil: none.
+	limit func(class string) float64
+
+	batch  batch
+	groups map[string]*group
+	cap    resource.Vector
+}
+
+type group struct {
+	gen    uint32
+	alloc  resource.Vector
+	count  int
+	weight float64
+	limit  float64
+}
+
+// Name implements sim.Policy.
+func (s *sharer) Name() string { return s.name }
+
+// Submit implements sim.Policy: every job is accepted.
+func (s *sharer) Submit(time.Time, *sim.Job) error { return nil }
+
+// Heartbeat implements sim.Policy.
+func (s *sharer) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	if c.Ready() == 0 || !s.batch.begin(n) {
+		return dst, nil
+	}
+	if s.measure == byKind && s.kind < 0 {
+		k, ok := c.Space().Index(s.kindStr)
+		if !ok {
+			return dst, fmt.Errorf("%w: kind %q is not in the cluster's space", ErrConfig, s.kindStr)
+		}
+		s.kind = k
+	}
+	s.cap = c.Capacity()
+	if s.measure == byCount {
+		// Hadoop-1: each phase (slot type) is shared on its own.
+		for p := 0; p < schedkit.MaxPhases && !s.batch.exhausted(); p++ {
+			if c.ReadyIn(schedkit.Phase(p)) > 0 {
+				dst = s.round(c, p, dst)
+			}
+		}
+		return dst, nil
+	}
+	return s.round(c, -1, dst), nil
+}
+
+// round fills the node for phase p (-1: any phase).
+func (s *sharer) round(c *sim.Cluster, p int, dst []sim.Decision) []sim.Decision {
+	b := &s.batch
+	blockBit := uint64(1) << 63
+	if p >= 0 {
+		blockBit = uint64(1) << uint(p)
+	}
+	if s.grouped {
+		s.loadGroups(c, p)
+	}
+	for {
+		var best *sim.Job
+		var bestG *group
+		var bestGK, bestK float64
+		for _, j := range c.Jobs() {
+			st := b.state(j)
+			if st.blockedMask&blockBit != 0 || !hasReady(j, st, p) {
+				continue
+			}
+			gk := 0.0
+			var g *group
+			if s.grouped {
+				g = s.groups[j.Class()]
+				gk = s.groupKey(g, p)
+				if gk >= g.limit {
+					continue
+				}
+			}
+			k := s.jobKey(j, st, p)
+			if best == nil || gk < bestGK || (gk == bestGK && (k < bestK || (k == bestK && before(j, best)))) {
+				best, bestG, bestGK, bestK = j, g, gk, k
+			}
+		}
+		if best == nil {
+			return dst
+		}
+		st := b.state(best)
+		n := len(dst)
+		var ok bool
+		if p >= 0 {
+			dst, ok = b.tryPhase(best, schedkit.Phase(p), c, dst)
+		} else {
+			dst, ok = b.tryJob(best, c, dst)
+		}
+		if !ok {
+			st.blockedMask |= blockBit
+			continue
+		}
+		if bestG != nil {
+			_ = bestG.alloc.Add(dst[n].Task.Requested())
+			bestG.count++
+		}
+		if b.exhausted() {
+			return dst
+		}
+	}
+}
+
+func hasReady(j *sim.Job, st *jobBatch, p int) bool {
+	if p >= 0 {
+		return p < j.Phases() && j.Progress(schedkit.Phase(p)).Ready > int(st.chosen[p])
+	}
+	for q := 0; q < j.Phases(); q++ {
+		if j.Progress(schedkit.Phase(q)).Ready > int(st.chosen[q]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *sharer) jobKey(j *sim.Job, st *jobBatch, p int) float64 {
+	switch s.measure {
+	case byCount:
+		return float64(j.Progress(schedkit.Phase(p)).Running + int(st.chosen[p]))
+	case byKind:
+		if c := s.cap[s.kind]; c > 0 {
+			return (j.Allocated()[s.kind] + st.extra[s.kind]) / c
+		}
+		return 0
+	}
+	return dominant(j.Allocated(), st.extra, s.cap)
+}
+
+func (s *sharer) groupKey(g *group, _ int) float64 {
+	var x float64
+	switch s.measure {
+	case byCount:
+		x = float64(g.count)
+	case byKind:
+		if c := s.cap[s.kind]; c > 0 {
+			x = g.alloc[s.kind] / c
+		}
+	default:
+		x = dominant(g.alloc, nil, s.cap)
+	}
+	return x / g.weight
+}
+
+// loadGroups sums the current allocation (and running count of phase p)
+// of every group with an active job.
+func (s *sharer) loadGroups(c *sim.Cluster, p int) {
+	if s.groups == nil {
+		s.groups = map[string]*group{}
+	}
+	gen := s.batch.gen
+	for _, j := range c.Jobs() {
+		g := s.groups[j.Class()]
+		if g == nil {
+			g = &group{alloc: make(resource.Vector, len(s.cap)), weight: 1, limit: math.Inf(1)}
+			if s.weight != nil {
+				g.weight = s.weight(j.Class())
+			}
+			if s.limit != nil {
+				g.limit = s.limit(j.Class())
+			}
+			s.groups[j.Class()] = g
+		}
+		if g.gen != gen {
+			g.gen, g.count = gen, 0
+			for k := range g.alloc {
+				g.alloc[k] = 0
+			}
+		}
+		_ = g.alloc.Add(j.Allocated())
+		if p >= 0 && p < j.Phases() {
+			g.count += j.Progress(schedkit.Phase(p)).Running
+		}
+	}
+}
+
+// Fair is max-min fairness between jobs, or between pools (JobSpec.Class)
+// and then between the jobs of a pool, with equal weights. By default it
+// equalises running task counts phase by phase (Hadoop-1's Fair
+// Scheduler, maps and reduces shared separately); with FairConfig.Kind it
+// equalises the allocation of one kind, all phases together (YARN's
+// FairSharePolicy on memory). Request-based. Not safe for concurrent use.
+type Fair struct{ sharer }
+
+// FairConfig configures Fair.
+type FairConfig struct {
+	// Pools shares between pools (job classes) first.
+	Pools bool
+	// Kind, if set, names the resource kind whose allocation is shared
+	// (e.g. "memory"); empty shares running tasks per phase.
+	Kind string
+}
+
+// NewFair returns a Fair policy.
+func NewFair(cfg FairConfig) *Fair {
+	f := &Fair{sharer{name: "Fair", measure: byCount, kind: -1, grouped: cfg.Pools}}
+	if cfg.Kind != "" {
+		f.measure, f.kindStr = byKind, cfg.Kind
+	}
+	if cfg.Pools {
+		f.name = "Fair(pools)"
+	}
+	return f
+}
+
+// DRF is Dominant Resource Fairness (Ghodsi et al., NSDI 2011) by
+// progressive filling: each task in turn goes to the job (or, with
+// DRFConfig.Pools, the pool and then the job) whose dominant share, its
+// largest allocation/capacity ratio over kinds, is smallest.
+// Request-based. Not safe for concurrent use.
+type DRF struct{ sharer }
+
+// DRFConfig configures DRF.
+type DRFConfig struct {
+	// Pools shares between pools (job classes, "users") first.
+	Pools bool
+}
+
+// NewDRF returns a DRF policy.
+func NewDRF(cfg DRFConfig) *DRF {
+	d := &DRF{sharer{name: "DRF", measure: byDominant, kind: -1, grouped: cfg.Pools}}
+	if cfg.Pools {
+		d.name = "DRF(pools)"
+	}
+	return d
+}
+
+// Capacity is Hadoop's Capacity Scheduler reduced to its core: one queue
+// per job class with a guaranteed share; a free resource goes to the
+// queue furthest below its guarantee (smallest dominant share ÷
+// guaranteed share), so capacity a queue leaves idle is lent to the
+// others; within a queue, jobs in submission order. An optional maximum
+// share caps a queue's elasticity. Request-based. Not safe for
+// concurrent use.
+type Capacity struct {
+	sharer
+	shares map[string]float64
+	max    map[string]float64
+	def    float64
+	total  float64
+}
+
+// CapacityConfig configures Capacity.
+type CapacityConfig struct {
+	// Shares are the queues' guaranteed shares as weights (normalised
+	// over the configured queues plus Default for each other class seen).
+	// Empty: every class gets an equal share.
+	Shares map[string]float64
+	// Default is the weight of a class not in Shares; 0 means 1 if Shares
+	// is empty, else the smallest configured weight.
+	Default float64
+	// Max caps a queue's dominant share (0 < max ≤ 1); absent: no cap.
+	Max map[string]float64
+}
+
+// NewCapacity returns a Capacity policy or a *ConfigError for a negative,
+// zero or non-finite weight or cap.
+func NewCapacity(cfg CapacityConfig) (*Capacity, error) {
+	c := &Capacity{sharer: sharer{name: "Capacity", measure: byDominant, kind: -1, grouped: true},
+		shares: map[string]float64{}, max: map[string]float64{}}
+	names := make([]string, 0, len(cfg.Shares))
+	for q := range cfg.Shares {
+		names = append(names, q)
+	}
+	sort.Strings(names)
+	minW := math.Inf(1)
+	for _, q := range names {
+		w := cfg.Shares[q]
+		if !(w > 0) || math.IsInf(w, 0) {
+			return nil, &ConfigError{Field: "Shares[" + q + "]", Reason: fmt.Sprintf("%v is not a positive finite weight", w)}
+		}
+		c.shares[q] = w
+		c.total += w
+		minW = math.Min(minW, w)
+	}
+	switch {
+	case cfg.Default < 0 || math.IsNaN(cfg.Default) || math.IsInf(cfg.Default, 0):
+		return nil, &ConfigError{Field: "Default", Reason: fmt.Sprintf("%v is not a finite weight ≥ 0", cfg.Default)}
+	case cfg.Default > 0:
+		c.def = cfg.Default
+	case len(names) == 0:
+		c.def = 1
+	default:
+		c.def = minW
+	}
+	for q, m := range cfg.Max {
+		if !(m > 0 && m <= 1) {
+			return nil, &ConfigError{Field: "Max[" + q + "]", Reason: fmt.Sprintf("%v is outside (0, 1]", m)}
+		}
+		c.max[q] = m
+	}
+	c.weight = c.queueWeight
+	c.limit = func(q string) float64 {
+		if m, ok := c.max[q]; ok {
+			// the group key is share ÷ guarantee; cap the share itself
+			return m / c.queueWeight(q)
+		}
+		return math.Inf(1)
+	}
+	if len(names) > 0 {
+		var b strings.Builder
+		for i, q := range names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%s=%g", q, c.shares[q])
+		}
+		c.name = "Capacity(" + b.String() + ")"
+	}
+	return c, nil
+}
+
+// queueWeight is the queue's guaranteed fraction: its weight over the sum
+// of the weights of every queue seen so far. Seeing a new class changes
+// the fractions of the others; a group's weight is fixed when the group
+// is first seen, so the fraction is computed from raw weights instead:
+// comparing share ÷ weight orders queues the same as share ÷ fraction.
+func (c *Capacity) queueWeight(q string) float64 {
+	if w, ok := c.shares[q]; ok {
+		return w
+	}
+	return c.def
+}

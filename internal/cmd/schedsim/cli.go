@@ -1,0 +1,196 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/schedkit/schedkit/internal/experiment"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // a run or an output failed
+	exitUsage = 2 // bad flags or arguments
+)
+
+type options struct {
+	experiments []string
+	params      experiment.Params
+	out         string
+	svgDir      string
+	list        bool
+	assumptions bool
+}
+
+// run is schedsim: it parses args, runs the experiments and writes the
+// tables to stdout, progress and errors to stderr, and returns the exit
+// code. Errors are one line: "schedsim: ...".
+func run(args []string, stdout, stderr io.Writer) int {
+	opt, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "schedsim: %v\n", err)
+		return exitUsage
+	}
+	if opt.list {
+		writeList(stdout)
+		return exitOK
+	}
+	var results []experiment.Result
+	for _, name := range opt.experiments {
+		e, err := experiment.Lookup(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "schedsim: %v\n", err)
+			return exitUsage
+		}
+		res, err := e.Run(opt.params)
+		if err != nil {
+			fmt.Fprintf(stderr, "schedsim: %s: %v\n", name, oneLine(err))
+			if errors.Is(err, experiment.ErrParams) || errors.Is(err, experiment.ErrUnknown) {
+				return exitUsage
+			}
+			return exitError
+		}
+		results = append(results, res)
+	}
+	if err := write(stdout, opt.out, results, opt.assumptions); err != nil {
+		fmt.Fprintf(stderr, "schedsim: %v\n", oneLine(err))
+		return exitError
+	}
+	if opt.svgDir != "" {
+		if err := writeSVGs(opt.svgDir, results); err != nil {
+			fmt.Fprintf(stderr, "schedsim: %v\n", oneLine(err))
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// oneLine joins a multi-line error (errors.Join) into one line.
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+const usageHead = `schedsim runs schedkit's scheduling experiments in a deterministic
+discrete-event simulator and prints comparison tables: policies as
+columns, metrics as rows, then the assumptions behind the workload.
+
+Usage:
+  go run ./internal/cmd/schedsim [flags]
+
+With no flags it runs the default suite: %s.
+
+Flags:
+`
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	opt := options{params: experiment.Defaults()}
+	fs := flag.NewFlagSet("schedsim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var exps, pols string
+	fs.StringVar(&exps, "experiment", "", "comma-separated `names` of experiments to run (see -list); default: the default suite, or \"trace\" with -trace")
+	fs.StringVar(&opt.params.Trace, "trace", "", "replay this trace `file` (experiment \"trace\"); format from -format or detected from the name and content")
+	fs.StringVar(&opt.params.Format, "format", "", "trace `format`: swim, swf or csv (default: detect)")
+	fs.StringVar(&pols, "policies", "", "comma-separated policy `names` replacing each experiment's own (see -list)")
+	fs.Uint64Var(&opt.params.Seed, "seed", opt.params.Seed, "`seed` of workload generation and simulation; same seed, same tables")
+	fs.Float64Var(&opt.params.Scale, "scale", opt.params.Scale, "size `factor`: arrival horizon of generated workloads, leading share of a trace's jobs (≤ 1)")
+	fs.IntVar(&opt.params.Nodes, "nodes", 0, "cluster size `n` for trace replays (default 600)")
+	fs.StringVar(&opt.out, "out", "text", "output `format`: text (aligned tables), csv (one row per metric and policy) or json")
+	fs.StringVar(&opt.svgDir, "svg", "", "also write plots to `dir`: per experiment, a CDF of job response times and deadline success bars")
+	fs.BoolVar(&opt.list, "list", false, "list experiments and policies, then exit")
+	fs.BoolVar(&opt.assumptions, "assumptions", true, "print each workload's assumptions after its tables (text output)")
+	fs.BoolVar(&opt.params.Timing, "timing", false, "add the policies' wall-clock decision time to the tables (not reproducible)")
+	fs.IntVar(&opt.params.Parallel, "parallel", 0, "run at most `n` simulations at once (default: GOMAXPROCS); results do not depend on it")
+	fs.Usage = func() {} // errors are one line; -h prints the usage below
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, usageHead, strings.Join(experiment.Default(), ", "))
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return opt, err
+		}
+		return opt, fmt.Errorf("%w (see -h)", err)
+	}
+	if fs.NArg() > 0 {
+		return opt, fmt.Errorf("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+	}
+	switch opt.out {
+	case "text", "csv", "json":
+	default:
+		return opt, fmt.Errorf("-out %q: want text, csv or json", opt.out)
+	}
+	if opt.params.Scale <= 0 {
+		return opt, fmt.Errorf("-scale %v: want a positive number", opt.params.Scale)
+	}
+	if opt.params.Nodes < 0 || opt.params.Parallel < 0 {
+		return opt, errors.New("-nodes and -parallel must not be negative")
+	}
+	if opt.params.Format != "" && opt.params.Trace == "" {
+		return opt, errors.New("-format needs -trace")
+	}
+	if pols != "" {
+		opt.params.Policies = splitList(pols)
+		if _, err := experiment.LookupPolicies(opt.params.Policies); err != nil {
+			return opt, err
+		}
+	}
+	switch {
+	case exps != "":
+		opt.experiments = splitList(exps)
+	case opt.params.Trace != "":
+		opt.experiments = []string{"trace"}
+	default:
+		opt.experiments = experiment.Default()
+	}
+	for _, e := range opt.experiments {
+		if _, err := experiment.Lookup(e); err != nil {
+			return opt, err
+		}
+	}
+	if opt.params.Trace != "" {
+		if _, err := os.Stat(opt.params.Trace); err != nil {
+			return opt, fmt.Errorf("-trace: %w", err)
+		}
+	}
+	opt.params.Progress = stderr
+	return opt, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func writeList(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "Experiments:")
+	def := map[string]bool{}
+	for _, n := range experiment.Default() {
+		def[n] = true
+	}
+	for _, e := range experiment.List() {
+		mark := ""
+		if def[e.Name] {
+			mark = " (default)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\n", e.Name, e.Summary, mark)
+	}
+	fmt.Fprintln(tw, "\nPolicies:")
+	for _, p := range experiment.Policies() {
+		fmt.Fprintf(tw, "  %s\t%s\n", p.Name, p.Doc)
+	}
+	tw.Flush()
+}

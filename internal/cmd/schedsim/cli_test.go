@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// small keeps test runs quick.
+var small = []string{"-experiment", "paper000-light", "-scale", "0.1"}
+
+func TestHelpExplainsEveryFlag(t *testing.T) {
+	code, out, errOut := runCLI(t, "-h")
+	if code != exitOK || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, f := range []string{"-experiment", "-trace", "-format", "-policies", "-seed", "-scale", "-out", "-svg", "-list", "-nodes", "-assumptions", "-timing", "-parallel"} {
+		if !strings.Contains(errOut, "  "+f) {
+			t.Errorf("-h does not explain %s:\n%s", f, errOut)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	code, out, _ := runCLI(t, "-list")
+	if code != exitOK {
+		t.Fatal("exit", code)
+	}
+	for _, s := range []string{"paper000-light", "paper000-heavy", "fb2009", "trace", "fifo", "fair", "capacity", "drf", "edf", "(default)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("-list lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+// Bad flags and files exit non-zero with one clear line on stderr.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.tsv")
+	if err := os.WriteFile(bad, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\tx\t1\t2\t3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(dir, "odd.dat")
+	if err := os.WriteFile(odd, []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-nope"}, "flag provided but not defined"},
+		{[]string{"-out", "xml"}, "-out"},
+		{[]string{"-scale", "0"}, "-scale"},
+		{[]string{"-scale", "abc"}, "invalid value"},
+		{[]string{"-experiment", "nope"}, "unknown name"},
+		{[]string{"-policies", "fifo,nope"}, "nope"},
+		{[]string{"-policies", "fifo,fifo"}, "twice"},
+		{[]string{"-trace", filepath.Join(dir, "missing.tsv")}, "missing.tsv"},
+		{[]string{"-trace", bad}, "bad.tsv:2"},
+		{[]string{"-trace", odd}, "format"},
+		{[]string{"-trace", bad, "-format", "xls"}, "xls"},
+		{[]string{"-format", "swim"}, "-format needs -trace"},
+		{[]string{"extra"}, "unexpected argument"},
+		{[]string{"-experiment", "trace"}, "needs -trace"},
+	} {
+		code, out, errOut := runCLI(t, tc.args...)
+		if code == exitOK {
+			t.Errorf("%v: exit 0", tc.args)
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "schedsim: ") || !strings.Contains(lines[0], tc.want) {
+			t.Errorf("%v: stderr %q, want one line mentioning %q", tc.args, errOut, tc.want)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout: %q", tc.args, out)
+		}
+	}
+}
+
+func TestTextOutputDeterministic(t *testing.T) {
+	_, a, _ := runCLI(t, small...)
+	_, b, _ := runCLI(t, append(small, "-parallel", "1")...)
+	if a != b || a == "" {
+		t.Fatalf("same seed, different output (or none):\n%s\n---\n%s", a, b)
+	}
+	_, c, _ := runCLI(t, append(small, "-seed", "2")...)
+	if a == c {
+		t.Fatal("different seeds, same output")
+	}
+	for _, s := range []string{"== paper000-light ==", "FIFO", "Fair", "Capacity", "DRF", "EDF", "deadline success", "W1 response mean", "Assumptions (paper000-light):", "workflow W1"} {
+		if !strings.Contains(a, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	_, d, _ := runCLI(t, append(small, "-assumptions=false")...)
+	if strings.Contains(d, "Assumptions") {
+		t.Error("-assumptions=false still prints them")
+	}
+}
+
+func TestCSVAndJSON(t *testing.T) {
+	code, out, _ := runCLI(t, append(small, "-out", "csv", "-policies", "fifo,drf")...)
+	if code != exitOK {
+		t.Fatal("exit", code)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "experiment,table,metric,policy,value" {
+		t.Fatalf("csv: %v, %d rows, header %v", err, len(rows), rows[0])
+	}
+	code, out, _ = runCLI(t, append(small, "-out", "json")...)
+	if code != exitOK {
+		t.Fatal("exit", code)
+	}
+	var res []struct {
+		Experiment string
+		Tables     []struct {
+			Title   string
+			Columns []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 1 || len(res[0].Tables[0].Columns) != 5 {
+		t.Fatalf("json: %v %+v", err, res)
+	}
+}
+
+func TestSVG(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plots")
+	if code, _, errOut := runCLI(t, append(small, "-svg", dir)...); code != exitOK {
+		t.Fatal("exit", code, errOut)
+	}
+	for _, f := range []string{"paper000-light-response-cdf.svg", "paper000-light-deadline-success.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !bytes.HasPrefix(b, []byte("<svg")) || !bytes.Contains(b, []byte("FIFO")) {
+			t.Errorf("%s: %v %.80q", f, err, b)
+		}
+	}
+}
+
+// A trace file replays through -trace with the format detected.
+func TestTraceReplay(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "mini.tsv")
+	if err := os.WriteFile(f, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t736346\t1700537\t432269\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "-trace", f, "-nodes", "4", "-policies", "fifo")
+	if code != exitOK || !strings.Contains(out, "== trace ==") || !strings.Contains(out, "completed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -1,0 +1,85 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/schedkit/schedkit/internal/baseline"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/internal/workload"
+)
+
+// Policy makes a fresh policy for one simulation. Names are what
+// -policies takes; they are lower case.
+type Policy struct {
+	Name string
+	Doc  string
+	New  func(env Env) (sim.Policy, error)
+}
+
+// Env is what a policy may need to know when it is built.
+type Env struct {
+	Config   *sim.Config
+	Workload *workload.Workload
+}
+
+// policies is every policy -policies can name, in -list order. Adding one
+// is a line here (or a list of its own in an experiment's file).
+var policies = []Policy{
+	{"fifo", "Hadoop FIFO: submission order, then ID", func(Env) (sim.Policy, error) { return baseline.NewFIFO(), nil }},
+	{"fair", "max-min fair between jobs (running tasks per phase)", func(Env) (sim.Policy, error) { return baseline.NewFair(baseline.FairConfig{}), nil }},
+	{"fair-pools", "max-min fair between pools (job classes), then jobs", func(Env) (sim.Policy, error) {
+		return baseline.NewFair(baseline.FairConfig{Pools: true}), nil
+	}},
+	{"capacity", "Capacity: one queue per class, equal guarantees, idle capacity lent", func(Env) (sim.Policy, error) {
+		return baseline.NewCapacity(baseline.CapacityConfig{})
+	}},
+	{"drf", "Dominant Resource Fairness between jobs", func(Env) (sim.Policy, error) { return baseline.NewDRF(baseline.DRFConfig{}), nil }},
+	{"drf-pools", "Dominant Resource Fairness between pools, then jobs", func(Env) (sim.Policy, error) {
+		return baseline.NewDRF(baseline.DRFConfig{Pools: true}), nil
+	}},
+	{"edf", "earliest deadline first", func(Env) (sim.Policy, error) { return baseline.NewEDF(), nil }},
+}
+
+// baselines is the default set of the baseline experiments.
+var baselines = []string{"fifo", "fair", "capacity", "drf", "edf"}
+
+// Policies returns every named policy, in -list order.
+func Policies() []Policy { return append([]Policy(nil), policies...) }
+
+// LookupPolicies resolves names (case-insensitive).
+func LookupPolicies(names []string) ([]Policy, error) {
+	out := make([]Policy, 0, len(names))
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if seen[n] {
+			return nil, fmt.Errorf("%w: policy %q named twice", ErrParams, n)
+		}
+		seen[n] = true
+		found := false
+		for _, p := range policies {
+			if p.Name == n {
+				out = append(out, p)
+				found = true
+				break
+			}
+		}
+		if !found {
+			var have []string
+			for _, p := range policies {
+				have = append(have, p.Name)
+			}
+			return nil, fmt.Errorf("%w: policy %q (have %s)", ErrUnknown, n, strings.Join(have, ", "))
+		}
+	}
+	return out, nil
+}
+
+// choose returns p.Policies if set, else the defaults.
+func choose(p Params, defaults []string) ([]Policy, error) {
+	if len(p.Policies) > 0 {
+		return LookupPolicies(p.Policies)
+	}
+	return LookupPolicies(defaults)
+}

@@ -1,0 +1,17 @@
+package experiment
+
+// registry is every experiment schedsim knows, in -list order. Adding an
+// experiment is one file defining an Experiment value and one line here.
+var registry = []Experiment{
+	paper000Light,
+	paper000Heavy,
+	fb2009,
+	traceReplay,
+}
+
+// defaultSuite is what schedsim runs with no flags.
+var defaultSuite = []string{
+	paper000Light.Name,
+	paper000Heavy.Name,
+	fb2009.Name,
+}

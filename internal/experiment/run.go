@@ -1,0 +1,152 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/internal/workload"
+)
+
+// Case is one simulation of a comparison: a policy on a workload and a
+// cluster.
+type Case struct {
+	Label    string // for progress and errors, e.g. "fb2009/FIFO"
+	Config   sim.Config
+	Workload *workload.Workload
+	Policy   Policy
+}
+
+// progressAfter is how long a run goes before it reports progress.
+const progressAfter = 2 * time.Second
+
+// RunCases simulates every case, up to p.Parallel at a time, and returns
+// the runs in case order. Results do not depend on the parallelism. A
+// case whose simulation returns an error fails the whole call (wrapping
+// ErrRun), since a baseline making an invalid decision is a bug.
+func RunCases(p Params, cases []Case) ([]metrics.Run, error) {
+	runs := make([]metrics.Run, len(cases))
+	errs := make([]error, len(cases))
+	par := p.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex // serialises progress lines
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i := range cases {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			runs[i], errs[i] = runCase(p, &cases[i], &mu)
+		}(i)
+	}
+	wg.Wait()
+	return runs, errors.Join(errs...)
+}
+
+func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
+	pol, err := c.Policy.New(Env{Config: &c.Config, Workload: c.Workload})
+	if err != nil {
+		return metrics.Run{}, fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+	}
+	s, err := sim.New(c.Config, c.Workload, pol)
+	if err != nil {
+		return metrics.Run{}, fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+	}
+	start := time.Now()
+	last := start
+	for i := 0; ; i++ {
+		more, err := s.Step()
+		if err != nil || !more {
+			break
+		}
+		if p.Progress != nil && i&0xffff == 0 {
+			if now := time.Now(); now.Sub(start) > progressAfter && now.Sub(last) > progressAfter {
+				last = now
+				mu.Lock()
+				fmt.Fprintf(p.Progress, "schedsim: %s: %d/%d jobs done, virtual time %v, %.0fs\n",
+					c.Label, s.Ended(), s.Jobs(), s.Elapsed().Round(time.Second), now.Sub(start).Seconds())
+				mu.Unlock()
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return s.Record(), fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+	}
+	return s.Record(), nil
+}
+
+// Summaries summarises runs.
+func Summaries(runs []metrics.Run) []metrics.Summary {
+	out := make([]metrics.Summary, len(runs))
+	for i := range runs {
+		out[i] = metrics.Summarize(runs[i])
+	}
+	return out
+}
+
+// Rows returns the standard comparison rows for sums, without the rows
+// every summary leaves undefined, without cost and paper 003's φ success
+// when no job has a budget or a cost (φ success then repeats deadline
+// success), and, unless timing is set, without the wall-clock
+// decision-time rows (they differ from run to run).
+func Rows(sums []metrics.Summary, timing bool) []metrics.Metric {
+	budgets, costs := false, false
+	for i := range sums {
+		budgets = budgets || sums[i].BudgetSuccess.Total > 0
+		costs = costs || sums[i].TotalCost != 0
+	}
+	var out []metrics.Metric
+	for _, m := range metrics.StandardMetrics(sums) {
+		switch {
+		case !timing && (m.Name == "decision time" || m.Name == "per decision"),
+			!costs && m.Name == "total cost",
+			!budgets && !costs && strings.HasPrefix(m.Name, "φ success"):
+			continue
+		}
+		defined := false
+		for i := range sums {
+			if m.Cell(&sums[i]) != metrics.NA {
+				defined = true
+				break
+			}
+		}
+		if defined {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Compare runs one workload on one cluster under each policy and returns
+// the main comparison table (and a per-class table when the workload has
+// several classes).
+func Compare(p Params, name, title string, cfg sim.Config, w *workload.Workload, pols []Policy) (Result, error) {
+	cases := make([]Case, len(pols))
+	for i, pol := range pols {
+		cases[i] = Case{Label: name + "/" + pol.Name, Config: cfg, Workload: w, Policy: pol}
+	}
+	runs, err := RunCases(p, cases)
+	if err != nil {
+		return Result{}, err
+	}
+	sums := Summaries(runs)
+	res := Result{Experiment: name, Title: title, Runs: runs}
+	res.Tables = append(res.Tables, metrics.Compare(title, sums, Rows(sums, p.Timing)))
+	classes := map[string]bool{}
+	for _, j := range w.Jobs {
+		classes[j.Class] = true
+	}
+	if len(classes) > 1 {
+		res.Tables = append(res.Tables, metrics.ClassTable(title+" — per class", sums))
+	}
+	return res, nil
+}

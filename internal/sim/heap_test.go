@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The heap pops in (time, sequence) order, against a sorted oracle, over
+// random interleavings of pushes and pops with many equal times.
+func TestEventHeapOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		var h eventHeap
+		var oracle []event
+		for op := 0; op < 500; op++ {
+			if len(oracle) == 0 || rng.IntN(3) > 0 {
+				at := int64(rng.IntN(20))
+				h.push(at, evStage, int32(op), 0)
+				oracle = append(oracle, event{at: at, seq: h.seq, a: int32(op), kind: evStage})
+				continue
+			}
+			slices.SortFunc(oracle, func(a, b event) int {
+				if a.before(&b) {
+					return -1
+				}
+				return 1
+			})
+			want := oracle[0]
+			oracle = oracle[1:]
+			if got := h.pop(); got != want {
+				t.Fatalf("round %d: pop %+v, want %+v", round, got, want)
+			}
+		}
+		if h.len() != len(oracle) {
+			t.Fatalf("len %d, want %d", h.len(), len(oracle))
+		}
+	}
+}
+
+// boxedHeap is the naive reference: container/heap over pointers, one
+// allocation per event.
+type boxedHeap []*event
+
+func (h boxedHeap) Len() int           { return len(h) }
+func (h boxedHeap) Less(i, j int) bool { return h[i].before(h[j]) }
+func (h boxedHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *boxedHeap) Push(x any)        { *h = append(*h, x.(*event)) }
+func (h *boxedHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// BenchmarkEventHeap: one pop and one push at a steady size, the
+// simulator's heap against container/heap with boxed events.
+func BenchmarkEventHeap(b *testing.B) {
+	for _, size := range []int{1000, 100000} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		b.Run(fmt.Sprintf("impl=slice/size=%d", size), func(b *testing.B) {
+			var h eventHeap
+			for i := 0; i < size; i++ {
+				h.push(rng.Int64N(1e9), evStage, 0, 0)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				e := h.pop()
+				h.push(e.at+rng.Int64N(1e9), evStage, 0, 0)
+			}
+		})
+		b.Run(fmt.Sprintf("impl=container-heap/size=%d", size), func(b *testing.B) {
+			h := &boxedHeap{}
+			var seq uint64
+			for i := 0; i < size; i++ {
+				seq++
+				heap.Push(h, &event{at: rng.Int64N(1e9), seq: seq})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				e := heap.Pop(h).(*event)
+				seq++
+				heap.Push(h, &event{at: e.at + rng.Int64N(1e9), seq: seq})
+			}
+		})
+	}
+}

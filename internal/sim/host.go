@@ -1,0 +1,490 @@
+package sim
+
+import (
+	"sort"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/workload"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Compile-time checks: the simulator is a host like any other.
+var (
+	_ schedkit.Job     = (*Job)(nil)
+	_ schedkit.Task    = (*Task)(nil)
+	_ schedkit.Node    = (*Node)(nil)
+	_ schedkit.Cluster = (*Cluster)(nil)
+)
+
+type jobState uint8
+
+const (
+	jobWaiting jobState = iota // not yet submitted
+	jobActive
+	jobEnded
+)
+
+// Job is the simulator's view of one job. It implements schedkit.Job;
+// its counters are kept incrementally, so every method is O(1).
+type Job struct {
+	s         *Sim
+	spec      *workload.JobSpec
+	idx       int32
+	id        schedkit.JobID
+	submitOff int64
+	submitted time.Time
+	deadline  time.Time
+	tasks     []Task // all tasks, phase by phase
+	phases    []jobPhase
+	// doneThrough is the number of leading phases whose tasks have all
+	// finished: phase p computes iff p ≤ doneThrough.
+	doneThrough int
+	state       jobState
+	activeIdx   int
+	outcome     metrics.Outcome
+	reason      string
+	started     bool
+	startAt     int64
+	endAt       int64
+	alloc       resource.Vector
+	cost        float64
+	costAt      int64
+	could       bool
+	checked     bool
+}
+
+type jobPhase struct {
+	prog     schedkit.PhaseProgress
+	first    int // index of the phase's first task in Job.tasks
+	unlocked bool
+	next     int        // cursor over never-started tasks, in order
+	retry    []readyRef // tasks pending again after a failure or preemption
+	retryAt  int        // head of retry
+	loc      *locality  // nil when no task of the phase names a node
+}
+
+// readyRef names a task that became ready; it is stale once the task's
+// readyGen moved on.
+type readyRef struct {
+	task int32 // index in Job.tasks
+	gen  uint32
+}
+
+// locality indexes a phase's tasks by the nodes that hold their data
+// (compressed sparse rows keyed by node index).
+type locality struct {
+	nodes []int32 // sorted node indices
+	off   []int32 // tasks of nodes[i] are tasks[off[i]:off[i+1]]
+	tasks []int32 // indices in Job.tasks
+	cur   []int32 // per node: first entry that may still be pending
+}
+
+// ID implements schedkit.Job.
+func (j *Job) ID() schedkit.JobID { return j.id }
+
+// Submitted implements schedkit.Job.
+func (j *Job) Submitted() time.Time { return j.submitted }
+
+// Deadline implements schedkit.Job; the zero Time means none.
+func (j *Job) Deadline() time.Time { return j.deadline }
+
+// Phases implements schedkit.Job.
+func (j *Job) Phases() int { return len(j.phases) }
+
+// Progress implements schedkit.Job. It returns zero counters for a phase
+// out of range.
+func (j *Job) Progress(p schedkit.Phase) schedkit.PhaseProgress {
+	if int(p) >= len(j.phases) {
+		return schedkit.PhaseProgress{}
+	}
+	return j.phases[p].prog
+}
+
+// Index is the job's position in the workload.
+func (j *Job) Index() int { return int(j.idx) }
+
+// Class is the job's workflow, pool or queue (JobSpec.Class).
+func (j *Job) Class() string { return j.spec.Class }
+
+// Budget is the job's declared budget (0: none).
+func (j *Job) Budget() float64 { return j.spec.Budget }
+
+// Phi is the job's time-influence factor (paper 003).
+func (j *Job) Phi() float64 { return j.spec.Phi }
+
+// Active reports whether the job has been submitted and has not ended.
+func (j *Job) Active() bool { return j.state == jobActive }
+
+// Allocated is the sum of the allocations of the job's running tasks.
+func (j *Job) Allocated() resource.Vector { return j.alloc }
+
+// Tasks returns the number of tasks in phase p.
+func (j *Job) Tasks(p schedkit.Phase) int {
+	if int(p) >= len(j.phases) {
+		return 0
+	}
+	return j.phases[p].prog.Total
+}
+
+// Task returns task i of phase p, or nil if out of range.
+func (j *Job) Task(p schedkit.Phase, i int) *Task {
+	if int(p) >= len(j.phases) || i < 0 || i >= j.phases[p].prog.Total {
+		return nil
+	}
+	return &j.tasks[j.phases[p].first+i]
+}
+
+// PhaseComputes reports whether tasks of phase p make progress when
+// running: every earlier phase has finished. Earlier, a started task of
+// phase p holds its allocation and waits (slow-start).
+func (j *Job) PhaseComputes(p schedkit.Phase) bool { return int(p) <= j.doneThrough }
+
+// ReadyTasks appends to dst up to max distinct ready tasks of phase p and
+// returns it: tasks whose data is on node n first (n may be nil), then
+// tasks pending again after a failure, then the rest in task order. It
+// does not change which tasks are ready, so calling it twice in one
+// heartbeat returns the same tasks; a policy choosing several takes them
+// from one call. It does not allocate when dst has room.
+func (j *Job) ReadyTasks(p schedkit.Phase, n *Node, dst []*Task, max int) []*Task {
+	if int(p) >= len(j.phases) || max <= 0 || j.state != jobActive {
+		return dst
+	}
+	ph := &j.phases[p]
+	if !ph.unlocked || ph.prog.Ready == 0 {
+		return dst
+	}
+	if max > ph.prog.Ready {
+		max = ph.prog.Ready
+	}
+	s := j.s
+	s.mark++
+	mark := s.mark
+	got := 0
+	take := func(t *Task) bool {
+		if t.state == schedkit.TaskPending && t.mark != mark {
+			t.mark = mark
+			dst = append(dst, t)
+			got++
+		}
+		return got >= max
+	}
+	if n != nil && ph.loc != nil {
+		l := ph.loc
+		i := sort.Search(len(l.nodes), func(i int) bool { return l.nodes[i] >= n.idx })
+		if i < len(l.nodes) && l.nodes[i] == n.idx {
+			end := l.off[i+1]
+			// Skip the started prefix for good; a task pending again is
+			// found through the retry list.
+			for l.cur[i] < end && j.tasks[l.tasks[l.cur[i]]].attempts > 0 {
+				l.cur[i]++
+			}
+			for c := l.cur[i]; c < end; c++ {
+				t := &j.tasks[l.tasks[c]]
+				if t.attempts == 0 && take(t) {
+					return dst
+				}
+			}
+		}
+	}
+	for ph.retryAt < len(ph.retry) && !ph.retry[ph.retryAt].valid(j) {
+		ph.retryAt++
+	}
+	if ph.retryAt == len(ph.retry) && ph.retryAt > 0 {
+		ph.retry, ph.retryAt = ph.retry[:0], 0
+	}
+	for _, r := range ph.retry[ph.retryAt:] {
+		if r.valid(j) && take(&j.tasks[r.task]) {
+			return dst
+		}
+	}
+	end := ph.first + ph.prog.Total
+	for ph.next < end && j.tasks[ph.next].attempts > 0 {
+		ph.next++
+	}
+	for c := ph.next; c < end; c++ {
+		if t := &j.tasks[c]; t.attempts == 0 && take(t) {
+			return dst
+		}
+	}
+	return dst
+}
+
+func (r readyRef) valid(j *Job) bool {
+	t := &j.tasks[r.task]
+	return t.state == schedkit.TaskPending && t.readyGen == r.gen
+}
+
+// Task is the simulator's view of one task. It implements schedkit.Task.
+// Its true profile is not visible to policies.
+type Task struct {
+	job      *Job
+	spec     *workload.TaskSpec
+	id       schedkit.TaskID
+	locs     []schedkit.NodeID
+	gidx     int32 // index in Sim.tasks
+	inPhase  int32
+	phase    schedkit.Phase
+	state    schedkit.TaskState
+	attempts int32 // attempts started
+	fails    int32 // attempts failed by over-commit
+	readyGen uint32
+	mark     uint32
+	ver      uint32 // progress version; stage events carry it
+	run      *attempt
+	node     *Node
+	observed []time.Duration
+}
+
+// attempt is the state of a running task attempt. Attempts are pooled by
+// the simulator, so starting and ending tasks does not allocate.
+type attempt struct {
+	alloc      resource.Vector
+	allocBuf   []float64
+	plan       []AllocStep
+	planBuf    []float64
+	planIdx    int
+	profile    []workload.Stage
+	stage      int
+	rem        float64 // isolated nanoseconds left in the current stage
+	rate       float64
+	last       int64 // when rem was last brought up to date
+	stageStart int64
+	start      int64
+	startSeq   uint64
+	runNo      uint32
+	slot       int // position in node.running
+	gslot      int // position in host.guests, -1 if none
+	host       *Node
+	waiting    bool
+	fresh      bool // rem was just set: reschedule whatever the rate
+}
+
+// ID implements schedkit.Task: "<job>/<phase>/<index>".
+func (t *Task) ID() schedkit.TaskID { return t.id }
+
+// Job implements schedkit.Task.
+func (t *Task) Job() schedkit.JobID { return t.job.id }
+
+// Owner returns the task's job.
+func (t *Task) Owner() *Job { return t.job }
+
+// Phase implements schedkit.Task.
+func (t *Task) Phase() schedkit.Phase { return t.phase }
+
+// Index is the task's position within its phase.
+func (t *Task) Index() int { return int(t.inPhase) }
+
+// Similarity implements schedkit.Task (paper 004 definition 3).
+func (t *Task) Similarity() schedkit.SimilarityKey {
+	return schedkit.SimilarityKey{Logic: t.spec.Logic, DataSize: t.spec.DataSize}
+}
+
+// Requested implements schedkit.Task.
+func (t *Task) Requested() resource.Vector { return t.spec.Requested }
+
+// Deadline implements schedkit.Task: the job's deadline.
+func (t *Task) Deadline() time.Time { return t.job.deadline }
+
+// DataLocations implements schedkit.Task.
+func (t *Task) DataLocations() []schedkit.NodeID { return t.locs }
+
+// Locations returns the indices (Cluster.NodeByIndex) of the nodes
+// holding the task's input.
+func (t *Task) Locations() []int { return t.spec.Locations }
+
+// State is the task's state: pending (ready or not), running, succeeded
+// or killed. A failed attempt leaves the task pending.
+func (t *Task) State() schedkit.TaskState { return t.state }
+
+// Ready reports whether the task may be assigned now.
+func (t *Task) Ready() bool {
+	return t.state == schedkit.TaskPending && t.job.state == jobActive && t.job.phases[t.phase].unlocked
+}
+
+// Attempts is the number of attempts started so far.
+func (t *Task) Attempts() int { return int(t.attempts) }
+
+// Node returns the node the task runs on, or nil.
+func (t *Task) Node() *Node {
+	if t.run == nil {
+		return nil
+	}
+	return t.node
+}
+
+// Allocation returns the running attempt's current allocation, or nil.
+func (t *Task) Allocation() resource.Vector {
+	if t.run == nil {
+		return nil
+	}
+	return t.run.alloc
+}
+
+// Started returns when the running attempt started (zero if not running).
+func (t *Task) Started() time.Time {
+	if t.run == nil {
+		return time.Time{}
+	}
+	return Epoch.Add(time.Duration(t.run.start))
+}
+
+// Waiting reports whether the running attempt holds its allocation while
+// waiting for an earlier phase to finish (slow-start).
+func (t *Task) Waiting() bool { return t.run != nil && t.run.waiting }
+
+// Observed returns the wall-clock duration of each stage of the task's
+// last successful attempt (contention included), or nil if it has not
+// succeeded or Config.RecordObserved is off. The slice belongs to the
+// simulator.
+func (t *Task) Observed() []time.Duration {
+	if t.state != schedkit.TaskSucceeded {
+		return nil
+	}
+	return t.observed
+}
+
+// Node is the simulator's view of one server. It implements schedkit.Node.
+type Node struct {
+	s         *Sim
+	idx       int32
+	id        schedkit.NodeID
+	rack      schedkit.RackID
+	capacity  resource.Vector
+	alloc     resource.Vector
+	avail     resource.Vector
+	used      resource.Vector // true demand of running tasks + background
+	bg        resource.Vector
+	rc        []float64 // compression rate per kind, formula (1)
+	speed     float64
+	accels    []schedkit.AcceleratorInfo
+	up        bool
+	bound     *Node
+	offloaded []bool // per kind: served by the bound node
+	offload   bool   // some kind is offloaded
+	running   []*Task
+	guests    []*Task // tasks elsewhere whose offloaded demand is served here
+	hbOffset  int64
+	hbOn      bool // a periodic heartbeat is scheduled
+	oob       bool // an out-of-band heartbeat is scheduled
+	dirty     bool
+}
+
+// ID implements schedkit.Node.
+func (n *Node) ID() schedkit.NodeID { return n.id }
+
+// Rack implements schedkit.Node.
+func (n *Node) Rack() schedkit.RackID { return n.rack }
+
+// Capacity implements schedkit.Node.
+func (n *Node) Capacity() resource.Vector { return n.capacity }
+
+// Available implements schedkit.Node: capacity minus allocations. A
+// compressible kind a policy over-subscribed shows a negative amount.
+func (n *Node) Available() resource.Vector { return n.avail }
+
+// Accelerators implements schedkit.Node.
+func (n *Node) Accelerators() []schedkit.AcceleratorInfo { return n.accels }
+
+// Index is the node's position in Config.Nodes.
+func (n *Node) Index() int { return int(n.idx) }
+
+// Speed is the node's progress-rate factor (heterogeneous nodes).
+func (n *Node) Speed() float64 { return n.speed }
+
+// Up reports whether the node is live.
+func (n *Node) Up() bool { return n.up }
+
+// Bound returns the node n is bound to for offload kinds, or nil.
+func (n *Node) Bound() *Node { return n.bound }
+
+// Allocated is the sum of the allocations held on the node (including
+// offloaded allocations of guests).
+func (n *Node) Allocated() resource.Vector { return n.alloc }
+
+// Used is the node's true usage: running tasks' current demand plus
+// background load, as a monitoring agent would measure it. It may exceed
+// capacity for compressible kinds (the excess is compressed).
+func (n *Node) Used() resource.Vector { return n.used }
+
+// Background is the node's current background demand.
+func (n *Node) Background() resource.Vector { return n.bg }
+
+// Compression returns the node's current compression rate of kind k,
+// formula (1) over its total demand and capacity.
+func (n *Node) Compression(k int) float64 {
+	if k < 0 || k >= len(n.rc) {
+		return 0
+	}
+	return n.rc[k]
+}
+
+// Running returns the tasks running on the node. The slice belongs to the
+// simulator and changes as tasks start and end.
+func (n *Node) Running() []*Task { return n.running }
+
+// Cluster is the simulator's view of the cluster. It implements
+// schedkit.Cluster.
+type Cluster struct{ s *Sim }
+
+// Space implements schedkit.Cluster.
+func (c *Cluster) Space() *resource.Space { return c.s.space }
+
+// Nodes implements schedkit.Cluster: the number of live nodes.
+func (c *Cluster) Nodes() int { return len(c.s.live) }
+
+// Node implements schedkit.Cluster: the i-th live node, in Config order.
+func (c *Cluster) Node(i int) schedkit.Node {
+	if i < 0 || i >= len(c.s.live) {
+		return nil
+	}
+	return c.s.live[i]
+}
+
+// LiveNode is Node returning the concrete type.
+func (c *Cluster) LiveNode(i int) *Node {
+	if i < 0 || i >= len(c.s.live) {
+		return nil
+	}
+	return c.s.live[i]
+}
+
+// AllNodes returns the number of configured nodes, live or not.
+func (c *Cluster) AllNodes() int { return len(c.s.nodes) }
+
+// NodeByIndex returns the node at position i of Config.Nodes, or nil.
+func (c *Cluster) NodeByIndex(i int) *Node {
+	if i < 0 || i >= len(c.s.nodes) {
+		return nil
+	}
+	return &c.s.nodes[i]
+}
+
+// Capacity implements schedkit.Cluster: the sum of live capacities.
+func (c *Cluster) Capacity() resource.Vector { return c.s.capacity }
+
+// Jobs returns the active jobs (submitted, not ended) in submission
+// order. The slice belongs to the simulator.
+func (c *Cluster) Jobs() []*Job { return c.s.active }
+
+// Job returns the job with the given ID (active or not), or nil.
+func (c *Cluster) Job(id schedkit.JobID) *Job { return c.s.byID[id] }
+
+// Now returns the current virtual time.
+func (c *Cluster) Now() time.Time { return c.s.Now() }
+
+// Ready returns the number of ready tasks over all active jobs.
+func (c *Cluster) Ready() int { return c.s.ready }
+
+// ReadyIn returns the number of ready tasks of phase p over all active
+// jobs.
+func (c *Cluster) ReadyIn(p schedkit.Phase) int {
+	if int(p) >= len(c.s.readyIn) {
+		return 0
+	}
+	return c.s.readyIn[p]
+}
+
+// Running returns the number of running tasks.
+func (c *Cluster) Running() int { return c.s.running }

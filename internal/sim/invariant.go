@@ -1,0 +1,208 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+)
+
+// CheckInvariants verifies the simulator's conservation invariants and
+// returns an error wrapping ErrInvariant describing the first broken one:
+//
+//   - every task is in exactly one state, and each active job's phase
+//     counters (running, finished, ready, start and duration sums) equal
+//     what its tasks say;
+//   - every running task is on exactly one live node's list, at its slot,
+//     and on its host's guest list iff its node offloads to a bound node;
+//   - no node's allocations exceed its capacity in an incompressible kind,
+//     and no live node's true usage of one exceeds capacity (settled);
+//   - node allocation and availability equal the sum over running tasks;
+//   - every ended job ended exactly once and holds nothing; the active
+//     list holds exactly the active jobs, in submission order;
+//   - the cluster counters (ready, running, progressing) match.
+//
+// It costs O(tasks of active jobs + nodes); tests call it after every
+// event through Config.AfterEvent.
+func (s *Sim) CheckInvariants() error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w at %v: %s", ErrInvariant, time.Duration(s.now), fmt.Sprintf(format, args...))
+	}
+	ready, running, progressing := 0, 0, 0
+	var readyIn [schedkit.MaxPhases]int
+	ai := 0
+	ended := 0
+	for ji := range s.jobs {
+		j := &s.jobs[ji]
+		switch j.state {
+		case jobEnded:
+			ended++
+			for i := range j.tasks {
+				t := &j.tasks[i]
+				if t.run != nil {
+					return fail("ended job %s has running task %s", j.id, t.id)
+				}
+				if t.state == schedkit.TaskPending || t.state == schedkit.TaskRunning || t.state == schedkit.TaskFailed {
+					return fail("ended job %s has task %s %v", j.id, t.id, t.state)
+				}
+			}
+			for _, x := range j.alloc {
+				if x > 1e-6 || x < -1e-6 {
+					return fail("ended job %s still holds %v", j.id, j.alloc)
+				}
+			}
+			continue
+		case jobWaiting:
+			for i := range j.tasks {
+				if t := &j.tasks[i]; t.state != schedkit.TaskPending || t.run != nil || t.attempts != 0 {
+					return fail("unsubmitted job %s has task %s %v", j.id, t.id, t.state)
+				}
+			}
+			continue
+		}
+		if ai >= len(s.active) || s.active[ai] != j || j.activeIdx != ai {
+			return fail("active list out of step at job %s", j.id)
+		}
+		ai++
+		for p := range j.phases {
+			ph := &j.phases[p]
+			var r, f, pend int
+			var startSum, durSum time.Duration
+			for i := ph.first; i < ph.first+ph.prog.Total; i++ {
+				t := &j.tasks[i]
+				if t.phase != schedkit.Phase(p) || t.job != j {
+					return fail("task %s misfiled", t.id)
+				}
+				switch t.state {
+				case schedkit.TaskRunning:
+					if t.run == nil || t.node == nil {
+						return fail("running task %s without attempt or node", t.id)
+					}
+					r++
+					startSum += time.Duration(t.run.start - j.submitOff)
+					if t.run.rate > 0 {
+						progressing++
+					}
+					n := t.node
+					if !n.up || t.run.slot >= len(n.running) || n.running[t.run.slot] != t {
+						return fail("running task %s not at its slot on %s", t.id, n.id)
+					}
+					want := (*Node)(nil)
+					if n.offload {
+						want = n.bound
+					}
+					if t.run.host != want {
+						return fail("task %s guest of the wrong host", t.id)
+					}
+					if h := t.run.host; h != nil && (t.run.gslot >= len(h.guests) || h.guests[t.run.gslot] != t) {
+						return fail("task %s not at its guest slot on %s", t.id, h.id)
+					}
+					if t.run.waiting != !j.PhaseComputes(t.phase) {
+						return fail("task %s waiting=%v, phase computes=%v", t.id, t.run.waiting, j.PhaseComputes(t.phase))
+					}
+				case schedkit.TaskSucceeded:
+					if t.run != nil {
+						return fail("finished task %s still has an attempt", t.id)
+					}
+					f++
+				case schedkit.TaskPending:
+					if t.run != nil || t.node != nil {
+						return fail("pending task %s has an attempt", t.id)
+					}
+					pend++
+				default:
+					return fail("task %s of active job %s is %v", t.id, j.id, t.state)
+				}
+			}
+			pr := ph.prog
+			if err := pr.Validate(); err != nil {
+				return fail("job %s phase %d: %v", j.id, p, err)
+			}
+			if pr.Running != r || pr.Finished != f || pr.Pending() != pend {
+				return fail("job %s phase %d counters %+v, tasks running %d finished %d pending %d", j.id, p, pr, r, f, pend)
+			}
+			wantReady := 0
+			if ph.unlocked {
+				wantReady = pend
+			}
+			if pr.Ready != wantReady {
+				return fail("job %s phase %d ready %d, want %d", j.id, p, pr.Ready, wantReady)
+			}
+			ready += pr.Ready
+			readyIn[p] += pr.Ready
+			running += r
+			if pr.RunningStartSum != startSum {
+				return fail("job %s phase %d start sum %v, want %v", j.id, p, pr.RunningStartSum, startSum)
+			}
+			_ = durSum
+		}
+	}
+	if ai != len(s.active) {
+		return fail("%d active jobs listed, %d active", len(s.active), ai)
+	}
+	if ended != s.ended {
+		return fail("%d jobs ended, counter says %d", ended, s.ended)
+	}
+	if ready != s.ready || running != s.running || progressing != s.progressing {
+		return fail("counters ready %d/%d running %d/%d progressing %d/%d", s.ready, ready, s.running, running, s.progressing, progressing)
+	}
+	if readyIn != s.readyIn {
+		return fail("ready per phase %v, counters say %v", readyIn[:4], s.readyIn[:4])
+	}
+	onNodes := 0
+	sum := s.space.Zero()
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if !n.up && len(n.running) > 0 {
+			return fail("down node %s runs tasks", n.id)
+		}
+		onNodes += len(n.running)
+		for x := range sum {
+			sum[x] = 0
+		}
+		for _, t := range n.running {
+			if t.node != n || t.run == nil {
+				return fail("node %s lists task %s running elsewhere", n.id, t.id)
+			}
+			for k := range sum {
+				if !n.offloaded[k] {
+					sum[k] += t.run.alloc[k]
+				}
+			}
+		}
+		for _, t := range n.guests {
+			if t.run == nil || t.run.host != n {
+				return fail("node %s lists guest %s wrongly", n.id, t.id)
+			}
+			for _, k := range s.offloadKinds {
+				if t.node.offloaded[k] {
+					sum[k] += t.run.alloc[k]
+				}
+			}
+		}
+		for k := range sum {
+			if d := sum[k] - n.alloc[k]; d > slack(n.capacity[k]) || -d > slack(n.capacity[k]) {
+				return fail("node %s allocation %v, tasks hold %v", n.id, n.alloc, sum)
+			}
+			if d := n.capacity[k] - n.alloc[k] - n.avail[k]; d > slack(n.capacity[k]) || -d > slack(n.capacity[k]) {
+				return fail("node %s available %v, capacity %v minus allocation %v", n.id, n.avail, n.capacity, n.alloc)
+			}
+		}
+		for _, k := range s.incompKinds {
+			if n.alloc[k] > n.capacity[k]+slack(n.capacity[k]) && s.stats.PlanOvercommit == 0 {
+				return fail("node %s allocates %g of %s, capacity %g", n.id, n.alloc[k], s.space.Kind(k).Name, n.capacity[k])
+			}
+			if n.up && n.used[k] > n.capacity[k]+slack(n.capacity[k]) && len(n.running) > 0 {
+				for _, t := range n.running {
+					if s.demand(t.run, k) > 0 {
+						return fail("node %s uses %g of %s, capacity %g", n.id, n.used[k], s.space.Kind(k).Name, n.capacity[k])
+					}
+				}
+			}
+		}
+	}
+	if onNodes != s.running {
+		return fail("%d tasks on nodes, %d running", onNodes, s.running)
+	}
+	return nil
+}

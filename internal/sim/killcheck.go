@@ -1,0 +1,119 @@
+package sim
+
+import (
+	"math"
+	"time"
+
+	"github.com/schedkit/schedkit"
+)
+
+// checkKill decides CouldHaveMade for a job about to be killed or
+// rejected, by an optimistic rule that ignores every other job:
+//
+//   - a running attempt finishes after its remaining isolated time (the
+//     rest of its current stage and all later stages) divided by its
+//     node's speed, uncontended; one waiting for an earlier phase runs its
+//     whole profile once that phase ends;
+//   - the pending tasks of a phase start when the previous phase ends (now
+//     for the first) and run in ⌈pending/slots⌉ waves of their mean
+//     isolated duration, where slots is how many of them (sized by the
+//     element-wise largest request among them) fit on all live nodes at
+//     once, counting node by node;
+//   - the phase ends when both its running and pending tasks are done.
+//
+// The job "could have made it" iff its last phase ends by the deadline. A
+// job without a deadline is not checked (CheckedKill stays false).
+func (s *Sim) checkKill(j *Job) {
+	if j.deadline.IsZero() {
+		return
+	}
+	j.checked = true
+	j.could = s.optimisticEnd(j) <= j.submitOff+int64(j.spec.Deadline)
+}
+
+func (s *Sim) optimisticEnd(j *Job) int64 {
+	prevEnd := float64(s.now)
+	req := s.sumVec
+	for p := range j.phases {
+		ph := &j.phases[p]
+		end := prevEnd
+		pending, sum := 0, 0.0
+		for i := range req {
+			req[i] = 0
+		}
+		for i := ph.first; i < ph.first+ph.prog.Total; i++ {
+			t := &j.tasks[i]
+			switch {
+			case t.run != nil:
+				a := t.run
+				left := 0.0
+				if a.waiting {
+					for _, st := range a.profile {
+						left += float64(st.Duration)
+					}
+					end = math.Max(end, prevEnd+left/t.node.speed)
+					continue
+				}
+				left = a.rem - float64(s.now-a.last)*a.rate
+				if left < 0 || a.stage >= len(a.profile) {
+					left = 0
+				}
+				for _, st := range a.profile[min(a.stage+1, len(a.profile)):] {
+					left += float64(st.Duration)
+				}
+				end = math.Max(end, float64(s.now)+left/t.node.speed)
+			case t.state == schedkit.TaskPending:
+				pending++
+				sum += float64(t.spec.Duration())
+				_ = req.Max(t.spec.Requested)
+			}
+		}
+		if pending > 0 {
+			slots := s.slotsFor(req)
+			if slots == 0 {
+				return math.MaxInt64
+			}
+			waves := math.Ceil(float64(pending) / float64(slots))
+			end = math.Max(end, prevEnd+waves*sum/float64(pending))
+		}
+		prevEnd = end
+	}
+	if prevEnd >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(prevEnd)
+}
+
+// slotsFor counts how many tasks requesting req fit on all live nodes at
+// once (node by node; unbounded when req is zero).
+func (s *Sim) slotsFor(req []float64) int {
+	total := 0
+	for _, n := range s.live {
+		fit := math.MaxInt32
+		for k, r := range req {
+			if r > 0 {
+				fit = min(fit, int(math.Floor(n.capacity[k]/r+1e-9)))
+			}
+		}
+		total += fit
+		if total >= math.MaxInt32 {
+			return math.MaxInt32
+		}
+	}
+	return total
+}
+
+// OptimisticEnd returns, for an active job, the completion time the
+// CouldHaveMade rule would predict now (see checkKill); lss experiments
+// use it to judge kills. ok is false for a job that is not active or
+// cannot run at all.
+func (s *Sim) OptimisticEnd(j *Job) (time.Duration, bool) {
+	if j == nil || j.s != s || j.state != jobActive {
+		return 0, false
+	}
+	e := s.optimisticEnd(j)
+	if e == math.MaxInt64 {
+		return 0, false
+	}
+	return time.Duration(e), true
+}

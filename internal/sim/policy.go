@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Policy is a scheduler under test. The simulator calls it exactly as a
+// host would: once per job at submission, and on every heartbeat of a
+// node, handing it read-only views of the cluster and getting decisions
+// back as values. A policy is called from one goroutine only.
+//
+// Views (*Job, *Task, *Node, *Cluster and the vectors and slices they
+// return) are owned by the simulator and valid only during the call; a
+// policy may keep *Job, *Task and *Node pointers as identities (they stay
+// the same objects for the whole run) but must not modify anything.
+type Policy interface {
+	// Name identifies the policy in reports.
+	Name() string
+	// Submit is called when j arrives. A non-nil error rejects the job
+	// (admission control): it ends at once with outcome Rejected and the
+	// error text as reason. A policy accepting every job returns nil.
+	Submit(now time.Time, j *Job) error
+	// Heartbeat is called when node n reports in, at the configured
+	// interval and whenever a task ends on n. The policy appends its
+	// decisions to dst and returns it; the simulator applies them in
+	// order. Decisions are not applied until Heartbeat returns, so a
+	// policy placing several tasks accounts for its own earlier choices
+	// (n.Available does not change during the call). A non-nil error
+	// stops the run with ErrPolicy.
+	Heartbeat(now time.Time, n *Node, c *Cluster, dst []Decision) ([]Decision, error)
+}
+
+// TaskWatcher is implemented by policies that want to hear when a task
+// attempt ends. state is TaskSucceeded, TaskFailed (an incompressible
+// over-commit or a node going down; the task is pending again and will be
+// retried), or TaskKilled (preempted by a decision, or its job ended).
+// Tasks of a killed job are not reported one by one; JobWatcher reports
+// the job.
+type TaskWatcher interface {
+	TaskEnded(now time.Time, t *Task, state schedkit.TaskState)
+}
+
+// JobWatcher is implemented by policies that want to hear when a job ends
+// (completed, killed, rejected or failed).
+type JobWatcher interface {
+	JobEnded(now time.Time, j *Job, outcome metrics.Outcome)
+}
+
+// NodeWatcher is implemented by policies that track membership (the
+// accelerator binding table). NodeChanged is called for every node at
+// time zero with up = true, in node order, and again whenever a node goes
+// down or comes back (Config.NodeEvents). It may return decisions, Bind
+// decisions in particular; they are applied like a heartbeat's, with n as
+// the default node.
+type NodeWatcher interface {
+	NodeChanged(now time.Time, n *Node, up bool, c *Cluster, dst []Decision) ([]Decision, error)
+}
+
+// DecisionKind says what a Decision asks the simulator to do.
+type DecisionKind uint8
+
+// Decision kinds. The zero value is invalid.
+const (
+	// Assign starts Task on Node (nil: the heartbeating node) with
+	// allocation Alloc (nil: the task's Requested vector) or, if Plan is
+	// set, with a per-stage allocation plan.
+	Assign DecisionKind = iota + 1
+	// AssignPhase starts Count ready tasks of Job's Phase on Node (nil:
+	// the heartbeating node); the simulator picks which, tasks whose data
+	// is on Node first. Each gets Alloc (nil: its own Requested vector).
+	AssignPhase
+	// KillJob ends Job with outcome Killed. Its running tasks stop and free
+	// their resources at once; Reason is recorded.
+	KillJob
+	// Preempt stops the running Task; it returns to pending (ready) and
+	// its work is lost. Counted in Stats.Preempted.
+	Preempt
+	// Bind binds Node to Target (nil unbinds): Node's demand of the
+	// Config.OffloadKinds it has no capacity for is served by Target.
+	Bind
+)
+
+var decisionKindNames = [...]string{"invalid", "assign", "assign-phase", "kill-job", "preempt", "bind"}
+
+// String returns the kind's lower-case name.
+func (k DecisionKind) String() string {
+	if int(k) < len(decisionKindNames) {
+		return decisionKindNames[k]
+	}
+	return fmt.Sprintf("DecisionKind(%d)", uint8(k))
+}
+
+// Decision is one action a policy asks of the simulator. Which fields
+// matter depends on Kind; see the kind constants and the constructors
+// (AssignTask, AssignTasks, Kill, PreemptTask, BindNode).
+type Decision struct {
+	Kind  DecisionKind
+	Job   *Job  // AssignPhase, KillJob
+	Task  *Task // Assign, Preempt
+	Node  *Node // Assign, AssignPhase (nil: the heartbeating node); Bind (the NNode)
+	Phase schedkit.Phase
+	Count int // AssignPhase
+	// Target is the node Bind binds Node to; nil unbinds.
+	Target *Node
+	// Alloc is the allocation for Assign and AssignPhase; nil means the
+	// task's Requested vector. It may be below the request (fine-grained
+	// policies); incompressible kinds must fit the node's free capacity,
+	// compressible kinds may over-subscribe it (formula (5) then slows the
+	// tasks that contend). The simulator copies it.
+	Alloc resource.Vector
+	// Plan, for Assign only, replaces Alloc with a time-varying allocation:
+	// step i holds for Plan[i].Duration of wall time after the previous
+	// step, and the last step holds until the task ends. The simulator
+	// copies it.
+	Plan []AllocStep
+	// Reason explains a KillJob or Preempt, for reports.
+	Reason string
+}
+
+// AllocStep is one step of an allocation plan (Decision.Plan).
+type AllocStep struct {
+	Duration time.Duration
+	Alloc    resource.Vector
+}
+
+// AssignTask returns a decision starting t on n (nil: the heartbeating
+// node) with its requested allocation.
+func AssignTask(t *Task, n *Node) Decision { return Decision{Kind: Assign, Task: t, Node: n} }
+
+// AssignTasks returns a decision starting count ready tasks of j's phase p
+// on n (nil: the heartbeating node) with their requested allocations.
+func AssignTasks(j *Job, p schedkit.Phase, count int, n *Node) Decision {
+	return Decision{Kind: AssignPhase, Job: j, Phase: p, Count: count, Node: n}
+}
+
+// Kill returns a decision killing j.
+func Kill(j *Job, reason string) Decision { return Decision{Kind: KillJob, Job: j, Reason: reason} }
+
+// PreemptTask returns a decision preempting the running task t.
+func PreemptTask(t *Task, reason string) Decision {
+	return Decision{Kind: Preempt, Task: t, Reason: reason}
+}
+
+// BindNode returns a decision binding n to target (nil unbinds).
+func BindNode(n, target *Node) Decision { return Decision{Kind: Bind, Node: n, Target: target} }
