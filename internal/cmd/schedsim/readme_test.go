@@ -30,6 +30,9 @@ var readmeBlock = regexp.MustCompile("(?s)<!-- BEGIN schedsim([^>]*?)-->\\n```te
 //
 //	go test ./internal/cmd/schedsim -run TestREADME -update
 func TestREADME(t *testing.T) {
+	if raceEnabled && !*update {
+		t.Skip("the README guard runs in the plain test run (go test ./...)")
+	}
 	src, err := os.ReadFile(readmePath)
 	if os.IsNotExist(err) {
 		t.Skip("no README.md yet")
