@@ -713,55 +713,50 @@ func (t *Table) rebalance(r int32) {
 // resizeDetached sets node ni's unit count while all its units are
 // detached.
 func (t *Table) resizeDetached(ni int32, want int) {
-	for len(t.nodes[ni].units) > want {
-		n := &t.nodes[ni]
-		ui := n.units[len(n.units)-1]
-		n.units = n.units[:len(n.units)-1]
-		t.freeUnit(ui)
-	}
-	for c := len(t.nodes[ni].units); c < want; c++ {
-		ui := t.allocUnit(ni, c)
-		n := &t.nodes[ni]
-		n.units = append(n.units, ui)
-	}
+	t.shrinkUnits(ni, want, false)
+	t.growUnits(ni, want, func(int32) {})
 }
 
 // resizeNNode changes a bound NNode's container count: containers past
 // the new count leave their stacks, new ones are added.
 func (t *Table) resizeNNode(ni int32, want int) {
-	for len(t.nodes[ni].units) > want {
-		n := &t.nodes[ni]
-		ui := n.units[len(n.units)-1]
-		t.detach(ui)
-		n = &t.nodes[ni]
-		n.units = n.units[:len(n.units)-1]
-		t.freeUnit(ui)
-	}
-	for c := len(t.nodes[ni].units); c < want; c++ {
-		ui := t.allocUnit(ni, c)
-		n := &t.nodes[ni]
-		n.units = append(n.units, ui)
-		t.pending = append(t.pending, ui)
-	}
+	t.shrinkUnits(ni, want, true)
+	t.growUnits(ni, want, func(ui int32) { t.pending = append(t.pending, ui) })
 }
 
 // resizeANode changes an ANode's own container count.
 func (t *Table) resizeANode(ni int32, want int) {
+	t.shrinkUnits(ni, want, true)
+	t.growUnits(ni, want, func(ui int32) {
+		u := &t.units[ui]
+		u.state = unitSelf
+		u.anode = ni
+		t.record(ui, "", t.nodes[ni].id)
+	})
+}
+
+// shrinkUnits frees node ni's highest-numbered units until it has want,
+// detaching each from its stack first if detach is set.
+func (t *Table) shrinkUnits(ni int32, want int, detach bool) {
 	for len(t.nodes[ni].units) > want {
 		n := &t.nodes[ni]
 		ui := n.units[len(n.units)-1]
-		t.detach(ui)
-		n = &t.nodes[ni]
+		if detach {
+			t.detach(ui)
+			n = &t.nodes[ni]
+		}
 		n.units = n.units[:len(n.units)-1]
 		t.freeUnit(ui)
 	}
+}
+
+// growUnits allocates units for node ni up to want and hands each new
+// one to place.
+func (t *Table) growUnits(ni int32, want int, place func(ui int32)) {
 	for c := len(t.nodes[ni].units); c < want; c++ {
 		ui := t.allocUnit(ni, c)
 		n := &t.nodes[ni]
 		n.units = append(n.units, ui)
-		u := &t.units[ui]
-		u.state = unitSelf
-		u.anode = ni
-		t.record(ui, "", n.id)
+		place(ui)
 	}
 }
