@@ -29,6 +29,22 @@ type Experiment struct {
 	Summary string
 	// Run performs the experiment.
 	Run func(p Params) (Result, error)
+	// SuiteScale is the size factor the default suite runs it at,
+	// multiplied with Params.Scale; 0 means 1. It keeps the no-flag run
+	// short while -experiment NAME runs the full size.
+	SuiteScale float64
+}
+
+// SuiteParams returns p as the default suite runs e: Scale multiplied by
+// e.SuiteScale.
+func (e Experiment) SuiteParams(p Params) Params {
+	if e.SuiteScale > 0 {
+		if p.Scale == 0 {
+			p.Scale = 1
+		}
+		p.Scale *= e.SuiteScale
+	}
+	return p
 }
 
 // Params are the knobs every experiment receives. The zero value runs

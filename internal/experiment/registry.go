@@ -7,6 +7,8 @@ var registry = []Experiment{
 	paper000Heavy,
 	fb2009,
 	traceReplay,
+	lssExp,
+	accel,
 }
 
 // defaultSuite is what schedsim runs with no flags.
@@ -14,4 +16,6 @@ var defaultSuite = []string{
 	paper000Light.Name,
 	paper000Heavy.Name,
 	fb2009.Name,
+	lssExp.Name,
+	accel.Name,
 }

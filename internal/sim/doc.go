@@ -75,6 +75,9 @@
 // Offload (paper 001). Kinds listed in Config.OffloadKinds that a node
 // has no capacity for are served by the node it is bound to (Bind
 // decisions): the bound node's compression of that kind slows the task.
+// An assignment naming a Target pins its task to that node instead (one
+// binding per container rather than per node); Task.Host reports the
+// serving node, and Config.Profile may read it to pick the profile.
 //
 // Invalid decisions (unknown or ended job, task not ready, allocation
 // over the free capacity of an incompressible kind, more tasks than

@@ -257,6 +257,7 @@ type attempt struct {
 	slot       int // position in node.running
 	gslot      int // position in host.guests, -1 if none
 	host       *Node
+	pin        *Node // Decision.Target of the assignment: host whatever the binding
 	waiting    bool
 	fresh      bool // rem was just set: reschedule whatever the rate
 }
@@ -320,6 +321,18 @@ func (t *Task) Allocation() resource.Vector {
 		return nil
 	}
 	return t.run.alloc
+}
+
+// Host returns the node serving the running attempt's demand of the
+// offload kinds (Config.OffloadKinds): the node its node is bound to, or
+// the Target its assignment named; nil if the task is not running, its
+// node offloads nothing, or it is unbound. Config.Profile may call it:
+// the host is known when the profile is chosen.
+func (t *Task) Host() *Node {
+	if t.run == nil {
+		return nil
+	}
+	return t.run.host
 }
 
 // Started returns when the running attempt started (zero if not running).

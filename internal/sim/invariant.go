@@ -14,7 +14,8 @@ import (
 //     counters (running, finished, ready, start and duration sums) equal
 //     what its tasks say;
 //   - every running task is on exactly one live node's list, at its slot,
-//     and on its host's guest list iff its node offloads to a bound node;
+//     and on its host's guest list iff its node offloads to a bound node
+//     or to the live node its assignment pinned it to;
 //   - no node's allocations exceed its capacity in an incompressible kind,
 //     and no live node's true usage of one exceeds capacity (settled);
 //   - node allocation and availability equal the sum over running tasks;
@@ -90,6 +91,14 @@ func (s *Sim) CheckInvariants() error {
 					want := (*Node)(nil)
 					if n.offload {
 						want = n.bound
+						if p := t.run.pin; p != nil {
+							want = p
+							if !p.up {
+								return fail("task %s pinned to %s, which is down", t.id, p.id)
+							}
+						}
+					} else if t.run.pin != nil {
+						return fail("task %s pinned on %s, which offloads nothing", t.id, n.id)
 					}
 					if t.run.host != want {
 						return fail("task %s guest of the wrong host", t.id)

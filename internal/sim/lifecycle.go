@@ -73,6 +73,15 @@ func (s *Sim) checkAlloc(t *Task, n *Node, alloc resource.Vector, what string) b
 	return true
 }
 
+// checkPin validates an assignment's Target (nil: none) for node n.
+func (s *Sim) checkPin(target, n *Node, what string) bool {
+	if target != nil && (target.s != s || !target.up || target == n) {
+		s.invalid("%s: target %s on %s: down, foreign or the node itself", what, target.id, n.id)
+		return false
+	}
+	return true
+}
+
 func (s *Sim) apply(d *Decision) {
 	s.lastChange = s.now
 	switch d.Kind {
@@ -118,7 +127,10 @@ func (s *Sim) apply(d *Decision) {
 		} else if !s.checkAlloc(t, n, d.Alloc, "assign") {
 			return
 		}
-		s.startTask(t, n, d.Alloc, d.Plan)
+		if !s.checkPin(d.Target, n, "assign") {
+			return
+		}
+		s.startTask(t, n, d.Alloc, d.Plan, d.Target)
 	case AssignPhase:
 		j := d.Job
 		if !s.activeJob(j, "assign-phase") {
@@ -134,7 +146,7 @@ func (s *Sim) apply(d *Decision) {
 			return
 		}
 		n := s.targetNode(d.Node, "assign-phase")
-		if n == nil {
+		if n == nil || !s.checkPin(d.Target, n, "assign-phase") {
 			return
 		}
 		tasks := j.ReadyTasks(d.Phase, n, s.scratch()[:0], d.Count)
@@ -163,7 +175,7 @@ func (s *Sim) apply(d *Decision) {
 			}
 		}
 		for _, t := range tasks {
-			s.startTask(t, n, d.Alloc, nil)
+			s.startTask(t, n, d.Alloc, nil, d.Target)
 		}
 		s.keepScratch(tasks)
 	case KillJob:
@@ -231,12 +243,13 @@ func (s *Sim) getAttempt() *attempt {
 }
 
 func (s *Sim) putAttempt(a *attempt) {
-	a.profile, a.plan, a.host = nil, a.plan[:0], nil
+	a.profile, a.plan, a.host, a.pin = nil, a.plan[:0], nil, nil
 	s.pool = append(s.pool, a)
 }
 
 // startTask starts an attempt of t on n; the decision was validated.
-func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocStep) {
+// pin, if set, serves its offloaded demand instead of n's binding.
+func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocStep, pin *Node) {
 	j := t.job
 	a := s.getAttempt()
 	if len(plan) > 0 {
@@ -261,10 +274,20 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	}
 	s.runNo++
 	a.runNo = s.runNo
+	var host *Node
+	if n.offload {
+		host = n.bound
+		if pin != nil {
+			host, a.pin = pin, pin
+		}
+	}
+	a.gslot, a.host = -1, host // provisional, for Task.Host in Config.Profile
+	t.run, t.node = a, n
 	a.profile = t.spec.Profile
 	if s.cfg.Profile != nil {
 		a.profile = s.cfg.Profile(t, n)
 	}
+	a.host = nil
 	a.stage, a.rate, a.fresh = 0, 0, true
 	a.rem = 0
 	if len(a.profile) > 0 {
@@ -274,17 +297,16 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	s.startSeq++
 	a.startSeq = s.startSeq
 	a.waiting = !j.PhaseComputes(t.phase)
-	a.gslot, a.host = -1, nil
 
-	t.run, t.node, t.state = a, n, schedkit.TaskRunning
+	t.state = schedkit.TaskRunning
 	t.attempts++
 	if t.attempts > 1 {
 		s.stats.Retried++
 	}
 	a.slot = len(n.running)
 	n.running = append(n.running, t)
-	if n.offload && n.bound != nil {
-		s.addGuest(n.bound, t)
+	if host != nil {
+		s.addGuest(host, t)
 	}
 	for k := range a.alloc {
 		if !n.offloaded[k] {
@@ -515,7 +537,7 @@ func (s *Sim) bind(n, target *Node) {
 	}
 	if n.offload {
 		for _, t := range n.running {
-			if t.run.host != nil {
+			if t.run.host != nil && t.run.pin == nil {
 				s.removeGuest(t)
 			}
 		}
@@ -523,7 +545,9 @@ func (s *Sim) bind(n, target *Node) {
 	n.bound = target
 	if n.offload && target != nil {
 		for _, t := range n.running {
-			s.addGuest(target, t)
+			if t.run.pin == nil {
+				s.addGuest(target, t)
+			}
 		}
 	}
 	s.markDirty(n)
@@ -674,7 +698,7 @@ func (s *Sim) rate(t *Task) float64 {
 		}
 		h := n
 		if n.offloaded[k] {
-			if h = n.bound; h == nil {
+			if h = a.host; h == nil {
 				return 0
 			}
 		}

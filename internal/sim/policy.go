@@ -105,7 +105,13 @@ type Decision struct {
 	Node  *Node // Assign, AssignPhase (nil: the heartbeating node); Bind (the NNode)
 	Phase schedkit.Phase
 	Count int // AssignPhase
-	// Target is the node Bind binds Node to; nil unbinds.
+	// Target is the node Bind binds Node to; nil unbinds. For Assign and
+	// AssignPhase, a non-nil Target pins the started tasks: their demand
+	// of the offload kinds is served by Target for this attempt instead
+	// of by the node Node is bound to (container-level binding). A later
+	// Bind of Node does not move them, and Target going down fails them
+	// (retried; Stats.Lost). It must be up and not Node itself; on a node
+	// that offloads nothing it has no effect.
 	Target *Node
 	// Alloc is the allocation for Assign and AssignPhase; nil means the
 	// task's Requested vector. It may be below the request (fine-grained

@@ -672,6 +672,13 @@ func (s *Sim) nodeEvent(e *NodeEvent) error {
 			s.stats.Lost++
 			s.requeue(t, schedkit.TaskFailed)
 		}
+		// Tasks pinned to n (Decision.Target) lose their remote work.
+		for i := len(n.guests) - 1; i >= 0; i-- {
+			if i < len(n.guests) && n.guests[i].run.pin == n {
+				s.stats.Lost++
+				s.requeue(n.guests[i], schedkit.TaskFailed)
+			}
+		}
 		for i := range s.nodes {
 			if m := &s.nodes[i]; m.bound == n {
 				s.bind(m, nil)

@@ -26,6 +26,7 @@ type options struct {
 	svgDir      string
 	list        bool
 	assumptions bool
+	suite       bool // the default suite: experiments run at their SuiteScale
 }
 
 // run is schedsim: it parses args, runs the experiments and writes the
@@ -51,7 +52,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "schedsim: %v\n", err)
 			return exitUsage
 		}
-		res, err := e.Run(opt.params)
+		p := opt.params
+		if opt.suite {
+			p = e.SuiteParams(p)
+		}
+		res, err := e.Run(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "schedsim: %s: %v\n", name, oneLine(err))
 			if errors.Is(err, experiment.ErrParams) || errors.Is(err, experiment.ErrUnknown) {
@@ -149,6 +154,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		opt.experiments = []string{"trace"}
 	default:
 		opt.experiments = experiment.Default()
+		opt.suite = true
 	}
 	for _, e := range opt.experiments {
 		if _, err := experiment.Lookup(e); err != nil {

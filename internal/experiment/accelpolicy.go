@@ -1,0 +1,291 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/binding"
+	"github.com/schedkit/schedkit/internal/sim"
+)
+
+// accelPolicyConfig configures the accel experiment's host policy.
+type accelPolicyConfig struct {
+	// name heads the column.
+	name string
+	// binding is the binding table's configuration (the option measured).
+	binding binding.Config
+	// accel sends every task to an accelerator: its own node's if it has
+	// one, else the ANode its node (or container) is bound to. Off, every
+	// task runs on its own node's CPU (Cluster4-0).
+	accel bool
+	// pull lets a free container take the next task of the job, wherever
+	// it was dealt; off, each container runs the tasks dealt to it
+	// (static spread, the paper's setting).
+	pull bool
+	// containers is the number of containers per node.
+	containers int
+}
+
+// accelPolicy plays the YARN side of paper 001 in the simulator: it keeps
+// a binding.Table fed with node joins, departures and heartbeats, carries
+// out its moves (sim Bind decisions for node-level binding; for
+// container-level binding each task is pinned to its container's ANode
+// when it starts), and runs the tasks dealt to each container one after
+// the other. A container whose unit is unbound waits.
+type accelPolicy struct {
+	cfg     accelPolicyConfig
+	tab     *binding.Table
+	byID    map[schedkit.NodeID]*sim.Node
+	sims    []*sim.Node // by index
+	nodes   []accelNode
+	running map[*sim.Task]accelSlot
+	pending accelQueue // pull mode: the job's tasks not started
+	touched []int
+	mark    []bool
+}
+
+var (
+	_ sim.Policy      = (*accelPolicy)(nil)
+	_ sim.NodeWatcher = (*accelPolicy)(nil)
+	_ sim.TaskWatcher = (*accelPolicy)(nil)
+)
+
+type accelNode struct {
+	up    bool
+	busy  []bool
+	queue []accelQueue // static mode: per container
+	dealt int
+}
+
+type accelSlot struct{ node, container int }
+
+// accelQueue is a FIFO of tasks with a retry stack in front.
+type accelQueue struct {
+	retry []*sim.Task
+	items []*sim.Task
+	head  int
+}
+
+func (q *accelQueue) peek() *sim.Task {
+	if n := len(q.retry); n > 0 {
+		return q.retry[n-1]
+	}
+	if q.head < len(q.items) {
+		return q.items[q.head]
+	}
+	return nil
+}
+
+func (q *accelQueue) pop() {
+	if n := len(q.retry); n > 0 {
+		q.retry = q.retry[:n-1]
+		return
+	}
+	q.items[q.head] = nil
+	q.head++
+}
+
+// newAccelPolicy returns the policy for a cluster of n nodes.
+func newAccelPolicy(cfg accelPolicyConfig, n int) (*accelPolicy, error) {
+	if cfg.containers <= 0 || n <= 0 {
+		return nil, fmt.Errorf("%w: accel policy needs nodes and containers > 0", ErrParams)
+	}
+	tab, err := binding.New(cfg.binding)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrParams, err)
+	}
+	p := &accelPolicy{cfg: cfg, tab: tab, running: map[*sim.Task]accelSlot{},
+		nodes: make([]accelNode, n), sims: make([]*sim.Node, n), mark: make([]bool, n)}
+	for i := range p.nodes {
+		p.nodes[i].busy = make([]bool, cfg.containers)
+		p.nodes[i].queue = make([]accelQueue, cfg.containers)
+	}
+	return p, nil
+}
+
+// Name implements sim.Policy.
+func (p *accelPolicy) Name() string { return p.cfg.name }
+
+// Submit deals the job's tasks: each to the node its Locations name (else
+// round robin), and on that node to containers in turn; in pull mode they
+// join one queue.
+func (p *accelPolicy) Submit(_ time.Time, j *sim.Job) error {
+	for ph := 0; ph < j.Phases(); ph++ {
+		for i := 0; i < j.Tasks(schedkit.Phase(ph)); i++ {
+			t := j.Task(schedkit.Phase(ph), i)
+			if p.cfg.pull {
+				p.pending.items = append(p.pending.items, t)
+				continue
+			}
+			ni := i % len(p.nodes)
+			if locs := t.Locations(); len(locs) > 0 {
+				ni = locs[0]
+			}
+			if ni >= len(p.nodes) {
+				return fmt.Errorf("task %s on node %d: accel policy built for %d nodes", t.ID(), ni, len(p.nodes))
+			}
+			n := &p.nodes[ni]
+			c := n.dealt % p.cfg.containers
+			n.dealt++
+			n.queue[c].items = append(n.queue[c].items, t)
+		}
+	}
+	return nil
+}
+
+func (p *accelPolicy) status(n *sim.Node) binding.NodeStatus {
+	return binding.NodeStatus{ID: n.ID(), Rack: n.Rack(), Accelerators: n.Accelerators(), Containers: p.cfg.containers}
+}
+
+// Heartbeat implements sim.Policy: the node's status goes to the table,
+// then its free containers take their next tasks.
+func (p *accelPolicy) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	moves, err := p.tab.Heartbeat(now, p.status(n))
+	if err != nil {
+		return dst, err
+	}
+	dst = p.carryOut(moves, dst)
+	dst = p.dispatch(n, dst)
+	return p.dispatchTouched(dst), nil
+}
+
+// NodeChanged implements sim.NodeWatcher: a node joining is added to the
+// table, one leaving is removed; the moves are carried out.
+func (p *accelPolicy) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	if p.byID == nil {
+		if c.AllNodes() != len(p.nodes) {
+			return dst, fmt.Errorf("accel policy built for %d nodes, cluster has %d", len(p.nodes), c.AllNodes())
+		}
+		p.byID = make(map[schedkit.NodeID]*sim.Node, len(p.nodes))
+		for i := range p.nodes {
+			m := c.NodeByIndex(i)
+			p.byID[m.ID()] = m
+			p.sims[i] = m
+		}
+	}
+	var moves []binding.Move
+	var err error
+	if up {
+		moves, err = p.tab.Add(now, p.status(n))
+	} else {
+		moves, err = p.tab.Remove(n.ID())
+	}
+	if err != nil {
+		return dst, err
+	}
+	p.nodes[n.Index()].up = up
+	dst = p.carryOut(moves, dst)
+	if up {
+		dst = p.dispatch(n, dst)
+	}
+	return p.dispatchTouched(dst), nil
+}
+
+// TaskEnded implements sim.TaskWatcher: the container is free; a task
+// that failed (its node or its pinned ANode went down) goes back to the
+// front of its queue.
+func (p *accelPolicy) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) {
+	s, ok := p.running[t]
+	if !ok {
+		return
+	}
+	delete(p.running, t)
+	n := &p.nodes[s.node]
+	n.busy[s.container] = false
+	if state == schedkit.TaskSucceeded {
+		return
+	}
+	if p.cfg.pull {
+		p.pending.retry = append(p.pending.retry, t)
+	} else {
+		n.queue[s.container].retry = append(n.queue[s.container].retry, t)
+	}
+	p.touch(s.node)
+}
+
+// carryOut turns the table's moves into sim decisions: with node-level
+// binding the node is bound (Bind) to its unit's new ANode, or unbound if
+// it now waits or serves itself; with containers nothing moves at once
+// (each task is pinned when it starts). Every moved node may now start
+// tasks.
+func (p *accelPolicy) carryOut(moves []binding.Move, dst []sim.Decision) []sim.Decision {
+	for _, m := range moves {
+		n := p.byID[m.Node]
+		if n == nil || !p.nodes[n.Index()].up {
+			continue
+		}
+		p.touch(n.Index())
+		if p.cfg.binding.Containers {
+			continue
+		}
+		var to *sim.Node
+		if m.To != m.Node {
+			to = p.byID[m.To]
+		}
+		dst = append(dst, sim.BindNode(n, to))
+	}
+	return dst
+}
+
+func (p *accelPolicy) touch(i int) {
+	if !p.mark[i] {
+		p.mark[i] = true
+		p.touched = append(p.touched, i)
+	}
+}
+
+func (p *accelPolicy) dispatchTouched(dst []sim.Decision) []sim.Decision {
+	for _, i := range p.touched {
+		p.mark[i] = false
+		dst = p.dispatch(p.sims[i], dst)
+	}
+	p.touched = p.touched[:0]
+	return dst
+}
+
+// dispatch starts the next task in every free container of n whose
+// accelerator is known.
+func (p *accelPolicy) dispatch(n *sim.Node, dst []sim.Decision) []sim.Decision {
+	if n == nil {
+		return dst
+	}
+	ni := n.Index()
+	st := &p.nodes[ni]
+	if !st.up {
+		return dst
+	}
+	role, _ := p.tab.Role(n.ID())
+	for c := range st.busy {
+		if st.busy[c] {
+			continue
+		}
+		q := &p.pending
+		if !p.cfg.pull {
+			q = &st.queue[c]
+		}
+		t := q.peek()
+		if t == nil {
+			continue
+		}
+		d := sim.AssignTask(t, n)
+		if p.cfg.accel && role == binding.NNode {
+			if !p.cfg.binding.Containers {
+				if _, ok := p.tab.Lookup(n.ID()); !ok {
+					continue // unbound: wait for an ANode
+				}
+			} else {
+				a, ok := p.tab.LookupContainer(n.ID(), c)
+				if !ok {
+					continue
+				}
+				d.Target = p.byID[a]
+			}
+		}
+		q.pop()
+		st.busy[c] = true
+		p.running[t] = accelSlot{ni, c}
+		dst = append(dst, d)
+	}
+	return dst
+}

@@ -1,0 +1,626 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/internal/workload"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// lssExp is paper 000's experiment for package lss: LSS with and without
+// each of its options against FIFO, EDF and Fair, on the paper's §4
+// cluster and workflows over a sweep of offered load, on a heterogeneous
+// variant of that cluster, on three-phase jobs, and on the FB-2009 day
+// with generated deadlines.
+var lssExp = Experiment{
+	Name: "lss",
+	Summary: "lss (paper 000): LSS and its options vs FIFO, EDF, Fair on W1–W6 over a load sweep, " +
+		"a heterogeneous cluster, 3-phase jobs, and FB-2009 with generated deadlines (600 and -nodes workers, default 100)",
+	Run:        runLSS,
+	SuiteScale: 0.1,
+}
+
+// Sizes and rules of the lss experiment.
+const (
+	// lssHorizon is the arrival horizon of the paper-000 workloads at
+	// scale 1: four times the paper000 experiments' 2 h, about 300 jobs
+	// per run, so that a success ratio moves by a third of a percent per
+	// job rather than by more than one.
+	lssHorizon = 8 * time.Hour
+	// lssFBNodes is the default size of the scaled-down FB-2009 cluster.
+	lssFBNodes = 100
+	// lssFBKMin and lssFBKMax bound the deadline factor k of FB-2009 jobs.
+	lssFBKMin, lssFBKMax = 1.5, 4.0
+	// lssStageReduces is the number of first-stage reduces of a
+	// three-phase job.
+	lssStageReduces = 4
+)
+
+// lssPaperHorizon is the paper-000 arrival horizon at the given scale:
+// lssHorizon × scale, but never below the 2 h of the paper000
+// experiments, so that a small -scale shrinks the FB-2009 replay (the
+// expensive part) while the paper tables keep about 76 jobs per run.
+func lssPaperHorizon(scale float64) time.Duration {
+	return max(time.Duration(float64(lssHorizon)*scale), workload.Paper000Light().Horizon)
+}
+
+// lssLoads are the sweep's target offered loads of the 10 map slots; 0
+// stands for the WordCount model as it is (the paper's default, about
+// 0.56).
+var lssLoads = []float64{0.4, 0, 0.8, 1.0, 1.2}
+
+// lssSpeeds are the heterogeneous cluster's node speed factors: a task
+// of isolated duration T takes T/speed. They average 1, so the offered
+// load is that of the homogeneous cluster.
+var lssSpeeds = []float64{0.5, 0.75, 1, 1.25, 1.5}
+
+// lssColumn is one policy of an lss table.
+type lssColumn struct {
+	name string
+	opt  *LSSOptions // nil: a baseline
+	base string      // baseline name in policies
+}
+
+func lssCol(opt LSSOptions) lssColumn { return lssColumn{name: opt.Name, opt: &opt} }
+
+// lssBaselines returns the baseline columns: p.Policies, else FIFO, EDF
+// and Fair.
+func lssBaselines(p Params) ([]lssColumn, error) {
+	names := p.Policies
+	if len(names) == 0 {
+		names = []string{"fifo", "edf", "fair"}
+	}
+	pols, err := LookupPolicies(names)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]lssColumn, len(pols))
+	for i, pol := range pols {
+		out[i] = lssColumn{name: pol.Name, base: pol.Name}
+	}
+	return out, nil
+}
+
+// lssCell is one simulation's outcome: the summary, the record and, for
+// an LSS column, the adapter's counts.
+type lssCell struct {
+	sum   metrics.Summary
+	run   metrics.Run
+	stats *LSSStats
+}
+
+// lssBatch collects the simulations of the whole experiment so that they
+// run in one parallel batch.
+type lssBatch struct {
+	cases    []Case
+	adapters []*LSSPolicy
+}
+
+// add queues every column on one workload and cluster and returns the
+// index of the first case.
+func (b *lssBatch) add(label string, cfg sim.Config, w *workload.Workload, cols []lssColumn) int {
+	first := len(b.cases)
+	for _, col := range cols {
+		i := len(b.cases)
+		b.adapters = append(b.adapters, nil)
+		var pol Policy
+		if col.opt != nil {
+			opt := *col.opt
+			pol = Policy{Name: col.name, New: func(env Env) (sim.Policy, error) {
+				a, err := NewLSSPolicy(env.Config, opt)
+				b.adapters[i] = a
+				return a, err
+			}}
+		} else {
+			pols, _ := LookupPolicies([]string{col.base})
+			pol = pols[0]
+		}
+		b.cases = append(b.cases, Case{Label: label + "/" + col.name, Config: cfg, Workload: w, Policy: pol})
+	}
+	return first
+}
+
+// cells returns the outcomes of n cases from first.
+func (b *lssBatch) cells(runs []metrics.Run, first, n int) []lssCell {
+	out := make([]lssCell, n)
+	for k := range out {
+		i := first + k
+		out[k] = lssCell{sum: metrics.Summarize(runs[i]), run: runs[i]}
+		if a := b.adapters[i]; a != nil {
+			st := a.Stats()
+			out[k].stats = &st
+		}
+	}
+	return out
+}
+
+// lssPoint is one load point of the sweep.
+type lssPoint struct {
+	target, load, reduceLoad, factor float64
+	light, heavy                     *workload.Workload
+	lightAt, heavyAt                 int
+}
+
+// scaleModel returns wc with MapRate and ReduceRate divided by a factor
+// chosen so that the offered map-slot load on 10 map and 5 reduce slots is
+// target (bisection in log space); target 0 keeps the model. It returns
+// the factor and the loads reached.
+func scaleModel(wc workload.PoissonConfig, target float64) (workload.PoissonConfig, float64, float64, float64) {
+	base := wc.Model
+	at := func(f float64) (workload.PoissonConfig, float64, float64) {
+		c := wc
+		c.Model = base
+		c.Model.MapRate = base.MapRate / f
+		c.Model.ReduceRate = base.ReduceRate / f
+		m, r, _ := c.OfferedLoad(10, 5)
+		return c, m, r
+	}
+	if target <= 0 {
+		c, m, r := at(1)
+		return c, 1, m, r
+	}
+	lo, hi := math.Log(0.01), math.Log(100)
+	for range 100 {
+		mid := (lo + hi) / 2
+		if _, m, _ := at(math.Exp(mid)); m < target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	f := math.Exp((lo + hi) / 2)
+	c, m, r := at(f)
+	return c, f, m, r
+}
+
+func runLSS(p Params) (Result, error) {
+	if err := p.normalize(); err != nil {
+		return Result{}, err
+	}
+	bases, err := lssBaselines(p)
+	if err != nil {
+		return Result{}, err
+	}
+	main := append([]lssColumn{
+		lssCol(LSSOptions{Name: "LSS"}),
+		lssCol(LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
+		lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
+		lssCol(LSSOptions{Name: "LSS admission", Admission: true}),
+	}, bases...)
+	hetero := append([]lssColumn{
+		lssCol(LSSOptions{Name: "LSS"}),
+		lssCol(LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
+	}, bases...)
+	threeKinds := []string{resource.MapSlot.Name, resource.ReduceSlot.Name, resource.ReduceSlot.Name}
+	three := append([]lssColumn{
+		lssCol(LSSOptions{Name: "LSS 3-phase", PhaseKinds: threeKinds}),
+		lssCol(LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
+	}, bases...)
+	fbCols := append([]lssColumn{lssCol(LSSOptions{Name: "LSS"}), lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true})}, bases...)
+
+	pw := p
+	horizon := lssPaperHorizon(p.Scale)
+	pw.Scale = float64(horizon) / float64(workload.Paper000Light().Horizon)
+	cfg, clLines, err := SlotCluster(workload.SlotSpace(), 5, 2, 1, p.Seed)
+	if err != nil {
+		return Result{}, err
+	}
+	var b lssBatch
+	var lines []string
+
+	// 1. The load sweep, light and heavy deadlines on the same jobs.
+	points := make([]lssPoint, len(lssLoads))
+	defaultAt := -1
+	for i, target := range lssLoads {
+		lc, f, m, r := scaleModel(workload.Paper000Light(), target)
+		hc, _, _, _ := scaleModel(workload.Paper000Heavy(), target)
+		lw, ll, err := Paper000Workload(lc, pw)
+		if err != nil {
+			return Result{}, err
+		}
+		hw, _, err := Paper000Workload(hc, pw)
+		if err != nil {
+			return Result{}, err
+		}
+		tag := fmt.Sprintf(" map load %.0f%%", 100*m)
+		lw.Name += tag
+		hw.Name += tag
+		pt := lssPoint{target: target, load: m, reduceLoad: r, factor: f, light: lw, heavy: hw}
+		pt.lightAt = b.add(lw.Name, cfg, lw, main)
+		pt.heavyAt = b.add(hw.Name, cfg, hw, main)
+		points[i] = pt
+		if target == 0 {
+			defaultAt = i
+			lines = append(lines, "paper 000 workloads (Table 2):")
+			lines = append(lines, ll...)
+		}
+	}
+	var sweep []string
+	for _, pt := range points {
+		sweep = append(sweep, fmt.Sprintf("%.0f%% (rates ÷ %.3g, reduce load %.0f%%)", 100*pt.load, pt.factor, 100*pt.reduceLoad))
+	}
+	lines = append(lines,
+		"task durations: workload.WordCountModel (above), the paper's jobs being WordCount: a map is a fixed start-up cost plus its 32 MiB split at "+
+			"the ~3 MiB/s one Hadoop-1 slot of a 2013 Xeon counts words at; the combiner leaves ~10% of the input to shuffle to the single reduce",
+		"load sweep: MapRate and ReduceRate divided by one factor per point, same arrivals and jitter draws at every point; offered map-slot load "+strings.Join(sweep, ", "),
+		fmt.Sprintf("arrival horizon %v (scale %g × %v, at least the paper000 experiments' 2 h)", horizon, p.Scale, lssHorizon),
+	)
+	lines = append(lines, clLines...)
+
+	// 2. Heterogeneous cluster at the paper's default load.
+	hcfg := cfg
+	hcfg.Nodes = append([]sim.NodeSpec(nil), cfg.Nodes...)
+	for i := range hcfg.Nodes {
+		hcfg.Nodes[i].Speed = lssSpeeds[i%len(lssSpeeds)]
+	}
+	dp := points[defaultAt]
+	hetLightAt := b.add("hetero/"+dp.light.Name, hcfg, dp.light, hetero)
+	hetHeavyAt := b.add("hetero/"+dp.heavy.Name, hcfg, dp.heavy, hetero)
+	lines = append(lines, fmt.Sprintf("heterogeneous cluster: node speeds %v (a task of isolated time T takes T/speed; mean 1, same capacity); LSS hetero is told the speeds and reports finished task times × speed", lssSpeeds))
+
+	// 3. Three-phase jobs at the paper's default load.
+	tl, tlLines, err := threePhaseWorkload(workload.Paper000Light(), pw)
+	if err != nil {
+		return Result{}, err
+	}
+	th, _, err := threePhaseWorkload(workload.Paper000Heavy(), pw)
+	if err != nil {
+		return Result{}, err
+	}
+	threeLightAt := b.add(tl.Name, cfg, tl, three)
+	threeHeavyAt := b.add(th.Name, cfg, th, three)
+	lines = append(lines, tlLines...)
+
+	// 4. FB-2009 on 600 workers and on a scaled-down cluster.
+	small := lssFBNodes
+	if p.Nodes > 0 {
+		small = p.Nodes
+	}
+	type fbCase struct {
+		nodes, at int
+		w         *workload.Workload
+	}
+	var fbs []fbCase
+	for _, n := range []int{fbNodes, small} {
+		w, wl, err := lssFBWorkload(p, n)
+		if err != nil {
+			return Result{}, err
+		}
+		fcfg, fl, err := SlotCluster(workload.SlotSpace(), n, fbMaps, fbReduces, p.Seed)
+		if err != nil {
+			return Result{}, err
+		}
+		fbs = append(fbs, fbCase{nodes: n, w: w, at: b.add(w.Name, fcfg, w, fbCols)})
+		load := fmt.Sprintf("FB-2009 offered map-slot load on %d workers: %.0f%% (Σ map task time ÷ (map slots × span of submissions))", n, 100*mapSlotLoad(w, n*fbMaps))
+		if n == fbNodes {
+			lines = append(lines, wl...)
+			lines = append(lines, fl[0], load)
+		} else {
+			lines = append(lines, wl[len(wl)-1], fl[0], load)
+		}
+	}
+
+	runs, err := RunCases(p, b.cases)
+	if err != nil {
+		return Result{}, err
+	}
+
+	res := Result{Experiment: "lss", Title: "lss (paper 000): least spare time vs FIFO, EDF, Fair"}
+	pct := func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+
+	lightCells := b.cells(runs, dp.lightAt, len(main))
+	heavyCells := b.cells(runs, dp.heavyAt, len(main))
+	res.Tables = append(res.Tables,
+		lssDetail(fmt.Sprintf("paper 000 light load W1–W3 (D = 1/λ), 5 workers, offered map load %s (WordCount model as is)", pct(dp.load)),
+			lightCells, []string{"W1", "W2", "W3"}),
+		lssDetail(fmt.Sprintf("paper 000 heavy load W4–W6 (D < 1/λ), 5 workers, offered map load %s", pct(dp.load)),
+			heavyCells, []string{"W4", "W5", "W6"}),
+	)
+	// The sweep tables.
+	success := metrics.Table{Title: "deadline success by offered map-slot load (same jobs, light = W1–W3, heavy = W4–W6)", Columns: lssColumns(lightCells)}
+	loose := metrics.Table{Title: "loosest workflow's mean response (W1 light, W4 heavy) and LSS kills (light + heavy), by load", Columns: lssColumns(lightCells)}
+	for _, pt := range points {
+		lc := b.cells(runs, pt.lightAt, len(main))
+		hc := b.cells(runs, pt.heavyAt, len(main))
+		tag := pct(pt.load)
+		if pt.target == 0 {
+			tag += " (paper)"
+		}
+		success.Rows = append(success.Rows,
+			lssRow(tag+" light", lc, func(c *lssCell) string { return ratio3(c.sum.DeadlineSuccess) }),
+			lssRow(tag+" heavy", hc, func(c *lssCell) string { return ratio3(c.sum.DeadlineSuccess) }),
+		)
+		loose.Rows = append(loose.Rows,
+			lssRow(tag+" W1 response", lc, func(c *lssCell) string { return classResponse(c, "W1") }),
+			lssRow(tag+" W4 response", hc, func(c *lssCell) string { return classResponse(c, "W4") }),
+		)
+		kills := metrics.Row{Name: tag + " LSS kills: early (could) / at deadline", Cells: make([]string, len(main))}
+		for i := range kills.Cells {
+			kills.Cells[i] = metrics.NA
+			if l, h := lc[i].stats, hc[i].stats; l != nil {
+				kills.Cells[i] = fmt.Sprintf("%d (%d) / %d", l.SpareExhausted+h.SpareExhausted,
+					couldHaveMade(&lc[i])+couldHaveMade(&hc[i]), l.DeadlinePassed+h.DeadlinePassed)
+			}
+		}
+		loose.Rows = append(loose.Rows, kills)
+	}
+	res.Tables = append(res.Tables, success, loose)
+
+	hl := b.cells(runs, hetLightAt, len(hetero))
+	hh := b.cells(runs, hetHeavyAt, len(hetero))
+	res.Tables = append(res.Tables, lssPair(
+		fmt.Sprintf("heterogeneous cluster (speeds %v), offered map load %s", lssSpeeds, pct(dp.load)),
+		hl, hh))
+	t3l := b.cells(runs, threeLightAt, len(three))
+	t3h := b.cells(runs, threeHeavyAt, len(three))
+	res.Tables = append(res.Tables, lssPair(
+		fmt.Sprintf("three-phase jobs (maps → %d reduces → 1 merge), offered map load %s", lssStageReduces, pct(dp.load)),
+		t3l, t3h))
+	for _, fc := range fbs {
+		cells := b.cells(runs, fc.at, len(fbCols))
+		res.Tables = append(res.Tables, lssDetail(
+			fmt.Sprintf("FB-2009 day, %d jobs on %d workers × (2 map + 2 reduce), offered map-slot load %s, deadlines k × isolated time, k ~ U[%g, %g]",
+				len(fc.w.Jobs), fc.nodes, pct(mapSlotLoad(fc.w, fc.nodes*fbMaps)), lssFBKMin, lssFBKMax),
+			cells, []string{workload.ClassSmall, workload.ClassMedium, workload.ClassLarge}))
+	}
+	// Runs for plots: the paper-default load and the FB replays.
+	res.Runs = append(res.Runs, runs[dp.lightAt:dp.lightAt+len(main)]...)
+	res.Runs = append(res.Runs, runs[dp.heavyAt:dp.heavyAt+len(main)]...)
+	for _, fc := range fbs {
+		res.Runs = append(res.Runs, runs[fc.at:fc.at+len(fbCols)]...)
+	}
+	res.Assumptions = append(lines,
+		"LSS columns: lss.Scheduler through the simulator adapter (LSSPolicy); soft = SoftDeadlines, per-phase = PerPhaseTaskTime, "+
+			"admission = Admission with each job's task time hinted by the mean finished task time of earlier jobs of its workflow",
+		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot)",
+	)
+	return res, nil
+}
+
+// lssColumns returns the policies' names as the simulator recorded them.
+func lssColumns(cells []lssCell) []string {
+	out := make([]string, len(cells))
+	for i := range cells {
+		out[i] = cells[i].sum.Policy
+	}
+	return out
+}
+
+// lssRow builds one row; a nil cell function leaves the cells empty.
+func lssRow(name string, cells []lssCell, f func(*lssCell) string) metrics.Row {
+	r := metrics.Row{Name: name, Cells: make([]string, len(cells))}
+	if f != nil {
+		for i := range cells {
+			r.Cells[i] = f(&cells[i])
+		}
+	}
+	return r
+}
+
+func ratio3(r metrics.Ratio) string {
+	v := r.Value()
+	if !v.Valid {
+		return metrics.NA
+	}
+	return fmt.Sprintf("%.3f", v.V)
+}
+
+func classResponse(c *lssCell, class string) string {
+	for i := range c.sum.Classes {
+		if c.sum.Classes[i].Class == class {
+			return c.sum.Classes[i].Response.MeanSpan().String()
+		}
+	}
+	return metrics.NA
+}
+
+func classSuccess(c *lssCell, class string) string {
+	for i := range c.sum.Classes {
+		if c.sum.Classes[i].Class == class {
+			return c.sum.Classes[i].DeadlineSuccess.String()
+		}
+	}
+	return metrics.NA
+}
+
+// earlyKillCell is "early kills (of those could have made it)" for an
+// LSS column, n/a otherwise.
+func earlyKillCell(c *lssCell) string {
+	if c.stats == nil {
+		return metrics.NA
+	}
+	return fmt.Sprintf("%d (%d)", c.stats.SpareExhausted, couldHaveMade(c))
+}
+
+// couldHaveMade counts an LSS column's early-killed jobs the simulator
+// judged could have made their deadline.
+func couldHaveMade(c *lssCell) int {
+	n := 0
+	for _, i := range c.stats.EarlyKilledJobs {
+		if j := &c.run.Jobs[i]; j.CheckedKill && j.CouldHaveMade {
+			n++
+		}
+	}
+	return n
+}
+
+// refusedCouldHaveMade counts refused jobs the simulator judged could
+// have made it.
+func refusedCouldHaveMade(c *lssCell) int {
+	n := 0
+	for i := range c.run.Jobs {
+		j := &c.run.Jobs[i]
+		if j.Outcome == metrics.Rejected && j.CheckedKill && j.CouldHaveMade {
+			n++
+		}
+	}
+	return n
+}
+
+// infeasibleCell is "reports (of those met their deadline)" for a soft
+// LSS column, n/a otherwise.
+func infeasibleCell(c *lssCell) string {
+	if c.stats == nil {
+		return metrics.NA
+	}
+	met := 0
+	for _, i := range c.stats.InfeasibleJobs {
+		j := &c.run.Jobs[i]
+		if j.Outcome == metrics.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline {
+			met++
+		}
+	}
+	return fmt.Sprintf("%d (%d)", c.stats.Infeasible, met)
+}
+
+// lssDetail is a per-workflow table: success and mean response per
+// class, kills and what became of them.
+func lssDetail(title string, cells []lssCell, classes []string) metrics.Table {
+	t := metrics.Table{Title: title, Columns: lssColumns(cells)}
+	t.Rows = append(t.Rows, lssRow("deadline success", cells, func(c *lssCell) string { return c.sum.DeadlineSuccess.String() }))
+	for _, cl := range classes {
+		t.Rows = append(t.Rows, lssRow(cl+" success", cells, func(c *lssCell) string { return classSuccess(c, cl) }))
+	}
+	t.Rows = append(t.Rows, lssRow("response mean", cells, func(c *lssCell) string { return c.sum.Response.MeanSpan().String() }))
+	for _, cl := range classes {
+		t.Rows = append(t.Rows, lssRow(cl+" response mean", cells, func(c *lssCell) string { return classResponse(c, cl) }))
+	}
+	t.Rows = append(t.Rows, lssTail(cells)...)
+	return t
+}
+
+// lssTail are the kill rows every lss table ends with.
+func lssTail(cells []lssCell) []metrics.Row {
+	return []metrics.Row{
+		lssRow("killed early (could have made it)", cells, earlyKillCell),
+		lssRow("killed at deadline", cells, func(c *lssCell) string {
+			if c.stats == nil {
+				return metrics.NA
+			}
+			return fmt.Sprint(c.stats.DeadlinePassed)
+		}),
+		lssRow("refused at submit (could have)", cells, func(c *lssCell) string {
+			if c.stats == nil {
+				return metrics.NA
+			}
+			return fmt.Sprintf("%d (%d)", c.sum.Rejected, refusedCouldHaveMade(c))
+		}),
+		lssRow("infeasible reports (met anyway)", cells, infeasibleCell),
+	}
+}
+
+// lssPair is a compact table of one variant at light and heavy load.
+func lssPair(title string, light, heavy []lssCell) metrics.Table {
+	t := metrics.Table{Title: title, Columns: lssColumns(light)}
+	t.Rows = append(t.Rows,
+		lssRow("light success", light, func(c *lssCell) string { return c.sum.DeadlineSuccess.String() }),
+		lssRow("light W1 response", light, func(c *lssCell) string { return classResponse(c, "W1") }),
+		lssRow("heavy success", heavy, func(c *lssCell) string { return c.sum.DeadlineSuccess.String() }),
+		lssRow("heavy W4 response", heavy, func(c *lssCell) string { return classResponse(c, "W4") }),
+	)
+	for _, r := range lssTail(heavy) {
+		r.Name = "heavy " + r.Name
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
+// threePhaseWorkload generates wc's workflows as three-phase jobs: the
+// maps, then lssStageReduces reduces sharing the shuffle, then one merge
+// task (reduce slot) reading their output — WordCount followed by a
+// global top-k. The merge reads the first reduces' output (shuffle ×
+// OutputRatio) and writes OutputRatio of it; its duration follows the
+// reduce rule of the model, with jitter.
+func threePhaseWorkload(wc workload.PoissonConfig, p Params) (*workload.Workload, []string, error) {
+	wc.Workflows = append([]workload.Workflow(nil), wc.Workflows...)
+	for i := range wc.Workflows {
+		wc.Workflows[i].Reduces = lssStageReduces
+	}
+	wc.Name += " 3-phase"
+	w, _, err := Paper000Workload(wc, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	shaper, err := workload.NewSlotShaper(workload.SlotSpace())
+	if err != nil {
+		return nil, nil, err
+	}
+	m := wc.Model
+	rng := rand.New(rand.NewPCG(p.Seed, 0x3))
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		var in int64
+		for _, wf := range wc.Workflows {
+			if wf.Name == j.Class {
+				in = int64(float64(wf.InputBytes) * m.ShuffleRatio * m.OutputRatio)
+			}
+		}
+		out := int64(float64(in) * m.OutputRatio)
+		d := m.Apply(m.ReduceBase(in, out), rng)
+		req, prof, err := workload.ShapeTask(shaper, workload.ReduceTask, d, in)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		}
+		j.Phases = append(j.Phases, workload.PhaseSpec{Tasks: []workload.TaskSpec{{
+			Logic: "wordcount/merge", DataSize: in, Requested: req, Profile: prof,
+		}}})
+	}
+	lines := []string{fmt.Sprintf("three-phase jobs: W1–W6 with %d first-stage reduces sharing the shuffle, then one merge task on a reduce slot reading their output (shuffle × %g) and writing %g of it, reduce duration rule; same deadlines; LSS 3-phase has PhaseKinds [map-slot reduce-slot reduce-slot]",
+		lssStageReduces, m.OutputRatio, m.OutputRatio)}
+	return w, lines, nil
+}
+
+// mapSlotLoad is a workload's phase-0 task time over slots × the span of
+// its submissions.
+func mapSlotLoad(w *workload.Workload, slots int) float64 {
+	if len(w.Jobs) < 2 || slots <= 0 {
+		return 0
+	}
+	work := 0.0
+	for i := range w.Jobs {
+		for _, t := range w.Jobs[i].Phases[0].Tasks {
+			work += t.Duration().Seconds()
+		}
+	}
+	span := (w.Jobs[len(w.Jobs)-1].Submit - w.Jobs[0].Submit).Seconds()
+	if span <= 0 {
+		return 0
+	}
+	return work / (float64(slots) * span)
+}
+
+// lssFBWorkload reads the embedded FB-2009 day with deadlines generated
+// for a cluster of n workers × (2 map + 2 reduce): submit + k × the job's
+// isolated run time alone on the whole cluster, k ~ U[lssFBKMin,
+// lssFBKMax]. The same seed draws the same task durations and the same k
+// for every n.
+func lssFBWorkload(p Params, n int) (*workload.Workload, []string, error) {
+	opt := workload.DefaultTraceOptions()
+	opt.Constraints.Deadline = workload.DeadlineRule{
+		KMin: lssFBKMin, KMax: lssFBKMax, Basis: workload.ClusterShare,
+		MapSlots: n * fbMaps, ReduceSlots: n * fbReduces,
+	}
+	rng := rand.New(rand.NewPCG(p.Seed, 0xfb))
+	w, err := workload.ReadSWIM(bytes.NewReader(fbTrace), FBTraceName, opt, rng)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+	}
+	lines := append([]string{fmt.Sprintf("FB-2009: trace %s (SWIM): %d jobs", FBTraceName, len(w.Jobs))}, w.Assumptions...)
+	if p.Scale < 1 {
+		keep := int(math.Ceil(p.Scale * float64(len(w.Jobs))))
+		lines = append(lines, fmt.Sprintf("FB-2009 scale %g: kept the first %d of %d jobs", p.Scale, keep, len(w.Jobs)))
+		w.Jobs = w.Jobs[:keep:keep]
+	}
+	w.Name = fmt.Sprintf("FB-2009 on %d workers", n)
+	if n != fbNodes {
+		lines = append(lines, fmt.Sprintf("FB-2009 scaled-down cluster (%d workers, so that deadlines bind): %s", n, opt.Constraints.Deadline))
+	}
+	return &w, lines, nil
+}

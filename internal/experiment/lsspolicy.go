@@ -1,0 +1,485 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/lss"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// LSSOptions selects the lss.Config options an LSSPolicy runs with. The
+// zero value is the paper's algorithm (lss.Config with only Cluster set).
+type LSSOptions struct {
+	// Name is the policy's column name; "" means "LSS".
+	Name string
+	// SoftDeadlines, PerPhaseTaskTime, Admission and Literal are passed to
+	// lss.Config as they are. With Admission, each job hints (as an
+	// lss.TaskTimeHinter) the mean finished task time of the earlier
+	// ended jobs of its class: the host's figure from earlier runs of the
+	// same workflow.
+	SoftDeadlines, PerPhaseTaskTime, Admission, Literal bool
+	// Heterogeneous turns on lss.Config.Heterogeneous with every node's
+	// speed factor from the simulator's configuration (NodeSpec.Speed, 0
+	// meaning 1), and makes the adapter report finished task times in
+	// speed-1 units (duration × speed of the node the task ran on), the
+	// reference lss measures capacity in.
+	Heterogeneous bool
+	// PhaseKinds is lss.Config.PhaseKinds (nil: map and reduce slots).
+	PhaseKinds []string
+}
+
+// LSSStats counts what an LSSPolicy decided over one run.
+type LSSStats struct {
+	// Assigned counts tasks handed out.
+	Assigned int
+	// Kills counts Kill decisions: DeadlinePassed and SpareExhausted by
+	// reason (the paper's early kill is SpareExhausted).
+	Kills, DeadlinePassed, SpareExhausted int
+	// EarlyKilledJobs lists the indices (sim.Job.Index) of the jobs killed
+	// for SpareExhausted, in order.
+	EarlyKilledJobs []int
+	// Infeasible counts Infeasible reports (SoftDeadlines); InfeasibleJobs
+	// lists the indices (sim.Job.Index) of the jobs reported, in order.
+	Infeasible     int
+	InfeasibleJobs []int
+	// Refused counts jobs refused by admission control.
+	Refused int
+}
+
+// LSSPolicy runs an lss.Scheduler as a simulator policy: the adapter
+// between the simulator's host view and the library, doing exactly what
+// a Hadoop JobTracker embedding lss would do.
+//
+//   - Submit passes the job (a *sim.Job is a schedkit.Job) to
+//     lss.Scheduler.Submit; a refusal by admission control rejects it. Any
+//     other Submit error stops the run at the next heartbeat (the job is
+//     rejected meanwhile, never dropped silently).
+//   - Every change of a job's counters — assignments the simulator
+//     applied after a heartbeat, task ends (TaskWatcher), phase 0 becoming
+//     ready right after Submit — marks the job; marked jobs are passed to
+//     lss.Scheduler.Update at the start of the next Submit or Heartbeat,
+//     once the simulator has applied everything (it reports a task end
+//     before it unlocks the next phase, so updating inside TaskEnded would
+//     read stale counters). lss counts its own assignments as running
+//     until then.
+//   - A job that ends (JobWatcher) is removed, unless lss killed it.
+//   - Heartbeat translates lss decisions: Assign → sim.AssignTasks on the
+//     heartbeating node, Kill → sim.Kill with the reason and the figures,
+//     Infeasible → counted in Stats.
+//
+// It is not safe for concurrent use; the simulator calls it from one
+// goroutine.
+type LSSPolicy struct {
+	name    string
+	opt     LSSOptions
+	sched   *lss.Scheduler
+	cluster clusterView
+	buf     []lss.Decision
+	jobs    []jobTrack // by sim.Job.Index
+	dirty   []*sim.Job
+	touched []*sim.Node // nodes assigned on since the last flush (Heterogeneous)
+	speeds  map[schedkit.NodeID]float64
+	history map[string]*classHistory // per job class, for admission hints
+	stats   LSSStats
+	err     error
+}
+
+// jobTrack is the adapter's state for one job.
+type jobTrack struct {
+	queued bool // submitted to lss and neither removed nor killed
+	dirty  bool
+	job    *lssJob
+}
+
+// classHistory sums the finished task times of the ended jobs of one
+// class: the host's figure from earlier runs of the same job.
+type classHistory struct {
+	sum time.Duration
+	n   int
+}
+
+// Compile-time checks: the adapter is a full simulator policy, and what
+// it shows lss are schedkit types.
+var (
+	_ sim.Policy         = (*LSSPolicy)(nil)
+	_ sim.TaskWatcher    = (*LSSPolicy)(nil)
+	_ sim.JobWatcher     = (*LSSPolicy)(nil)
+	_ sim.NodeWatcher    = (*LSSPolicy)(nil)
+	_ schedkit.Cluster   = (*clusterView)(nil)
+	_ schedkit.Job       = (*lssJob)(nil)
+	_ lss.TaskTimeHinter = (*lssJob)(nil)
+	_ schedkit.Job       = (*sim.Job)(nil)
+	_ schedkit.Node      = (*sim.Node)(nil)
+)
+
+// NewLSSPolicy returns an adapter for a simulation configured by cfg.
+// Errors from lss.New (an invalid PhaseKinds, for example) are returned.
+func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
+	if cfg == nil || cfg.Space == nil {
+		return nil, fmt.Errorf("%w: lss policy needs a simulator Config with a Space", ErrParams)
+	}
+	p := &LSSPolicy{name: opt.Name, opt: opt, cluster: clusterView{space: cfg.Space}}
+	if p.name == "" {
+		p.name = "LSS"
+	}
+	lc := lss.Config{
+		Cluster:          &p.cluster,
+		PhaseKinds:       opt.PhaseKinds,
+		SoftDeadlines:    opt.SoftDeadlines,
+		PerPhaseTaskTime: opt.PerPhaseTaskTime,
+		Admission:        opt.Admission,
+		Literal:          opt.Literal,
+	}
+	if opt.Heterogeneous {
+		lc.Heterogeneous = true
+		lc.NodeSpeeds = make(map[schedkit.NodeID]float64, len(cfg.Nodes))
+		p.speeds = make(map[schedkit.NodeID]float64, len(cfg.Nodes))
+		for _, n := range cfg.Nodes {
+			v := n.Speed
+			if v == 0 {
+				v = 1
+			}
+			lc.NodeSpeeds[n.ID] = v
+			p.speeds[n.ID] = v
+		}
+	}
+	if opt.Admission {
+		p.history = map[string]*classHistory{}
+	}
+	s, err := lss.New(lc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrParams, err)
+	}
+	p.sched = s
+	return p, nil
+}
+
+// Name implements sim.Policy.
+func (p *LSSPolicy) Name() string { return p.name }
+
+// Stats returns the counts so far.
+func (p *LSSPolicy) Stats() LSSStats {
+	st := p.stats
+	st.InfeasibleJobs = append([]int(nil), st.InfeasibleJobs...)
+	st.EarlyKilledJobs = append([]int(nil), st.EarlyKilledJobs...)
+	return st
+}
+
+// needsWrap reports whether jobs are shown to lss through lssJob rather
+// than as the *sim.Job itself.
+func (o LSSOptions) needsWrap() bool { return o.Heterogeneous || o.Admission }
+
+func (p *LSSPolicy) track(j *sim.Job) *jobTrack {
+	i := j.Index()
+	if i >= len(p.jobs) {
+		p.jobs = append(p.jobs, make([]jobTrack, i+1-len(p.jobs))...)
+	}
+	return &p.jobs[i]
+}
+
+func (p *LSSPolicy) mark(j *sim.Job) {
+	t := p.track(j)
+	if t.queued && !t.dirty {
+		t.dirty = true
+		p.dirty = append(p.dirty, j)
+	}
+}
+
+func (p *LSSPolicy) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// flush tells lss about every job whose counters changed since the last
+// callback.
+func (p *LSSPolicy) flush() error {
+	if p.opt.Heterogeneous {
+		for _, n := range p.touched {
+			p.noteStarts(n)
+		}
+		p.touched = p.touched[:0]
+	}
+	for i, j := range p.dirty {
+		p.dirty[i] = nil
+		t := p.track(j)
+		t.dirty = false
+		if !t.queued || !j.Active() {
+			continue
+		}
+		if err := p.sched.Update(j.ID()); err != nil {
+			p.dirty = p.dirty[:0]
+			return err
+		}
+	}
+	p.dirty = p.dirty[:0]
+	return nil
+}
+
+// Submit implements sim.Policy.
+func (p *LSSPolicy) Submit(now time.Time, j *sim.Job) error {
+	if err := p.flush(); err != nil {
+		p.fail(err)
+		return err
+	}
+	t := p.track(j)
+	var view schedkit.Job = j
+	if p.opt.needsWrap() {
+		t.job = &lssJob{Job: j, p: p}
+		view = t.job
+	}
+	if err := p.sched.Submit(now, view); err != nil {
+		var refused *lss.RefusedError
+		if errors.As(err, &refused) {
+			p.stats.Refused++
+			return fmt.Errorf("lss admission: %s (task time %v from %s, remaining %v, spare %v)",
+				refused.Job, refused.TaskTime, refused.Source, refused.Remaining.Time, refused.Spare.Time)
+		}
+		p.fail(fmt.Errorf("submit %s: %w", j.ID(), err))
+		return err
+	}
+	t.queued = true
+	// Phase 0 becomes ready only after Submit returns.
+	p.mark(j)
+	return nil
+}
+
+// Heartbeat implements sim.Policy.
+func (p *LSSPolicy) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p.cluster.c = c
+	if p.err != nil {
+		return dst, p.err
+	}
+	if err := p.flush(); err != nil {
+		return dst, err
+	}
+	var err error
+	p.buf, err = p.sched.Heartbeat(now, n, p.buf[:0])
+	if err != nil {
+		return dst, err
+	}
+	for i := range p.buf {
+		d := &p.buf[i]
+		j := c.Job(d.Job)
+		if j == nil || !j.Active() {
+			return dst, fmt.Errorf("lss decided %v for job %q, which the simulator does not hold active", d.Action, d.Job)
+		}
+		switch d.Action {
+		case lss.Assign:
+			if d.Node != n.ID() {
+				return dst, fmt.Errorf("lss assigned on node %q during the heartbeat of %q", d.Node, n.ID())
+			}
+			dst = append(dst, sim.AssignTasks(j, d.Phase, d.Count, nil))
+			p.stats.Assigned += d.Count
+			p.mark(j)
+			if p.opt.Heterogeneous && (len(p.touched) == 0 || p.touched[len(p.touched)-1] != n) {
+				p.touched = append(p.touched, n)
+			}
+		case lss.Kill:
+			t := p.track(j)
+			t.queued = false
+			p.stats.Kills++
+			switch d.Reason {
+			case lss.DeadlinePassed:
+				p.stats.DeadlinePassed++
+			case lss.SpareExhausted:
+				p.stats.SpareExhausted++
+				p.stats.EarlyKilledJobs = append(p.stats.EarlyKilledJobs, j.Index())
+			}
+			dst = append(dst, sim.Kill(j, killReason(d)))
+		case lss.Infeasible:
+			p.stats.Infeasible++
+			p.stats.InfeasibleJobs = append(p.stats.InfeasibleJobs, j.Index())
+		default:
+			return dst, fmt.Errorf("lss decision of unknown action %v", d.Action)
+		}
+	}
+	return dst, nil
+}
+
+// killReason renders a kill with the figures that triggered it.
+func killReason(d *lss.Decision) string {
+	f := &d.Figures
+	rem := "cannot finish"
+	if !f.Remaining.CannotFinish {
+		rem = f.Remaining.Time.String()
+	}
+	return fmt.Sprintf("lss: %s; remaining %v; deadline in %v", d, rem, f.Deadline.Sub(f.Now))
+}
+
+// TaskEnded implements sim.TaskWatcher.
+func (p *LSSPolicy) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) {
+	j := t.Owner()
+	tr := p.track(j)
+	if !tr.queued {
+		return
+	}
+	if tr.job != nil && p.opt.Heterogeneous {
+		tr.job.taskEnded(t, state)
+	}
+	p.mark(j)
+}
+
+// JobEnded implements sim.JobWatcher.
+func (p *LSSPolicy) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+	t := p.track(j)
+	if p.history != nil {
+		h := p.history[j.Class()]
+		if h == nil {
+			h = &classHistory{}
+			p.history[j.Class()] = h
+		}
+		for ph := range j.Phases() {
+			pr := j.Progress(schedkit.Phase(ph))
+			h.sum += pr.FinishedDurationSum
+			h.n += pr.Finished
+		}
+	}
+	if t.queued {
+		t.queued = false
+		if err := p.sched.Remove(j.ID()); err != nil {
+			p.fail(err)
+		}
+	}
+	t.job = nil
+}
+
+// NodeChanged implements sim.NodeWatcher: the adapter learns the
+// simulator's cluster view before the first job arrives.
+func (p *LSSPolicy) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p.cluster.c = c
+	return dst, nil
+}
+
+// noteStarts records the speed of the node every newly started task of a
+// wrapped job runs on (Heterogeneous).
+func (p *LSSPolicy) noteStarts(n *sim.Node) {
+	for _, t := range n.Running() {
+		tr := p.track(t.Owner())
+		if tr.job != nil {
+			tr.job.started(t, n.Speed())
+		}
+	}
+}
+
+// clusterView is the schedkit.Cluster handed to lss.New before the
+// simulator exists; it forwards to the simulator's cluster once the
+// first callback brought it (NodeChanged runs at time zero, before any
+// submission).
+type clusterView struct {
+	space *resource.Space
+	c     *sim.Cluster
+}
+
+// Space implements schedkit.Cluster.
+func (v *clusterView) Space() *resource.Space { return v.space }
+
+// Nodes implements schedkit.Cluster.
+func (v *clusterView) Nodes() int {
+	if v.c == nil {
+		return 0
+	}
+	return v.c.Nodes()
+}
+
+// Node implements schedkit.Cluster.
+func (v *clusterView) Node(i int) schedkit.Node {
+	if v.c == nil {
+		return nil
+	}
+	if n := v.c.LiveNode(i); n != nil {
+		return n
+	}
+	return nil
+}
+
+// Capacity implements schedkit.Cluster.
+func (v *clusterView) Capacity() resource.Vector {
+	if v.c == nil {
+		return v.space.Zero()
+	}
+	return v.c.Capacity()
+}
+
+// lssJob is how a job is shown to lss when an option needs more than the
+// simulator's counters: a task time hint for admission control (the mean
+// task time of earlier jobs of the same class), and, with heterogeneous
+// slots, finished task times in speed-1 units.
+type lssJob struct {
+	*sim.Job
+	p *LSSPolicy
+	// Heterogeneous: per phase, the raw finished duration sum already
+	// accounted for and its speed-normalised counterpart; the speed of the
+	// node each running task started on.
+	raw, norm []time.Duration
+	speed     map[*sim.Task]float64
+}
+
+// Progress implements schedkit.Job. With Heterogeneous, the finished
+// duration sum is in speed-1 units: each finished task's run time times
+// the speed of the node it ran on.
+func (j *lssJob) Progress(ph schedkit.Phase) schedkit.PhaseProgress {
+	pr := j.Job.Progress(ph)
+	if j.p.opt.Heterogeneous {
+		if int(ph) < len(j.norm) {
+			pr.FinishedDurationSum = j.norm[ph]
+		} else {
+			pr.FinishedDurationSum = 0
+		}
+	}
+	return pr
+}
+
+// TaskTimeHint implements lss.TaskTimeHinter: the mean finished task time
+// of earlier jobs of the same class (0, none, before any has ended or
+// without admission control).
+func (j *lssJob) TaskTimeHint() time.Duration {
+	if j.p.history == nil {
+		return 0
+	}
+	h := j.p.history[j.Class()]
+	if h == nil || h.n == 0 {
+		return 0
+	}
+	return h.sum / time.Duration(h.n)
+}
+
+func (j *lssJob) started(t *sim.Task, speed float64) {
+	if j.speed == nil {
+		j.speed = make(map[*sim.Task]float64)
+		j.raw = make([]time.Duration, j.Phases())
+		j.norm = make([]time.Duration, j.Phases())
+	}
+	if _, ok := j.speed[t]; !ok {
+		j.speed[t] = speed
+	}
+}
+
+// taskEnded accounts a finished task in speed-1 units. Its run time is
+// the growth of the simulator's finished duration sum for its phase (the
+// simulator adds it before reporting the end). A task whose start went
+// unseen counts at speed 1.
+func (j *lssJob) taskEnded(t *sim.Task, state schedkit.TaskState) {
+	if j.raw == nil {
+		j.raw = make([]time.Duration, j.Phases())
+		j.norm = make([]time.Duration, j.Phases())
+	}
+	v, ok := j.speed[t]
+	if !ok {
+		v = 1
+	}
+	delete(j.speed, t)
+	if state != schedkit.TaskSucceeded {
+		return
+	}
+	ph := t.Phase()
+	sum := j.Job.Progress(ph).FinishedDurationSum
+	d := sum - j.raw[ph]
+	j.raw[ph] = sum
+	j.norm[ph] += time.Duration(float64(d) * v)
+}
