@@ -2,7 +2,7 @@
 // share. It now provides the least-spare-time figures of paper 000 §3.1,
 // as lss uses them:
 //
-//	(2) T_AvgTask   = Σ T_FinishedTask / N_FinishedTask          TaskTime, PooledTaskTime, PhaseTaskTime
+//	(2) T_AvgTask   = Σ T_FinishedTask / N_FinishedTask          TaskTime, PooledTaskTime, PhaseTaskTime, PriorTaskTime
 //	(3) T_Remaining = (⌈U_m/S_m⌉ + ⌈U_r/S_r⌉)·T_AvgTask
 //	                  − ΣR_m/S_m − ΣR_r/S_r                     Remaining, RemainingTime
 //	(4) T_Spare     = T_DeadLine − T_Now − T_Remaining          Spare, SpareTime
@@ -11,6 +11,22 @@
 // generalised to any number of sequential phases (formula (3) sums over
 // them) and to heterogeneous slots, where S is an effective capacity: each
 // node's slots weighted by its speed factor (see Capacity).
+//
+// # Task time per phase
+//
+// The paper pools map and reduce tasks in T_AvgTask. Two variants choose
+// each phase's T in (3) differently (Options):
+//
+//   - PerPhase: the phase's own average once it has a finished task,
+//     the pooled one before (PhaseTaskTime).
+//   - Priors: an a-priori task time per phase (e.g. the mean of earlier
+//     runs of the same job) stands in for a phase until it has a finished
+//     task of its own; from then on the observed figure (per-phase or
+//     pooled, as PerPhase says) takes over (PriorTaskTime). Priors change
+//     only formula (3): before any task of the job has finished, formula
+//     (5) still applies, and the kill threshold stays the pooled average.
+//     A zero prior means none; a negative one, or one beyond Horizon, is
+//     an error.
 //
 // # Cannot finish
 //

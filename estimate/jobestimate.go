@@ -13,6 +13,13 @@ type Options struct {
 	// finished tasks (formula (2) restricted to the phase). A phase with
 	// no finished task yet takes the pooled average.
 	PerPhase bool
+	// Priors, if not nil, holds an a-priori task time per phase (zero:
+	// none), used in formula (3) for a phase until it has finished tasks
+	// of its own (see PriorTaskTime). Formula (5) still applies before
+	// any task of the job has finished, and the kill threshold stays the
+	// pooled average. Entries beyond the job's phases are ignored; a
+	// negative entry or one beyond Horizon is an error.
+	Priors []time.Duration
 }
 
 // JobEstimate is formulas (2)–(5) for one job at one instant.
@@ -49,6 +56,11 @@ func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options
 	if len(capacity) < n {
 		return JobEstimate{}, invalid(op, -1, "%d capacities for %d phases", len(capacity), n)
 	}
+	for p := range min(n, len(opt.Priors)) {
+		if t := opt.Priors[p]; t < 0 || t > Horizon {
+			return JobEstimate{}, invalid(op, p, "prior task time %v outside [0, 2^60 ns]", t)
+		}
+	}
 	var progress [schedkit.MaxPhases]schedkit.PhaseProgress
 	for p := range n {
 		progress[p] = j.Progress(schedkit.Phase(p))
@@ -73,7 +85,12 @@ func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options
 	for p := range n {
 		pr := progress[p]
 		t := pooled
-		if opt.PerPhase {
+		switch {
+		case p < len(opt.Priors):
+			if t, err = PriorTaskTime(pr, pooled, opt.Priors[p], opt.PerPhase); err != nil {
+				return JobEstimate{}, &Error{Op: op, Phase: p, Reason: err.(*Error).Reason}
+			}
+		case opt.PerPhase:
 			if t, err = PhaseTaskTime(pr, pooled); err != nil {
 				return JobEstimate{}, err
 			}

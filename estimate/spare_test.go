@@ -1,6 +1,7 @@
 package estimate_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -108,6 +109,34 @@ func TestEstimateJob(t *testing.T) {
 			},
 		},
 		{
+			// reduce prior 70s, map prior ignored (maps have finished):
+			// remaining = ⌈6/4⌉·20s + ⌈1/2⌉·70s − 20s/4 = 40s + 70s − 5s = 105s;
+			// spare = 300s − 100s − 105s = 95s (50s less than the paper's 145s).
+			"priors {35s, 70s}: reduce priced at 70s, spare 95s", wordCount(), caps,
+			estimate.Options{Priors: []time.Duration{35 * s, 70 * s}},
+			estimate.JobEstimate{
+				TaskTime:  estimate.TaskTime{Avg: 20 * s, Known: true},
+				Remaining: estimate.Remaining{Time: 105 * s, Work: 110 * s, Credit: 5 * s},
+				Spare:     estimate.Spare{Time: 95 * s},
+			},
+		},
+		{
+			// zero priors are none: the paper's 55s.
+			"priors {0, 0}: as the paper, spare 145s", wordCount(), caps,
+			estimate.Options{Priors: []time.Duration{0, 0}},
+			estimate.JobEstimate{
+				TaskTime:  estimate.TaskTime{Avg: 20 * s, Known: true},
+				Remaining: estimate.Remaining{Time: 55 * s, Work: 60 * s, Credit: 5 * s},
+				Spare:     estimate.Spare{Time: 145 * s},
+			},
+		},
+		{
+			"priors before any task finished: still formula (5)",
+			&job{id: "new", submitted: t0, deadline: t0.Add(300 * s), phases: []schedkit.PhaseProgress{{Total: 10, Ready: 10}, {Total: 1}}},
+			caps, estimate.Options{Priors: []time.Duration{20 * s, 70 * s}},
+			estimate.JobEstimate{Spare: estimate.Spare{Time: 200 * s, Initial: true}},
+		},
+		{
 			"no task finished: formula (5), spare = 300s − 100s",
 			&job{id: "new", submitted: t0, deadline: t0.Add(300 * s), phases: []schedkit.PhaseProgress{{Total: 10, Ready: 10}, {Total: 1}}},
 			caps, estimate.Options{},
@@ -156,6 +185,14 @@ func TestEstimateJob(t *testing.T) {
 	for _, b := range bad {
 		if _, err := estimate.EstimateJob(b.job, now, b.caps, estimate.Options{}); err == nil {
 			t.Errorf("%s: no error", b.name)
+		}
+	}
+	fresh := &job{id: "new", submitted: t0, deadline: t0.Add(300 * s), phases: []schedkit.PhaseProgress{{Total: 10, Ready: 10}, {Total: 1}}}
+	for _, pr := range [][]time.Duration{{0, -s}, {estimate.Horizon + 1, 0}, {0, math.MaxInt64}} {
+		for _, j := range []*job{wordCount(), fresh} {
+			if _, err := estimate.EstimateJob(j, now, caps, estimate.Options{Priors: pr}); !errors.Is(err, estimate.ErrInvalid) {
+				t.Errorf("priors %v, job %s: error = %v, want ErrInvalid", pr, j.id, err)
+			}
 		}
 	}
 }

@@ -83,3 +83,37 @@ func PhaseTaskTime(p schedkit.PhaseProgress, pooled TaskTime) (TaskTime, error) 
 	}
 	return t, nil
 }
+
+// PriorTaskTime returns the task time formula (3) uses for phase p under
+// the per-phase prior option: an a-priori task time for the phase (a
+// host's figure from earlier runs of the same job) stands in until the
+// phase has finished tasks of its own.
+//
+//   - p has a finished task: the observed figure, p's own average with
+//     perPhase (PhaseTaskTime), else pooled — exactly as without a prior;
+//   - otherwise, prior if it is positive;
+//   - otherwise (no prior: zero) pooled, as without a prior.
+//
+// With a pooled average of 13 s, a reduce phase with nothing finished and
+// a prior of 70 s takes 70 s; once one reduce finished in 64 s it takes 64
+// s (perPhase) or the pooled average (not perPhase). A negative prior or
+// one beyond Horizon is an error, as are inconsistent counters.
+func PriorTaskTime(p schedkit.PhaseProgress, pooled TaskTime, prior time.Duration, perPhase bool) (TaskTime, error) {
+	const op = "PriorTaskTime"
+	if prior < 0 || prior > Horizon {
+		return TaskTime{}, invalid(op, -1, "prior task time %v outside [0, 2^60 ns]", prior)
+	}
+	own, err := AverageTaskTime(p.FinishedDurationSum, p.Finished)
+	if err != nil {
+		return TaskTime{}, &Error{Op: op, Phase: -1, Reason: err.(*Error).Reason}
+	}
+	switch {
+	case own.Known && perPhase:
+		return own, nil
+	case own.Known:
+		return pooled, nil
+	case prior > 0:
+		return TaskTime{Avg: prior, Known: true}, nil
+	}
+	return pooled, nil
+}

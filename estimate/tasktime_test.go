@@ -101,3 +101,52 @@ func TestPhaseTaskTime(t *testing.T) {
 		t.Errorf("negative count: error = %v, want ErrInvalid", err)
 	}
 }
+
+func TestPriorTaskTime(t *testing.T) {
+	pooled := estimate.TaskTime{Avg: 13 * s, Known: true}
+	reduce := schedkit.PhaseProgress{Total: 1, Running: 1}
+	done := schedkit.PhaseProgress{Total: 2, Finished: 1, Running: 1, FinishedDurationSum: 64 * s}
+	tests := []struct {
+		name     string
+		phase    schedkit.PhaseProgress
+		prior    time.Duration
+		perPhase bool
+		unknown  bool // pooled average not known
+		want     estimate.TaskTime
+	}{
+		{"reduce none finished, prior 70s: 70s (not the pooled 13s)", reduce, 70 * s, false, false, estimate.TaskTime{Avg: 70 * s, Known: true}},
+		{"reduce none finished, prior 70s, per-phase: 70s", reduce, 70 * s, true, false, estimate.TaskTime{Avg: 70 * s, Known: true}},
+		{"reduce none finished, no prior (0): pooled 13s", reduce, 0, false, false, pooled},
+		{"reduce none finished, no prior, per-phase: pooled 13s", reduce, 0, true, false, pooled},
+		{"one reduce finished in 64s, prior 70s, per-phase: its own 64s", done, 70 * s, true, false, estimate.TaskTime{Avg: 64 * s, Known: true}},
+		{"one reduce finished in 64s, prior 70s, pooled mode: pooled 13s", done, 70 * s, false, false, pooled},
+		{"prior at Horizon is accepted", reduce, estimate.Horizon, false, false, estimate.TaskTime{Avg: estimate.Horizon, Known: true}},
+		{"prior with pooled unknown still gives the prior 7s", reduce, 7 * s, false, true, estimate.TaskTime{Avg: 7 * s, Known: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := pooled
+			if tc.unknown {
+				pl = estimate.TaskTime{}
+			}
+			got, err := estimate.PriorTaskTime(tc.phase, pl, tc.prior, tc.perPhase)
+			if err != nil || got != tc.want {
+				t.Fatalf("PriorTaskTime = %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+	for _, bad := range []struct {
+		phase schedkit.PhaseProgress
+		prior time.Duration
+	}{
+		{reduce, -1},
+		{reduce, estimate.Horizon + 1},
+		{reduce, math.MaxInt64},
+		{schedkit.PhaseProgress{Finished: -2}, 5 * s},
+		{schedkit.PhaseProgress{FinishedDurationSum: s}, 5 * s},
+	} {
+		if _, err := estimate.PriorTaskTime(bad.phase, pooled, bad.prior, true); !errors.Is(err, estimate.ErrInvalid) {
+			t.Errorf("PriorTaskTime(%+v, prior %v) error = %v, want ErrInvalid", bad.phase, bad.prior, err)
+		}
+	}
+}

@@ -16,6 +16,19 @@ type TaskTimeHinter interface {
 	TaskTimeHint() time.Duration
 }
 
+// PhaseTaskTimeHinter is implemented by jobs that declare an expected
+// task run time per phase: the host's figure from earlier runs of the
+// same job (a reduce that takes five times a map, say). With
+// Config.PhaseTaskTimeHints, formula (3) prices a phase at its hint until
+// the phase has finished tasks of its own. ok false, or a zero duration,
+// means no hint for the phase; a negative duration or one beyond
+// estimate.Horizon makes Submit or Update fail with ErrInvalidJob. Hints
+// are read with the counters, at Submit and Update only.
+type PhaseTaskTimeHinter interface {
+	schedkit.Job
+	PhaseTaskTimeHint(p schedkit.Phase) (hint time.Duration, ok bool)
+}
+
 // admit applies admission control to a job being submitted, whose
 // counters are in s.prog. The job is refused when formula (3) — alone on
 // the whole cluster's current capacity, with its running tasks' elapsed
@@ -45,6 +58,9 @@ func (s *Scheduler) admit(now time.Time, nowOff int64, j schedkit.Job, id schedk
 		if s.cfg.PerPhaseTaskTime && tavg.Known {
 			pt, _ := estimate.PhaseTaskTime(*pr, tavg)
 			tp = pt.Avg
+		}
+		if s.cfg.PhaseTaskTimeHints && pr.Finished == 0 && s.hint[p] > 0 {
+			tp = s.hint[p]
 		}
 		loads[p] = estimate.PhaseLoad{
 			Unfinished: pr.Total - pr.Finished,

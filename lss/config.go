@@ -44,6 +44,18 @@ type Config struct {
 	// threshold Tavg stays the pooled average.
 	PerPhaseTaskTime bool
 
+	// PhaseTaskTimeHints prices each phase in formula (3) at the job's
+	// a-priori task time for that phase (PhaseTaskTimeHinter) until the
+	// phase has finished tasks of its own; from then on the observed
+	// figure applies (the phase's own average with PerPhaseTaskTime, the
+	// pooled one without). A phase without a hint takes the figure it
+	// would take without this option. Formula (5) still applies before
+	// any task of the job has finished, and the kill threshold Tavg stays
+	// the pooled average. Admission applies the same rule per phase. Jobs
+	// that do not implement PhaseTaskTimeHinter are estimated as without
+	// the option. See estimate.PriorTaskTime.
+	PhaseTaskTimeHints bool
+
 	// Heterogeneous replaces slot counts in formula (3) by effective
 	// capacity: each node's slots weighted by its speed factor from
 	// NodeSpeeds (1 for unlisted nodes), rounded to thousandths (see

@@ -49,7 +49,34 @@
 // with more than two phases (sequential stages, one slot kind each),
 // Admission (refuse at Submit a job that could not make its deadline
 // even alone on the whole cluster, judged by its observed task time, its
-// TaskTimeHint, or Config.AdmissionTaskTime, in that order), and Literal.
+// TaskTimeHint, or Config.AdmissionTaskTime, in that order),
+// PhaseTaskTimeHints (per-phase task time priors, below), and Literal.
+//
+// # Per-phase task time priors
+//
+// The paper prices every unfinished task in formula (3) at the pooled
+// average, which for MapReduce is a map's time: a job whose single reduce
+// takes five maps' time looks laxer than it is until the very end, and
+// the per-phase option cannot help while the reduce phase has no finished
+// task. With PhaseTaskTimeHints, a job implementing PhaseTaskTimeHinter
+// declares an a-priori task time per phase (a host's mean from earlier
+// runs of the same job), and the rule for phase p in (3) is:
+//
+//   - p has finished tasks of its own: the observed figure, exactly as
+//     without the option (p's own average with PerPhaseTaskTime, else the
+//     pooled one);
+//   - otherwise p's hint, if the job gives a positive one;
+//   - otherwise the pooled average, as without the option.
+//
+// Only (3) changes: before any task of the job has finished formula (5)
+// applies as in the paper (there is no observed figure to trust the
+// hints against), and the kill threshold stays the pooled Tavg. Hints
+// are read with the counters, at Submit and Update, so both
+// implementations see the same snapshot. A missing hint (ok false) or a
+// zero one is none; a negative hint or one beyond estimate.Horizon is an
+// ErrInvalidJob at Submit or Update (nothing changes). A legal but huge
+// hint is trusted: a job whose hinted work exceeds its deadline is killed
+// early like any other (SpareExhausted). See estimate.PriorTaskTime.
 //
 // # Two implementations
 //

@@ -31,6 +31,7 @@ type entry struct {
 	hasDL    bool
 	deadline time.Time                // as the job gave it
 	prog     []schedkit.PhaseProgress // snapshot, one per phase of the job
+	hint     []time.Duration          // PhaseTaskTimeHints: per phase, 0 for none (snapshot)
 	out      []int                    // tasks assigned since the last Update, per phase
 	// reported is set once an Infeasible decision was made (soft mode).
 	reported bool
@@ -158,7 +159,10 @@ func (s *Scheduler) evaluate(e *entry, now int64, caps []estimate.Capacity) eval
 	for p := range e.prog {
 		pr := &e.prog[p]
 		t := ev.tavg
-		if s.cfg.PerPhaseTaskTime {
+		switch {
+		case s.cfg.PhaseTaskTimeHints:
+			t, _ = estimate.PriorTaskTime(*pr, ev.tavg, e.hint[p], s.cfg.PerPhaseTaskTime) // hint checked at snapshot
+		case s.cfg.PerPhaseTaskTime:
 			t, _ = estimate.PhaseTaskTime(*pr, ev.tavg)
 		}
 		loads[p] = estimate.PhaseLoad{

@@ -28,6 +28,10 @@ var variants = []variant{
 	{"admission", lss.Config{Admission: true, AdmissionTaskTime: 15 * sec}, 2, []float64{2, 1, 0}},
 	{"three-phases", lss.Config{PhaseKinds: []string{"map-slot", "reduce-slot", "merge-slot"}}, 3, []float64{2, 1, 1}},
 	{"shared-kind", lss.Config{PhaseKinds: []string{"map-slot", "map-slot", "reduce-slot"}, SoftDeadlines: true, PerPhaseTaskTime: true}, 3, []float64{3, 1, 0}},
+	// Appended, so that the fuzz corpus keeps its variant numbers.
+	{"phase-hints", lss.Config{PhaseTaskTimeHints: true}, 2, []float64{2, 1, 0}},
+	{"phase-hints per-phase admission", lss.Config{PhaseTaskTimeHints: true, PerPhaseTaskTime: true, Admission: true}, 2, []float64{2, 1, 0}},
+	{"phase-hints three-phases heterogeneous", lss.Config{PhaseTaskTimeHints: true, PhaseKinds: []string{"map-slot", "reduce-slot", "merge-slot"}, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n01": 1.5}}, 3, []float64{2, 1, 1}},
 }
 
 // pair returns the variant's config as indexed and literal.
@@ -95,6 +99,17 @@ func step(s *sim, op int, arg uint64) {
 				s.failf("Update with inconsistent counters: %v", err)
 			}
 			j.ph[0] = saved
+			// A negative per-phase hint: refused with the option (the
+			// snapshot is kept), ignored without it.
+			if len(j.phint) > 0 {
+				savedHint, savedOK := j.phint[0], j.phintOK[0]
+				j.phint[0], j.phintOK[0] = -sec, true
+				err := s.call("Update bad hint", func(sch *lss.Scheduler) error { return sch.Update(id) })
+				j.phint[0], j.phintOK[0] = savedHint, savedOK
+				if s.hints != errors.Is(err, lss.ErrInvalidJob) {
+					s.failf("Update with a negative phase hint (option %v): %v", s.hints, err)
+				}
+			}
 			break
 		}
 	case 15: // a quiet stretch: time passes, every node heartbeats
@@ -152,6 +167,8 @@ func FuzzEvents(f *testing.F) {
 	f.Add(uint8(1), uint64(7), []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add(uint8(5), uint64(3), []byte{0, 0, 0, 15, 15, 13, 4, 9, 9, 15})
 	f.Add(uint8(3), uint64(11), []byte{13, 0, 0, 4, 13, 4, 15, 9, 12, 15})
+	f.Add(uint8(7), uint64(5), []byte{0, 0, 4, 9, 9, 4, 15, 0, 14, 4, 9, 15, 15})
+	f.Add(uint8(9), uint64(2), []byte{0, 0, 0, 4, 9, 13, 4, 9, 14, 15, 15, 12, 15})
 	f.Fuzz(func(t *testing.T, vi uint8, seed uint64, ops []byte) {
 		if len(ops) > 400 {
 			ops = ops[:400]

@@ -24,11 +24,18 @@ type hostJob struct {
 	ph        []schedkit.PhaseProgress
 	hint      time.Duration
 	base      []time.Duration // simulation: nominal task time per phase
+	// phint are per-phase task time hints (PhaseTaskTimeHinter), with
+	// phintOK saying whether one is given; nil: none.
+	phint   []time.Duration
+	phintOK []bool
 }
 
 var (
 	_ schedkit.Job       = (*hostJob)(nil)
 	_ lss.TaskTimeHinter = (*hintJob)(nil)
+
+	_ lss.PhaseTaskTimeHinter = (*hostJob)(nil)
+	_ lss.PhaseTaskTimeHinter = hintJob{}
 )
 
 func (j *hostJob) ID() schedkit.JobID                               { return j.id }
@@ -36,6 +43,15 @@ func (j *hostJob) Submitted() time.Time                             { return j.s
 func (j *hostJob) Deadline() time.Time                              { return j.deadline }
 func (j *hostJob) Phases() int                                      { return len(j.ph) }
 func (j *hostJob) Progress(p schedkit.Phase) schedkit.PhaseProgress { return j.ph[p] }
+
+// PhaseTaskTimeHint implements lss.PhaseTaskTimeHinter; schedulers
+// without Config.PhaseTaskTimeHints never call it.
+func (j *hostJob) PhaseTaskTimeHint(p schedkit.Phase) (time.Duration, bool) {
+	if int(p) >= len(j.phint) {
+		return 0, false
+	}
+	return j.phint[p], j.phintOK[p]
+}
 
 // hintJob declares an a-priori task time.
 type hintJob struct{ *hostJob }
@@ -139,6 +155,7 @@ type sim struct {
 	pending  []lss.Decision // assignments applied late (delay mode)
 	held     map[schedkit.JobID]bool
 	phases   int
+	hints    bool  // the schedulers run with PhaseTaskTimeHints
 	kinds    []int // phase → slot kind's index in the Space
 	failf    func(format string, args ...any)
 	kills    int
@@ -152,6 +169,7 @@ type sim struct {
 
 func newSim(rng *rand.Rand, cl *hostCluster, phases int, cfgs []lss.Config, failf func(string, ...any)) *sim {
 	s := &sim{rng: rng, cl: cl, jobs: map[schedkit.JobID]*hostJob{}, held: map[schedkit.JobID]bool{}, now: t0, phases: phases, failf: failf}
+	s.hints = cfgs[0].PhaseTaskTimeHints
 	kinds := cfgs[0].PhaseKinds
 	if len(kinds) == 0 {
 		kinds = lss.DefaultPhaseKinds
@@ -235,7 +253,32 @@ func (s *sim) randomJob() *hostJob {
 	if s.rng.IntN(2) == 0 {
 		j.hint = j.base[0]
 	}
+	s.phaseHints(j)
 	return j
+}
+
+// phaseHints gives j per-phase task time hints of every kind — none, a
+// zero "hint", the true nominal time, an over- and an underestimate —
+// chosen from the job number, so that they draw nothing from the random
+// source and leave the event sequences of the other variants unchanged.
+func (s *sim) phaseHints(j *hostJob) {
+	if cap(j.phint) < s.phases {
+		j.phint = make([]time.Duration, s.phases)
+		j.phintOK = make([]bool, s.phases)
+	}
+	j.phint, j.phintOK = j.phint[:s.phases], j.phintOK[:s.phases]
+	for p := range s.phases {
+		k := (s.nextID*7 + 3*p) % 5
+		j.phint[p], j.phintOK[p] = 0, k != 0
+		switch k {
+		case 2:
+			j.phint[p] = j.base[p]
+		case 3:
+			j.phint[p] = 3 * j.base[p]
+		case 4:
+			j.phint[p] = j.base[p] / 4
+		}
+	}
 }
 
 func (s *sim) submit(j *hostJob) error {

@@ -45,6 +45,7 @@ type Scheduler struct {
 	free    []int // free slots per kind on the heartbeating node
 	loads   [schedkit.MaxPhases]estimate.PhaseLoad
 	prog    [schedkit.MaxPhases]schedkit.PhaseProgress
+	hint    [schedkit.MaxPhases]time.Duration
 	kills   []*entry
 	order   []*entry
 	touched []*entry
@@ -125,13 +126,38 @@ func (s *Scheduler) readProgress(op string, j schedkit.Job, id schedkit.JobID, n
 		}
 		s.prog[p] = pr
 	}
+	return s.readHints(op, j, id, n)
+}
+
+// readHints reads j's per-phase task time hints into s.hint when
+// PhaseTaskTimeHints is on (zero for none), and checks them.
+func (s *Scheduler) readHints(op string, j schedkit.Job, id schedkit.JobID, n int) error {
+	clear(s.hint[:n])
+	if !s.cfg.PhaseTaskTimeHints {
+		return nil
+	}
+	h, ok := j.(PhaseTaskTimeHinter)
+	if !ok {
+		return nil
+	}
+	for p := range n {
+		d, ok := h.PhaseTaskTimeHint(schedkit.Phase(p))
+		if !ok {
+			continue
+		}
+		if d < 0 || d > estimate.Horizon {
+			return errf(op, ErrInvalidJob, id, "phase %s: task time hint %v outside [0, 2^60 ns]", schedkit.Phase(p), d)
+		}
+		s.hint[p] = d
+	}
 	return nil
 }
 
 // Submit queues job j, which arrived at now (or earlier). It reads the
-// job's ID, submission time, deadline and counters. It fails, queuing
-// nothing, on a nil job, an empty or duplicate ID, more phases than
-// configured, inconsistent counters, a deadline before the submission or
+// job's ID, submission time, deadline and counters (and, with
+// PhaseTaskTimeHints, its phase hints). It fails, queuing nothing, on a
+// nil job, an empty or duplicate ID, more phases than configured,
+// inconsistent counters or a bad phase hint, a deadline before the submission or
 // already passed at now, times out of range, or — with Admission — a job
 // refused (*RefusedError). A zero Deadline means the job has none: it is
 // never killed and comes after every deadline job.
@@ -184,6 +210,7 @@ func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
 	e := s.newEntry(n)
 	e.job, e.id, e.sub, e.dl, e.hasDL, e.deadline = j, id, sub, dl, hasDL, deadline
 	copy(e.prog, s.prog[:n])
+	copy(e.hint, s.hint[:n])
 	s.jobs[id] = e
 	e.alive = true
 	e.allPos = len(s.all)
@@ -200,18 +227,20 @@ func (s *Scheduler) newEntry(n int) *entry {
 		e = s.pool[k-1]
 		s.pool[k-1] = nil
 		s.pool = s.pool[:k-1]
-		prog, out, pos := e.prog, e.out, e.pos
+		prog, out, hint, pos := e.prog, e.out, e.hint, e.pos
 		*e = entry{}
-		e.prog, e.out, e.pos = prog, out, pos
+		e.prog, e.out, e.hint, e.pos = prog, out, hint, pos
 	} else {
 		e = &entry{}
 	}
 	if cap(e.prog) < n {
 		e.prog = make([]schedkit.PhaseProgress, n)
 		e.out = make([]int, n)
+		e.hint = make([]time.Duration, n)
 	}
-	e.prog, e.out = e.prog[:n], e.out[:n]
+	e.prog, e.out, e.hint = e.prog[:n], e.out[:n], e.hint[:n]
 	clear(e.out)
+	clear(e.hint)
 	if e.pos == nil {
 		e.pos = make([]int32, len(s.elig)+2)
 	}
@@ -222,10 +251,12 @@ func (s *Scheduler) newEntry(n int) *entry {
 	return e
 }
 
-// Update re-reads job id's counters. Call it after every change to them;
+// Update re-reads job id's counters (and phase hints, with
+// PhaseTaskTimeHints). Call it after every change to them;
 // it also tells the scheduler that the counters now include every
 // assignment it returned for the job. On an error (unknown ID, a changed
-// phase count, inconsistent counters) the previous snapshot is kept.
+// phase count, inconsistent counters, a bad phase hint) the previous
+// snapshot is kept.
 func (s *Scheduler) Update(id schedkit.JobID) error {
 	const op = "Update"
 	e, ok := s.jobs[id]
@@ -239,6 +270,7 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 		return err
 	}
 	copy(e.prog, s.prog[:len(e.prog)])
+	copy(e.hint, s.hint[:len(e.prog)])
 	clear(e.out)
 	s.reindex(e)
 	return nil

@@ -193,6 +193,7 @@ func runLSS(p Params) (Result, error) {
 		lssCol(LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
 		lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
 		lssCol(LSSOptions{Name: "LSS admission", Admission: true}),
+		lssCol(LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
 	}, bases...)
 	hetero := append([]lssColumn{
 		lssCol(LSSOptions{Name: "LSS"}),
@@ -202,8 +203,13 @@ func runLSS(p Params) (Result, error) {
 	three := append([]lssColumn{
 		lssCol(LSSOptions{Name: "LSS 3-phase", PhaseKinds: threeKinds}),
 		lssCol(LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
+		lssCol(LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: threeKinds, PhaseTaskTimeHints: true}),
 	}, bases...)
-	fbCols := append([]lssColumn{lssCol(LSSOptions{Name: "LSS"}), lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true})}, bases...)
+	fbCols := append([]lssColumn{
+		lssCol(LSSOptions{Name: "LSS"}),
+		lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
+		lssCol(LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
+	}, bases...)
 
 	pw := p
 	horizon := lssPaperHorizon(p.Scale)
@@ -378,7 +384,8 @@ func runLSS(p Params) (Result, error) {
 	}
 	res.Assumptions = append(lines,
 		"LSS columns: lss.Scheduler through the simulator adapter (LSSPolicy); soft = SoftDeadlines, per-phase = PerPhaseTaskTime, "+
-			"admission = Admission with each job's task time hinted by the mean finished task time of earlier jobs of its workflow",
+			"admission = Admission with each job's task time hinted by the mean finished task time of earlier jobs of its workflow, "+
+			"priors = PhaseTaskTimeHints with each phase's task time hinted by the mean finished task time of that phase in earlier jobs of its workflow (a reduce's time includes its shuffle wait)",
 		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot)",
 	)
 	return res, nil

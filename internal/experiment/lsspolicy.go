@@ -23,6 +23,16 @@ type LSSOptions struct {
 	// ended jobs of its class: the host's figure from earlier runs of the
 	// same workflow.
 	SoftDeadlines, PerPhaseTaskTime, Admission, Literal bool
+	// PhaseTaskTimeHints turns on lss.Config.PhaseTaskTimeHints, each job
+	// hinting (as an lss.PhaseTaskTimeHinter) for each phase the mean
+	// task time of that phase over the earlier ended jobs of its class
+	// (none before one has finished a task of the phase). The adapter
+	// measures a task of phase p > 0 from the later of its start and the
+	// end of phase p−1 (the time formula (3) charges it: phases run one
+	// after the other there), not from its start as the simulator and
+	// Hadoop do, which would count an early reduce's shuffle wait; with
+	// RawPhaseHints it uses the simulator's times as they are.
+	PhaseTaskTimeHints, RawPhaseHints bool
 	// Heterogeneous turns on lss.Config.Heterogeneous with every node's
 	// speed factor from the simulator's configuration (NodeSpec.Speed, 0
 	// meaning 1), and makes the adapter report finished task times in
@@ -97,10 +107,13 @@ type jobTrack struct {
 }
 
 // classHistory sums the finished task times of the ended jobs of one
-// class: the host's figure from earlier runs of the same job.
+// class, pooled and per phase: the host's figure from earlier runs of the
+// same job.
 type classHistory struct {
-	sum time.Duration
-	n   int
+	sum   time.Duration
+	n     int
+	phSum [schedkit.MaxPhases]time.Duration
+	phN   [schedkit.MaxPhases]int
 }
 
 // Compile-time checks: the adapter is a full simulator policy, and what
@@ -113,8 +126,10 @@ var (
 	_ schedkit.Cluster   = (*clusterView)(nil)
 	_ schedkit.Job       = (*lssJob)(nil)
 	_ lss.TaskTimeHinter = (*lssJob)(nil)
-	_ schedkit.Job       = (*sim.Job)(nil)
-	_ schedkit.Node      = (*sim.Node)(nil)
+
+	_ lss.PhaseTaskTimeHinter = (*lssJob)(nil)
+	_ schedkit.Job            = (*sim.Job)(nil)
+	_ schedkit.Node           = (*sim.Node)(nil)
 )
 
 // NewLSSPolicy returns an adapter for a simulation configured by cfg.
@@ -128,12 +143,13 @@ func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
 		p.name = "LSS"
 	}
 	lc := lss.Config{
-		Cluster:          &p.cluster,
-		PhaseKinds:       opt.PhaseKinds,
-		SoftDeadlines:    opt.SoftDeadlines,
-		PerPhaseTaskTime: opt.PerPhaseTaskTime,
-		Admission:        opt.Admission,
-		Literal:          opt.Literal,
+		Cluster:            &p.cluster,
+		PhaseKinds:         opt.PhaseKinds,
+		SoftDeadlines:      opt.SoftDeadlines,
+		PerPhaseTaskTime:   opt.PerPhaseTaskTime,
+		Admission:          opt.Admission,
+		PhaseTaskTimeHints: opt.PhaseTaskTimeHints,
+		Literal:            opt.Literal,
 	}
 	if opt.Heterogeneous {
 		lc.Heterogeneous = true
@@ -148,7 +164,7 @@ func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
 			p.speeds[n.ID] = v
 		}
 	}
-	if opt.Admission {
+	if opt.Admission || opt.PhaseTaskTimeHints {
 		p.history = map[string]*classHistory{}
 	}
 	s, err := lss.New(lc)
@@ -172,7 +188,9 @@ func (p *LSSPolicy) Stats() LSSStats {
 
 // needsWrap reports whether jobs are shown to lss through lssJob rather
 // than as the *sim.Job itself.
-func (o LSSOptions) needsWrap() bool { return o.Heterogeneous || o.Admission }
+func (o LSSOptions) needsWrap() bool {
+	return o.Heterogeneous || o.Admission || o.PhaseTaskTimeHints
+}
 
 func (p *LSSPolicy) track(j *sim.Job) *jobTrack {
 	i := j.Index()
@@ -313,7 +331,7 @@ func killReason(d *lss.Decision) string {
 }
 
 // TaskEnded implements sim.TaskWatcher.
-func (p *LSSPolicy) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) {
+func (p *LSSPolicy) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 	j := t.Owner()
 	tr := p.track(j)
 	if !tr.queued {
@@ -321,6 +339,9 @@ func (p *LSSPolicy) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState
 	}
 	if tr.job != nil && p.opt.Heterogeneous {
 		tr.job.taskEnded(t, state)
+	}
+	if tr.job != nil && p.opt.PhaseTaskTimeHints && state == schedkit.TaskSucceeded {
+		tr.job.measure(now, t)
 	}
 	p.mark(j)
 }
@@ -338,6 +359,15 @@ func (p *LSSPolicy) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
 			pr := j.Progress(schedkit.Phase(ph))
 			h.sum += pr.FinishedDurationSum
 			h.n += pr.Finished
+			switch {
+			case ph >= schedkit.MaxPhases:
+			case p.opt.RawPhaseHints || t.job == nil || ph >= len(t.job.effN):
+				h.phSum[ph] += pr.FinishedDurationSum
+				h.phN[ph] += pr.Finished
+			default:
+				h.phSum[ph] += t.job.effSum[ph]
+				h.phN[ph] += t.job.effN[ph]
+			}
 		}
 	}
 	if t.queued {
@@ -418,6 +448,14 @@ type lssJob struct {
 	// node each running task started on.
 	raw, norm []time.Duration
 	speed     map[*sim.Task]float64
+	// PhaseTaskTimeHints: per phase, the finished duration sum already
+	// accounted for, the sum and count of task times measured from the
+	// later of start and the end of the previous phase, and when the
+	// previous phase ended (zero: not yet).
+	hintRaw []time.Duration
+	effSum  []time.Duration
+	effN    []int
+	barrier []time.Time
 }
 
 // Progress implements schedkit.Job. With Heterogeneous, the finished
@@ -447,6 +485,49 @@ func (j *lssJob) TaskTimeHint() time.Duration {
 		return 0
 	}
 	return h.sum / time.Duration(h.n)
+}
+
+// PhaseTaskTimeHint implements lss.PhaseTaskTimeHinter: the mean
+// finished task time of phase ph over the earlier ended jobs of the same
+// class (none before one of them finished a task of ph). With
+// Heterogeneous the figure is in the simulator's raw times, not speed-1
+// units; the lss experiment does not combine the two options.
+func (j *lssJob) PhaseTaskTimeHint(ph schedkit.Phase) (time.Duration, bool) {
+	if !j.p.opt.PhaseTaskTimeHints || int(ph) >= schedkit.MaxPhases {
+		return 0, false
+	}
+	h := j.p.history[j.Class()]
+	if h == nil || h.phN[ph] == 0 {
+		return 0, false
+	}
+	return h.phSum[ph] / time.Duration(h.phN[ph]), true
+}
+
+// measure accounts a succeeded task for the phase hints: its run time
+// is the growth of the simulator's finished duration sum for its phase;
+// a task of phase p > 0 counts from the later of its start and the end
+// of phase p−1. When the task completes its phase, the next phase's
+// barrier is now.
+func (j *lssJob) measure(now time.Time, t *sim.Task) {
+	if j.hintRaw == nil {
+		n := j.Phases()
+		j.hintRaw = make([]time.Duration, n)
+		j.effSum = make([]time.Duration, n)
+		j.effN = make([]int, n)
+		j.barrier = make([]time.Time, n)
+	}
+	ph := t.Phase()
+	pr := j.Job.Progress(ph)
+	d := pr.FinishedDurationSum - j.hintRaw[ph]
+	j.hintRaw[ph] = pr.FinishedDurationSum
+	if b := j.barrier[ph]; ph > 0 && !b.IsZero() {
+		d = min(d, now.Sub(b))
+	}
+	j.effSum[ph] += max(d, 0)
+	j.effN[ph]++
+	if pr.Finished == pr.Total && int(ph)+1 < len(j.barrier) {
+		j.barrier[ph+1] = now
+	}
 }
 
 func (j *lssJob) started(t *sim.Task, speed float64) {
