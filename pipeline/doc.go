@@ -107,16 +107,23 @@
 //
 // # Design choices
 //
-// The queues are mutex-guarded rings with two condition variables rather
-// than channels: a consumer takes every queued item (up to its limit) in
-// one lock acquisition, so the per-item cost of a handoff falls as load
-// rises, and the queue knows its own depth for the statistics. The
-// writer, being the write queue's only consumer, takes everything queued;
-// so does a lone worker, which then runs it Batch items at a time.
-// Context cancellation reaches waiting goroutines through
-// context.AfterFunc, which stops both queues. Timing costs nothing on the
-// fast path: the clock is read only around waits that actually block, and
-// busy time is each goroutine's lifetime minus its waits.
+// The queues are bounded rings rather than channels: a consumer takes
+// every queued item (up to its limit) at once, so the per-item cost of a
+// handoff falls as load rises, and a queue knows its own depth for the
+// statistics. The writer, being the write queue's only consumer, takes
+// everything queued; so does a lone worker, which then runs it Batch
+// items at a time. In the common layout, one worker, each queue has
+// exactly one goroutine on each side, and the queues are lock-free
+// single-producer, single-consumer rings: one atomic add publishes an
+// item (and gives the exact depth for the high-water mark), and a side
+// parks on a channel only when its ring is empty or full, after yielding
+// the processor once; the reader writes each item straight into its slot.
+// With several workers the queues are mutex-guarded rings with two
+// condition variables. Context cancellation reaches waiting goroutines
+// through context.AfterFunc, which stops both queues. Timing costs
+// nothing on the fast path: the clock is read only around waits that
+// actually block, and busy time is each goroutine's lifetime minus its
+// waits.
 //
 // Accelerator.Run is called once per batch with a work function bound
 // once per worker (no allocation per item). The pipeline relies on Run

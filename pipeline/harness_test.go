@@ -108,6 +108,12 @@ func randomScenario(rng *rand.Rand, maxItems int) *scenario {
 		}
 	}
 	s.cfg.Streams = 1 + rng.IntN(3)
+	if rng.IntN(3) == 0 {
+		// A lone worker, the common layout, where both queues are
+		// lock-free rings rather than mutex queues: at least a third of
+		// the runs.
+		s.cfg.Accelerators, s.cfg.Streams = s.cfg.Accelerators[:1], 1
+	}
 	s.cfg.ProcessQueue = 1 + rng.IntN(8)
 	s.cfg.WriteQueue = 1 + rng.IntN(8)
 	s.cfg.Batch = rng.IntN(5)
@@ -143,7 +149,7 @@ func randomScenario(rng *rand.Rand, maxItems int) *scenario {
 		case 3:
 			s.cancelWrite = rng.IntN(s.n)
 		case 4, 5:
-			s.cancelAfter = time.Duration(rng.IntN(2000)) * time.Microsecond
+			s.cancelAfter = time.Duration(1+rng.IntN(2000)) * time.Microsecond // not 0: blockAtEnd needs the timer
 			s.blockAtEnd = rng.IntN(2) == 0
 		}
 	}

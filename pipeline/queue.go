@@ -7,7 +7,9 @@ import (
 )
 
 // queue is the blocking queue between two stages (the paper's blocking
-// processing and write buffers): a bounded FIFO ring under one mutex.
+// processing and write buffers) when several workers share one side of
+// it: a bounded FIFO ring under one mutex. (With a lone worker both
+// queues are rings; see link.)
 // Producers append one item or a run of items; a consumer takes every
 // queued item up to a maximum in one lock acquisition, so under load the
 // handoff cost is shared by many items while a lone item is never held

@@ -41,8 +41,8 @@ func Run[I, R any](ctx context.Context, cfg Config, s Stages[I, R]) (Stats, erro
 		s:      s,
 		parent: ctx,
 		batch:  cfg.batch(),
-		pq:     newQueue[item[I, R]](cfg.ProcessQueue),
-		wq:     newQueue[item[I, R]](cfg.WriteQueue),
+		pq:     newLink[item[I, R]](cfg.ProcessQueue, 1, cfg.workers()),
+		wq:     newLink[item[I, R]](cfg.WriteQueue, cfg.workers(), 1),
 	}
 	if limit := cfg.inFlightLimit(); limit > 0 {
 		p.gate = newGate(limit)
@@ -57,9 +57,8 @@ type run[I, R any] struct {
 	parent context.Context
 	ctx    context.Context // parent, or cancelled by a fatal write error
 	cancel context.CancelFunc
-	done   <-chan struct{}
 	batch  int
-	pq, wq *queue[item[I, R]]
+	pq, wq link[item[I, R]]
 	gate   *gate // nil without an in-flight cap
 	wg     sync.WaitGroup
 	live   atomic.Int32 // processing workers still running
@@ -76,7 +75,6 @@ type run[I, R any] struct {
 func (p *run[I, R]) run() (Stats, error) {
 	p.ctx, p.cancel = context.WithCancel(p.parent)
 	defer p.cancel()
-	p.done = p.ctx.Done()
 	stopped := make(chan struct{})
 	stopAfter := context.AfterFunc(p.ctx, func() {
 		p.pq.stop()
@@ -92,6 +90,7 @@ func (p *run[I, R]) run() (Stats, error) {
 		dev := acc.Info().ID
 		for range p.cfg.Streams {
 			w := &worker[I, R]{p: p, acc: acc, dev: dev}
+			w.cpu, w.isCPU = acc.(CPU)
 			w.runFn = w.runBatch
 			workers = append(workers, w)
 		}
@@ -148,12 +147,7 @@ var errLost = errors.New("pipeline: item left over after a clean end")
 // isDone reports, without blocking, whether the pipeline's context is
 // done.
 func (p *run[I, R]) isDone() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
+	return p.ctx.Err() != nil
 }
 
 // fail records err as the reason the pipeline stopped, unless one is
@@ -237,14 +231,26 @@ func (p *run[I, R]) read() {
 			}
 			last = r
 		}
-		it := item[I, R]{Result: Result[I, R]{Requester: in.Requester, Seq: r.next, Input: in.Input}, req: r}
-		r.next++
 		st.Items++
-		if !p.pq.put(it, &st.BlockedOut) {
-			p.leave(it)
-			p.interrupted()
-			break
+		if ring := p.pq.r; ring != nil {
+			// A lone worker: fill the ring's next slot in place. It is
+			// zero, so only these fields need writing, and no item is
+			// built and copied.
+			x := ring.slot(&st.BlockedOut)
+			if x != nil {
+				x.Requester, x.Seq, x.Input, x.req = in.Requester, r.next, in.Input, r
+				r.next++
+				ring.commit()
+				continue
+			}
+		} else if p.pq.q.put(item[I, R]{Result: Result[I, R]{Requester: in.Requester, Seq: r.next, Input: in.Input}, req: r}, &st.BlockedOut) {
+			r.next++
+			continue
 		}
+		// The queue is stopping.
+		p.leave(item[I, R]{Result: Result[I, R]{Requester: in.Requester, Seq: r.next, Input: in.Input}, req: r})
+		p.interrupted()
+		break
 	}
 	p.pq.close()
 	st.Busy = time.Since(start) - st.BlockedOut
@@ -255,6 +261,8 @@ func (p *run[I, R]) read() {
 type worker[I, R any] struct {
 	p     *run[I, R]
 	acc   schedkit.Accelerator
+	cpu   CPU  // acc, when it is a CPU
+	isCPU bool // acc is a CPU: call its Run statically
 	dev   schedkit.AcceleratorID
 	runFn func(context.Context) error // w.runBatch, bound once
 	buf   []item[I, R]                // what the last take returned
@@ -318,7 +326,12 @@ func (w *worker[I, R]) process(st *StageStats) bool {
 		}
 		n := min(len(w.held), p.batch)
 		w.batch = w.held[:n]
-		err := w.acc.Run(p.ctx, w.runFn)
+		var err error
+		if w.isCPU {
+			err = w.cpu.Run(p.ctx, w.runFn) // the same call, without the dynamic dispatch
+		} else {
+			err = w.acc.Run(p.ctx, w.runFn)
+		}
 		for i := range w.batch {
 			it := &w.batch[i]
 			it.Device = w.dev
@@ -335,9 +348,12 @@ func (w *worker[I, R]) process(st *StageStats) bool {
 			p.interrupted()
 			return false
 		}
-		clear(w.batch)
 		w.held = w.held[n:]
 	}
+	// Let the items be collected once written. (Until the whole take is
+	// done, at most ProcessQueue of them stay referenced here; clearing
+	// once per take rather than per batch is measurably cheaper.)
+	clear(w.buf)
 	return true
 }
 

@@ -37,22 +37,30 @@ func TestOrderedSlowHead(t *testing.T) {
 	for i := range 5 {
 		items = append(items, pipeline.Item[int]{Requester: "n1", Input: i}, pipeline.Item[int]{Requester: "n2", Input: 100 + i})
 	}
-	var processed atomic.Int32
+	// The slow item waits until all of n2's results are written (not
+	// merely processed: a result is queued for the writer after Process
+	// returns, so waiting on processing would race with the slow item's
+	// own result). With head-of-line blocking they never would be; the
+	// deadline turns that into a failure rather than a hang.
+	var n2Written atomic.Int32
 	var order []string
 	cfg := pipeline.Config{Accelerators: []schedkit.Accelerator{pipeline.CPU{}}, Streams: 3, ProcessQueue: 4, WriteQueue: 4, Ordered: true}
 	_, err := pipeline.Run(context.Background(), cfg, pipeline.Stages[int, int]{
 		Read: sliceReader(items),
 		Process: func(ctx context.Context, x int) (int, error) {
 			if x == 0 {
-				for processed.Load() < int32(len(items)-1) {
+				deadline := time.Now().Add(10 * time.Second)
+				for n2Written.Load() < int32(len(items)/2) && time.Now().Before(deadline) {
 					runtime.Gosched()
 				}
 			}
-			processed.Add(1)
 			return x, nil
 		},
 		Write: func(_ context.Context, r pipeline.Result[int, int]) error {
 			order = append(order, fmt.Sprintf("%s#%d", r.Requester, r.Seq))
+			if r.Requester == "n2" {
+				n2Written.Add(1)
+			}
 			return nil
 		},
 	})

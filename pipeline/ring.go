@@ -1,0 +1,242 @@
+package pipeline
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// cacheLine separates fields written by different goroutines, so that a
+// write by one side does not invalidate the line the other side reads.
+type cacheLine [64]byte
+
+// ring is a bounded FIFO for one producer goroutine and one consumer
+// goroutine, without a lock. The producer alone writes tail and hw, the
+// consumer alone writes head; the one counter both sides change is n,
+// the number of items queued, by atomic add. Slots are published by that
+// add: the producer fills slots, then adds; the consumer loads n, copies
+// and clears that many slots, then subtracts. Because n changes only by
+// atomic read-modify-write, the value the producer's add returns is the
+// exact number of items queued at that instant, so the high-water mark
+// is exact, as under a lock. A free slot is always zero (slots start
+// zero and take clears what it copies), so a producer may fill a slot
+// in place, field by field (slot, commit).
+//
+// Waiting: a side that finds the ring empty (consumer) or full
+// (producer) first yields the processor once and looks again, as queue
+// does; then it parks on its own 1-buffered wake channel. Parking is a
+// Dekker-style handshake on sequentially consistent atomics: the waiter
+// raises its flag, then loads n; the other side changes n, then loads
+// the flag. At least one of them sees the other's store: either the
+// waiter sees the change and does not sleep, or the other side sees the
+// flag, lowers it and sends a wake token. A token that arrives after the
+// waiter stopped waiting stays in the channel and makes a later park
+// return early; every wait re-checks its condition in a loop, so a
+// spurious wake is harmless. close and stop set their flag, then send a
+// token unconditionally, which reaches a side whether it is parked or
+// about to park.
+type ring[T any] struct {
+	buf []T
+
+	_    cacheLine
+	tail int // producer: next slot to fill
+	hw   int // producer: most items queued at once
+
+	_    cacheLine
+	head int // consumer: next slot to take
+
+	_        cacheLine
+	n        atomic.Int64 // items queued
+	consWait atomic.Bool  // the consumer is parked, or about to park
+	prodWait atomic.Bool  // the producer is parked, or about to park
+	closed   atomic.Bool
+	stopped  atomic.Bool
+	consWake chan struct{} // 1-buffered: a token wakes the consumer
+	prodWake chan struct{}
+}
+
+func newRing[T any](depth int) *ring[T] {
+	return &ring[T]{
+		buf:      make([]T, depth),
+		consWake: make(chan struct{}, 1),
+		prodWake: make(chan struct{}, 1),
+	}
+}
+
+// token sends a wake-up on ch unless one is already waiting there.
+func token(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// room returns the number of free slots, waiting until there is at least
+// one; it returns 0 if the ring is stopping.
+func (q *ring[T]) room(blocked *time.Duration) int {
+	if q.stopped.Load() {
+		return 0
+	}
+	if free := len(q.buf) - int(q.n.Load()); free > 0 {
+		return free
+	}
+	return q.waitRoom(blocked)
+}
+
+// waitRoom is room's slow path: the ring was full.
+func (q *ring[T]) waitRoom(blocked *time.Duration) int {
+	runtime.Gosched() // as in queue: the consumer is often about to take
+	if q.stopped.Load() {
+		return 0
+	}
+	if free := len(q.buf) - int(q.n.Load()); free > 0 {
+		return free
+	}
+	t0 := time.Now()
+	free := 0
+	for {
+		q.prodWait.Store(true)
+		if q.stopped.Load() {
+			break
+		}
+		if free = len(q.buf) - int(q.n.Load()); free > 0 {
+			break
+		}
+		<-q.prodWake
+	}
+	q.prodWait.Store(false)
+	*blocked += time.Since(t0)
+	return free
+}
+
+// published is the producer's part after filling k slots: publish them,
+// record the high-water mark, and wake the consumer if it is waiting.
+func (q *ring[T]) published(k int) {
+	if q.tail += k; q.tail >= len(q.buf) {
+		q.tail -= len(q.buf)
+	}
+	n := int(q.n.Add(int64(k)))
+	if n > q.hw {
+		q.hw = n
+	}
+	if q.consWait.Load() && q.consWait.CompareAndSwap(true, false) {
+		token(q.consWake)
+	}
+}
+
+// slot waits for room and returns the (zero) slot the next put would
+// fill, for the producer to fill in place and publish with commit. It
+// returns nil if the ring is stopping.
+func (q *ring[T]) slot(blocked *time.Duration) *T {
+	if q.room(blocked) == 0 {
+		return nil
+	}
+	return &q.buf[q.tail]
+}
+
+// commit publishes the slot that slot returned.
+func (q *ring[T]) commit() { q.published(1) }
+
+func (q *ring[T]) putAll(xs []T, blocked *time.Duration) int {
+	done := 0
+	for done < len(xs) {
+		free := q.room(blocked)
+		if free == 0 {
+			break
+		}
+		k := min(free, len(xs)-done)
+		// At most two contiguous runs, before and after the wrap.
+		if m := copy(q.buf[q.tail:], xs[done:done+k]); m < k {
+			copy(q.buf, xs[done+m:done+k])
+		}
+		done += k
+		q.published(k)
+	}
+	return done
+}
+
+// queued returns the number of items queued, waiting until there is at
+// least one; it returns 0 if the ring is stopping, or closed and empty.
+func (q *ring[T]) queued(blocked *time.Duration) int {
+	if q.stopped.Load() {
+		return 0
+	}
+	if n := int(q.n.Load()); n > 0 {
+		return n
+	}
+	return q.waitQueued(blocked)
+}
+
+// waitQueued is queued's slow path: the ring was empty.
+func (q *ring[T]) waitQueued(blocked *time.Duration) int {
+	if q.closed.Load() {
+		return int(q.n.Load()) // puts before close are visible after it
+	}
+	runtime.Gosched() // as in queue: the producer is often about to put
+	if n := int(q.n.Load()); n > 0 || q.stopped.Load() {
+		return n
+	}
+	t0 := time.Now()
+	n := 0
+	for {
+		q.consWait.Store(true)
+		if q.stopped.Load() {
+			break
+		}
+		closed := q.closed.Load() // before n: see the last puts
+		if n = int(q.n.Load()); n > 0 || closed {
+			break
+		}
+		<-q.consWake
+	}
+	q.consWait.Store(false)
+	*blocked += time.Since(t0)
+	return n
+}
+
+func (q *ring[T]) take(dst []T, limit int, blocked *time.Duration) ([]T, bool) {
+	n := q.queued(blocked)
+	if n == 0 || q.stopped.Load() {
+		return dst, false
+	}
+	k := min(n, limit)
+	for c := k; c > 0; { // at most two contiguous runs
+		run := q.buf[q.head:min(q.head+c, len(q.buf))]
+		dst = append(dst, run...)
+		clear(run) // free slots are zero; and the items can be collected once written
+		if q.head += len(run); q.head == len(q.buf) {
+			q.head = 0
+		}
+		c -= len(run)
+	}
+	q.n.Add(-int64(k))
+	if q.prodWait.Load() && q.prodWait.CompareAndSwap(true, false) {
+		token(q.prodWake)
+	}
+	return dst, true
+}
+
+func (q *ring[T]) close() {
+	q.closed.Store(true)
+	token(q.consWake)
+}
+
+func (q *ring[T]) stop() {
+	q.stopped.Store(true)
+	token(q.consWake)
+	token(q.prodWake)
+}
+
+func (q *ring[T]) drain(dst []T) []T {
+	for n := q.n.Load(); n > 0; n-- {
+		dst = append(dst, q.buf[q.head])
+		q.buf[q.head] = *new(T)
+		if q.head++; q.head == len(q.buf) {
+			q.head = 0
+		}
+	}
+	q.n.Store(0)
+	return dst
+}
+
+func (q *ring[T]) highWater() int { return q.hw }
