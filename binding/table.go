@@ -378,15 +378,23 @@ func (t *Table) record(ui int32, from, to schedkit.NodeID) {
 
 // ---- slots ----
 
-func (t *Table) allocNode(id schedkit.NodeID) int32 {
-	var ni int32
-	if k := len(t.freeNodes); k > 0 {
-		ni = t.freeNodes[k-1]
-		t.freeNodes = t.freeNodes[:k-1]
-	} else {
-		t.nodes = append(t.nodes, nodeRec{})
-		ni = int32(len(t.nodes) - 1)
+// takeSlot returns the index of a record to reuse: the last one on the
+// free list, or a new zero record appended to recs. The caller
+// initialises it; the old contents are there so it can keep slices'
+// storage.
+func takeSlot[T any](recs *[]T, free *[]int32) int32 {
+	if k := len(*free); k > 0 {
+		i := (*free)[k-1]
+		*free = (*free)[:k-1]
+		return i
 	}
+	var zero T
+	*recs = append(*recs, zero)
+	return int32(len(*recs) - 1)
+}
+
+func (t *Table) allocNode(id schedkit.NodeID) int32 {
+	ni := takeSlot(&t.nodes, &t.freeNodes)
 	n := &t.nodes[ni]
 	*n = nodeRec{
 		id: id, used: true, rack: none,
@@ -417,14 +425,7 @@ func (t *Table) freeNode(ni int32) {
 }
 
 func (t *Table) allocUnit(ni int32, c int) int32 {
-	var ui int32
-	if k := len(t.freeUnits); k > 0 {
-		ui = t.freeUnits[k-1]
-		t.freeUnits = t.freeUnits[:k-1]
-	} else {
-		t.units = append(t.units, unit{})
-		ui = int32(len(t.units) - 1)
-	}
+	ui := takeSlot(&t.units, &t.freeUnits)
 	t.units[ui] = unit{node: ni, container: int32(c), anode: none, prev: none, next: none, state: unitDetached}
 	return ui
 }
@@ -438,14 +439,7 @@ func (t *Table) rackFor(id schedkit.RackID) int32 {
 	if r, ok := t.rackIndex[id]; ok {
 		return r
 	}
-	var r int32
-	if k := len(t.freeRacks); k > 0 {
-		r = t.freeRacks[k-1]
-		t.freeRacks = t.freeRacks[:k-1]
-	} else {
-		t.racks = append(t.racks, rackRec{})
-		r = int32(len(t.racks) - 1)
-	}
+	r := takeSlot(&t.racks, &t.freeRacks)
 	rk := &t.racks[r]
 	*rk = rackRec{id: id, used: true, push: rk.push[:0], donor: rk.donor[:0], waitHead: none, waitTail: none}
 	t.rackIndex[id] = r

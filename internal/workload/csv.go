@@ -60,12 +60,9 @@ type csvJob struct {
 // jitter; rows with one are exact. Missing deadlines, budgets and φ come
 // from opt.Constraints.
 func ReadCSV(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workload, error) {
-	o, err := opt.prepare("csv")
+	o, err := opt.prepare("csv", rng)
 	if err != nil {
 		return Workload{}, err
-	}
-	if rng == nil {
-		return Workload{}, configErr("rng", ErrConfig, "nil *rand.Rand")
 	}
 	cr := csv.NewReader(r)
 	cr.Comment = '#'

@@ -47,12 +47,9 @@ const (
 // express. opt.Constraints then fill deadlines, budgets and φ; BlockSize
 // and ReduceBytes are unused.
 func ReadSWF(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workload, error) {
-	o, err := opt.prepare("swf")
+	o, err := opt.prepare("swf", rng)
 	if err != nil {
 		return Workload{}, err
-	}
-	if rng == nil {
-		return Workload{}, configErr("rng", ErrConfig, "nil *rand.Rand")
 	}
 	lr := newLineReader(r, name)
 	b := newTaskBuilder(o.Shaper, o.Model, rng, o.Logic)

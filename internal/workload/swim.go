@@ -41,12 +41,9 @@ func sizeClass(maps int64) string {
 // is its size bin (ClassSmall, ClassMedium, ClassLarge). name labels
 // errors (*ParseError) and the workload.
 func ReadSWIM(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workload, error) {
-	o, err := opt.prepare("swim")
+	o, err := opt.prepare("swim", rng)
 	if err != nil {
 		return Workload{}, err
-	}
-	if rng == nil {
-		return Workload{}, configErr("rng", ErrConfig, "nil *rand.Rand")
 	}
 	lr := newLineReader(r, name)
 	b := newTaskBuilder(o.Shaper, o.Model, rng, o.Logic)

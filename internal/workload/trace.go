@@ -58,8 +58,12 @@ func DefaultTraceOptions() TraceOptions {
 	}
 }
 
-// prepare validates o and returns it with defaults filled in.
-func (o TraceOptions) prepare(format string) (TraceOptions, error) {
+// prepare validates o and the reader's rng and returns o with defaults
+// filled in.
+func (o TraceOptions) prepare(format string, rng *rand.Rand) (TraceOptions, error) {
+	if rng == nil {
+		return o, configErr("rng", ErrConfig, "nil *rand.Rand")
+	}
 	if err := o.Model.Validate(); err != nil {
 		return o, err
 	}
