@@ -111,18 +111,21 @@ func (s *Sim) apply(d *Decision) {
 				s.invalid("assign: task %s: both Alloc and Plan set", t.id)
 				return
 			}
+			// Every step must fit the node's free capacity now, in its
+			// incompressible kinds (a step reached later may still find
+			// the space taken: Stats.PlanOvercommit).
 			for i := range d.Plan {
 				if d.Plan[i].Duration < 0 {
 					s.invalid("assign: task %s: plan step %d has negative duration", t.id, i)
 					return
 				}
-				if err := s.space.Validate(d.Plan[i].Alloc); err != nil {
-					s.invalid("assign: task %s: plan step %d: %v", t.id, i, err)
+				if d.Plan[i].Alloc == nil {
+					s.invalid("assign: task %s: plan step %d has no allocation", t.id, i)
 					return
 				}
-			}
-			if !s.checkAlloc(t, n, d.Plan[0].Alloc, "assign") {
-				return
+				if !s.checkAlloc(t, n, d.Plan[i].Alloc, fmt.Sprintf("assign (plan step %d)", i)) {
+					return
+				}
 			}
 		} else if !s.checkAlloc(t, n, d.Alloc, "assign") {
 			return
@@ -196,8 +199,33 @@ func (s *Sim) apply(d *Decision) {
 			s.invalid("preempt: task %s is not running (%v)", t.id, t.state)
 		default:
 			s.stats.Preempted++
-			s.requeue(t, schedkit.TaskKilled)
+			s.requeue(t, schedkit.TaskKilled, metrics.TaskPreempted)
 		}
+	case SetPrice:
+		j := d.Job
+		if !s.activeJob(j, "set-price") {
+			return
+		}
+		if len(d.Price) != s.k {
+			s.invalid("set-price: job %s: %d prices, want %d", j.id, len(d.Price), s.k)
+			return
+		}
+		if err := d.Price.Validate(); err != nil {
+			s.invalid("set-price: job %s: %v", j.id, err)
+			return
+		}
+		s.accrue(j)
+		if s.cfg.RecordTasks {
+			for i := range j.tasks {
+				if t := &j.tasks[i]; t.run != nil {
+					s.accrueAttempt(t)
+				}
+			}
+		}
+		if j.price == nil {
+			j.price = s.space.Zero()
+		}
+		copy(j.price, d.Price)
 	case Bind:
 		n := d.Node
 		if n == nil {
@@ -239,7 +267,12 @@ func (s *Sim) getAttempt() *attempt {
 		s.pool = s.pool[:n-1]
 		return a
 	}
-	return &attempt{allocBuf: make([]float64, s.k)}
+	a := &attempt{allocBuf: make([]float64, s.k)}
+	if s.cfg.RecordTasks {
+		sums := make([]float64, 3*s.k)
+		a.allocSum, a.usedSum, a.demSum = sums[:s.k:s.k], sums[s.k:2*s.k:2*s.k], sums[2*s.k:]
+	}
+	return a
 }
 
 func (s *Sim) putAttempt(a *attempt) {
@@ -264,8 +297,14 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 			a.plan = append(a.plan, AllocStep{Duration: plan[i].Duration, Alloc: v})
 		}
 		a.planIdx = 0
-		a.alloc = a.plan[0].Alloc
+		for a.planIdx+1 < len(a.plan) && a.plan[a.planIdx].Duration == 0 {
+			a.planIdx++
+		}
+		a.alloc = a.plan[a.planIdx].Alloc
+		a.planNext = a.planIdx+1 < len(a.plan)
+		a.planRem = float64(a.plan[a.planIdx].Duration)
 	} else {
+		a.planNext = false
 		if alloc == nil {
 			alloc = t.spec.Requested
 		}
@@ -288,12 +327,18 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 		a.profile = s.cfg.Profile(t, n)
 	}
 	a.host = nil
-	a.stage, a.rate, a.fresh = 0, 0, true
+	a.stage, a.rate, a.pace, a.fresh, a.toPlan = 0, 0, 0, true, false
 	a.rem = 0
 	if len(a.profile) > 0 {
 		a.rem = float64(a.profile[0].Duration)
 	}
 	a.last, a.stageStart, a.start = s.now, s.now, s.now
+	if s.cfg.RecordTasks {
+		a.intAt, a.costAt, a.cost = s.now, s.now, 0
+		clear(a.allocSum)
+		clear(a.usedSum)
+		clear(a.demSum)
+	}
 	s.startSeq++
 	a.startSeq = s.startSeq
 	a.waiting = !j.PhaseComputes(t.phase)
@@ -327,9 +372,6 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	}
 	s.stats.Assigned++
 	s.markDirty(n)
-	if len(a.plan) > 1 {
-		s.heap.push(s.now+int64(a.plan[0].Duration), evPlan, t.gidx, a.runNo)
-	}
 }
 
 func (s *Sim) addGuest(h *Node, t *Task) {
@@ -353,10 +395,14 @@ func (s *Sim) removeGuest(t *Task) {
 	s.markDirty(h)
 }
 
-// endAttempt stops t's running attempt and frees what it held.
-func (s *Sim) endAttempt(t *Task) {
+// endAttempt stops t's running attempt and frees what it held; outcome
+// is recorded (Config.RecordTasks).
+func (s *Sim) endAttempt(t *Task, outcome metrics.TaskOutcome) {
 	a, n, j := t.run, t.node, t.job
 	s.accrue(j)
+	if s.cfg.RecordTasks {
+		s.recordAttempt(t, outcome)
+	}
 	_ = j.alloc.Sub(a.alloc)
 	for k := range a.alloc {
 		if !n.offloaded[k] {
@@ -390,7 +436,7 @@ func (s *Sim) endAttempt(t *Task) {
 
 func (s *Sim) succeed(t *Task) {
 	dur := time.Duration(s.now - t.run.start)
-	s.endAttempt(t)
+	s.endAttempt(t, metrics.TaskSucceeded)
 	t.state = schedkit.TaskSucceeded
 	j := t.job
 	ph := &j.phases[t.phase]
@@ -406,9 +452,9 @@ func (s *Sim) succeed(t *Task) {
 }
 
 // requeue ends t's attempt and makes it ready again (failure, loss or
-// preemption); state is what TaskWatcher hears.
-func (s *Sim) requeue(t *Task, state schedkit.TaskState) {
-	s.endAttempt(t)
+// preemption); state is what TaskWatcher hears, outcome what is recorded.
+func (s *Sim) requeue(t *Task, state schedkit.TaskState, outcome metrics.TaskOutcome) {
+	s.endAttempt(t, outcome)
 	j := t.job
 	t.state = schedkit.TaskPending
 	t.readyGen++
@@ -425,7 +471,7 @@ func (s *Sim) requeue(t *Task, state schedkit.TaskState) {
 func (s *Sim) overcommit(t *Task) {
 	s.stats.Failed++
 	t.fails++
-	s.requeue(t, schedkit.TaskFailed)
+	s.requeue(t, schedkit.TaskFailed, metrics.TaskFailed)
 	if j := t.job; j.state == jobActive && int(t.fails) >= s.cfg.MaxAttempts {
 		s.stats.FailedJobs++
 		s.killJob(j, metrics.Failed, fmt.Sprintf("task %s failed %d times (incompressible over-commit)", t.id, t.fails))
@@ -475,6 +521,9 @@ func (s *Sim) advancePhases(j *Job) {
 		for i := ph.first; i < ph.first+ph.prog.Total; i++ {
 			t := &j.tasks[i]
 			if t.run != nil && t.run.waiting {
+				if s.cfg.RecordTasks {
+					s.integrate(t.run)
+				}
 				t.run.waiting = false
 				t.run.stageStart = s.now
 				s.markDirty(t.node)
@@ -491,7 +540,7 @@ func (s *Sim) killJob(j *Job, outcome metrics.Outcome, reason string) {
 	for i := range j.tasks {
 		t := &j.tasks[i]
 		if t.run != nil {
-			s.endAttempt(t)
+			s.endAttempt(t, metrics.TaskKilled)
 		}
 		if t.state == schedkit.TaskPending || t.state == schedkit.TaskRunning {
 			t.state = schedkit.TaskKilled
@@ -554,17 +603,34 @@ func (s *Sim) bind(n, target *Node) {
 	s.lastChange = s.now
 }
 
-// accrue charges j for its allocation since the last charge.
+// accrue charges j for its allocation since the last charge, at the
+// price in force.
 func (s *Sim) accrue(j *Job) {
-	if s.cfg.Prices != nil && s.now > j.costAt {
-		dt := time.Duration(s.now - j.costAt).Seconds()
-		for k, p := range s.cfg.Prices {
-			if a := j.alloc[k]; a > 0 {
-				j.cost += p * a * dt
-			}
-		}
+	if p := j.Price(); p != nil && s.now > j.costAt {
+		j.cost += dot(p, j.alloc) * time.Duration(s.now-j.costAt).Seconds()
 	}
 	j.costAt = s.now
+}
+
+// accrueAttempt charges t's running attempt since its last charge (task
+// records only).
+func (s *Sim) accrueAttempt(t *Task) {
+	a := t.run
+	if p := t.job.Price(); p != nil && s.now > a.costAt {
+		a.cost += dot(p, a.alloc) * time.Duration(s.now-a.costAt).Seconds()
+	}
+	a.costAt = s.now
+}
+
+// dot is Σ p[k]·a[k] over positive amounts.
+func dot(p, a resource.Vector) float64 {
+	c := 0.0
+	for k, x := range a {
+		if x > 0 {
+			c += p[k] * x
+		}
+	}
+	return c
 }
 
 func (s *Sim) markDirty(n *Node) {
@@ -585,6 +651,28 @@ func (s *Sim) demand(a *attempt, k int) float64 {
 		return 0
 	}
 	return a.profile[a.stage].Demand[k]
+}
+
+// load returns what an attempt puts on its node of kind k: its demand,
+// capped at its allocation for compressible kinds under Limits (a quota
+// cannot be exceeded, however idle the node).
+func (s *Sim) load(a *attempt, k int) float64 {
+	d := s.demand(a, k)
+	if s.cfg.Enforcement == Limits && s.compressible[k] && d > a.alloc[k] {
+		return a.alloc[k]
+	}
+	return d
+}
+
+// use returns what an attempt actually consumes of kind k: its demand of
+// an incompressible kind, its demand times its pace of a compressible
+// one (a task running at half speed uses half its demand).
+func (s *Sim) use(a *attempt, k int) float64 {
+	d := s.demand(a, k)
+	if s.compressible[k] {
+		return d * a.pace
+	}
+	return d
 }
 
 // settle brings every node touched by the last event up to date: exact
@@ -633,7 +721,7 @@ func (s *Sim) recompute(n *Node) {
 				continue
 			}
 			n.alloc[k] += a.alloc[k]
-			n.used[k] += s.demand(a, k)
+			n.used[k] += s.load(a, k)
 		}
 	}
 	for _, t := range n.guests {
@@ -641,7 +729,7 @@ func (s *Sim) recompute(n *Node) {
 		for _, k := range s.offloadKinds {
 			if home.offloaded[k] {
 				n.alloc[k] += a.alloc[k]
-				n.used[k] += s.demand(a, k)
+				n.used[k] += s.load(a, k)
 			}
 		}
 	}
@@ -677,21 +765,27 @@ func (s *Sim) victim(n *Node) *Task {
 	return nil
 }
 
-// rate is t's progress in isolated time per unit of wall time: the
-// node's speed times (1 − rc)/(1 + p) for the largest compression rate rc
-// among the compressible kinds it demands now (formula (5) read as a
-// rate), 1 when none of them is contended; 0 while waiting, or when an
-// offloaded kind it needs has no bound node.
-func (s *Sim) rate(t *Task) float64 {
+// rate is t's progress in isolated time per unit of wall time, and pace
+// the fraction of full speed it runs at (penalty excluded). Each
+// compressible kind k the task demands now (d > 0) allows the factor
+// f_k = g_k·(1 − rc_k), divided by (1 + p) when rc_k > 0: rc_k is the
+// formula-(1) compression of k on the node serving it (its true demand
+// over capacity, formula (5)), and g_k = min(1, a/d) under Limits (the
+// task's own quota, formula (4) with rc = 1 − a/d), 1 under Shares. The
+// slowest kind sets the pace: rate = speed · min_k f_k. An uncontended
+// task given its demand runs at the node's speed. The rate is 0 while
+// waiting, or when an offloaded kind it needs has no bound node.
+func (s *Sim) rate(t *Task) (rate, pace float64) {
 	a, n := t.run, t.node
 	if a.waiting {
-		return 0
+		return 0, 0
 	}
 	if a.stage >= len(a.profile) {
-		return n.speed
+		return n.speed, 1
 	}
 	d := a.profile[a.stage].Demand
-	worst := 0.0
+	pace, slow := 1.0, 1.0
+	limits := s.cfg.Enforcement == Limits
 	for _, k := range s.compKinds {
 		if d[k] <= 0 {
 			continue
@@ -699,20 +793,25 @@ func (s *Sim) rate(t *Task) float64 {
 		h := n
 		if n.offloaded[k] {
 			if h = a.host; h == nil {
-				return 0
+				return 0, 0
 			}
 		}
-		if rc := h.rc[k]; rc > worst {
-			worst = rc
+		g := 1.0
+		if limits && a.alloc[k] < d[k] {
+			g = a.alloc[k] / d[k]
 		}
+		f := g
+		if rc := h.rc[k]; rc > 0 {
+			g *= 1 - rc
+			f = g / (1 + s.cfg.Penalty)
+		}
+		pace = math.Min(pace, g)
+		slow = math.Min(slow, f)
 	}
-	if worst == 0 {
-		return n.speed
+	if slow <= 0 {
+		return 0, 0
 	}
-	if worst >= 1 {
-		return 0
-	}
-	return n.speed * (1 - worst) / (1 + s.cfg.Penalty)
+	return n.speed * slow, math.Max(pace, 0)
 }
 
 // maxAhead bounds how far ahead a stage event is scheduled.
@@ -720,34 +819,66 @@ const maxAhead = int64(1) << 61
 
 func (s *Sim) updateRate(t *Task) {
 	a := t.run
-	r := s.rate(t)
-	if !a.fresh && r == a.rate {
+	r, pace := s.rate(t)
+	if !a.fresh && r == a.rate && pace == a.pace {
 		return
 	}
-	if !a.fresh {
-		a.rem -= float64(s.now-a.last) * a.rate
-		if a.rem < 0 {
-			a.rem = 0
-		}
+	s.progress(a)
+	if s.cfg.RecordTasks {
+		s.integrate(a)
 	}
 	a.fresh = false
-	a.last = s.now
 	switch {
 	case a.rate > 0 && r == 0:
 		s.progressing--
 	case a.rate == 0 && r > 0:
 		s.progressing++
 	}
-	a.rate = r
+	a.rate, a.pace = r, pace
 	t.ver++
 	if r > 0 {
-		d := a.rem / r
+		// The next milestone: the end of the stage, or the plan's next
+		// step if the task reaches it first.
+		w := a.rem
+		a.toPlan = a.planNext && a.planRem < w
+		if a.toPlan {
+			w = a.planRem
+		}
+		d := w / r
 		at := maxAhead
 		if d < float64(maxAhead-s.now) {
 			at = s.now + int64(math.Ceil(d))
 		}
 		s.heap.push(at, evStage, t.gidx, t.ver)
 	}
+}
+
+// progress brings an attempt's remaining work up to now at its current
+// rate.
+func (s *Sim) progress(a *attempt) {
+	if s.now > a.last && a.rate > 0 {
+		w := float64(s.now-a.last) * a.rate
+		a.rem = math.Max(0, a.rem-w)
+		if a.planNext {
+			a.planRem = math.Max(0, a.planRem-w)
+		}
+	}
+	a.last = s.now
+}
+
+// integrate adds the attempt's allocation, actual usage and demand since
+// the last call to its task-record sums.
+func (s *Sim) integrate(a *attempt) {
+	if s.now <= a.intAt {
+		return
+	}
+	dt := float64(s.now - a.intAt)
+	for k := 0; k < s.k; k++ {
+		a.allocSum[k] += a.alloc[k] * dt
+		a.usedSum[k] += s.use(a, k) * dt
+		a.demSum[k] += s.demand(a, k) * dt
+	}
+	a.intAt = s.now
 }
 
 func (s *Sim) stageCurrent(e *event) bool {
@@ -758,12 +889,16 @@ func (s *Sim) stageCurrent(e *event) bool {
 // stageEnd moves t to its next stage, or completes it.
 func (s *Sim) stageEnd(t *Task) {
 	a := t.run
+	if a.planNext {
+		a.planRem = math.Max(0, a.planRem-a.rem)
+	}
+	if s.cfg.RecordTasks {
+		s.integrate(a)
+	}
 	a.rem = 0
-	s.observe(t, a.stage)
 	a.stage++
 	for a.stage < len(a.profile) && a.profile[a.stage].Duration == 0 {
 		a.stageStart = s.now
-		s.observe(t, a.stage)
 		a.stage++
 	}
 	if a.stage >= len(a.profile) {
@@ -778,42 +913,55 @@ func (s *Sim) stageEnd(t *Task) {
 	}
 }
 
-func (s *Sim) observe(t *Task, stage int) {
-	a := t.run
-	if !s.cfg.RecordObserved || stage >= len(a.profile) {
+// progressEvent handles t's progress event: a plan step or a stage end.
+func (s *Sim) progressEvent(t *Task) {
+	if t.run.toPlan {
+		s.planStep(t)
 		return
 	}
-	if stage == 0 || len(t.observed) != len(a.profile) {
-		if cap(t.observed) >= len(a.profile) {
-			t.observed = t.observed[:len(a.profile)]
-		} else {
-			t.observed = make([]time.Duration, len(a.profile))
-		}
-	}
-	t.observed[stage] = time.Duration(s.now - a.stageStart)
+	s.stageEnd(t)
 }
 
-func (s *Sim) planStep(t *Task, runNo uint32) {
-	a := t.run
-	if a == nil || a.runNo != runNo || a.planIdx+1 >= len(a.plan) {
-		return
+// planStep moves t's plan to its next step: the task has done the
+// current step's work. A step whose incompressible allocation no longer
+// fits the node (others took the space since the assignment) is applied
+// anyway and counted in Stats.PlanOvercommit; true usage over capacity
+// then fails a task as usual.
+func (s *Sim) planStep(t *Task) {
+	a, n, j := t.run, t.node, t.job
+	s.progress(a)
+	if s.cfg.RecordTasks {
+		s.integrate(a)
+		s.accrueAttempt(t)
 	}
-	n, j := t.node, t.job
 	s.accrue(j)
-	_ = j.alloc.Sub(a.alloc)
+	old := a.alloc
 	a.planIdx++
+	for a.planIdx+1 < len(a.plan) && a.plan[a.planIdx].Duration == 0 {
+		a.planIdx++
+	}
 	a.alloc = a.plan[a.planIdx].Alloc
+	a.planNext = a.planIdx+1 < len(a.plan)
+	a.planRem = float64(a.plan[a.planIdx].Duration)
+	_ = j.alloc.Sub(old)
 	_ = j.alloc.Add(a.alloc)
-	s.recompute(n)
-	for _, k := range s.incompKinds {
-		if !n.offloaded[k] && n.alloc[k] > n.capacity[k]+slack(n.capacity[k]) {
-			s.stats.PlanOvercommit++
-			s.invalid("plan of task %s: step %d allocates %g %s on %s, capacity %g", t.id, a.planIdx, n.alloc[k], s.space.Kind(k).Name, n.id, n.capacity[k])
-			break
+	over := false
+	for k := range a.alloc {
+		if n.offloaded[k] {
+			continue
+		}
+		n.alloc[k] += a.alloc[k] - old[k]
+		n.avail[k] -= a.alloc[k] - old[k]
+		if !s.compressible[k] && a.alloc[k] > old[k] && n.avail[k] < -slack(n.capacity[k]) {
+			over = true
 		}
 	}
+	if over {
+		s.stats.PlanOvercommit++
+	}
+	a.fresh = true
 	s.markDirty(n)
-	if a.planIdx+1 < len(a.plan) {
-		s.heap.push(s.now+int64(a.plan[a.planIdx].Duration), evPlan, t.gidx, runNo)
+	if a.host != nil {
+		s.markDirty(a.host)
 	}
 }

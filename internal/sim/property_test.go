@@ -42,9 +42,12 @@ func randomSetup(seed uint64, nJobs int) (sim.Config, *workload.Workload) {
 	cfg.HeartbeatInterval = time.Duration(1+rng.IntN(5)) * time.Second
 	cfg.SlowStart = []float64{0, 0.05, 0.5, 1}[rng.IntN(4)]
 	cfg.Penalty = []float64{0, 0.1}[rng.IntN(2)]
-	cfg.SampleInterval = 30 * time.Second
+	cfg.MetricsInterval = 30 * time.Second
 	cfg.OffloadKinds = []string{"acc"}
-	cfg.RecordObserved = true
+	cfg.RecordTasks = true
+	cfg.Enforcement = []sim.Enforcement{sim.Limits, sim.Shares}[rng.IntN(2)]
+	cfg.TickInterval = []time.Duration{0, 500 * time.Millisecond, 7 * time.Second}[rng.IntN(3)]
+	cfg.SampleInterval = time.Duration(1+rng.IntN(5)) * time.Second
 	cfg.Prices = resource.Vector{0.01, 0.001, 0.1}
 	w := &workload.Workload{Name: "random"}
 	var at time.Duration

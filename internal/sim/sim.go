@@ -31,7 +31,9 @@ type Stats struct {
 	Invalid        int // decisions that could not be carried out
 	PolicyCalls    int // Submit, Heartbeat and NodeChanged calls
 	MaxHeap        int // largest event-heap size
-	PlanOvercommit int // plan steps that over-committed an incompressible kind
+	PlanOvercommit int // plan steps applied although their incompressible allocation no longer fit
+	Ticks          int // Ticker calls
+	UsageSamples   int // usage sampling rounds delivered to a UsageWatcher
 }
 
 // Sim is one simulation of one policy on one workload. It is not safe for
@@ -44,7 +46,10 @@ type Sim struct {
 	tw     TaskWatcher
 	jw     JobWatcher
 	nw     NodeWatcher
+	tk     Ticker
+	uw     UsageWatcher
 	rng    *rand.Rand
+	noise  *rand.Rand // usage-sample noise, apart from rng
 	name   string
 
 	jobs     []Job
@@ -74,6 +79,12 @@ type Sim struct {
 	taskBuf  []*Task
 	sumVec   resource.Vector
 	hbNode   *Node
+	useBuf   resource.Vector // a task's usage sample
+	nodeBuf  resource.Vector // a node's usage sample
+	tickOn   bool            // a tick is scheduled
+	usageOn  bool            // a usage sample is scheduled
+	records  []metrics.TaskRecord
+	recVecs  []float64 // arena the records' vectors are cut from
 
 	ready       int // Σ Ready over active jobs
 	readyIn     [schedkit.MaxPhases]int
@@ -122,6 +133,13 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 	s.tw, _ = p.(TaskWatcher)
 	s.jw, _ = p.(JobWatcher)
 	s.nw, _ = p.(NodeWatcher)
+	s.tk, _ = p.(Ticker)
+	s.uw, _ = p.(UsageWatcher)
+	if s.cfg.TickInterval == 0 {
+		s.tk = nil
+	}
+	s.noise = rand.New(rand.NewPCG(cfg.Seed^0x6e6f697365, cfg.Seed+0x5a3c))
+	s.useBuf, s.nodeBuf = s.space.Zero(), s.space.Zero()
 	s.compressible = make([]bool, s.k)
 	s.integral = make([]bool, s.k)
 	for i := 0; i < s.k; i++ {
@@ -538,14 +556,16 @@ func (s *Sim) dispatch(e *event) error {
 	case evHeartbeat:
 		return s.heartbeat(&s.nodes[e.a], e.ver != 0)
 	case evStage:
-		s.stageEnd(&s.tasks[e.a])
-	case evPlan:
-		s.planStep(&s.tasks[e.a], e.ver)
+		s.progressEvent(&s.tasks[e.a])
 	case evSample:
 		s.sample()
 		if s.ended < len(s.jobs) {
-			s.heap.push(s.now+int64(s.cfg.SampleInterval), evSample, 0, 0)
+			s.heap.push(s.now+int64(s.cfg.MetricsInterval), evSample, 0, 0)
 		}
+	case evTick:
+		return s.tick()
+	case evUsage:
+		s.usageSample()
 	case evBackground:
 		s.external--
 		b := &s.cfg.Background[e.a]
@@ -567,6 +587,7 @@ func (s *Sim) submit(j *Job) error {
 	j.costAt = s.now
 	s.lastChange = s.now
 	s.wakeHeartbeats()
+	s.wakePeriodic()
 	t0 := time.Now()
 	err := s.policy.Submit(s.nowT, j)
 	s.decTime += time.Since(t0)
@@ -670,13 +691,13 @@ func (s *Sim) nodeEvent(e *NodeEvent) error {
 		for len(n.running) > 0 {
 			t := n.running[len(n.running)-1]
 			s.stats.Lost++
-			s.requeue(t, schedkit.TaskFailed)
+			s.requeue(t, schedkit.TaskFailed, metrics.TaskLost)
 		}
 		// Tasks pinned to n (Decision.Target) lose their remote work.
 		for i := len(n.guests) - 1; i >= 0; i-- {
 			if i < len(n.guests) && n.guests[i].run.pin == n {
 				s.stats.Lost++
-				s.requeue(n.guests[i], schedkit.TaskFailed)
+				s.requeue(n.guests[i], schedkit.TaskFailed, metrics.TaskLost)
 			}
 		}
 		for i := range s.nodes {
@@ -712,6 +733,13 @@ func (s *Sim) finish() {
 		return
 	}
 	s.done = true
+	if s.cfg.RecordTasks {
+		for i := range s.nodes {
+			for _, t := range s.nodes[i].running {
+				s.recordAttempt(t, metrics.TaskUnfinished)
+			}
+		}
+	}
 	for i := range s.jobs {
 		j := &s.jobs[i]
 		if j.state != jobEnded {
@@ -740,6 +768,7 @@ func (s *Sim) Record() metrics.Run {
 		Decisions:    s.decCalls,
 		Events:       s.stats.Events,
 		End:          time.Duration(s.now),
+		Tasks:        s.records,
 	}
 	for i := range r.Kinds {
 		r.Kinds[i] = s.space.Kind(i).Name
@@ -750,6 +779,9 @@ func (s *Sim) Record() metrics.Run {
 		rec.ID, rec.Class = string(j.id), j.spec.Class
 		rec.Submit, rec.Deadline = time.Duration(j.submitOff), j.spec.Deadline
 		rec.Budget, rec.Phi = j.spec.Budget, j.spec.Phi
+		for p := range j.phases {
+			rec.Tasks += j.phases[p].prog.Total
+		}
 		rec.Outcome = j.outcome
 		rec.Finish = time.Duration(j.endAt)
 		rec.Start = rec.Finish
