@@ -65,7 +65,7 @@ func (s *Sim) checkAlloc(t *Task, n *Node, alloc resource.Vector, what string) b
 		return false
 	}
 	for _, k := range s.incompKinds {
-		if !n.offloaded[k] && alloc[k] > n.avail[k]+slack(n.capacity[k]) {
+		if !n.offloaded[k] && alloc[k] > 0 && alloc[k] > n.avail[k]+slack(n.capacity[k]) {
 			s.invalid("%s: task %s on %s: %s %g exceeds the %g free", what, t.id, n.id, s.space.Kind(k).Name, alloc[k], n.avail[k])
 			return false
 		}
@@ -171,7 +171,7 @@ func (s *Sim) apply(d *Decision) {
 			_ = need.Add(a)
 		}
 		for _, k := range s.incompKinds {
-			if !n.offloaded[k] && need[k] > n.avail[k]+slack(n.capacity[k]) {
+			if !n.offloaded[k] && need[k] > 0 && need[k] > n.avail[k]+slack(n.capacity[k]) {
 				s.invalid("assign-phase: job %s %v: %d tasks on %s need %g %s, %g free", j.id, d.Phase, d.Count, n.id, need[k], s.space.Kind(k).Name, n.avail[k])
 				s.keepScratch(tasks)
 				return
