@@ -53,6 +53,10 @@ type TaskRecord struct {
 	Alloc, Used, Demand resource.Vector
 	// Cost is what the attempt's allocation was charged.
 	Cost float64
+	// Work is the isolated duration of the attempt's true profile (the
+	// sum of its stages' durations): how long it takes uncontended, given
+	// its demand, on a speed-1 node. It sizes tasks (CompletionBySize).
+	Work time.Duration
 }
 
 // TaskOutcome is how a task attempt ended.

@@ -364,6 +364,7 @@ func TestTaskRecords(t *testing.T) {
 				Used:    resource.Vector{1, 1},                  // 2 CPUs at half pace, then 1 at full
 				Demand:  resource.Vector{(2*8 + 1*2) / 10.0, 1}, // 1.8 CPUs
 				Cost:    10,
+				Work:    6 * time.Second,
 			}
 			if d := cmp.Diff(want, a, cmpopts.EquateApprox(0, 1e-9)); d != "" {
 				t.Errorf("record (-want +got):\n%s", d)

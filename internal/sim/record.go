@@ -29,6 +29,9 @@ func (s *Sim) recordAttempt(t *Task, outcome metrics.TaskOutcome) {
 		Outcome: outcome,
 		Cost:    a.cost,
 	}
+	for _, st := range a.profile {
+		r.Work += st.Duration
+	}
 	if dur := float64(s.now - a.start); dur > 0 {
 		r.Alloc = s.meanVec(a.allocSum, dur)
 		r.Used = s.meanVec(a.usedSum, dur)
