@@ -259,36 +259,41 @@ type Task struct {
 // attempt is the state of a running task attempt. Attempts are pooled by
 // the simulator, so starting and ending tasks does not allocate.
 type attempt struct {
-	alloc      resource.Vector
-	allocBuf   []float64
-	plan       []AllocStep
-	planBuf    []float64
-	planIdx    int
-	profile    []workload.Stage
-	stage      int
-	rem        float64 // isolated nanoseconds left in the current stage
-	rate       float64
-	last       int64 // when rem was last brought up to date
-	stageStart int64
-	start      int64
-	startSeq   uint64
-	runNo      uint32
-	slot       int // position in node.running
-	gslot      int // position in host.guests, -1 if none
-	host       *Node
-	pin        *Node // Decision.Target of the assignment: host whatever the binding
-	waiting    bool
-	fresh      bool // rem was just set: reschedule whatever the rate
+	alloc    resource.Vector
+	allocBuf []float64
+	plan     []AllocStep
+	planBuf  []float64
+	planIdx  int
+	profile  []workload.Stage
+	stage    int
+	rem      float64 // isolated nanoseconds left in the current stage
+	rate     float64
 	// pace is the fraction of its full speed the attempt progresses at,
 	// penalty excluded: the factor its compressible usage is scaled by.
 	pace float64
 	// planRem is the work (isolated nanoseconds) left before the plan's
 	// next step; meaningful only while planNext.
-	planRem  float64
-	planNext bool
-	toPlan   bool // the scheduled progress event is a plan step, not a stage end
-	// Task records (Config.RecordTasks): integrals since start of
-	// allocation, actual usage and true demand (amount × ns), cost.
+	planRem    float64
+	last       int64 // when rem was last brought up to date
+	stageStart int64
+	start      int64
+	startSeq   uint64
+	slot       int // position in node.running
+	gslot      int // position in host.guests, -1 if none
+	host       *Node
+	pin        *Node       // Decision.Target of the assignment: host whatever the binding
+	rec        *attemptRec // Config.RecordTasks only
+	runNo      uint32
+	waiting    bool
+	fresh      bool // rem was just set: reschedule whatever the rate
+	planNext   bool
+	toPlan     bool // the scheduled progress event is a plan step, not a stage end
+}
+
+// attemptRec is what a task record of an attempt accumulates: integrals
+// since the start of allocation, actual usage and true demand (amount ×
+// ns) up to intAt, and cost up to costAt.
+type attemptRec struct {
 	intAt                     int64
 	allocSum, usedSum, demSum []float64
 	cost                      float64

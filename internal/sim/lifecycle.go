@@ -270,7 +270,7 @@ func (s *Sim) getAttempt() *attempt {
 	a := &attempt{allocBuf: make([]float64, s.k)}
 	if s.cfg.RecordTasks {
 		sums := make([]float64, 3*s.k)
-		a.allocSum, a.usedSum, a.demSum = sums[:s.k:s.k], sums[s.k:2*s.k:2*s.k], sums[2*s.k:]
+		a.rec = &attemptRec{allocSum: sums[:s.k:s.k], usedSum: sums[s.k : 2*s.k : 2*s.k], demSum: sums[2*s.k:]}
 	}
 	return a
 }
@@ -334,10 +334,11 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	}
 	a.last, a.stageStart, a.start = s.now, s.now, s.now
 	if s.cfg.RecordTasks {
-		a.intAt, a.costAt, a.cost = s.now, s.now, 0
-		clear(a.allocSum)
-		clear(a.usedSum)
-		clear(a.demSum)
+		r := a.rec
+		r.intAt, r.costAt, r.cost = s.now, s.now, 0
+		clear(r.allocSum)
+		clear(r.usedSum)
+		clear(r.demSum)
 	}
 	s.startSeq++
 	a.startSeq = s.startSeq
@@ -616,10 +617,11 @@ func (s *Sim) accrue(j *Job) {
 // records only).
 func (s *Sim) accrueAttempt(t *Task) {
 	a := t.run
-	if p := t.job.Price(); p != nil && s.now > a.costAt {
-		a.cost += dot(p, a.alloc) * time.Duration(s.now-a.costAt).Seconds()
+	r := a.rec
+	if p := t.job.Price(); p != nil && s.now > r.costAt {
+		r.cost += dot(p, a.alloc) * time.Duration(s.now-r.costAt).Seconds()
 	}
-	a.costAt = s.now
+	r.costAt = s.now
 }
 
 // dot is Σ p[k]·a[k] over positive amounts.
@@ -869,16 +871,17 @@ func (s *Sim) progress(a *attempt) {
 // integrate adds the attempt's allocation, actual usage and demand since
 // the last call to its task-record sums.
 func (s *Sim) integrate(a *attempt) {
-	if s.now <= a.intAt {
+	r := a.rec
+	if s.now <= r.intAt {
 		return
 	}
-	dt := float64(s.now - a.intAt)
+	dt := float64(s.now - r.intAt)
 	for k := 0; k < s.k; k++ {
-		a.allocSum[k] += a.alloc[k] * dt
-		a.usedSum[k] += s.use(a, k) * dt
-		a.demSum[k] += s.demand(a, k) * dt
+		r.allocSum[k] += a.alloc[k] * dt
+		r.usedSum[k] += s.use(a, k) * dt
+		r.demSum[k] += s.demand(a, k) * dt
 	}
-	a.intAt = s.now
+	r.intAt = s.now
 }
 
 func (s *Sim) stageCurrent(e *event) bool {

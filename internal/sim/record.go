@@ -27,15 +27,15 @@ func (s *Sim) recordAttempt(t *Task, outcome metrics.TaskOutcome) {
 		Start:   time.Duration(a.start),
 		End:     time.Duration(s.now),
 		Outcome: outcome,
-		Cost:    a.cost,
+		Cost:    a.rec.cost,
 	}
 	for _, st := range a.profile {
 		r.Work += st.Duration
 	}
 	if dur := float64(s.now - a.start); dur > 0 {
-		r.Alloc = s.meanVec(a.allocSum, dur)
-		r.Used = s.meanVec(a.usedSum, dur)
-		r.Demand = s.meanVec(a.demSum, dur)
+		r.Alloc = s.meanVec(a.rec.allocSum, dur)
+		r.Used = s.meanVec(a.rec.usedSum, dur)
+		r.Demand = s.meanVec(a.rec.demSum, dur)
 	}
 	s.records = append(s.records, r)
 }
