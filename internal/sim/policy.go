@@ -144,9 +144,12 @@ type Decision struct {
 	Target *Node
 	// Alloc is the allocation for Assign and AssignPhase; nil means the
 	// task's Requested vector. It may be below the request (fine-grained
-	// policies); incompressible kinds must fit the node's free capacity,
-	// compressible kinds may over-subscribe it (formula (5) then slows the
-	// tasks that contend). The simulator copies it.
+	// policies): under Limits, a compressible kind allocated below the
+	// task's demand slows it to a/d (package doc, "Compression"); an
+	// incompressible kind below its true demand risks an over-commit.
+	// Incompressible kinds must fit the node's free capacity; compressible
+	// kinds may over-subscribe it (formula (5) then slows the tasks that
+	// contend). The simulator copies it.
 	Alloc resource.Vector
 	// Plan, for Assign only, replaces Alloc with an allocation that
 	// follows the task's progress: step i holds while the task does
