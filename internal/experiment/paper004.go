@@ -30,13 +30,13 @@ var (
 		Name:       "paper004-online",
 		Summary:    "paper 004 §4.3 online: Poisson arrivals, total input 50 → 400 GB by 50 GB, on 23 workers; -scale sizes the inputs",
 		Run:        func(p Params) (Result, error) { return runPaper004Online(p, false) },
-		SuiteScale: 0.25,
+		SuiteScale: 0.5,
 	}
 	paper004Cloud = Experiment{
 		Name:       "paper004-cloud",
 		Summary:    "paper 004 §4.4 cloud: the online workloads plus foreign background load on every worker that no policy controls",
 		Run:        func(p Params) (Result, error) { return runPaper004Online(p, true) },
-		SuiteScale: 0.25,
+		SuiteScale: 0.5,
 	}
 )
 
@@ -153,9 +153,8 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 	}
 	sums := Summaries(runs)
 	cols := make([]string, len(pols))
-	for i, pol := range pols {
+	for i := range pols {
 		cols[i] = sums[i].Policy
-		_ = pol
 	}
 	title := fmt.Sprintf("paper 004 online, %s, %d workers", env, n)
 	mk := metrics.Table{Title: title + ": workload completion time (makespan)", Columns: cols}

@@ -133,6 +133,7 @@ func Paper003Workload(name string, jobs []Paper003Job, rng *rand.Rand) (Workload
 	}
 	w.Assumptions = append(w.Assumptions,
 		"all jobs submitted at 0 in table order; task durations × U[0.9, 1.1] jitter, at least 1s, rounded to 1ms",
+		"maps read one 64 MB block each; reduces share a shuffle of 10% of the input (similarity keys only: durations come from the table)",
 		fmt.Sprintf("price %g per slot-second (map or reduce slot), paid from a slot's allocation to its release: chosen so FIFO's mean cost lands near the paper's", Paper003Price),
 		"success (paper 003): φ = 1 meets its deadline, φ = 0 stays within budget, φ = 0.5 either")
 	return w, nil

@@ -131,3 +131,27 @@ func TestBackground(t *testing.T) {
 		}
 	}
 }
+
+func FuzzBackground(f *testing.F) {
+	f.Add(3, int64(time.Hour), int64(time.Minute), int64(time.Minute), 1.0, 5.0, uint64(1))
+	f.Fuzz(func(t *testing.T, nodes int, horizon, busy, idle int64, lo, hi float64, seed uint64) {
+		c := workload.BackgroundConfig{Nodes: nodes, Horizon: time.Duration(horizon), MeanBusy: time.Duration(busy), MeanIdle: time.Duration(idle),
+			Lo: resource.Vector{lo, lo, lo, lo}, Hi: resource.Vector{hi, hi, hi, hi}}
+		if nodes > 50 || c.MeanBusy > 0 && c.MeanIdle > 0 && (c.Horizon/c.MeanBusy > 500 || c.Horizon/c.MeanIdle > 500) {
+			return // keep each run small
+		}
+		steps, _, err := workload.GenerateBackground(c, rand.New(rand.NewPCG(seed, 0)))
+		if err != nil {
+			if !errors.Is(err, workload.ErrRange) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		space := workload.Paper004Space()
+		for _, s := range steps {
+			if s.At < 0 || s.At >= c.Horizon || s.Node < 0 || s.Node >= nodes || space.Validate(s.Demand) != nil {
+				t.Fatalf("bad step %+v", s)
+			}
+		}
+	})
+}
