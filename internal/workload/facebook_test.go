@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -200,4 +201,25 @@ func FuzzFacebookMix(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkGenerateFacebookMix draws Facebook-mix workloads of growing
+// total input (about 8 tasks per GB).
+func BenchmarkGenerateFacebookMix(b *testing.B) {
+	for _, gb := range []float64{50, 400, 3200} {
+		b.Run(fmt.Sprintf("GB=%g", gb), func(b *testing.B) {
+			b.ReportAllocs()
+			c := workload.DefaultFBMix(gb)
+			rng := rand.New(rand.NewPCG(1, 1))
+			tasks := 0
+			for b.Loop() {
+				w, err := workload.GenerateFacebookMix(c, rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tasks += w.Tasks()
+			}
+			b.ReportMetric(float64(tasks)/float64(b.N), "tasks/op")
+		})
+	}
 }
