@@ -133,8 +133,9 @@
 // compute with CPU + memory → spill to disk; reduce: shuffle over the
 // network → compute → write to disk), per-task heavy-tailed variation
 // (lognormal durations, Pareto stragglers, clipped demand factors), and
-// a request declared as the padded peak: the demand cap × U[1, 1.6], CPU
-// in whole cores and memory in whole GB as YARN rounds them, so that, as
+// a request declared as the padded peak: CPU and memory at the demand
+// cap × U[1, 1.6], in whole cores and whole GB as YARN rounds them
+// (bandwidths, which YARN does not ask for, at their peak), so that, as
 // in public traces (a Twitter cluster reserved 80% of its CPU and used
 // under 20%), requests far exceed use; the draw's request/use ratios are
 // printed among the Assumptions. All tasks of one job phase share a

@@ -102,16 +102,19 @@ type FBMixConfig struct {
 	// its I/O stages use.
 	ReadMBps, WriteMBps, ShuffleMBps, IOCPU float64
 	// Sigma is the σ of the lognormal per-task duration factor;
-	// StragglerP the probability a task is a straggler, whose duration is
-	// further multiplied by a Pareto(1, StragglerAlpha) factor capped at
-	// StragglerMax.
+	// StragglerP the probability a task is a straggler, whose factor is
+	// further multiplied by a Pareto(1, StragglerAlpha) draw, the product
+	// capped at StragglerMax.
 	Sigma, StragglerP, StragglerAlpha, StragglerMax float64
 	// DemandSigma is the σ of the lognormal per-task factor on compute
 	// CPU and memory, clipped to [1/DemandCap, DemandCap].
 	DemandSigma, DemandCap float64
 	// PadMin and PadMax bound the per-job padding u ~ U[PadMin, PadMax]:
-	// Requested = nominal peak × DemandCap × u per kind, CPU rounded up
-	// to whole cores and memory to whole GB (YARN's increments).
+	// Requested CPU and memory = nominal peak × DemandCap × u, CPU
+	// rounded up to whole cores and memory to whole GB (YARN's
+	// increments). Disk and network bandwidth, which a YARN user does not
+	// declare, are requested at the peak stage rate, unpadded (a task
+	// given none would make no progress on a host that limits them).
 	PadMin, PadMax float64
 	// Window sets the arrival rate: submissions are a Poisson stream of
 	// rate n/Window for the n jobs drawn (exponential gaps of mean
@@ -126,9 +129,9 @@ type FBMixConfig struct {
 
 // DefaultFBMix returns the mix behind paper 004's setups: 128 MiB splits
 // (Hadoop 2's default block), 1 GiB of shuffle per reduce, tasks reading
-// at 25 MB/s, writing at 25 MB/s, fetching shuffle data at 10 MB/s with
-// 0.2 cores, lognormal σ = 0.3 duration variation with 5% stragglers
-// (Pareto α = 2, at most ×5), ±25% demand variation (σ = 0.15), requests
+// at 25 MB/s, writing at 25 MB/s, fetching shuffle data at 20 MB/s (a
+// sixth of a 1 Gb/s link) with 0.2 cores, lognormal σ = 0.3 duration
+// variation with 5% stragglers (× Pareto α = 2, at most ×5 in all), ±25% demand variation (σ = 0.15), CPU and memory requests
 // padded by U[1, 1.6] on top of the 1.25 demand cap, at most a quarter of
 // the input in one job.
 func DefaultFBMix(totalGB float64) FBMixConfig {
@@ -138,7 +141,7 @@ func DefaultFBMix(totalGB float64) FBMixConfig {
 		MaxJobShare:  0.25,
 		SplitMB:      128,
 		ReduceGB:     1,
-		ReadMBps:     25, WriteMBps: 25, ShuffleMBps: 10, IOCPU: 0.2,
+		ReadMBps:     25, WriteMBps: 25, ShuffleMBps: 20, IOCPU: 0.2,
 		Sigma: 0.3, StragglerP: 0.05, StragglerAlpha: 2, StragglerMax: 5,
 		DemandSigma: 0.15, DemandCap: 1.25,
 		PadMin: 1, PadMax: 1.6,
@@ -241,8 +244,8 @@ func (c *FBMixConfig) apps() []FBApp {
 // demand factor. All maps of a job read the same bytes, as do all its
 // reduces, so they share a similarity key (Logic, DataSize). Requested
 // (one per phase of a job, as a YARN user declares one container size) is
-// the phase's nominal peak × DemandCap × u, so it always covers the true
-// peak.
+// the phase's nominal CPU and memory peak × DemandCap × u and its peak
+// bandwidths, so it always covers the true peak.
 func GenerateFacebookMix(c FBMixConfig, rng *rand.Rand) (Workload, error) {
 	if err := c.Validate(); err != nil {
 		return Workload{}, err

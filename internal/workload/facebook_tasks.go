@@ -70,7 +70,9 @@ func (c *FBMixConfig) phase(space *resource.Space, logic string, data int64, n i
 		}
 	}
 	dims := space.Len()
-	// The declared request: nominal peak per kind × DemandCap × pad.
+	// The declared request: CPU and memory (what a YARN user declares)
+	// at the nominal peak × DemandCap × pad; disk and network bandwidth
+	// (which YARN does not ask for) at the stage's exact rate.
 	req := make(resource.Vector, dims)
 	for _, s := range stages {
 		req[paper004CPU] = math.Max(req[paper004CPU], s.cpu)
@@ -82,8 +84,6 @@ func (c *FBMixConfig) phase(space *resource.Space, logic string, data int64, n i
 	f := c.DemandCap * pad
 	req[paper004CPU] = math.Ceil(req[paper004CPU]*f - 1e-9)
 	req[paper004Memory] = math.Ceil(req[paper004Memory]*f - 1e-9)
-	req[paper004Disk] *= f
-	req[paper004Net] *= f
 
 	tasks := make([]TaskSpec, n)
 	profSlab := make([]Stage, n*len(stages))
@@ -98,7 +98,7 @@ func (c *FBMixConfig) phase(space *resource.Space, logic string, data int64, n i
 		profSlab = profSlab[len(stages):]
 		dur := math.Exp(c.Sigma * rng.NormFloat64())
 		if c.StragglerP > 0 && rng.Float64() < c.StragglerP {
-			dur *= math.Min(c.StragglerMax, math.Pow(1-rng.Float64(), -1/c.StragglerAlpha))
+			dur = math.Min(c.StragglerMax, dur*math.Pow(1-rng.Float64(), -1/c.StragglerAlpha))
 			st.stragglers++
 		}
 		st.maxFactor = math.Max(st.maxFactor, dur)
@@ -157,9 +157,9 @@ func (c *FBMixConfig) assumptions(st *fbStats) []string {
 	lines = append(lines, "applications (ours; the paper names only MapReduce and Spark):"+apps[:len(apps)-1],
 		fmt.Sprintf("stages: map = read (disk %g MB/s, %g cores) → compute → spill (disk %g MB/s); reduce = shuffle (net %g MB/s) → compute → write (disk %g MB/s); I/O stages hold the I/O memory, compute stages the compute memory",
 			c.ReadMBps, c.IOCPU, c.WriteMBps, c.ShuffleMBps, c.WriteMBps),
-		fmt.Sprintf("per-task variation: every stage × lognormal(σ=%g); %g%% stragglers × a further Pareto(α=%g) factor ≤ %g (this draw: %d stragglers, largest total factor %.2f); compute CPU and memory × lognormal(σ=%g) clipped to [%.2f, %g]",
+		fmt.Sprintf("per-task variation: every stage × lognormal(σ=%g); %g%% stragglers × a further Pareto(α=%g) factor, a straggler's total factor at most %g (this draw: %d stragglers, largest factor %.2f); compute CPU and memory × lognormal(σ=%g) clipped to [%.2f, %g]",
 			c.Sigma, 100*c.StragglerP, c.StragglerAlpha, c.StragglerMax, st.stragglers, st.maxFactor, c.DemandSigma, 1/c.DemandCap, c.DemandCap),
-		fmt.Sprintf("requests: per job and phase, nominal peak × %g (demand cap) × u, u ~ U[%g, %g]; CPU up to whole cores, memory up to whole GB (YARN increments); requests always cover the true peak", c.DemandCap, c.PadMin, c.PadMax),
+		fmt.Sprintf("requests: per job and phase, CPU and memory = nominal peak × %g (demand cap) × u, u ~ U[%g, %g], CPU up to whole cores, memory up to whole GB (YARN's increments); disk and network (not part of a YARN request) = the peak stage rate, unpadded; requests always cover the true peak", c.DemandCap, c.PadMin, c.PadMax),
 		fmt.Sprintf("requests vs use in this draw (Σ request × task time / Σ demand × stage time): cpu %.2f×, memory %.2f×, disk %.2f×, network %.2f× — public traces show similar gaps: a Twitter cluster reserved up to 80%% of its CPU and used under 20%%, a campus cluster requested 7,975 cores and used 4,415 (Rattihalli et al., \"Two stage cluster for resource optimization with Apache Mesos\", citing Delimitrou & Kozyrakis, Quasar, ASPLOS 2014)",
 			ratio(st.reqSec[0], st.useSec[0]), ratio(st.reqSec[1], st.useSec[1]), ratio(st.reqSec[2], st.useSec[2]), ratio(st.reqSec[3], st.useSec[3])),
 		fmt.Sprintf("similarity key (paper 004 def. 3): Logic = application + phase, DataSize = bytes per task; all tasks of a job's phase share it; drawn: %d jobs, %d maps, %d reduces, %.1f GB input", st.jobs, st.maps, st.reduces, st.input/GiB))
