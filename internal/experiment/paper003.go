@@ -51,8 +51,8 @@ func Paper003Workload(name string, jobs []workload.Paper003Job, p Params) (*work
 }
 
 func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, paper string) (Result, error) {
-	if p.Nodes > 0 || (p.Scale != 0 && p.Scale != 1) {
-		return Result{}, fmt.Errorf("%w: %s is the paper's four jobs on five workers: -nodes and -scale do not apply", ErrParams, name)
+	if p.Nodes > 0 || (p.Scale != 0 && p.Scale != 1) || p.Trace != "" || p.Format != "" {
+		return Result{}, fmt.Errorf("%w: %s is the paper's four jobs on five workers: -nodes, -scale, -trace and -format do not apply", ErrParams, name)
 	}
 	w, lines, err := Paper003Workload(name, jobs, p)
 	if err != nil {

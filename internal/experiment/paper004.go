@@ -63,6 +63,9 @@ func Paper004Config(cs workload.ClusterSpec, seed uint64) (sim.Config, []string)
 
 // paper004Setup returns the cluster size and cluster of p.
 func paper004Setup(p Params) (int, sim.Config, []string, error) {
+	if p.Trace != "" || p.Format != "" {
+		return 0, sim.Config{}, nil, fmt.Errorf("%w: the paper-004 experiments generate their workload: -trace and -format do not apply", ErrParams)
+	}
 	n := workload.Paper004Workers
 	if p.Nodes > 0 {
 		n = p.Nodes

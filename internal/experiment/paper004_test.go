@@ -66,6 +66,12 @@ func TestPaper004OfflineNodes(t *testing.T) {
 	if s := metrics.Summarize(res.Runs[0]); s.Completed != s.Jobs {
 		t.Errorf("%d of %d jobs completed", s.Completed, s.Jobs)
 	}
+	for _, name := range []string{"paper004-offline", "paper004-online", "paper004-cloud", "paper003-exp1"} {
+		e, _ := experiment.Lookup(name)
+		if _, err := e.Run(experiment.Params{Trace: "x.tsv"}); !errors.Is(err, experiment.ErrParams) {
+			t.Errorf("%s -trace: %v", name, err)
+		}
+	}
 }
 
 // FIFO lands within 3% of the paper's FIFO figures, which is what the
