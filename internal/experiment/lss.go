@@ -24,6 +24,7 @@ var lssExp = Experiment{
 	Summary: "lss (paper 000): LSS and its options vs FIFO, EDF, Fair on W1–W6 over a load sweep, " +
 		"a heterogeneous cluster, 3-phase jobs, and FB-2009 with generated deadlines (600 and -nodes workers, default 100)",
 	Run:        runLSS,
+	Uses:       UsesPolicies | UsesNodes,
 	SuiteScale: 0.1,
 }
 
@@ -573,7 +574,7 @@ func threePhaseWorkload(wc workload.PoissonConfig, p Params) (*workload.Workload
 		d := m.Apply(m.ReduceBase(in, out), rng)
 		req, prof, err := workload.ShapeTask(shaper, workload.ReduceTask, d, in)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+			return nil, nil, paramErr("%w", err)
 		}
 		j.Phases = append(j.Phases, workload.PhaseSpec{Tasks: []workload.TaskSpec{{
 			Logic: "wordcount/merge", DataSize: in, Requested: req, Profile: prof,
@@ -617,7 +618,7 @@ func lssFBWorkload(p Params, n int) (*workload.Workload, []string, error) {
 	rng := rand.New(rand.NewPCG(p.Seed, 0xfb))
 	w, err := workload.ReadSWIM(bytes.NewReader(fbTrace), FBTraceName, opt, rng)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, nil, paramErr("%w", err)
 	}
 	lines := append([]string{fmt.Sprintf("FB-2009: trace %s (SWIM): %d jobs", FBTraceName, len(w.Jobs))}, w.Assumptions...)
 	if p.Scale < 1 {

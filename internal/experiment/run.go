@@ -55,11 +55,11 @@ func RunCases(p Params, cases []Case) ([]metrics.Run, error) {
 func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 	pol, err := c.Policy.New(Env{Config: &c.Config, Workload: c.Workload})
 	if err != nil {
-		return metrics.Run{}, fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+		return metrics.Run{}, runErr(c.Label, err)
 	}
 	s, err := sim.New(c.Config, c.Workload, pol)
 	if err != nil {
-		return metrics.Run{}, fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+		return metrics.Run{}, runErr(c.Label, err)
 	}
 	start := time.Now()
 	last := start
@@ -79,7 +79,7 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 		}
 	}
 	if err := s.Err(); err != nil {
-		return s.Record(), fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+		return s.Record(), runErr(c.Label, err)
 	}
 	return s.Record(), nil
 }

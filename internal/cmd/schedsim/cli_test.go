@@ -25,7 +25,7 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 	if code != exitOK || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	for _, f := range []string{"-experiment", "-trace", "-format", "-policies", "-seed", "-scale", "-out", "-svg", "-list", "-nodes", "-assumptions", "-timing", "-parallel"} {
+	for _, f := range []string{"-experiment", "-trace", "-format", "-policies", "-seed", "-scale", "-out", "-svg", "-list", "-nodes", "-load", "-assumptions", "-timing", "-parallel"} {
 		if !strings.Contains(errOut, "  "+f) {
 			t.Errorf("-h does not explain %s:\n%s", f, errOut)
 		}
@@ -63,7 +63,26 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-out", "xml"}, "-out"},
 		{[]string{"-scale", "0"}, "-scale"},
 		{[]string{"-scale", "abc"}, "invalid value"},
-		{[]string{"-experiment", "nope"}, "unknown name"},
+		{[]string{"-experiment", "nope"}, "unknown experiment \"nope\""},
+		{[]string{"-experiment", ","}, "names no experiment"},
+		{[]string{"-nodes", "0"}, "-nodes 0: want 1 to 100000"},
+		{[]string{"-nodes", "-3"}, "-nodes -3: want 1 to 100000"},
+		{[]string{"-nodes", "100001", "-experiment", "fb2009"}, "-nodes 100001: want 1 to 100000"},
+		{[]string{"-nodes", "10000000", "-trace", bad}, "-nodes 10000000: want 1 to 100000"},
+		{[]string{"-policies", ","}, "-policies \",\" names no policy"},
+		{[]string{"-policies", ""}, "names no policy"},
+		{[]string{"-load", "0", "-trace", bad}, "-load 0: want"},
+		{[]string{"-load", "NaN", "-trace", bad}, "-load NaN: want"},
+		{[]string{"-load", "0.8", "-nodes", "5", "-trace", bad}, "not both"},
+		{[]string{"-parallel", "-1"}, "-parallel -1"},
+		// A flag an experiment does not use is an error, never ignored.
+		{[]string{"-experiment", "lss", "-trace", bad}, "experiment lss does not use -trace"},
+		{[]string{"-experiment", "fb2009", "-trace", bad}, "experiment fb2009 does not use -trace"},
+		{[]string{"-experiment", "paper000-light", "-nodes", "9"}, "experiment paper000-light does not use -nodes"},
+		{[]string{"-experiment", "accel", "-policies", "fifo"}, "experiment accel does not use -policies"},
+		{[]string{"-experiment", "lss", "-load", "0.5"}, "experiment lss does not use -load"},
+		{[]string{"-experiment", "lss", "-timing"}, "experiment lss does not use -timing"},
+		{[]string{"-nodes", "9"}, "paper000-light does not use -nodes, which the default suite runs"},
 		{[]string{"-policies", "fifo,nope"}, "nope"},
 		{[]string{"-policies", "fifo,fifo"}, "twice"},
 		{[]string{"-trace", filepath.Join(dir, "missing.tsv")}, "missing.tsv"},
