@@ -127,8 +127,19 @@ func runTrace(p Params, name string, r io.Reader, file string, format workload.F
 		return Result{}, err
 	}
 	load, warning := loadLines(w, &cfg)
-	if warning != "" && p.Progress != nil {
-		fmt.Fprintf(p.Progress, "schedsim: warning: %s: %s\n", name, warning)
+	var warnings []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "warning: ") {
+			warnings = append(warnings, l)
+		}
+	}
+	if warning != "" {
+		warnings = append(warnings, "warning: "+warning)
+	}
+	if p.Progress != nil {
+		for _, l := range warnings {
+			fmt.Fprintf(p.Progress, "schedsim: %s: %s\n", name, l)
+		}
 	}
 	title := fmt.Sprintf("%s replay, %d jobs on %d workers", traceLabel(file), len(w.Jobs), n)
 	if name == "fb2009" {
@@ -141,8 +152,8 @@ func runTrace(p Params, name string, r io.Reader, file string, format workload.F
 	if load != "" {
 		cl = append(cl, load)
 	}
-	if warning != "" && len(res.Tables) > 0 {
-		res.Tables[0].Notes = append(res.Tables[0].Notes, "warning: "+warning)
+	if len(res.Tables) > 0 {
+		res.Tables[0].Notes = append(res.Tables[0].Notes, warnings...)
 	}
 	res.Assumptions = append(lines, cl...)
 	if name == "trace" {

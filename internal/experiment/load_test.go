@@ -58,7 +58,7 @@ func TestTraceLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := strings.Join(res.Assumptions, "\n")
-	if !strings.Contains(all, "offered load on 1 workers") || !strings.Contains(progress.String(), "warning: trace: offered load exceeds capacity") ||
+	if !strings.Contains(all, "offered load on 1 workers") || !strings.Contains(progress.String(), "trace: warning: offered load exceeds capacity") ||
 		!strings.Contains(strings.Join(res.Tables[0].Notes, "\n"), "warning: offered load exceeds capacity") {
 		t.Errorf("no load line or no warning:\n%s\n%s\n%v", all, progress.String(), res.Tables[0].Notes)
 	}
