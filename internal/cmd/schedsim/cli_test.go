@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -118,7 +119,7 @@ func TestTextOutputDeterministic(t *testing.T) {
 	if a == c {
 		t.Fatal("different seeds, same output")
 	}
-	for _, s := range []string{"== paper000-light ==", "FIFO", "Fair", "Capacity", "DRF", "EDF", "deadline success", "W1 response mean", "Assumptions (paper000-light):", "workflow W1"} {
+	for _, s := range []string{"== paper000-light ==", "FIFO", "Fair", "Capacity", "DRF", "EDF", "deadline success", "W1 response mean (completed)", "Assumptions (paper000-light):", "workflow W1"} {
 		if !strings.Contains(a, s) {
 			t.Errorf("output lacks %q", s)
 		}
@@ -135,22 +136,72 @@ func TestCSVAndJSON(t *testing.T) {
 		t.Fatal("exit", code)
 	}
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "experiment,table,metric,policy,value" {
+	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "experiment,table,policy,metric,value,display" {
 		t.Fatalf("csv: %v, %d rows, header %v", err, len(rows), rows[0])
+	}
+	byKey := map[string][]string{}
+	assumptions := 0
+	for _, r := range rows[1:] {
+		if r[3] == "assumption" {
+			assumptions++
+			continue
+		}
+		byKey[r[3]+"/"+r[2]] = r
+	}
+	if assumptions == 0 {
+		t.Error("csv drops the assumptions")
+	}
+	for key, want := range map[string]string{
+		"jobs_count/FIFO":                   `^[0-9]+$`,
+		"deadline_success_ratio/FIFO":       `^(0|1|0\.[0-9]+)$`,
+		"response_mean_completed_s/DRF":     `^[0-9]+(\.[0-9]+)?$`,
+		"utilisation_map_slot_ratio/FIFO":   `^0\.[0-9]+$`,
+		"w1_response_mean_completed_s/FIFO": `^[0-9]+(\.[0-9]+)?$`,
+	} {
+		r, ok := byKey[key]
+		if !ok || !regexp.MustCompile(want).MatchString(r[4]) {
+			t.Errorf("csv %s: %q, want a value matching %s", key, r, want)
+		}
 	}
 	code, out, _ = runCLI(t, append(small, "-out", "json")...)
 	if code != exitOK {
 		t.Fatal("exit", code)
 	}
-	var res []struct {
-		Experiment string
-		Tables     []struct {
-			Title   string
-			Columns []string
+	var res []map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 1 {
+		t.Fatalf("json: %v %+v", err, res)
+	}
+	// Every key is snake_case, and metric values are numbers or null.
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if !snake.MatchString(k) {
+					t.Errorf("json key %q is not snake_case", k)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 1 || len(res[0].Tables[0].Columns) != 5 {
-		t.Fatalf("json: %v %+v", err, res)
+	walk(res)
+	tables := res[0]["tables"].([]any)
+	first := tables[0].(map[string]any)
+	if len(first["policies"].([]any)) != 5 || len(res[0]["assumptions"].([]any)) == 0 {
+		t.Fatalf("json table: %v", first)
+	}
+	for _, m := range first["metrics"].([]any) {
+		row := m.(map[string]any)
+		for _, v := range row["values"].([]any) {
+			if _, ok := v.(float64); !ok && v != nil {
+				t.Errorf("metric %v: value %v is not a number", row["key"], v)
+			}
+		}
 	}
 }
 
