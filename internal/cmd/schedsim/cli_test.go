@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/metrics"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -214,6 +218,78 @@ func TestSVG(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil || !bytes.HasPrefix(b, []byte("<svg")) || !bytes.Contains(b, []byte("FIFO")) {
 			t.Errorf("%s: %v %.80q", f, err, b)
+		}
+	}
+}
+
+// Each trace's plots are named after it (a second trace does not
+// overwrite the first's), titles start with the plot type, and a
+// policy that leaves jobs out ends below 1 with its share in the legend.
+func TestSVGTraceNamesAndTitles(t *testing.T) {
+	dir := t.TempDir()
+	plots := filepath.Join(dir, "plots")
+	for _, name := range []string{"day-one.tsv", "a-trace-with-a-rather-long-name-that-would-not-fit-in-a-title.tsv"} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t736346\t1700537\t432269\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut := runCLI(t, "-trace", f, "-nodes", "4", "-policies", "fifo", "-svg", plots); code != exitOK {
+			t.Fatal(code, errOut)
+		}
+	}
+	for _, f := range []string{"trace-day-one-response-cdf.svg", "trace-a-trace-with-a-rather-long-name-that-would-not-fit-in-a-title-response-cdf.svg"} {
+		b, err := os.ReadFile(filepath.Join(plots, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		title := regexp.MustCompile(`font-size="14">([^<]*)<`).FindSubmatch(b)
+		if title == nil || !strings.HasPrefix(string(title[1]), "Response-time CDF: trace-") || len([]rune(string(title[1]))) > titleChars {
+			t.Errorf("%s: title %q", f, title)
+		}
+		if bytes.Contains(b, []byte("(s)")) {
+			t.Errorf("%s: axis labelled (s)", f)
+		}
+	}
+	sums := []metrics.Summary{metrics.Summarize(metrics.Run{Policy: "P", Jobs: []metrics.JobRecord{
+		{ID: "a", Finish: 10 * time.Second}, {ID: "b", Finish: 2000 * time.Second}, {ID: "c", Finish: 5 * time.Second, Outcome: metrics.Killed},
+		{ID: "d", Finish: 5 * time.Second, Outcome: metrics.Rejected},
+	}})}
+	b := string(cdfSVG("x", "sub", sums))
+	if !strings.Contains(b, "P (50.0% done)") || !strings.Contains(b, "curves end at the share") {
+		t.Errorf("killed jobs not shown:\n%s", b)
+	}
+	// the curve's last step is at y(0.5), not y(1)
+	if y := fmt.Sprintf("%.1f", marginT+innerH*0.5); !strings.Contains(b, ","+y+`"/>`) {
+		t.Errorf("CDF does not end at 0.5 (y %s):\n%s", y, b)
+	}
+}
+
+// Log-axis ticks are round time units; linear ones a round step in one
+// unit; labels never read "1m40s".
+func TestTimeTicks(t *testing.T) {
+	labels := func(ts []tick) string {
+		var out []string
+		for _, x := range ts {
+			out = append(out, x.label)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		lo, hi float64
+		log    bool
+		want   string
+	}{
+		{1, 20000, true, "1s 10s 1m 10m 1h"},
+		{0.05, 300000, true, "100ms 1s 10s 1m 10m 1h 10h 1d"},
+		{3, 200, true, "5s 10s 20s 30s 1m 2m"},
+		{0, 300, false, "0 1m 2m 3m 4m 5m"},
+		{0, 7200, false, "0 20m 40m 60m 80m 100m 120m"},
+		{0, 40000, false, "0 2h 4h 6h 8h 10h"},
+		{0, 12, false, "0 2s 4s 6s 8s 10s 12s"},
+		{0, 0.3, false, "0 50ms 100ms 150ms 200ms 250ms 300ms"},
+	} {
+		if got := labels(timeTicks(tc.lo, tc.hi, tc.log)); got != tc.want {
+			t.Errorf("ticks(%g, %g, log %v) = %q, want %q", tc.lo, tc.hi, tc.log, got, tc.want)
 		}
 	}
 }
