@@ -215,3 +215,24 @@ func BenchmarkFB2009(b *testing.B) {
 		})
 	}
 }
+
+// Each policy name builds the baseline it names (Capacity and DRF with
+// pools print identical numbers with equal queue shares because the
+// baseline orders a queue's jobs by dominant share, not because of the
+// wiring here).
+func TestPolicyWiring(t *testing.T) {
+	want := map[string]string{
+		"fifo": "FIFO", "fair": "Fair", "fair-pools": "Fair(pools)", "capacity": "Capacity",
+		"drf": "DRF", "drf-pools": "DRF(pools)", "edf": "EDF",
+	}
+	for _, p := range experiment.Policies() {
+		w, ok := want[p.Name]
+		if !ok {
+			continue
+		}
+		pol, err := p.New(experiment.Env{})
+		if err != nil || pol.Name() != w {
+			t.Errorf("%s builds %v (%v), want %s", p.Name, pol, err, w)
+		}
+	}
+}
