@@ -86,21 +86,33 @@ type Experiment struct {
 	Uses Uses
 }
 
+// usesFlags names each optional parameter after its schedsim flag.
+var usesFlags = []struct {
+	uses Uses
+	flag string
+}{{UsesPolicies, "-policies"}, {UsesNodes, "-nodes"}, {UsesTrace, "-trace"}, {UsesLoad, "-load"}, {UsesTiming, "-timing"}}
+
+// Flags returns the schedsim flags of the optional parameters in u, in a
+// fixed order.
+func (u Uses) Flags() []string {
+	var out []string
+	for _, f := range usesFlags {
+		if u&f.uses != 0 {
+			out = append(out, f.flag)
+		}
+	}
+	return out
+}
+
 // Check returns an ErrParams error naming the first optional parameter
 // set in p that e does not use, as its schedsim flag ("-nodes"), or nil.
 func (e Experiment) Check(p Params) error {
-	for _, u := range []struct {
-		uses Uses
-		set  bool
-		flag string
-	}{
-		{UsesPolicies, len(p.Policies) > 0, "-policies"},
-		{UsesNodes, p.Nodes != 0, "-nodes"},
-		{UsesTrace, p.Trace != "" || p.Format != "", "-trace"},
-		{UsesLoad, p.Load != 0, "-load"},
-		{UsesTiming, p.Timing, "-timing"},
-	} {
-		if u.set && e.Uses&u.uses == 0 {
+	set := map[Uses]bool{
+		UsesPolicies: len(p.Policies) > 0, UsesNodes: p.Nodes != 0, UsesTrace: p.Trace != "" || p.Format != "",
+		UsesLoad: p.Load != 0, UsesTiming: p.Timing,
+	}
+	for _, u := range usesFlags {
+		if set[u.uses] && e.Uses&u.uses == 0 {
 			return paramErr("experiment %s does not use %s", e.Name, u.flag)
 		}
 	}
