@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -133,7 +134,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	default:
 		return opt, fmt.Errorf("-out %q: want text, csv or json", opt.out)
 	}
-	if opt.params.Scale <= 0 {
+	if !(opt.params.Scale > 0) || math.IsInf(opt.params.Scale, 0) {
 		return opt, fmt.Errorf("-scale %v: want a positive number", opt.params.Scale)
 	}
 	set := map[string]bool{}
