@@ -585,23 +585,20 @@ func threePhaseWorkload(wc workload.PoissonConfig, p Params) (*workload.Workload
 	return w, lines, nil
 }
 
-// mapSlotLoad is a workload's phase-0 task time over slots × the span of
-// its submissions.
+// mapSlotLoad is a slot workload's offered map-slot load (OfferedLoad)
+// on the given number of map slots.
 func mapSlotLoad(w *workload.Workload, slots int) float64 {
-	if len(w.Jobs) < 2 || slots <= 0 {
-		return 0
-	}
-	work := 0.0
-	for i := range w.Jobs {
-		for _, t := range w.Jobs[i].Phases[0].Tasks {
-			work += t.Duration().Seconds()
+	space := workload.SlotSpace()
+	capacity := space.Zero()
+	mi, _ := space.Index(resource.MapSlot.Name)
+	capacity[mi] = float64(slots)
+	loads, _ := OfferedLoad(w, space, capacity)
+	for _, l := range loads {
+		if l.Kind == resource.MapSlot.Name {
+			return l.Load
 		}
 	}
-	span := (w.Jobs[len(w.Jobs)-1].Submit - w.Jobs[0].Submit).Seconds()
-	if span <= 0 {
-		return 0
-	}
-	return work / (float64(slots) * span)
+	return 0
 }
 
 // lssFBWorkload reads the embedded FB-2009 day with deadlines generated
