@@ -3,8 +3,10 @@ package experiment
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -72,7 +74,11 @@ func TraceWorkload(p Params, r io.Reader, name string, format workload.Format) (
 		head := make([]byte, 4096)
 		n, err := io.ReadFull(r, head)
 		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-			return nil, nil, inputErr(fmt.Errorf("%s: %w", name, err))
+			var pe *fs.PathError
+			if !errors.As(err, &pe) { // a PathError names the file already
+				err = fmt.Errorf("%s: %w", name, err)
+			}
+			return nil, nil, inputErr(err)
 		}
 		head = head[:n]
 		if format = workload.DetectFormat(name, head); format == workload.FormatUnknown {

@@ -188,8 +188,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		}
 	}
 	if opt.params.Trace != "" {
-		if _, err := os.Stat(opt.params.Trace); err != nil {
+		fi, err := os.Stat(opt.params.Trace)
+		if err != nil {
 			return opt, fmt.Errorf("-trace: %w", err)
+		}
+		if fi.IsDir() {
+			return opt, fmt.Errorf("-trace %s: is a directory, want a trace file", opt.params.Trace)
 		}
 	}
 	opt.params.Progress = stderr

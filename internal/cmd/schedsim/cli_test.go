@@ -56,6 +56,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\tx\t1\t2\t3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	huge := filepath.Join(dir, "huge.tsv")
+	if err := os.WriteFile(huge, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t1\t1\t1000000000000000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	odd := filepath.Join(dir, "odd.dat")
 	if err := os.WriteFile(odd, []byte("hello world\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -91,8 +95,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-policies", "fifo,nope"}, "nope"},
 		{[]string{"-policies", "fifo,fifo"}, "twice"},
 		{[]string{"-trace", filepath.Join(dir, "missing.tsv")}, "missing.tsv"},
-		{[]string{"-trace", bad}, "bad.tsv:2"},
+		{[]string{"-trace", bad}, "bad.tsv:2: inter_arrival_gap_s: \"x\" is not an integer"},
+		{[]string{"-trace", huge}, "huge.tsv:2: reduce_output_bytes: 1e18 bytes exceeds the limit 1e15"},
 		{[]string{"-trace", odd}, "format"},
+		{[]string{"-trace", dir}, "is a directory"},
 		{[]string{"-trace", bad, "-format", "xls"}, "xls"},
 		{[]string{"-format", "swim"}, "-format needs -trace"},
 		{[]string{"extra"}, "unexpected argument"},
@@ -291,6 +297,30 @@ func TestTimeTicks(t *testing.T) {
 		if got := labels(timeTicks(tc.lo, tc.hi, tc.log)); got != tc.want {
 			t.Errorf("ticks(%g, %g, log %v) = %q, want %q", tc.lo, tc.hi, tc.log, got, tc.want)
 		}
+	}
+}
+
+// Gaps that contradict submit times and an overloaded cluster are
+// warned about on stderr (and in the table), and the run goes on.
+func TestTraceWarnings(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "gap.tsv")
+	if err := os.WriteFile(f, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t5\t68719476736\t0\t0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "-trace", f, "-nodes", "1", "-policies", "fifo")
+	if code != exitOK {
+		t.Fatal(code, errOut)
+	}
+	for _, want := range []string{
+		"schedsim: trace: warning: SWIM: 1 of 2 lines have an inter_arrival_gap_s that contradicts submit_time_s (first: line 2, gap 5 s, submit times 52 s apart); submit_time_s used\n",
+		"schedsim: trace: warning: offered load exceeds capacity on 1 workers (map-slot ",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if !strings.Contains(out, "note: warning: offered load exceeds capacity") || !strings.Contains(out, "offered load on 1 workers") {
+		t.Errorf("stdout lacks the load note or line:\n%s", out)
 	}
 }
 
