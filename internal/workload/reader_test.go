@@ -85,6 +85,10 @@ func TestReadSWIMLimitMessage(t *testing.T) {
 	if want := "x.tsv:2: reduce_output_bytes: 1e18 bytes exceeds the limit 1e15"; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
+	in = "job0\t0\t0\t1000000000000001\t1\t1\n"
+	if _, err := ReadSWIM(strings.NewReader(in), "x.tsv", exactOptions(), seeded(1)); err == nil || !strings.HasSuffix(err.Error(), "1.000000000000001e15 bytes exceeds the limit 1e15") {
+		t.Errorf("just over: %v", err)
+	}
 	// At the limit is accepted.
 	in = "job0\t0\t0\t1\t1\t1000000000000000\n"
 	if _, err := ReadSWIM(strings.NewReader(in), "x.tsv", exactOptions(), seeded(1)); err != nil {

@@ -125,9 +125,10 @@ func checkBytes(file string, line int, field string, v int64) error {
 	return nil
 }
 
-// shortE formats x as "1e18" or "1.5e18" (3 significant digits).
+// shortE formats x as "1e18" or "1.000000000000001e15": the shortest
+// exact form, exponent without "+".
 func shortE(x float64) string {
-	return strings.Replace(strconv.FormatFloat(x, 'g', 3, 64), "e+", "e", 1)
+	return strings.Replace(strconv.FormatFloat(x, 'g', -1, 64), "e+", "e", 1)
 }
 
 // Tasks returns the number of tasks in the workload.
