@@ -46,6 +46,7 @@ const (
 	UnitRatio   = "ratio" // a fraction in [0, 1] (success, utilisation)
 	UnitCount   = "count" // a number of jobs, tasks or calls
 	UnitIndex   = "index" // a dimensionless index (Jain's fairness)
+	UnitCost    = "cost"  // price units: price per slot-second × slot-seconds
 )
 
 // Numbers returns the row's key, unit and one Number per cell: Key, Unit
