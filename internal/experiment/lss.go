@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -64,11 +65,11 @@ var lssSpeeds = []float64{0.5, 0.75, 1, 1.25, 1.5}
 // lssColumn is one policy of an lss table.
 type lssColumn struct {
 	name string
-	opt  *LSSOptions // nil: a baseline
-	base string      // baseline name in policies
+	opt  *policy.LSSOptions // nil: a baseline
+	base string             // baseline name in policies
 }
 
-func lssCol(opt LSSOptions) lssColumn { return lssColumn{name: opt.Name, opt: &opt} }
+func lssCol(opt policy.LSSOptions) lssColumn { return lssColumn{name: opt.Name, opt: &opt} }
 
 // lssBaselines returns the baseline columns: p.Policies, else FIFO, EDF
 // and Fair.
@@ -93,14 +94,14 @@ func lssBaselines(p Params) ([]lssColumn, error) {
 type lssCell struct {
 	sum   metrics.Summary
 	run   metrics.Run
-	stats *LSSStats
+	stats *policy.LSSStats
 }
 
 // lssBatch collects the simulations of the whole experiment so that they
 // run in one parallel batch.
 type lssBatch struct {
 	cases    []Case
-	adapters []*LSSPolicy
+	adapters []*policy.LSS
 }
 
 // add queues every column on one workload and cluster and returns the
@@ -114,7 +115,7 @@ func (b *lssBatch) add(label string, cfg sim.Config, w *workload.Workload, cols 
 		if col.opt != nil {
 			opt := *col.opt
 			pol = Policy{Name: col.name, New: func(env Env) (sim.Policy, error) {
-				a, err := NewLSSPolicy(env.Config, opt)
+				a, err := policy.NewLSS(env.Config, opt)
 				b.adapters[i] = a
 				return a, err
 			}}
@@ -189,26 +190,26 @@ func runLSS(p Params) (Result, error) {
 		return Result{}, err
 	}
 	main := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS"}),
-		lssCol(LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
-		lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
-		lssCol(LSSOptions{Name: "LSS admission", Admission: true}),
-		lssCol(LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
+		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS admission", Admission: true}),
+		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
 	}, bases...)
 	hetero := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS"}),
-		lssCol(LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
 	}, bases...)
 	threeKinds := []string{resource.MapSlot.Name, resource.ReduceSlot.Name, resource.ReduceSlot.Name}
 	three := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS 3-phase", PhaseKinds: threeKinds}),
-		lssCol(LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
-		lssCol(LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: threeKinds, PhaseTaskTimeHints: true}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase", PhaseKinds: threeKinds}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: threeKinds, PhaseTaskTimeHints: true}),
 	}, bases...)
 	fbCols := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS"}),
-		lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
-		lssCol(LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
 	}, bases...)
 
 	pw := p

@@ -1,4 +1,4 @@
-package experiment
+package policy
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
-// LSSOptions selects the lss.Config options an LSSPolicy runs with. The
+// LSSOptions selects the lss.Config options an LSS runs with. The
 // zero value is the paper's algorithm (lss.Config with only Cluster set).
 type LSSOptions struct {
 	// Name is the policy's column name; "" means "LSS".
@@ -43,7 +43,7 @@ type LSSOptions struct {
 	PhaseKinds []string
 }
 
-// LSSStats counts what an LSSPolicy decided over one run.
+// LSSStats counts what an LSS decided over one run.
 type LSSStats struct {
 	// Assigned counts tasks handed out.
 	Assigned int
@@ -61,7 +61,7 @@ type LSSStats struct {
 	Refused int
 }
 
-// LSSPolicy runs an lss.Scheduler as a simulator policy: the adapter
+// LSS runs an lss.Scheduler as a simulator policy: the adapter
 // between the simulator's host view and the library, doing exactly what
 // a Hadoop JobTracker embedding lss would do.
 //
@@ -84,7 +84,7 @@ type LSSStats struct {
 //
 // It is not safe for concurrent use; the simulator calls it from one
 // goroutine.
-type LSSPolicy struct {
+type LSS struct {
 	name    string
 	opt     LSSOptions
 	sched   *lss.Scheduler
@@ -119,10 +119,10 @@ type classHistory struct {
 // Compile-time checks: the adapter is a full simulator policy, and what
 // it shows lss are schedkit types.
 var (
-	_ sim.Policy         = (*LSSPolicy)(nil)
-	_ sim.TaskWatcher    = (*LSSPolicy)(nil)
-	_ sim.JobWatcher     = (*LSSPolicy)(nil)
-	_ sim.NodeWatcher    = (*LSSPolicy)(nil)
+	_ sim.Policy         = (*LSS)(nil)
+	_ sim.TaskWatcher    = (*LSS)(nil)
+	_ sim.JobWatcher     = (*LSS)(nil)
+	_ sim.NodeWatcher    = (*LSS)(nil)
 	_ schedkit.Cluster   = (*clusterView)(nil)
 	_ schedkit.Job       = (*lssJob)(nil)
 	_ lss.TaskTimeHinter = (*lssJob)(nil)
@@ -132,13 +132,15 @@ var (
 	_ schedkit.Node           = (*sim.Node)(nil)
 )
 
-// NewLSSPolicy returns an adapter for a simulation configured by cfg.
-// Errors from lss.New (an invalid PhaseKinds, for example) are returned.
-func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
+// NewLSS returns an adapter for a simulation configured by cfg. A nil
+// cfg or one without a Space returns ErrConfig; errors from lss.New (an
+// invalid PhaseKinds, for example, wrapping lss.ErrConfig) are returned
+// as they are.
+func NewLSS(cfg *sim.Config, opt LSSOptions) (*LSS, error) {
 	if cfg == nil || cfg.Space == nil {
-		return nil, fmt.Errorf("%w: lss policy needs a simulator Config with a Space", ErrParams)
+		return nil, fmt.Errorf("%w: lss policy needs a simulator Config with a Space", ErrConfig)
 	}
-	p := &LSSPolicy{name: opt.Name, opt: opt, cluster: clusterView{space: cfg.Space}}
+	p := &LSS{name: opt.Name, opt: opt, cluster: clusterView{space: cfg.Space}}
 	if p.name == "" {
 		p.name = "LSS"
 	}
@@ -169,17 +171,17 @@ func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
 	}
 	s, err := lss.New(lc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, err
 	}
 	p.sched = s
 	return p, nil
 }
 
 // Name implements sim.Policy.
-func (p *LSSPolicy) Name() string { return p.name }
+func (p *LSS) Name() string { return p.name }
 
 // Stats returns the counts so far.
-func (p *LSSPolicy) Stats() LSSStats {
+func (p *LSS) Stats() LSSStats {
 	st := p.stats
 	st.InfeasibleJobs = append([]int(nil), st.InfeasibleJobs...)
 	st.EarlyKilledJobs = append([]int(nil), st.EarlyKilledJobs...)
@@ -192,7 +194,7 @@ func (o LSSOptions) needsWrap() bool {
 	return o.Heterogeneous || o.Admission || o.PhaseTaskTimeHints
 }
 
-func (p *LSSPolicy) track(j *sim.Job) *jobTrack {
+func (p *LSS) track(j *sim.Job) *jobTrack {
 	i := j.Index()
 	if i >= len(p.jobs) {
 		p.jobs = append(p.jobs, make([]jobTrack, i+1-len(p.jobs))...)
@@ -200,7 +202,7 @@ func (p *LSSPolicy) track(j *sim.Job) *jobTrack {
 	return &p.jobs[i]
 }
 
-func (p *LSSPolicy) mark(j *sim.Job) {
+func (p *LSS) mark(j *sim.Job) {
 	t := p.track(j)
 	if t.queued && !t.dirty {
 		t.dirty = true
@@ -208,7 +210,7 @@ func (p *LSSPolicy) mark(j *sim.Job) {
 	}
 }
 
-func (p *LSSPolicy) fail(err error) {
+func (p *LSS) fail(err error) {
 	if p.err == nil {
 		p.err = err
 	}
@@ -216,7 +218,7 @@ func (p *LSSPolicy) fail(err error) {
 
 // flush tells lss about every job whose counters changed since the last
 // callback.
-func (p *LSSPolicy) flush() error {
+func (p *LSS) flush() error {
 	if p.opt.Heterogeneous {
 		for _, n := range p.touched {
 			p.noteStarts(n)
@@ -240,7 +242,7 @@ func (p *LSSPolicy) flush() error {
 }
 
 // Submit implements sim.Policy.
-func (p *LSSPolicy) Submit(now time.Time, j *sim.Job) error {
+func (p *LSS) Submit(now time.Time, j *sim.Job) error {
 	if err := p.flush(); err != nil {
 		p.fail(err)
 		return err
@@ -268,7 +270,7 @@ func (p *LSSPolicy) Submit(now time.Time, j *sim.Job) error {
 }
 
 // Heartbeat implements sim.Policy.
-func (p *LSSPolicy) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+func (p *LSS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
 	if p.err != nil {
 		return dst, p.err
@@ -331,7 +333,7 @@ func killReason(d *lss.Decision) string {
 }
 
 // TaskEnded implements sim.TaskWatcher.
-func (p *LSSPolicy) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+func (p *LSS) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 	j := t.Owner()
 	tr := p.track(j)
 	if !tr.queued {
@@ -347,7 +349,7 @@ func (p *LSSPolicy) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskSta
 }
 
 // JobEnded implements sim.JobWatcher.
-func (p *LSSPolicy) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+func (p *LSS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
 	t := p.track(j)
 	if p.history != nil {
 		h := p.history[j.Class()]
@@ -381,14 +383,14 @@ func (p *LSSPolicy) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
 
 // NodeChanged implements sim.NodeWatcher: the adapter learns the
 // simulator's cluster view before the first job arrives.
-func (p *LSSPolicy) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+func (p *LSS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
 	return dst, nil
 }
 
 // noteStarts records the speed of the node every newly started task of a
 // wrapped job runs on (Heterogeneous).
-func (p *LSSPolicy) noteStarts(n *sim.Node) {
+func (p *LSS) noteStarts(n *sim.Node) {
 	for _, t := range n.Running() {
 		tr := p.track(t.Owner())
 		if tr.job != nil {
@@ -442,7 +444,7 @@ func (v *clusterView) Capacity() resource.Vector {
 // slots, finished task times in speed-1 units.
 type lssJob struct {
 	*sim.Job
-	p *LSSPolicy
+	p *LSS
 	// Heterogeneous: per phase, the raw finished duration sum already
 	// accounted for and its speed-normalised counterpart; the speed of the
 	// node each running task started on.
