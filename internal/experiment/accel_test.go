@@ -207,7 +207,7 @@ func TestFleetOptions(t *testing.T) {
 			t.Errorf("%s: max − min reached %d", name, s.spreadMax)
 		}
 	}
-	if p, w := quantile(stats["paper"].ratios, 0.95), quantile(stats["weighted"].ratios, 0.95); w >= p {
+	if p, w := p95(stats["paper"].ratios), p95(stats["weighted"].ratios); w >= p {
 		t.Errorf("weighted p95 max/ideal %.2f, paper %.2f", w, p)
 	}
 }
