@@ -16,13 +16,14 @@ import (
 )
 
 // lssExp is paper 000's experiment for package lss: LSS with and without
-// each of its options against FIFO, EDF and Fair, on the paper's §4
+// each of its options against FIFO, EDF and Fair (and, on the paper's
+// cluster, FIFO and EDF dropping jobs at their deadline), on the paper's §4
 // cluster and workflows over a sweep of offered load, on a heterogeneous
 // variant of that cluster, on three-phase jobs, and on the FB-2009 day
 // with generated deadlines.
 var lssExp = Experiment{
 	Name: "lss",
-	Summary: "lss (paper 000): LSS and its options vs FIFO, EDF, Fair on W1–W6 over a load sweep, " +
+	Summary: "lss (paper 000): LSS and its options vs FIFO, EDF (also dropping jobs at their deadline), Fair on W1–W6 over a load sweep, " +
 		"a heterogeneous cluster, 3-phase jobs, and FB-2009 with generated deadlines (600 and -nodes workers, default 100)",
 	Run:        runLSS,
 	SuiteScale: 0.1,
@@ -71,12 +72,11 @@ type lssColumn struct {
 
 func lssCol(opt policy.LSSOptions) lssColumn { return lssColumn{name: opt.Name, opt: &opt} }
 
-// lssBaselines returns the baseline columns: p.Policies, else FIFO, EDF
-// and Fair.
-func lssBaselines(p Params) ([]lssColumn, error) {
+// lssBaselines returns the baseline columns: p.Policies, else defaults.
+func lssBaselines(p Params, defaults []string) ([]lssColumn, error) {
 	names := p.Policies
 	if len(names) == 0 {
-		names = []string{"fifo", "edf", "fair"}
+		names = defaults
 	}
 	pols, err := LookupPolicies(names)
 	if err != nil {
@@ -88,6 +88,19 @@ func lssBaselines(p Params) ([]lssColumn, error) {
 	}
 	return out, nil
 }
+
+// lssBaseNames are the lss experiment's default baselines; the paper
+// tables and the load sweep add lssDropNames after FIFO and EDF, so that
+// the table separates what lss gains by its order from what it gains by
+// ending jobs that have missed (a drop variant ends a job at its
+// deadline, lss may end it before).
+var (
+	lssBaseNames = []string{"fifo", "edf", "fair"}
+	lssDropNames = []string{"fifo", "fifo-drop", "edf", "edf-drop", "fair"}
+)
+
+// dropped reports whether c is a drop-at-deadline baseline.
+func (c *lssCell) dropped() bool { return c.stats == nil && strings.HasSuffix(c.sum.Policy, "-drop") }
 
 // lssCell is one simulation's outcome: the summary, the record and, for
 // an LSS column, the adapter's counts.
@@ -185,7 +198,11 @@ func runLSS(p Params) (Result, error) {
 	if err := p.normalize(); err != nil {
 		return Result{}, err
 	}
-	bases, err := lssBaselines(p)
+	bases, err := lssBaselines(p, lssBaseNames)
+	if err != nil {
+		return Result{}, err
+	}
+	mainBases, err := lssBaselines(p, lssDropNames)
 	if err != nil {
 		return Result{}, err
 	}
@@ -195,7 +212,7 @@ func runLSS(p Params) (Result, error) {
 		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
 		lssCol(policy.LSSOptions{Name: "LSS admission", Admission: true}),
 		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
-	}, bases...)
+	}, mainBases...)
 	hetero := append([]lssColumn{
 		lssCol(policy.LSSOptions{Name: "LSS"}),
 		lssCol(policy.LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
@@ -332,7 +349,7 @@ func runLSS(p Params) (Result, error) {
 	)
 	// The sweep tables.
 	success := metrics.Table{Title: "deadline success by offered map-slot load (same jobs, light = W1–W3, heavy = W4–W6)", Columns: lssColumns(lightCells)}
-	loose := metrics.Table{Title: "loosest workflow's mean response (W1 light, W4 heavy) and LSS kills (light + heavy), by load", Columns: lssColumns(lightCells)}
+	loose := metrics.Table{Title: "loosest workflow's mean response (W1 light, W4 heavy) and kills by LSS and the -drop baselines (light + heavy), by load", Columns: lssColumns(lightCells)}
 	for _, pt := range points {
 		lc := b.cells(runs, pt.lightAt, len(main))
 		hc := b.cells(runs, pt.heavyAt, len(main))
@@ -348,12 +365,14 @@ func runLSS(p Params) (Result, error) {
 			lssRow(tag+" W1 response", lc, func(c *lssCell) string { return classResponse(c, "W1") }),
 			lssRow(tag+" W4 response", hc, func(c *lssCell) string { return classResponse(c, "W4") }),
 		)
-		kills := metrics.Row{Name: tag + " LSS kills: early (could) / at deadline", Cells: make([]string, len(main))}
+		kills := metrics.Row{Name: tag + " kills (LSS, -drop): early (could) / at deadline", Cells: make([]string, len(main))}
 		for i := range kills.Cells {
 			kills.Cells[i] = metrics.NA
 			if l, h := lc[i].stats, hc[i].stats; l != nil {
 				kills.Cells[i] = fmt.Sprintf("%d (%d) / %d", l.SpareExhausted+h.SpareExhausted,
 					couldHaveMade(&lc[i])+couldHaveMade(&hc[i]), l.DeadlinePassed+h.DeadlinePassed)
+			} else if lc[i].dropped() {
+				kills.Cells[i] = fmt.Sprintf("0 (0) / %d", lc[i].sum.Killed+hc[i].sum.Killed)
 			}
 		}
 		loose.Rows = append(loose.Rows, kills)
@@ -384,9 +403,12 @@ func runLSS(p Params) (Result, error) {
 		res.Runs = append(res.Runs, runs[fc.at:fc.at+len(fbCols)]...)
 	}
 	res.Assumptions = append(lines,
-		"LSS columns: lss.Scheduler through the simulator adapter (LSSPolicy); soft = SoftDeadlines, per-phase = PerPhaseTaskTime, "+
+		"LSS columns: lss.Scheduler through the simulator adapter (policy.LSS); soft = SoftDeadlines, per-phase = PerPhaseTaskTime, "+
 			"admission = Admission with each job's task time hinted by the mean finished task time of earlier jobs of its workflow, "+
-			"priors = PhaseTaskTimeHints with each phase's task time hinted by the mean finished task time of that phase in earlier jobs of its workflow (a reduce's time includes its shuffle wait)",
+			"priors = PhaseTaskTimeHints with each phase's task time hinted by the mean finished task time of that phase in earlier jobs of its workflow, "+
+			"a task of a later phase timed from the later of its start and the end of the previous phase (so an early reduce's shuffle wait is not counted)",
+		"-drop columns: the baseline wrapped in policy.DropAtDeadline, which ends a job at the first heartbeat past its deadline (freeing its slots) but never earlier; "+
+			"LSS soft never ends a job: together they split LSS's lead into what its order gains (LSS soft vs FIFO, EDF) and what ending hopeless jobs gains (FIFO-drop, EDF-drop vs FIFO, EDF)",
 		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot)",
 	)
 	return res, nil
@@ -509,7 +531,10 @@ func lssTail(cells []lssCell) []metrics.Row {
 	return []metrics.Row{
 		lssRow("killed early (could have made it)", cells, earlyKillCell),
 		lssRow("killed at deadline", cells, func(c *lssCell) string {
-			if c.stats == nil {
+			switch {
+			case c.dropped():
+				return fmt.Sprint(c.sum.Killed)
+			case c.stats == nil:
 				return metrics.NA
 			}
 			return fmt.Sprint(c.stats.DeadlinePassed)

@@ -140,7 +140,7 @@ func TestLSSExperimentSmall(t *testing.T) {
 	if len(res.Tables) != 8 {
 		t.Fatalf("%d tables: %q", len(res.Tables), titles)
 	}
-	if got := res.Tables[0].Columns; !cmp.Equal(got, []string{"LSS", "LSS soft", "LSS per-phase", "LSS admission", "LSS priors", "FIFO", "EDF", "Fair"}) {
+	if got := res.Tables[0].Columns; !cmp.Equal(got, []string{"LSS", "LSS soft", "LSS per-phase", "LSS admission", "LSS priors", "FIFO", "FIFO-drop", "EDF", "EDF-drop", "Fair"}) {
 		t.Errorf("columns %q", got)
 	}
 	if !strings.Contains(res.Tables[7].Title, "on 60 workers") {
