@@ -199,12 +199,12 @@ func (v Vector) IsZero() bool {
 // or allocation v in a cluster of the given total (Ghodsi et al., DRF).
 // Kinds whose total is zero are skipped when v is zero there too; a
 // positive demand on a zero total returns ErrZeroCapacity naming the
-// element. Negative or non-finite elements return errors.
+// element. Negative or non-finite elements return errors. On valid input
+// it equals DominantShareUnchecked.
 func DominantShare(v, total Vector) (float64, error) {
 	if len(v) != len(total) {
 		return 0, errLen("DominantShare", len(total), len(v))
 	}
-	share := 0.0
 	for i := range v {
 		x, t := v[i], total[i]
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -225,13 +225,29 @@ func DominantShare(v, total Vector) (float64, error) {
 			}
 			continue
 		}
-		s := x / t
-		if math.IsInf(s, 0) {
+		if s := x / t; math.IsInf(s, 0) {
 			return 0, errAt("DominantShare", i, s, ErrOverflow)
 		}
-		if s > share {
-			share = s
+	}
+	return DominantShareUnchecked(v, total), nil
+}
+
+// DominantShareUnchecked is DominantShare for vectors the caller keeps
+// valid itself (a simulator's running allocations, a scheduler's per-job
+// sums): max_i v[i]/total[i] over the kinds whose total is positive, 0
+// when there are none. It never fails and never returns NaN (+Inf only if
+// a ratio overflows, which DominantShare reports as ErrOverflow): kinds whose
+// total is not positive are skipped, an element that is not positive
+// (rounding drift below zero included) or NaN never raises the share, and
+// elements beyond the shorter vector are ignored. It does not allocate.
+func DominantShareUnchecked(v, total Vector) float64 {
+	share := 0.0
+	for i := range min(len(v), len(total)) {
+		if t, x := total[i], v[i]; t > 0 && x > 0 {
+			if s := x / t; s > share {
+				share = s
+			}
 		}
 	}
-	return share, nil
+	return share
 }
