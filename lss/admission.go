@@ -71,6 +71,9 @@ func (s *Scheduler) admit(now time.Time, nowOff int64, j schedkit.Job, id schedk
 	}
 	rem, _ := estimate.RemainingTime(loads)
 	spare := estimate.SpareLeft(time.Duration(dl-nowOff), rem)
+	if rem.NoCapacity {
+		return nil // no slots of a phase's kind right now: nothing to judge by
+	}
 	if spare.CannotFinish || spare.Time < 0 {
 		return &RefusedError{
 			Job: id, Now: now, Deadline: j.Deadline(),

@@ -189,7 +189,9 @@ func threshold(t estimate.TaskTime) int64 {
 
 // killReason applies the kill rules of Algorithm 1 lines 4–5 to an
 // evaluation at now: deadline passed, else Spare + Tavg < 0 with Tavg
-// known (−∞ spare included).
+// known (−∞ spare included) — except while a phase with unfinished work
+// has no capacity at all (a rolling restart): that is the cluster's
+// state, not the job's, and no early kill is made on it.
 func killReason(e *entry, ev *eval, now int64) Reason {
 	if !e.hasDL {
 		return NoReason
@@ -197,7 +199,7 @@ func killReason(e *entry, ev *eval, now int64) Reason {
 	if now > e.dl {
 		return DeadlinePassed
 	}
-	if ev.tavg.Known && (ev.class == classNegInf || ev.value+threshold(ev.tavg) < 0) {
+	if ev.tavg.Known && !ev.rem.NoCapacity && (ev.class == classNegInf || ev.value+threshold(ev.tavg) < 0) {
 		return SpareExhausted
 	}
 	return NoReason

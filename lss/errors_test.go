@@ -210,3 +210,76 @@ func FuzzSubmitHeartbeat(f *testing.F) {
 		}
 	})
 }
+
+// The host's mistakes an adopter makes in the first hour are typed errors
+// that change nothing: the scheduler given them decides exactly as one
+// that never saw them.
+func TestHostMisuseChangesNothing(t *testing.T) {
+	both(t, func(t *testing.T, lit bool) {
+		cl := newCluster(2, 2, 1, 0)
+		clean := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
+		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
+		mk := func() *hostJob {
+			return pjob("j", 0, 200*sec,
+				schedkit.PhaseProgress{Total: 6, Finished: 1, Ready: 5, FinishedDurationSum: 20 * sec},
+				schedkit.PhaseProgress{Total: 1})
+		}
+		mustSubmit(t, clean, at(90*sec), mk())
+		mustSubmit(t, s, at(90*sec), mk())
+		n := cl.nodes[0]
+		var nilJob *hostJob
+		var nilNode *hostNode
+		stranger := &hostNode{id: "stranger", cap: n.cap.Clone(), avail: n.avail.Clone()}
+		misuse := []struct {
+			name string
+			call func() error
+			want error
+			text string
+		}{
+			{"Submit dated before an earlier Submit", func() error {
+				return s.Submit(at(10*sec), pjob("k", 0, 300*sec, schedkit.PhaseProgress{Total: 1, Ready: 1}))
+			}, lss.ErrStaleTime, `lss: Submit: job "k": time before an earlier call: now 2013-10-01 00:00:10 +0000 UTC is before 2013-10-01 00:01:30 +0000 UTC, given earlier`},
+			{"Heartbeat dated before an earlier Submit", func() error {
+				_, err := s.Heartbeat(at(10*sec), n, nil)
+				return err
+			}, lss.ErrStaleTime, `lss: Heartbeat: node "n00": time before an earlier call: now 2013-10-01 00:00:10 +0000 UTC is before 2013-10-01 00:01:30 +0000 UTC, given earlier`},
+			{"Submit of a job submitted after now", func() error {
+				return s.Submit(at(90*sec), pjob("k", 100*sec, 300*sec, schedkit.PhaseProgress{Total: 1, Ready: 1}))
+			}, lss.ErrInvalidJob, `lss: Submit: job "k": invalid job: submitted 2013-10-01 00:01:40 +0000 UTC, after now 2013-10-01 00:01:30 +0000 UTC`},
+			{"Heartbeat from a node the cluster does not know", func() error {
+				_, err := s.Heartbeat(at(90*sec), stranger, nil)
+				return err
+			}, lss.ErrUnknownNode, `lss: Heartbeat: node "stranger": node not in the cluster: none of the cluster's 2 nodes has this ID`},
+			{"node reporting more free slots than its capacity", func() error {
+				n.avail[1] = 29
+				defer func() { n.avail[1] = 2 }()
+				_, err := s.Heartbeat(at(90*sec), n, nil)
+				return err
+			}, lss.ErrInvalidNode, `lss: Heartbeat: node "n00": invalid node or cluster: 29 free "map-slot" slots, more than its capacity 2`},
+			{"typed nil job", func() error { return s.Submit(at(90*sec), nilJob) },
+				lss.ErrInvalidJob, `lss: Submit: invalid job: nil job (a typed nil *lss_test.hostJob)`},
+			{"typed nil node", func() error {
+				_, err := s.Heartbeat(at(90*sec), nilNode, nil)
+				return err
+			}, lss.ErrInvalidNode, `lss: Heartbeat: invalid node or cluster: nil node (a typed nil *lss_test.hostNode)`},
+		}
+		for _, m := range misuse {
+			err := m.call()
+			var e *lss.Error
+			if !errors.Is(err, m.want) || !errorsAs(err, &e) || err.Error() != m.text {
+				t.Errorf("%s:\n got %v\nwant %s", m.name, err, m.text)
+			}
+		}
+		if s.Len() != 1 {
+			t.Fatalf("Len = %d after misuse, want 1", s.Len())
+		}
+		for _, now := range []time.Duration{90 * sec, 100 * sec, 190 * sec} {
+			want := lines(heartbeat(t, clean, at(now), n))
+			expect(t, heartbeat(t, s, at(now), n), want)
+		}
+		if _, err := lss.New(lss.Config{Cluster: (*hostCluster)(nil)}); !errors.Is(err, lss.ErrConfig) ||
+			err.Error() != "lss: New: invalid config: nil Cluster (a typed nil *lss_test.hostCluster)" {
+			t.Errorf("typed nil cluster: %v", err)
+		}
+	})
+}

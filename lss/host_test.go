@@ -90,6 +90,7 @@ type hostCluster struct {
 	space *resource.Space
 	nodes []*hostNode
 	cap   resource.Vector
+	added int // nodes ever added: a new node never reuses a failed one's ID
 }
 
 var _ schedkit.Cluster = (*hostCluster)(nil)
@@ -109,7 +110,8 @@ func (c *hostCluster) each(fn func(n *hostNode)) {
 }
 func (c *hostCluster) node(i int) *hostNode { return c.nodes[i%len(c.nodes)] }
 func (c *hostCluster) addNode(slots ...float64) *hostNode {
-	n := &hostNode{id: schedkit.NodeID(fmt.Sprintf("n%02d", len(c.nodes))), cap: c.space.Zero()}
+	n := &hostNode{id: schedkit.NodeID(fmt.Sprintf("n%02d", c.added)), cap: c.space.Zero()}
+	c.added++
 	copy(n.cap, slots)
 	n.avail = n.cap.Clone()
 	c.nodes = append(c.nodes, n)

@@ -237,7 +237,7 @@ func TestOrderTies(t *testing.T) {
 		// like the fresh "a", "b", "c" (deadline 100s): equal spare, so
 		// earlier deadline first, then earlier submission (b), then ID.
 		x := pjob("x", 0, 120*sec, schedkit.PhaseProgress{Total: 2, Finished: 1, Ready: 1, FinishedDurationSum: 10 * sec}, schedkit.PhaseProgress{Total: 1})
-		mustSubmit(t, s, t0,
+		mustSubmit(t, s, at(sec),
 			pjob("nodl", 0, -1, m()),
 			pjob("c", 1*sec, 100*sec, m()),
 			pjob("b", 0, 100*sec, m()),
@@ -260,26 +260,54 @@ func TestOrderTies(t *testing.T) {
 	})
 }
 
-// A phase with unfinished work and no slots: remaining is "cannot
-// finish", spare −∞; with Tavg known the job is killed (soft: reported).
-func TestCannotFinishWithoutSlots(t *testing.T) {
-	both(t, func(t *testing.T, lit bool) {
-		cl := newCluster(1, 2, 0, 0) // no reduce slots anywhere
-		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
-		j := pjob("j", 0, 1000*sec,
-			schedkit.PhaseProgress{Total: 4, Finished: 1, Ready: 3, FinishedDurationSum: 10 * sec},
-			schedkit.PhaseProgress{Total: 1})
-		fresh := pjob("fresh", 0, 1000*sec, schedkit.PhaseProgress{Total: 4, Ready: 4}, schedkit.PhaseProgress{Total: 1})
-		mustSubmit(t, s, t0, j, fresh)
-		ds := heartbeat(t, s, t0, cl.nodes[0])
-		expect(t, ds, ""+
-			"kill j: spare+tavg<0 (spare -inf, tavg 10s)\n"+
-			"assign fresh map×1 on n00 (pass 1)\n"+
-			"assign fresh map×1 on n00 (pass 2)\n")
-		if r := ds[0].Figures.Remaining; !r.CannotFinish || !r.NoCapacity {
-			t.Fatalf("remaining %+v, want CannotFinish and NoCapacity", r)
-		}
-	})
+// A phase with unfinished work and no slots (a rolling restart took
+// every reduce slot away): remaining is "cannot finish", spare −∞, but
+// that is the cluster's state, not the job's, so no job is killed early
+// (nor reported infeasible) for it; Order and the figures report it
+// (Remaining.NoCapacity), the job is ordered first, and the deadline
+// rule still applies. Once the slots are back, the job is judged as
+// usual.
+func TestNoCapacityDoesNotKill(t *testing.T) {
+	for _, soft := range []bool{false, true} {
+		both(t, func(t *testing.T, lit bool) {
+			cl := newCluster(1, 2, 0, 0) // no reduce slots anywhere
+			s := mustNew(t, lss.Config{Cluster: cl, Literal: lit, SoftDeadlines: soft, Admission: true, AdmissionTaskTime: 10 * sec})
+			j := pjob("j", 0, 100*sec,
+				schedkit.PhaseProgress{Total: 4, Finished: 1, Ready: 3, FinishedDurationSum: 10 * sec},
+				schedkit.PhaseProgress{Total: 1})
+			fresh := pjob("fresh", 0, 1000*sec, schedkit.PhaseProgress{Total: 4, Ready: 4}, schedkit.PhaseProgress{Total: 1})
+			mustSubmit(t, s, t0, j, fresh) // admission: nothing to judge by
+			ds := heartbeat(t, s, t0, cl.nodes[0])
+			expect(t, ds, ""+
+				"assign fresh map×1 on n00 (pass 1)\n"+
+				"assign j map×1 on n00 (pass 2)\n")
+			if r := ds[1].Figures.Remaining; !r.CannotFinish || !r.NoCapacity {
+				t.Fatalf("remaining %+v, want CannotFinish and NoCapacity", r)
+			}
+			st, err := s.Order(t0, nil)
+			if err != nil || len(st) != 2 || st[0].Job != "j" || st[0].Kill != lss.NoReason || !st[0].Figures.Remaining.NoCapacity {
+				t.Fatalf("Order = %+v, %v; want j first, NoCapacity, no kill", st, err)
+			}
+			// The deadline rule still applies.
+			cl.nodes[0].avail[1] = 0
+			want := "kill j: deadline passed (spare -inf, tavg 10s)\n"
+			if soft {
+				want = "infeasible j: deadline passed (spare -inf, tavg 10s)\n"
+			}
+			expect(t, heartbeat(t, s, at(101*sec), cl.nodes[0]), want)
+		})
+	}
+	// Slots back: the usual early kill.
+	cl := newCluster(1, 2, 0, 0)
+	s := mustNew(t, lss.Config{Cluster: cl})
+	mustSubmit(t, s, t0, pjob("j", 0, 15*sec,
+		schedkit.PhaseProgress{Total: 4, Finished: 1, Ready: 3, FinishedDurationSum: 10 * sec},
+		schedkit.PhaseProgress{Total: 1}))
+	cl.nodes[0].avail[1] = 0
+	expect(t, heartbeat(t, s, t0, cl.nodes[0]), "")
+	cl.nodes[0].cap[2], cl.nodes[0].avail[2] = 1, 1
+	cl.recount()
+	expect(t, heartbeat(t, s, at(sec), cl.nodes[0]), "kill j: spare+tavg<0 (spare -16s, tavg 10s)\n")
 }
 
 // With more phases, formula (3) sums over all of them and each kind gets
