@@ -50,7 +50,6 @@ type Scheduler struct {
 	capsNew []estimate.Capacity
 	kindCap []estimate.Capacity
 	free    []int // free slots per kind on the heartbeating node
-	loads   [schedkit.MaxPhases]estimate.PhaseLoad
 	prog    [schedkit.MaxPhases]schedkit.PhaseProgress
 	hint    [schedkit.MaxPhases]time.Duration
 	kills   []*entry
