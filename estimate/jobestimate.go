@@ -68,11 +68,6 @@ func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options
 			return JobEstimate{}, &Error{Op: op, Phase: p, Reason: err.Error()}
 		}
 	}
-	for p := range n {
-		if pr := &progress[p]; pr.Finished == 0 && pr.FinishedDurationSum != 0 {
-			return JobEstimate{}, invalid(op, p, "duration sum %v without finished tasks", pr.FinishedDurationSum)
-		}
-	}
 	for _, c := range capacity[:n] {
 		if c < 0 {
 			return JobEstimate{}, invalid(op, -1, "negative capacity %d", int64(c))

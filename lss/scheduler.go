@@ -160,9 +160,6 @@ func (s *Scheduler) readProgress(op string, j schedkit.Job, id schedkit.JobID, n
 		if err := pr.Validate(); err != nil {
 			return &Error{Op: op, Job: id, Err: ErrInvalidJob, Reason: "phase " + schedkit.Phase(p).String(), Cause: err}
 		}
-		if pr.Finished == 0 && pr.FinishedDurationSum != 0 {
-			return errf(op, ErrInvalidJob, id, "phase %s: finished duration sum %v without finished tasks", schedkit.Phase(p), pr.FinishedDurationSum)
-		}
 		s.prog[p] = pr
 	}
 	return s.readHints(op, j, id, n)
