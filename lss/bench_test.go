@@ -51,7 +51,7 @@ func newBenchHost(b testing.TB, jobs, warmSteps int, literal bool) *benchHost {
 	// Twice as many job objects as queued, with fixed IDs, recycled.
 	for i := range 2 * jobs {
 		h.free = append(h.free, &hostJob{
-			Key: schedkit.JobID(fmt.Sprintf("b%06d", i)),
+			Key:      schedkit.JobID(fmt.Sprintf("b%06d", i)),
 			Counters: make([]schedkit.PhaseProgress, 2), Nominal: make([]time.Duration, 2),
 		})
 	}
