@@ -266,3 +266,37 @@ func Check(c *Cluster, jobs ...*Job) error {
 	}
 	return nil
 }
+
+// Task is an in-memory schedkit.Task.
+type Task struct {
+	Key       schedkit.TaskID
+	JobKey    schedkit.JobID
+	PhaseOf   schedkit.Phase
+	Similar   schedkit.SimilarityKey
+	Request   resource.Vector
+	DueAt     time.Time // zero: none
+	Locations []schedkit.NodeID
+}
+
+var _ schedkit.Task = (*Task)(nil)
+
+// ID returns Key.
+func (t *Task) ID() schedkit.TaskID { return t.Key }
+
+// Job returns JobKey.
+func (t *Task) Job() schedkit.JobID { return t.JobKey }
+
+// Phase returns PhaseOf.
+func (t *Task) Phase() schedkit.Phase { return t.PhaseOf }
+
+// Similarity returns Similar.
+func (t *Task) Similarity() schedkit.SimilarityKey { return t.Similar }
+
+// Requested returns Request.
+func (t *Task) Requested() resource.Vector { return t.Request }
+
+// Deadline returns DueAt.
+func (t *Task) Deadline() time.Time { return t.DueAt }
+
+// DataLocations returns Locations.
+func (t *Task) DataLocations() []schedkit.NodeID { return t.Locations }
