@@ -111,4 +111,27 @@
 //
 // Loads, Stack, Waiting and Bindings report the state for monitoring and
 // experiments (per-ANode load, per-NNode and per-container binding).
+//
+// # Host duties
+//
+// The host must:
+//
+//  1. Call Add(now, status) when a node joins (its first heartbeat), with
+//     its rack and accelerators; Add of a node the table holds is
+//     ErrDuplicateNode.
+//  2. Call Heartbeat(now, status) on every heartbeat, with the node's
+//     current devices and health and (Containers) container count; on
+//     ErrUnknownNode, Add the node again (it expired or was removed).
+//     Times of one node must not run backwards (ErrStaleHeartbeat).
+//  3. Carry out every Move it is returned: from then on send the unit's
+//     accelerator work to To, or hold it while To is "" (no ANode in its
+//     rack). Moves are net per call; to apply several calls' moves at
+//     once, net them with Coalesce.
+//  4. Route accelerator work with Lookup (LookupContainer), not with a
+//     copy of the moves.
+//  5. Call Expire(now) on a timer and forget the nodes it returns (they
+//     are gone: no Remove); call Remove when it decommissions a node.
+//  6. Use a Table from one goroutine, or a SyncTable from several.
+//  7. In its tests, run bindingtest.Checker after every operation, or
+//     drive its configuration through bindingtest.Fleet.
 package binding
