@@ -581,3 +581,13 @@ func TestErrorTexts(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusOfTypedNil(t *testing.T) {
+	var n *nilNode
+	tab := mustNew(t, Config{})
+	if _, err := tab.Add(t0, StatusOf(n)); !errors.Is(err, ErrInvalidNode) {
+		t.Fatalf("typed nil node: %v", err)
+	}
+}
+
+type nilNode struct{ schedkit.Node }

@@ -2,6 +2,7 @@ package binding
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -24,8 +25,15 @@ type NodeStatus struct {
 
 // StatusOf reads a node's status through the root schedkit.Node interface
 // (ID, rack, accelerators). Containers is left zero (one unit); set it when
-// binding containers.
+// binding containers. A nil node (also a typed nil pointer) gives the zero
+// NodeStatus, which the table refuses (ErrInvalidNode).
 func StatusOf(n schedkit.Node) NodeStatus {
+	if n == nil {
+		return NodeStatus{}
+	}
+	if v := reflect.ValueOf(n); v.Kind() == reflect.Pointer && v.IsNil() {
+		return NodeStatus{}
+	}
 	return NodeStatus{ID: n.ID(), Rack: n.Rack(), Accelerators: n.Accelerators()}
 }
 

@@ -90,3 +90,10 @@ func TestSpareString(t *testing.T) {
 		}
 	}
 }
+
+func TestEstimateJobTypedNil(t *testing.T) {
+	var j *job
+	if _, err := estimate.EstimateJob(j, time.Time{}, nil, estimate.Options{}); err == nil {
+		t.Fatal("typed nil job accepted")
+	}
+}

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -48,6 +49,9 @@ func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options
 	const op = "EstimateJob"
 	if j == nil {
 		return JobEstimate{}, invalid(op, -1, "nil job")
+	}
+	if v := reflect.ValueOf(j); v.Kind() == reflect.Pointer && v.IsNil() {
+		return JobEstimate{}, invalid(op, -1, "nil job (a typed nil %T)", j)
 	}
 	n := j.Phases()
 	if n < 1 || n > schedkit.MaxPhases {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/schedkit/schedkit"
 )
@@ -108,6 +109,9 @@ func (c Config) Validate() error {
 	for i, a := range c.Accelerators {
 		if a == nil {
 			return &ConfigError{Field: fmt.Sprintf("Accelerators[%d]", i), Reason: "nil accelerator"}
+		}
+		if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
+			return &ConfigError{Field: fmt.Sprintf("Accelerators[%d]", i), Reason: fmt.Sprintf("nil accelerator (a typed nil %T)", a)}
 		}
 	}
 	if err := atLeast("Streams", c.Streams, 1); err != nil {

@@ -169,3 +169,12 @@ func TestStatsString(t *testing.T) {
 		t.Fatalf("Stats.String:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestTypedNilAccelerator(t *testing.T) {
+	var acc *panicAcc
+	cfg := pipeline.Config{Accelerators: []schedkit.Accelerator{acc}, Streams: 1, ProcessQueue: 1, WriteQueue: 1}
+	var ce *pipeline.ConfigError
+	if err := cfg.Validate(); !errors.As(err, &ce) {
+		t.Fatalf("typed nil accelerator: %v", err)
+	}
+}
