@@ -48,7 +48,9 @@
 //     removal plus an add.
 //   - An ANode's own units count as bound to itself: Lookup of an ANode
 //     returns the ANode, and a role change shows as moves to or from
-//     itself.
+//     itself. An ANode added or removed (or one of its containers) shows
+//     no move for its own units: there is nothing for the host to rebind,
+//     so every Move returned is one to carry out.
 //   - Liveness: a node is dead at Expire(now) when its last heartbeat is at
 //     or before now − Timeout. In one Expire the dead NNodes leave before
 //     the dead ANodes' stacks are dissolved, so no dead NNode is rebound.
