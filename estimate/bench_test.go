@@ -47,3 +47,44 @@ func BenchmarkRemainingTime(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEvaluate compares Evaluate with the composition of the
+// exported, validating functions that lss used before Evaluate existed
+// (PooledTaskTime, per-phase loads, RemainingTime, SpareLeft): the cost
+// of one home for formulas (2)–(5) on lss's hot path. The two alternate
+// in blocks of 1,000 calls inside each iteration, so a loaded machine
+// slows both alike; the metrics are each one's fastest block (the least
+// disturbed by other load) per call, and their ratio.
+func BenchmarkEvaluate(b *testing.B) {
+	ph := []schedkit.PhaseProgress{
+		{Total: 40, Finished: 10, Running: 4, Ready: 26, RunningStartSum: 400 * time.Second, FinishedDurationSum: 300 * time.Second},
+		{Total: 4, Running: 1, RunningStartSum: 900 * time.Second},
+	}
+	caps := []estimate.Capacity{200 * estimate.Slot, 100 * estimate.Slot}
+	c := estimate.Counters{Phases: ph, Capacity: caps, SinceSubmit: 20 * time.Minute, Left: time.Hour}
+	var sink time.Duration
+	tEval, tComp := time.Duration(1<<62), time.Duration(1<<62)
+	var loads [2]estimate.PhaseLoad
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		for range 1000 {
+			sink += estimate.Evaluate(c, estimate.Options{}).Spare.Time
+		}
+		t1 := time.Now()
+		for range 1000 {
+			tavg, _ := estimate.PooledTaskTime(ph)
+			for p := range ph {
+				loads[p] = estimate.PhaseLoad{Unfinished: ph[p].Unfinished(), Elapsed: estimate.RunningElapsed(&ph[p], c.SinceSubmit), TaskTime: tavg.Avg, Capacity: caps[p]}
+			}
+			rem, _ := estimate.RemainingTime(loads[:])
+			sink += estimate.SpareLeft(c.Left, rem).Time
+		}
+		t2 := time.Now()
+		tEval, tComp = min(tEval, t1.Sub(t0)), min(tComp, t2.Sub(t1))
+	}
+	b.ReportMetric(float64(tEval)/1000, "evaluate-ns/call")
+	b.ReportMetric(float64(tComp)/1000, "composed-ns/call")
+	b.ReportMetric(float64(tEval)/float64(tComp), "ratio")
+	_ = sink
+}
