@@ -215,7 +215,9 @@ func (h *Host) Update(j *Job) {
 		return
 	}
 	h.checker.Updated(j.Key)
-	h.check(j)
+	if err := schedkit.CheckJob(j); err != nil {
+		h.Fail("lsstest: %v", err)
+	}
 }
 
 // check runs the self-checks on the cluster and, if given, a job.
