@@ -25,7 +25,7 @@ func TestFleet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 5000 {
+		for range 2000 {
 			f.Step()
 		}
 		if f.Refused == 0 || f.Moves == 0 {
