@@ -146,9 +146,18 @@ func (v Vector) Max(w Vector) error {
 //
 // The printed formula ranges over 0 < i < n, which would skip the first and
 // last kinds; we read that as a typesetting slip and compare every element.
+// A NaN in either vector is an error (ErrNotFinite).
 func (v Vector) AnyLess(w Vector) (bool, error) {
 	if len(v) != len(w) {
 		return false, errLen("Vector.AnyLess", len(w), len(v))
+	}
+	for i := range v {
+		switch {
+		case math.IsNaN(v[i]):
+			return false, errAt("Vector.AnyLess", i, v[i], ErrNotFinite)
+		case math.IsNaN(w[i]):
+			return false, errAt("Vector.AnyLess", i, w[i], ErrNotFinite)
+		}
 	}
 	for i := range v {
 		if v[i] < w[i] {
@@ -159,10 +168,21 @@ func (v Vector) AnyLess(w Vector) (bool, error) {
 }
 
 // Fits reports whether v ≤ capacity in every element, that is, whether
-// capacity.AnyLess(v) is false: a demand v fits in capacity.
+// capacity.AnyLess(v) is false: a demand v fits in capacity. A NaN in
+// either vector is an error (ErrNotFinite), never a fit: NaN compares
+// false both ways, so it would otherwise fit anywhere.
 func (v Vector) Fits(capacity Vector) (bool, error) {
+	const op = "Vector.Fits"
 	if len(v) != len(capacity) {
-		return false, errLen("Vector.Fits", len(capacity), len(v))
+		return false, errLen(op, len(capacity), len(v))
+	}
+	for i := range v {
+		switch {
+		case math.IsNaN(v[i]):
+			return false, errAt(op, i, v[i], ErrNotFinite)
+		case math.IsNaN(capacity[i]):
+			return false, errAt(op, i, capacity[i], ErrNotFinite)
+		}
 	}
 	for i := range v {
 		if v[i] > capacity[i] {

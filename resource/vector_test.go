@@ -329,3 +329,29 @@ func FuzzVector(f *testing.F) {
 		}
 	})
 }
+
+// NaN never fits and never compares: it is an error naming the element,
+// and error texts name the package once with no meaningless value.
+func TestNaNAndErrorTexts(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct{ v, w Vector }{{Vector{nan, 2}, Vector{4, 4}}, {Vector{1, 2}, Vector{4, nan}}} {
+		if ok, err := c.v.Fits(c.w); ok || !errors.Is(err, ErrNotFinite) {
+			t.Errorf("%v.Fits(%v) = %v, %v; want false, ErrNotFinite", c.v, c.w, ok, err)
+		}
+		if ok, err := c.w.AnyLess(c.v); ok || !errors.Is(err, ErrNotFinite) {
+			t.Errorf("%v.AnyLess(%v) = %v, %v; want false, ErrNotFinite", c.w, c.v, ok, err)
+		}
+	}
+	_, err := Vector{nan, 2}.Fits(Vector{4, 4})
+	_, err2 := NewSpace()
+	_, err3 := NewSpace(CPU, CPU)
+	for got, want := range map[error]string{
+		err:  "resource: Vector.Fits: element 0 = NaN: value is NaN or infinite",
+		err2: "resource: NewSpace: invalid kind: no kinds",
+		err3: `resource: NewSpace: invalid kind: kind 1 repeats the name "cpu"`,
+	} {
+		if got == nil || got.Error() != want {
+			t.Errorf("error %v\nwant      %s", got, want)
+		}
+	}
+}
