@@ -79,14 +79,16 @@ func CompletionBySize(run Run, taskWork time.Duration, jobTasks int) SizeComplet
 }
 
 // SizeTable lays out size splits side by side: one column per name (a
-// policy), rows of mean completion time with their counts.
+// policy), rows of mean completion time with their counts ("18.4s
+// (2584)"); the rows' Values are the means in seconds.
 func SizeTable(title string, names []string, cs []SizeCompletion) Table {
 	t := Table{Title: title, Columns: names}
 	row := func(name string, f func(*SizeCompletion) Dist) {
-		r := Row{Name: name, Cells: make([]string, len(cs))}
+		r := Row{Name: name, Cells: make([]string, len(cs)), Unit: UnitSeconds, Values: make([]Number, len(cs))}
 		for i := range cs {
 			d := f(&cs[i])
 			r.Cells[i] = d.MeanSpan().String() + " (" + strconv.Itoa(d.N) + ")"
+			r.Values[i] = Number{V: d.Mean.Seconds(), Valid: d.N > 0}
 		}
 		t.Rows = append(t.Rows, r)
 	}

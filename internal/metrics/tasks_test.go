@@ -38,6 +38,9 @@ func TestCompletionBySize(t *testing.T) {
 	if tb.Rows[0].Cells[0] != "16.0s (2)" || len(tb.Rows) != 6 {
 		t.Errorf("table %+v", tb)
 	}
+	if key, unit, v := tb.Rows[1].Numbers(); key != "large_tasks_mean_s" || unit != UnitSeconds || v[0] != (Number{V: 50, Valid: true}) {
+		t.Errorf("row numbers: %q %q %v", key, unit, v)
+	}
 	if empty := CompletionBySize(Run{}, 0, 0); empty.AllTasks.Valid() || empty.AllJobs.Valid() {
 		t.Error("empty run has figures")
 	}
