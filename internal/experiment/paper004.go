@@ -153,7 +153,7 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 		lines = append(lines, fmt.Sprintf("workload %g GB: %d jobs, %d tasks, last submission at %v", gb, len(w.Jobs), w.Tasks(), w.Jobs[len(w.Jobs)-1].Submit))
 		c.RecordTasks = true // small vs large tasks and jobs (figs. 12, 15)
 		for _, pol := range pols {
-			cases = append(cases, Case{Label: fmt.Sprintf("%s/%gGB/%s", name, gb, pol.Name), Config: c, Workload: &w, Policy: pol})
+			cases = append(cases, Case{Label: fmt.Sprintf("%s/%gGB/%s", name, gb, pol.Name), Config: c, Workload: &w, Policy: pol, Done: keepCompletions})
 		}
 	}
 	runs, err := RunCases(p, cases)
@@ -193,6 +193,19 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, size, full}, Runs: runs}
 	res.Assumptions = append(append(lines, fmt.Sprintf("workload seed %d, scale %g (totals × scale)", p.Seed, p.Scale)), cl...)
 	return res, nil
+}
+
+// keepCompletions cuts run's task records down to what sizeTable reads:
+// the succeeded attempts, without their resource vectors.
+func keepCompletions(run *metrics.Run) {
+	var kept []metrics.TaskRecord
+	for _, r := range run.Tasks {
+		if r.Outcome == metrics.TaskSucceeded {
+			r.Alloc, r.Used, r.Demand = nil, nil, nil
+			kept = append(kept, r)
+		}
+	}
+	run.Tasks = kept
 }
 
 // sizeTable is paper 004's figs. 12 and 15: mean completion time of small,
