@@ -200,7 +200,9 @@ func HeldOverTime(title string, run Run, step time.Duration, kinds []int) Table 
 // column per run, named by names): row i is window [i·step, (i+1)·step)
 // up to the longest run's end, a cell lists the classes' mean amounts in
 // the order of classes, joined by "/" ("2/5/3"). Classes a run did not
-// run hold 0 there.
+// run hold 0 there. The cells are composite, so machine-readable output
+// carries them as display text only (no Values); HeldOverTime and
+// HeldSeries give one number per class.
 func HeldTable(title string, names []string, runs []Run, classes []string, step time.Duration, kinds []int) Table {
 	t := Table{Title: title, Columns: names}
 	if step <= 0 {
