@@ -253,8 +253,10 @@ func runLSS(p Params) (Result, error) {
 		lw.Name += tag
 		hw.Name += tag
 		pt := lssPoint{target: target, load: m, reduceLoad: r, factor: f, light: lw, heavy: hw}
-		pt.lightAt = b.add(lw.Name, cfg, lw, main)
-		pt.heavyAt = b.add(hw.Name, cfg, hw, main)
+		pc := cfg
+		pc.RecordTasks = target == 0 // the paper's load: slots held (fig. 2)
+		pt.lightAt = b.add(lw.Name, pc, lw, main)
+		pt.heavyAt = b.add(hw.Name, pc, hw, main)
 		points[i] = pt
 		if target == 0 {
 			defaultAt = i
@@ -392,6 +394,9 @@ func runLSS(p Params) (Result, error) {
 				len(fc.w.Jobs), fc.nodes, pct(mapSlotLoad(fc.w, fc.nodes*fbMaps)), lssFBKMin, lssFBKMax),
 			cells, []string{workload.ClassSmall, workload.ClassMedium, workload.ClassLarge}))
 	}
+	res.Tables = append(res.Tables,
+		heldTable("slots held per workflow over time (paper 000 fig. 2), light load W1–W3", runs[dp.lightAt:dp.lightAt+len(main)]),
+		heldTable("slots held per workflow over time (paper 000 fig. 2), heavy load W4–W6", runs[dp.heavyAt:dp.heavyAt+len(main)]))
 	// Runs for plots: the paper-default load and the FB replays.
 	res.Runs = append(res.Runs, runs[dp.lightAt:dp.lightAt+len(main)]...)
 	res.Runs = append(res.Runs, runs[dp.heavyAt:dp.heavyAt+len(main)]...)

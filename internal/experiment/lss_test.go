@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,8 +138,27 @@ func TestLSSExperimentSmall(t *testing.T) {
 			}
 		}
 	}
-	if len(res.Tables) != 8 {
+	if len(res.Tables) != 10 {
 		t.Fatalf("%d tables: %q", len(res.Tables), titles)
+	}
+	// Slots held per workflow (paper 000 fig. 2): never more than the
+	// cluster's 15 slots in any window.
+	for _, tb := range res.Tables[8:] {
+		for _, r := range tb.Rows {
+			for _, c := range r.Cells {
+				sum := 0.0
+				for _, part := range strings.Split(c, "/") {
+					v, err := strconv.ParseFloat(part, 64)
+					if err != nil {
+						t.Fatalf("%q: cell %q", tb.Title, c)
+					}
+					sum += v
+				}
+				if sum > 15+0.05 {
+					t.Errorf("%q at %s: %q holds %g > 15 slots", tb.Title, r.Name, c, sum)
+				}
+			}
+		}
 	}
 	if got := res.Tables[0].Columns; !cmp.Equal(got, []string{"LSS", "LSS soft", "LSS per-phase", "LSS admission", "LSS priors", "FIFO", "FIFO-drop", "EDF", "EDF-drop", "Fair"}) {
 		t.Errorf("columns %q", got)

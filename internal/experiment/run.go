@@ -20,6 +20,11 @@ type Case struct {
 	Config   sim.Config
 	Workload *workload.Workload
 	Policy   Policy
+	// Done, if set, is called with the run as soon as its simulation
+	// ends, in the goroutine that ran it: a place to cut per-task records
+	// down before the other cases finish, so that memory holds a few
+	// runs' records at a time, not every run's.
+	Done func(*metrics.Run)
 }
 
 // progressEvery is the wall-clock period of progress lines: a run
@@ -98,10 +103,14 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 			}
 		}
 	}
-	if err := s.Err(); err != nil {
-		return s.Record(), runErr(c.Label, err)
+	run := s.Record()
+	if c.Done != nil {
+		c.Done(&run)
 	}
-	return s.Record(), nil
+	if err := s.Err(); err != nil {
+		return run, runErr(c.Label, err)
+	}
+	return run, nil
 }
 
 // Summaries summarises runs.
