@@ -74,10 +74,11 @@ func (c confSums) conformity(capacity, threshold float64) float64 {
 // Tick runs the periodic part of the method at now, server by server in
 // registration order, and appends any Reclaim decisions to dst:
 //
-//  1. From the node samples since the previous Tick it updates the
-//     server's foreign-load estimate: the time-weighted mean (14) of
-//     measured usage not explained by our reservations, per kind, at
-//     least 0. The free timeline's base becomes capacity minus it.
+//  1. From the samples since the previous Tick it updates the server's
+//     foreign-load estimate: the time-weighted mean (14) of the measured
+//     node usage minus our tasks' measured usage (SampleTask), per kind,
+//     at least 0; without task samples, minus our reservations. The
+//     free timeline's base becomes capacity minus it.
 //  2. It computes each kind's conformity (16) and keeps the last
 //     ConformityWindow values.
 //  3. Algorithm 3 (unless NoPolicyAdjustment): the server's figure is
@@ -107,7 +108,11 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			if n > 0 {
 				c := confSums{used: v.sumUsed[k], pred: v.sumPred[k], idle: v.sumIdle[k], sq: v.sumSq[k], total: v.total}
 				row[k] = c.conformity(n, s.cfg.IdleThreshold)
-				fo := max(0, min(n, (v.sumUsed[k]-v.sumOurs[k])/v.total))
+				explained := v.sumOurs[k] // no task samples: our predictions
+				if v.tasksSampled {
+					explained = v.sumTasks[k]
+				}
+				fo := max(0, min(n, (v.sumUsed[k]-explained)/v.total))
 				v.foreign[k] = fo
 				v.base[k] = n - fo
 			} else {
@@ -122,6 +127,8 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		clear(v.sumOurs)
 		clear(v.sumIdle)
 		clear(v.sumSq)
+		clear(v.sumTasks)
+		v.tasksSampled = false
 		v.dirty = true
 		if s.cfg.NoPolicyAdjustment {
 			continue

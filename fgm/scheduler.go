@@ -378,10 +378,12 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 }
 
 // SampleTask records a usage sample of a running task at now: what it
-// used on average since its previous sample (or its start). The
-// compression rate attached is the one the task's server is expected to
+// used on average since its previous sample (or its start). Its server
+// adds it to the measured usage of our tasks (for the foreign-load
+// estimate, see Tick). With a History the sample is also buffered for
+// learning, tagged with the compression rate the server is expected to
 // impose at now on the kinds the task's current stage demands (from its
-// free timeline). Samples are kept only with a History. It fails with
+// free timeline). It fails with
 // ErrUnknownTask (not running), ErrInvalidSample (wrong length, NaN,
 // infinite or negative amounts) or ErrTimeBackwards.
 func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.Vector) error {
@@ -401,10 +403,22 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 		return err
 	}
 	s.commit(now, off)
-	if s.cfg.History == nil || off <= p.lastSmp {
+	if off <= p.lastSmp {
 		return nil
 	}
 	srv := p.srv
+	if srv.sampled && off > srv.lastAt-srv.window() {
+		// Count only the part inside the server's current sample window.
+		dt := (off - max(p.lastSmp, srv.lastAt-srv.window())).Seconds()
+		for k, x := range used {
+			srv.sumTasks[k] += x * dt
+		}
+		srv.tasksSampled = true
+	}
+	if s.cfg.History == nil {
+		p.lastSmp = off
+		return nil
+	}
 	srv.refresh(off)
 	s.addSample(p, off, used, srv.compressionAt(off, p.demandAt(off, s.dims)))
 	return nil

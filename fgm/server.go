@@ -50,17 +50,19 @@ type server struct {
 	policy   ServerPolicy
 
 	// Samples since the last Tick (formula (14) sums, per kind).
-	sampled  bool
-	lastAt   time.Duration
-	total    float64   // seconds sampled
-	sumUsed  []float64 // Σ μ·t
-	sumPred  []float64 // Σ α·t
-	sumOurs  []float64 // Σ (α − foreign)·t: our reservations
-	sumIdle  []float64 // Σ I·t
-	sumSq    []float64 // Σ ((μ − α)/N)²·t
-	conf     []float64 // ring: ConformityWindow × dims
-	confLen  int
-	confNext int
+	sampled      bool
+	lastAt       time.Duration
+	total        float64   // seconds sampled
+	sumUsed      []float64 // Σ μ·t
+	sumPred      []float64 // Σ α·t
+	sumOurs      []float64 // Σ (α − foreign)·t: our reservations
+	sumIdle      []float64 // Σ I·t
+	sumTasks     []float64 // Σ over SampleTask of used·t: our tasks' measured usage
+	tasksSampled bool
+	sumSq        []float64 // Σ ((μ − α)/N)²·t
+	conf         []float64 // ring: ConformityWindow × dims
+	confLen      int
+	confNext     int
 }
 
 func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*server, error) {
@@ -80,6 +82,7 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 		sumPred:  make([]float64, d),
 		sumOurs:  make([]float64, d),
 		sumIdle:  make([]float64, d),
+		sumTasks: make([]float64, d),
 		sumSq:    make([]float64, d),
 		conf:     make([]float64, s.cfg.ConformityWindow*d),
 	}, nil
@@ -181,11 +184,19 @@ func (v *server) usedUp(now time.Duration) bool {
 	return false
 }
 
+// window returns the length of the node-sample window since the last
+// Tick (as recorded so far).
+func (v *server) window() time.Duration {
+	return time.Duration(v.total * float64(time.Second))
+}
+
 // SampleNode records a usage sample of a server at now: its total
 // measured usage (our tasks and anything else running there), the mean
 // since its previous sample. The samples feed the foreign-load estimate
 // (time-weighted, formula (14)) and the conformity (16) that Tick turns
-// into the server's policy. It fails with ErrInvalidNode (unknown node),
+// into the server's policy. Report task samples (SampleTask) too, so the
+// foreign load is measured (node minus tasks) rather than inferred
+// (node minus predictions, which would hide our own under-estimates). It fails with ErrInvalidNode (unknown node),
 // ErrInvalidSample (wrong length, NaN, infinite or negative amounts) or
 // ErrTimeBackwards, changing nothing.
 func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.Vector) error {
