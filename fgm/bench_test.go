@@ -175,7 +175,7 @@ func BenchmarkRound(b *testing.B) {
 					for _, tk := range r.busy[3*i : 3*i+3] {
 						_ = s.Submit(now, tk)
 					}
-					_, _ = s.Schedule(now, n.id, nil)
+					_, _ = s.Schedule(now, n, nil)
 				}
 				now = now.Add(5 * time.Second)
 				for _, tk := range r.pending {
@@ -184,7 +184,7 @@ func BenchmarkRound(b *testing.B) {
 				var dst []fgm.Decision
 				b.StartTimer()
 				for _, n := range r.cluster.nodes {
-					dst, _ = s.Schedule(now, n.id, dst[:0])
+					dst, _ = s.Schedule(now, n, dst[:0])
 					placed += len(dst)
 				}
 			}

@@ -112,6 +112,14 @@ type Config struct {
 	// reserving the prediction on the server's timeline; without it the
 	// plan allocates the predicted demand, as the paper does.
 	CapAtRequest bool
+	// HostChecksSteps is for hosts that check every step of a plan
+	// against the node's free capacity at assignment (the simulator
+	// does): Schedule then also requires each step's incompressible
+	// demand to fit node.Available() now, less what the call has already
+	// placed on the node. It gives up the stage-by-stage reuse of
+	// incompressible kinds (memory freed later by a running task) that
+	// such a host would refuse; compressible kinds keep it.
+	HostChecksSteps bool
 }
 
 func (c *Config) resolve() (*resource.Space, error) {

@@ -37,10 +37,10 @@ func Example() {
 	s, _ := fgm.New(fgm.Config{Cluster: c, History: h})
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	_ = s.Submit(now, &task{id: "a", job: "j1", key: key, req: resource.Vector{3, 6 * gib}})
-	ds, _ := s.Schedule(now, "n1", nil)
+	ds, _ := s.Schedule(now, c.nodes[0], nil)
 	later := now.Add(10 * time.Second)
 	_ = s.Submit(later, &task{id: "b", job: "j2", key: key, req: resource.Vector{3, 6 * gib}})
-	ds, _ = s.Schedule(later, "n1", ds)
+	ds, _ = s.Schedule(later, c.nodes[0], ds)
 	for _, d := range ds {
 		fmt.Printf("%s on %s, %s:", d.Task, d.Node, d.Mode)
 		for _, p := range d.Plan {

@@ -2,6 +2,7 @@ package fgm
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -39,16 +40,38 @@ import (
 // similarity key are skipped on this server when predictions come from a
 // History (they would fail the same way).
 //
-// It fails, deciding nothing and changing nothing, for an unknown node,
+// With HostChecksSteps, every step's incompressible demand must also fit
+// the node's Available() now, less what this call has already placed
+// there.
+//
+// It fails, deciding nothing and changing nothing, for a nil or unknown
+// node (or, with HostChecksSteps, an Available vector that does not fit
+// the Space or holds NaN or infinite amounts),
 // a time before the latest given, or an Estimator prediction that is
 // invalid (ErrInvalidEstimate: a negative stage length, a demand of the
 // wrong length or with NaN, infinite or negative amounts, more than
 // MaxStages stages).
-func (s *Scheduler) Schedule(now time.Time, id schedkit.NodeID, dst []Decision) ([]Decision, error) {
+func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Schedule"
+	if node == nil {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	}
+	id := node.ID()
 	v := s.nodes[id]
 	if v == nil {
 		return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
+	}
+	if s.cfg.HostChecksSteps {
+		avail := node.Available()
+		if len(avail) != s.dims {
+			return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "Available does not fit the Space"}
+		}
+		for _, x := range avail {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "Available holds NaN or infinite amounts"}
+			}
+		}
+		s.hostFree = append(s.hostFree[:0], avail...)
 	}
 	off, err := s.advance(op, now)
 	if err != nil {
@@ -186,7 +209,39 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 		}
 		clear(s.rates[:dims])
 	}
+	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
+		return false
+	}
 	s.commitPlace(v, p, i, mode, stages, now)
+	if s.cfg.HostChecksSteps {
+		// The host allocates the first step at once.
+		first := p.plan[0].Alloc
+		for k := range s.hostFree {
+			s.hostFree[k] -= first[k]
+		}
+	}
+	return true
+}
+
+// hostFits reports whether every step's incompressible demand (nil
+// stages: the request) fits what the host reports free now.
+func (s *Scheduler) hostFits(p *ptask, stages []estimate.Stage, v *server) bool {
+	check := func(d resource.Vector) bool {
+		for k, x := range d {
+			if !s.comp[k] && x > 0 && x > s.hostFree[k]+slack*v.capacity[k] {
+				return false
+			}
+		}
+		return true
+	}
+	if stages == nil {
+		return check(p.requested)
+	}
+	for _, st := range stages {
+		if !check(st.Demand) {
+			return false
+		}
+	}
 	return true
 }
 

@@ -39,13 +39,14 @@ type Scheduler struct {
 	seq    uint64      // submission and start sequence
 
 	// Per Schedule call.
-	order   []*jobEntry
-	placed  []*ptask
-	waits   []waitUndo
-	rates   []float64
-	tmp     resource.Vector
-	tmp2    resource.Vector
-	peakBuf resource.Vector
+	order    []*jobEntry
+	placed   []*ptask
+	waits    []waitUndo
+	rates    []float64
+	tmp      resource.Vector
+	tmp2     resource.Vector
+	peakBuf  resource.Vector
+	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
 }
 
 // ptask is a task the scheduler holds, pending or running.
