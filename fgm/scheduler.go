@@ -519,7 +519,8 @@ func (s *Scheduler) Policy(id schedkit.NodeID) (ServerPolicy, bool) {
 	return srv.policy, true
 }
 
-// Free sets dst to a server's predicted free resources at now: capacity
+// Free sets dst to a server's predicted free resources at now (which
+// counts as the latest time given, as for every call): capacity
 // minus the estimated foreign load and the reservations of its running
 // tasks (negative for a compressed kind). It fails with ErrInvalidNode
 // for an unknown node or a dst of the wrong length.
