@@ -63,11 +63,14 @@ func (m Mode) String() string {
 // the task's uncompressed work (a host whose plans follow progress ends
 // the step when the task has done that much work; one following the wall
 // clock stretches it by 1/(1 − rc), formula (4)). The last step holds
-// until the task ends. Compression is the rate per kind the scheduler
+// until the task ends. Reserved is what the scheduler reserved on the
+// server's timeline for the step (the predicted demand; Alloc differs
+// only with CapAtRequest). Compression is the rate per kind the scheduler
 // expects the server to impose on the step (0 where uncompressed).
 type PlanStep struct {
 	Duration    time.Duration
 	Alloc       resource.Vector
+	Reserved    resource.Vector
 	Compression resource.Vector
 }
 

@@ -17,7 +17,8 @@ import (
 //  1. skip the server if its policy is stop-allocation, or if some kind's
 //     free amount now (plus the compression allowance limit × N of a
 //     compressible kind under fine-grained-with-compression) is below
-//     IdleThreshold × capacity;
+//     IdleThreshold × capacity, or if an incompressible kind's measured
+//     idle amount (the latest SampleNode, less what was placed since) is;
 //  2. order the jobs with pending tasks by the Fairness policy (DRF by
 //     default; ties by job ID), each job's tasks in submission order;
 //  3. for each task: check locality (delay scheduling: a task whose input
@@ -27,6 +28,8 @@ import (
 //     predicted stages go through Algorithm 2 (Matcher); otherwise
 //     coarse-grained: the predicted peak against the least free over the
 //     predicted duration;
+//     a task's first stage (its request if unpredictable) must also fit
+//     the measured idle amount of every incompressible kind;
 //  4. checkQoS: if the placement compresses anything, every running task
 //     with a deadline on the server must still make it, its remaining
 //     duration by formula (15) with the compression the new reservations
@@ -212,6 +215,18 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
 		return false
 	}
+	first := p.requested
+	if stages != nil {
+		first = stages[0].Demand
+	}
+	if !v.measuredFits(first) {
+		return false
+	}
+	for k, d := range first {
+		if !s.comp[k] {
+			v.placed[k] += d
+		}
+	}
 	s.commitPlace(v, p, i, mode, stages, now)
 	if s.cfg.HostChecksSteps {
 		// The host allocates the first step at once.
@@ -295,7 +310,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []
 		clear(p.planRC)
 		copy(p.peak, p.requested)
 		copy(abuf, p.requested)
-		p.plan[0] = PlanStep{Alloc: abuf[:dims:dims], Compression: p.planRC[:dims:dims]}
+		p.plan[0] = PlanStep{Alloc: abuf[:dims:dims], Reserved: p.vals[:dims:dims], Compression: p.planRC[:dims:dims]}
 		p.dueAt, p.predEnd = now+s.cfg.Horizon, now+s.cfg.Horizon
 	} else {
 		clear(p.peak)
@@ -324,7 +339,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []
 					}
 				}
 			}
-			p.plan[si] = PlanStep{Duration: st.Duration, Alloc: a, Compression: rcv}
+			p.plan[si] = PlanStep{Duration: st.Duration, Alloc: a, Reserved: val, Compression: rcv}
 		}
 		p.dueAt, p.predEnd = due, time.Duration(pred)
 	}

@@ -49,6 +49,12 @@ type server struct {
 	nextDue  time.Duration // earliest dueAt of a running task, MaxInt64 if none
 	policy   ServerPolicy
 
+	// The latest node sample, and the incompressible demand placed since
+	// (measured usage does not show it yet).
+	measured bool
+	lastUsed []float64
+	placed   []float64
+
 	// Samples since the last Tick (formula (14) sums, per kind).
 	sampled      bool
 	lastAt       time.Duration
@@ -83,6 +89,8 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 		sumOurs:  make([]float64, d),
 		sumIdle:  make([]float64, d),
 		sumTasks: make([]float64, d),
+		lastUsed: make([]float64, d),
+		placed:   make([]float64, d),
 		sumSq:    make([]float64, d),
 		conf:     make([]float64, s.cfg.ConformityWindow*d),
 	}, nil
@@ -144,6 +152,22 @@ func (v *server) reserve(p *ptask, now time.Duration) {
 	}
 }
 
+// measuredFits reports whether demand's incompressible kinds fit the
+// server's measured idle amount (the latest sample less what was placed
+// since), and records them as placed if commit.
+func (v *server) measuredFits(demand resource.Vector) bool {
+	if !v.measured {
+		return true
+	}
+	for k, d := range demand {
+		n := v.capacity[k]
+		if !v.s.comp[k] && d > 0 && n-v.lastUsed[k]-v.placed[k]+slack*n < d {
+			return false
+		}
+	}
+	return true
+}
+
 // compressionAt returns the largest compression rate the timeline
 // implies at off among the compressible kinds demand uses: where the
 // reservations exceed the capacity (free f < 0), rc = −f/(N − f),
@@ -161,9 +185,19 @@ func (v *server) compressionAt(off time.Duration, demand resource.Vector) float6
 
 // usedUp reports Algorithm 1's line 1 (and line 19) test at now: some
 // kind's free amount, plus the compression allowance of a compressible
-// kind when the policy compresses, is below IdleThreshold × capacity.
+// kind when the policy compresses, is below IdleThreshold × capacity;
+// or, for an incompressible kind, its measured idle amount (the latest
+// node sample, less what was placed since) is.
 func (v *server) usedUp(now time.Duration) bool {
 	s := v.s
+	if v.measured {
+		for k, u := range v.lastUsed {
+			n := v.capacity[k]
+			if n > 0 && !s.comp[k] && n-u-v.placed[k] < s.cfg.IdleThreshold*n {
+				return true
+			}
+		}
+	}
 	f := v.free.At(now)
 	allow := 0.0
 	if v.policy == FineGrainedCompress && !s.cfg.CoarseOnly {
@@ -216,6 +250,9 @@ func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.
 		return err
 	}
 	s.commit(now, off)
+	v.measured = true
+	copy(v.lastUsed, used)
+	clear(v.placed)
 	if !v.sampled {
 		v.sampled, v.lastAt = true, off
 		return nil
