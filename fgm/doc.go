@@ -87,8 +87,13 @@
 //   - Idle resources (line 1) are read from the free timeline at now,
 //     whose base is capacity minus the foreign load estimated from
 //     samples by formula (14); the compression allowance counts for a
-//     compressible kind under fine-grained-with-compression. The same
-//     test after an allocation is "the resource is used up" (line 19).
+//     compressible kind under fine-grained-with-compression. For
+//     incompressible kinds the measured idle amount (the latest node
+//     sample, less what was placed since) counts too, and a task's first
+//     stage must fit it: predictions err, and without this a node whose
+//     tasks use more memory than predicted keeps receiving tasks that
+//     fail one after another. The same test after an allocation is "the
+//     resource is used up" (line 19).
 //   - Conformity (16) is normalised by capacity so thresholds are
 //     unitless; μ is the measured node usage, α our reservations plus the
 //     foreign estimate in force, both formula (14) means between Ticks;

@@ -374,3 +374,24 @@ func TestScheduleHostChecksSteps(t *testing.T) {
 		t.Errorf("nil node: %v", err)
 	}
 }
+
+// Measured idle gates incompressible kinds: a node whose latest sample
+// shows its memory nearly full (load no reservation explains yet) gets
+// nothing, and a task's first stage must fit what the sample leaves.
+func TestScheduleMeasuredIdle(t *testing.T) {
+	space := testSpace(t)
+	c := newCluster(space, 1, resource.Vector{16, 32, 200})
+	s := newSched(t, c, fgm.Config{})
+	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 8, 0)}})
+	submit(t, s, t0, &task{id: "b", job: "j", req: resource.Vector{1, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 8, 0)}})
+	// 31 of 32 GB in use: idle 1 < 5% of 32 → skipped.
+	_ = s.SampleNode(t0, "n00", resource.Vector{2, 31, 0})
+	if d := schedule(t, s, t0, "n00"); len(d) != 0 {
+		t.Fatalf("placed on a full node: %v", ids(d))
+	}
+	// 20 in use: 12 idle; a (8) fits, b would leave −4: only a.
+	_ = s.SampleNode(t0.Add(time.Second), "n00", resource.Vector{2, 20, 0})
+	if d := schedule(t, s, t0.Add(time.Second), "n00"); fmt.Sprint(ids(d)) != "[a/fine-grained]" {
+		t.Fatalf("got %v", ids(d))
+	}
+}
