@@ -220,6 +220,10 @@ func accelSimCase(space *resource.Space, c accelCase, seed uint64) Case {
 	cfg.HeartbeatInterval = accelHeartbeat
 	cfg.Seed = seed
 	cfg.OffloadKinds = []string{"gpu", "acc-rx", "acc-tx"}
+	// A container holds a slot, not quotas: its tasks share the node's
+	// CPU, NICs and the bound GPU by contention (paper 001), so the host
+	// is work-conserving.
+	cfg.Enforcement = sim.Shares
 	cfg.NodeEvents = events
 	cfg.Profile = m.profile
 	job := workload.JobSpec{ID: fmt.Sprintf("%s-x%d", app.name, c.key.intensity), Class: app.name}

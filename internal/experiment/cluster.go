@@ -33,7 +33,7 @@ func SlotCluster(space *resource.Space, n, maps, reduces int, seed uint64) (sim.
 	cfg := sim.DefaultConfig(space, nodes)
 	cfg.HeartbeatInterval = max(sim.DefaultHeartbeat, time.Duration(n)*time.Second/100)
 	cfg.Seed = seed
-	cfg.SampleInterval = time.Minute
+	cfg.MetricsInterval = time.Minute
 	lines := []string{
 		fmt.Sprintf("cluster: %d workers × (%d map + %d reduce slots), %d per rack", n, maps, reduces, 20),
 		fmt.Sprintf("simulator: heartbeat every %v per node (Hadoop-1: max(3s, nodes/100 s)), staggered, plus one when a task ends; reduce slow-start %g; %d attempts per task; seed %d",

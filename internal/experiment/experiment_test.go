@@ -49,7 +49,9 @@ func smallScale(name string) float64 {
 
 func TestExperimentsRunSmall(t *testing.T) {
 	for _, e := range experiment.List() {
-		if e.Name == "trace" || e.Name == "lss" || e.Name == "accel" { // own tests: TestLSSExperimentSmall, TestAccelDeterministic
+		switch e.Name {
+		case "trace", "lss", "accel", // own tests: TestLSSExperimentSmall, TestAccelDeterministic
+			"paper004-online", "paper004-cloud", "paper003-exp1", "paper003-exp2": // TestPaper004OnlineSmall, TestPaper003FIFO
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {

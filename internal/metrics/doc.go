@@ -35,6 +35,15 @@
 //     over samples; samples with no shares or all-zero shares are skipped
 //     (the index is undefined there).
 //   - Utilisation: per kind, the mean over samples.
+//   - Task records (Run.Tasks, when the simulator recorded them): task
+//     completion time is End − Start of a succeeded attempt.
+//     CompletionBySize splits task and job completion times into small
+//     and large (paper 004 figs. 12 and 15): a task is small if its
+//     isolated work is ≤ 30 s, a job if it has ≤ 10 tasks (defaults;
+//     stated in DefaultSmallTaskWork and DefaultSmallJobTasks).
+//     HeldOverTime is what each class (workflow) holds over time, as a
+//     table (paper 000 fig. 2): the slots held in a slot space.
+//     CostMetrics adds mean cost, budget and per-φ success rows.
 //   - Failed and retried tasks, decision wall time (total and per
 //     decision), kills, rejections, and kills that could have made it (of
 //     the killed or rejected jobs the simulator checked).
