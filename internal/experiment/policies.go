@@ -39,6 +39,7 @@ var policies = []Policy{
 		return baseline.NewDRF(baseline.DRFConfig{Pools: true}), nil
 	}},
 	{"edf", "earliest deadline first", func(Env) (sim.Policy, error) { return baseline.NewEDF(), nil }},
+	{"fgm", "paper 004's fine-grained stage matching with bounded compression, learned estimates, DRF order", newFGMPolicy},
 }
 
 // baselines is the default set of the baseline experiments.
