@@ -106,9 +106,10 @@
 //     input is elsewhere waits LocalityWait from the first time it was
 //     skipped, then runs anywhere (no rack level; the simulator does not
 //     model one).
-//   - DRF charges a job the sum of its running tasks' peak reservations
-//     (requested quantity for unpredictable ones); shares are taken of the
-//     registered nodes' total capacity.
+//   - DRF charges a job the sum of its running tasks' peak allocations
+//     (what the host hands out: the prediction, or the request for
+//     compressible kinds with CapAtRequest and for unpredictable tasks);
+//     shares are taken of the registered nodes' total capacity.
 //   - Penalty p (5)–(7) defaults to 0.05: the paper measured its curve
 //     (figure 4) but printed no value.
 //

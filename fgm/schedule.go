@@ -302,13 +302,14 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []
 	}
 	p.plan = p.plan[:n]
 	if p.peak == nil {
-		p.peak = s.space.Zero()
+		p.peak, p.charge = s.space.Zero(), s.space.Zero()
 	}
 	if p.open {
 		p.work[0], p.rc[0] = 0, 0
 		copy(p.vals, p.requested)
 		clear(p.planRC)
 		copy(p.peak, p.requested)
+		copy(p.charge, p.requested)
 		copy(abuf, p.requested)
 		p.plan[0] = PlanStep{Alloc: abuf[:dims:dims], Reserved: p.vals[:dims:dims], Compression: p.planRC[:dims:dims]}
 		p.dueAt, p.predEnd = now+s.cfg.Horizon, now+s.cfg.Horizon
@@ -340,12 +341,17 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []
 				}
 			}
 			p.plan[si] = PlanStep{Duration: st.Duration, Alloc: a, Reserved: val, Compression: rcv}
+			if si == 0 {
+				copy(p.charge, a)
+			} else {
+				_ = p.charge.Max(a)
+			}
 		}
 		p.dueAt, p.predEnd = due, time.Duration(pred)
 	}
 	v.running = append(v.running, p)
 	v.reserve(p, now)
-	_ = j.state.Allocated.Add(p.peak)
+	_ = j.state.Allocated.Add(p.charge)
 	j.state.Running++
 	s.share(j)
 	s.placed = append(s.placed, p)
@@ -372,7 +378,7 @@ func (s *Scheduler) rollback(v *server) {
 		k := slices.Index(v.running, p)
 		v.running = slices.Delete(v.running, k, k+1)
 		j := p.job
-		_ = j.state.Allocated.Sub(p.peak)
+		_ = j.state.Allocated.Sub(p.charge)
 		j.state.Running--
 		s.share(j)
 		p.running, p.srv = false, nil

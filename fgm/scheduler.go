@@ -75,7 +75,8 @@ type ptask struct {
 	plan    []PlanStep      // the decision's plan (views into vals, planRC)
 	planRC  []float64       // stages × dims
 	abuf    []float64       // plan allocations, stages × dims
-	peak    resource.Vector // element-wise max over stages (charged to the job)
+	peak    resource.Vector // element-wise max reserved over stages
+	charge  resource.Vector // element-wise max allocated over steps (charged to the job)
 	dueAt   time.Duration   // start + Σ work: later than this it is overdue
 	predEnd time.Duration   // start + formula (15) at allocation
 	samples []estimate.UsageSample
@@ -363,7 +364,7 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	srv.running = slices.Delete(srv.running, i, i+1)
 	srv.dirty = true
 	j := p.job
-	_ = j.state.Allocated.Sub(p.peak)
+	_ = j.state.Allocated.Sub(p.charge)
 	for k, x := range j.state.Allocated {
 		if x < 0 || (j.state.Running == 1 && x != 0) {
 			j.state.Allocated[k] = 0 // rounding: nothing running, nothing charged
