@@ -49,7 +49,7 @@ func FuzzScheduler(f *testing.F) {
 		for pos < len(data) {
 			before := snapshot(s, c, t0.Add(now))
 			var err error
-			switch next() % 8 {
+			switch next() % 9 {
 			case 0, 1:
 				ids++
 				tk := &task{id: schedkit.TaskID(fmt.Sprint(ids)), job: schedkit.JobID(fmt.Sprint(next() % 3)),
@@ -81,6 +81,8 @@ func FuzzScheduler(f *testing.F) {
 				continue
 			case 7:
 				err = s.Withdraw(schedkit.TaskID(fmt.Sprint(next() % 8)))
+			case 8:
+				err = s.SampleTask(t0.Add(now), schedkit.TaskID(fmt.Sprint(next()%8)), resource.Vector{float(), float(), 0})
 			}
 			if err != nil {
 				if _, ok := err.(*fgm.Error); !ok {
@@ -93,6 +95,24 @@ func FuzzScheduler(f *testing.F) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// FuzzConformity: formula (16) on arbitrary segments is an error or a
+// finite, non-negative figure.
+func FuzzConformity(f *testing.F) {
+	f.Add(int64(1e9), 10.0, 9.0, 0.0, int64(2e9), 8.0, 9.0, 1.0, 10.0, 0.05)
+	f.Fuzz(func(t *testing.T, d1 int64, u1, p1, i1 float64, d2 int64, u2, p2, i2, n, th float64) {
+		c, err := fgm.Conformity([]fgm.Segment{
+			{Duration: time.Duration(d1), Used: u1, Predicted: p1, Idle: i1},
+			{Duration: time.Duration(d2), Used: u2, Predicted: p2, Idle: i2},
+		}, n, th)
+		if err != nil {
+			return
+		}
+		if math.IsNaN(c) || math.IsInf(c, 0) || c < 0 {
+			t.Fatalf("conformity %v", c)
 		}
 	})
 }

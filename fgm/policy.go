@@ -54,7 +54,11 @@ func Conformity(segments []Segment, capacity, threshold float64) (float64, error
 		c.sq += d * d * t
 		c.total += t
 	}
-	return c.conformity(capacity, threshold), nil
+	f := c.conformity(capacity, threshold)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: "amounts overflow"}
+	}
+	return f, nil
 }
 
 // confSums are the time-weighted sums formula (16) needs.
