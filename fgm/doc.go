@@ -49,7 +49,8 @@
 //     Release it (succeeded false) and Submit it again.
 //  4. Report usage: SampleNode with each server's measured total usage
 //     and SampleTask with each running task's, periodically (the paper's
-//     node agents read /proc; every few seconds).
+//     node agents read /proc; every few seconds); or let nodes implement
+//     UsageNode and tasks UsageTask, and Tick reads them.
 //  5. When a task ends, Release(now, id, succeeded). Successful tasks
 //     teach the History; failed or killed ones do not. Submit a failed
 //     task again to retry it. Withdraw pending tasks of a killed job.

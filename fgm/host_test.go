@@ -71,9 +71,11 @@ func (t *task) DataLocations() []schedkit.NodeID   { return t.locs }
 type oracleEstimator struct{}
 
 func (oracleEstimator) Predict(t schedkit.Task) (estimate.Profile, bool) {
-	tk := t.(*task)
-	if tk.stages == nil {
+	tk, ok := t.(interface{ stagesOf() []estimate.Stage })
+	if !ok || tk.stagesOf() == nil {
 		return estimate.Profile{}, false
 	}
-	return estimate.Profile{Stages: tk.stages, Observations: 1}, true
+	return estimate.Profile{Stages: tk.stagesOf(), Observations: 1}, true
 }
+
+func (t *task) stagesOf() []estimate.Stage { return t.stages }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // Segment is one period of a server's samples of one resource kind: its
@@ -76,7 +77,9 @@ func (c confSums) conformity(capacity, threshold float64) float64 {
 }
 
 // Tick runs the periodic part of the method at now, server by server in
-// registration order, and appends any Reclaim decisions to dst:
+// registration order, and appends any Reclaim decisions to dst. It first
+// reads the usage of running tasks implementing UsageTask and of nodes
+// implementing UsageNode (as SampleTask and SampleNode would); then:
 //
 //  1. From the samples since the previous Tick it updates the server's
 //     foreign-load estimate: the time-weighted mean (14) of the measured
@@ -94,10 +97,15 @@ func (c confSums) conformity(capacity, threshold float64) float64 {
 //     fine-grained with compression.
 //
 // A server with no samples since the previous Tick keeps its estimate
-// and policy. It fails only with ErrTimeBackwards, changing nothing.
+// and policy. It fails with ErrTimeBackwards, or ErrInvalidSample for a
+// polled reading of the wrong length or with NaN, infinite or negative
+// amounts, changing nothing.
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	off, err := s.advance("Tick", now)
 	if err != nil {
+		return dst, err
+	}
+	if err := s.poll(now); err != nil {
 		return dst, err
 	}
 	s.commit(now, off)
@@ -155,6 +163,45 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	}
 	return dst, nil
+}
+
+// poll reads the usage of running UsageTasks and of UsageNodes (in
+// registration order), as SampleTask and SampleNode would. It checks
+// every reading before recording any, so a bad one changes nothing.
+func (s *Scheduler) poll(now time.Time) error {
+	type reading struct {
+		task schedkit.TaskID
+		node schedkit.NodeID
+		used resource.Vector
+	}
+	var rs []reading
+	for _, v := range s.servers {
+		for _, p := range v.running {
+			if u, ok := p.t.(UsageTask); ok {
+				rs = append(rs, reading{task: p.id, used: u.Used()})
+			}
+		}
+		if v.usage != nil {
+			rs = append(rs, reading{node: v.id, used: v.usage.Used()})
+		}
+	}
+	for _, r := range rs {
+		if len(r.used) != s.dims || r.used.Validate() != nil {
+			return &Error{Op: "Tick", Task: r.task, Node: r.node, Err: ErrInvalidSample, Reason: fmt.Sprintf("Used %v", []float64(r.used))}
+		}
+	}
+	for _, r := range rs {
+		var err error
+		if r.task != "" {
+			err = s.SampleTask(now, r.task, r.used)
+		} else {
+			err = s.SampleNode(now, r.node, r.used)
+		}
+		if err != nil {
+			return err // unreachable: checked above
+		}
+	}
+	return nil
 }
 
 // averageConformity is the worst kind's mean over the window.

@@ -203,3 +203,53 @@ func TestLearnThroughScheduler(t *testing.T) {
 		t.Errorf("plan %v", ds[0])
 	}
 }
+
+type usageNode struct {
+	node
+	used resource.Vector
+}
+
+func (n *usageNode) Used() resource.Vector { return n.used }
+
+type usageTask struct {
+	task
+	used resource.Vector
+}
+
+func (t *usageTask) Used() resource.Vector { return t.used }
+
+// Nodes and tasks that report their usage are read by Tick: no
+// SampleNode or SampleTask calls, same figures.
+func TestTickPollsUsage(t *testing.T) {
+	space := testSpace(t)
+	n := &usageNode{node: node{id: "n00", rack: "r", cap: resource.Vector{16, 10, 100}}, used: resource.Vector{8, 10, 0}}
+	c := &cluster{space: space, nodes: nil}
+	s, err := fgm.New(fgm.Config{Cluster: c, Estimator: oracleEstimator{}, ConformityWindow: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddNode(n); err != nil {
+		t.Fatal(err)
+	}
+	a := &usageTask{task: task{id: "a", job: "j", req: resource.Vector{8, 9.8, 0}, stages: []estimate.Stage{st(1000*time.Second, 8, 9.8, 0)}}, used: resource.Vector{8, 10, 0}}
+	if err := s.Submit(t0, a); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := s.Schedule(t0, n, nil); err != nil || len(ds) != 1 {
+		t.Fatal(ds, err)
+	}
+	for i := 1; i <= 4; i++ {
+		if _, err := s.Tick(t0.Add(time.Duration(i)*3*time.Second), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a uses 0.2 more memory than predicted: conformity ((10 − 9.8)/10)² = 0.0004
+	// on a busy node, every tick (task samples explain the node's usage).
+	if c, _ := s.ServerConformity("n00"); math.Abs(c-0.0004) > 1e-9 {
+		t.Errorf("conformity %v, want 0.0004", c)
+	}
+	n.used = resource.Vector{math.NaN(), 0, 0}
+	if _, err := s.Tick(t0.Add(time.Minute), nil); !errors.Is(err, fgm.ErrInvalidSample) {
+		t.Errorf("NaN usage: %v", err)
+	}
+}

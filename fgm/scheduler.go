@@ -192,6 +192,7 @@ func (s *Scheduler) AddNode(n schedkit.Node) error {
 		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: err.Error()}
 	}
 	srv.pos = len(s.servers)
+	srv.usage, _ = n.(UsageNode)
 	s.nodes[id] = srv
 	s.servers = append(s.servers, srv)
 	_ = s.capacity.Add(srv.capacity)

@@ -35,9 +35,31 @@ func (p ServerPolicy) String() string {
 	return fmt.Sprintf("ServerPolicy(%d)", uint8(p))
 }
 
+// UsageNode is a server that reports its measured usage. A host whose
+// nodes implement it need not call SampleNode: Tick reads Used of every
+// registered UsageNode first (the node given to New or AddNode, kept for
+// this).
+type UsageNode interface {
+	schedkit.Node
+	// Used is the node's total measured usage (our tasks and anything
+	// else running there), the mean since the previous call.
+	Used() resource.Vector
+}
+
+// UsageTask is a task that reports its measured usage. A host whose
+// tasks implement it need not call SampleTask: Tick reads Used of every
+// running UsageTask first.
+type UsageTask interface {
+	schedkit.Task
+	// Used is the task's measured usage, the mean since the previous
+	// call (or its start).
+	Used() resource.Vector
+}
+
 // server is one node's state.
 type server struct {
 	s        *Scheduler
+	usage    UsageNode // the node, if it reports its usage
 	id       schedkit.NodeID
 	pos      int
 	capacity resource.Vector
