@@ -112,6 +112,11 @@ type Config struct {
 	// reserving the prediction on the server's timeline; without it the
 	// plan allocates the predicted demand, as the paper does.
 	CapAtRequest bool
+	// Progressive orders the jobs again after every allocation, as DRF's
+	// progressive filling does, instead of once per Schedule call as
+	// Algorithm 1 is printed (where a job first in order may take the
+	// whole server before the next is considered).
+	Progressive bool
 	// HostChecksSteps is for hosts that check every step of a plan
 	// against the node's free capacity at assignment (the simulator
 	// does): Schedule then also requires each step's incompressible

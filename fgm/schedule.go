@@ -39,6 +39,10 @@ import (
 //     job its peak, and emit the decision; stop when the server is used
 //     up (the test of step 1).
 //
+// With Progressive, the jobs are ordered again after every allocation
+// (DRF's progressive filling) instead of once per call as printed; a job
+// that placed nothing in this call is not tried again in it.
+//
 // After a failed match, later tasks of the same job with the same
 // similarity key are skipped on this server when predictions come from a
 // History (they would fail the same way).
@@ -85,22 +89,30 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	if v.policy == StopAllocation || v.usedUp(off) || len(s.active) == 0 {
 		return dst, nil
 	}
-	s.order = append(s.order[:0], s.active...)
 	fair := s.cfg.Fairness
-	slices.SortFunc(s.order, func(a, b *jobEntry) int {
-		switch {
-		case fair.Less(&a.state, &b.state):
-			return -1
-		case fair.Less(&b.state, &a.state):
-			return 1
-		}
-		return cmp.Compare(a.state.ID, b.state.ID)
-	})
+	sortJobs := func() {
+		s.order = append(s.order[:0], s.active...)
+		slices.SortFunc(s.order, func(a, b *jobEntry) int {
+			switch {
+			case fair.Less(&a.state, &b.state):
+				return -1
+			case fair.Less(&b.state, &a.state):
+				return 1
+			}
+			return cmp.Compare(a.state.ID, b.state.ID)
+		})
+	}
+	sortJobs()
 	_, keyed := s.cfg.Estimator.(HistoryEstimator)
 	start := len(dst)
 	s.placed, s.waits = s.placed[:0], s.waits[:0]
+	s.call++
 jobs:
-	for _, j := range s.order {
+	for k := 0; k < len(s.order); k++ {
+		j := s.order[k]
+		if j.tried == s.call {
+			continue
+		}
 		var failKey schedkit.SimilarityKey
 		failed := false
 		for i := 0; i < len(j.pending); {
@@ -137,7 +149,15 @@ jobs:
 			if v.usedUp(off) {
 				break jobs
 			}
+			if s.cfg.Progressive {
+				// Shares changed: order again and start over; jobs that
+				// placed nothing on this server in this call stay done.
+				sortJobs()
+				k = -1
+				continue jobs
+			}
 		}
+		j.tried = s.call
 	}
 	return dst, nil
 }

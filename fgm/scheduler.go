@@ -39,6 +39,7 @@ type Scheduler struct {
 	seq    uint64      // submission and start sequence
 
 	// Per Schedule call.
+	call     uint64 // Schedule calls so far
 	order    []*jobEntry
 	placed   []*ptask
 	waits    []waitUndo
@@ -90,6 +91,7 @@ type jobEntry struct {
 	sub       time.Duration
 	pending   []*ptask // by submission sequence
 	activePos int      // in Scheduler.active, −1 if none pending
+	tried     uint64   // the Schedule call that found nothing more to place for it
 }
 
 type waitUndo struct {

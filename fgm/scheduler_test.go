@@ -395,3 +395,28 @@ func TestScheduleMeasuredIdle(t *testing.T) {
 		t.Fatalf("got %v", ids(d))
 	}
 }
+
+// Progressive: DRF order is refreshed after every allocation, so two
+// equal jobs alternate on one server; as printed, the first job in order
+// takes the server.
+func TestScheduleProgressive(t *testing.T) {
+	space := testSpace(t)
+	one := []estimate.Stage{st(10*time.Second, 4, 4, 0)}
+	for _, tc := range []struct {
+		progressive bool
+		want        string
+	}{
+		{false, "[a1/fine-grained a2/fine-grained a3/fine-grained a4/fine-grained]"},
+		{true, "[a1/fine-grained b1/fine-grained a2/fine-grained b2/fine-grained]"},
+	} {
+		c := newCluster(space, 1, resource.Vector{16, 32, 100})
+		s := newSched(t, c, fgm.Config{Progressive: tc.progressive, NoCompression: true})
+		for i := 1; i <= 4; i++ {
+			submit(t, s, t0, &task{id: schedkit.TaskID(fmt.Sprintf("a%d", i)), job: "a", req: resource.Vector{4, 4, 0}, stages: one})
+			submit(t, s, t0, &task{id: schedkit.TaskID(fmt.Sprintf("b%d", i)), job: "b", req: resource.Vector{4, 4, 0}, stages: one})
+		}
+		if got := fmt.Sprint(ids(schedule(t, s, t0, "n00"))); got != tc.want {
+			t.Errorf("progressive %v: got %s, want %s", tc.progressive, got, tc.want)
+		}
+	}
+}

@@ -53,6 +53,7 @@ func fgmVariants() []fgmVariant {
 		{"fgm-noadjust", "without policy adjustment (Algorithm 3)", mk(func(c *fgm.Config) { c.NoPolicyAdjustment = true }), false},
 		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.NoCheckQoS = true }), false},
 		{"fgm-oracle", "oracle estimates (true profiles)", fgmDefault(), true},
+		{"fgm-progressive", "option: DRF order refreshed after every allocation", mk(func(c *fgm.Config) { c.Progressive = true }), false},
 	}
 }
 
