@@ -52,3 +52,43 @@ func Example() {
 	// a on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB)
 	// b on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB)
 }
+
+// Algorithm 2 on one server: 16 cores, 32 GB, 14 cores and 20 GB taken
+// for the next 30 s. A task of two 10 s stages — 3 cores and 8 GB, then 1
+// core and 12 GB — fits stage by stage: its first stage is 1 core short,
+// and the compression bound (6)/(7) lets CPU dip by up to 10% of 16 cores
+// ((3 − 0.05·14)/17 = 0.135, clamped to 0.1); the server then holds 17
+// cores' demand on 16, a compression of 1/17.
+func ExampleMatcher_Match() {
+	space, _ := resource.NewSpace(resource.CPU, resource.Memory)
+	capacity := resource.Vector{16, 32}
+	free, _ := resource.NewTimeline(capacity)
+	_ = free.Sub(0, 30*time.Second, resource.Vector{14, 20})
+	m, _ := fgm.NewMatcher(space, 0.05, resource.DefaultCompressionLimit)
+	stages := []estimate.Stage{
+		{Duration: 10 * time.Second, Demand: resource.Vector{3, 8}},
+		{Duration: 10 * time.Second, Demand: resource.Vector{1, 12}},
+	}
+	rates := make([]float64, len(stages)*space.Len())
+	ok, _ := m.Match(free, capacity, stages, 0, true, rates)
+	fmt.Printf("fits: %v, cpu compression %.4f then %.4f\n", ok, rates[0], rates[2])
+	ok, _ = m.Match(free, capacity, stages, 0, false, rates)
+	fmt.Println("fits without compression:", ok)
+	// Output:
+	// fits: true, cpu compression 0.0588 then 0.0000
+	// fits without compression: false
+}
+
+// Formula (16) for a server's memory (32 GB): 30 s where the tasks used
+// 31 GB against 29 GB predicted, then 30 s as predicted, the server
+// nearly full throughout: ((31 − 29)/32)² · 30/60 ≈ 0.00195, below the
+// default Th_fg of 0.0025.
+func ExampleConformity() {
+	f, _ := fgm.Conformity([]fgm.Segment{
+		{Duration: 30 * time.Second, Used: 31, Predicted: 29, Idle: 1},
+		{Duration: 30 * time.Second, Used: 30.5, Predicted: 30.5, Idle: 1.5},
+	}, 32, 0.05)
+	fmt.Printf("%.5f\n", f)
+	// Output:
+	// 0.00195
+}
