@@ -7,6 +7,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/binding"
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -20,6 +21,7 @@ var accel = Experiment{
 	Summary: "paper 001 §3: MAGMA LU/QR/Cholesky on Cluster4-0/2/3/4 under accelerator binding and its options, " +
 		"plus a 1,000-node binding churn run; -scale < 1 drops the all-cases table and shortens the churn run",
 	Run:        runAccel,
+	Uses:       UsesNodes,
 	SuiteScale: 0.25,
 }
 
@@ -236,8 +238,8 @@ func accelSimCase(space *resource.Space, c accelCase, seed uint64) Case {
 	}
 	job.Phases = []workload.PhaseSpec{{Tasks: tasks}}
 	w := &workload.Workload{Name: fmt.Sprintf("%s %s", c.cluster.name, job.ID), Jobs: []workload.JobSpec{job}}
-	pc := accelPolicyConfig{name: c.option.name, binding: c.option.cfg, accel: accel, pull: c.option.pull, containers: accelContainers}
-	pol := Policy{Name: c.option.name, New: func(Env) (sim.Policy, error) { return newAccelPolicy(pc, accelNodes) }}
+	pc := policy.AccelConfig{Name: c.option.name, Binding: c.option.cfg, Accel: accel, Pull: c.option.pull, Containers: accelContainers}
+	pol := Policy{Name: c.option.name, New: func(Env) (sim.Policy, error) { return policy.NewAccel(pc, accelNodes) }}
 	label := fmt.Sprintf("accel/%s/%s/x%d/%dMB/%s", app.name, c.cluster.name, c.key.intensity, c.key.mb, c.option.name)
 	return Case{Label: label, Config: cfg, Workload: w, Policy: pol}
 }
@@ -291,7 +293,7 @@ func runAccel(p Params) (Result, error) {
 	}
 	space, err := accelSpace()
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+		return Result{}, paramErr("%w", err)
 	}
 	full := p.Scale >= 1
 	plan := &accelPlan{index: map[accelKey]int{}}
@@ -335,7 +337,7 @@ func runAccel(p Params) (Result, error) {
 	for i, run := range runs {
 		j := run.Jobs[0]
 		if j.Outcome != metrics.Completed {
-			return Result{}, fmt.Errorf("%w: %s: job %v", ErrRun, cases[i].Label, j.Outcome)
+			return Result{}, runErr(cases[i].Label, fmt.Errorf("job %v", j.Outcome))
 		}
 		res[plan.cases[i].key] = j.Finish - j.Submit
 	}
@@ -351,9 +353,6 @@ func runAccel(p Params) (Result, error) {
 	}
 	out.Tables = append(out.Tables, ft)
 	out.Assumptions = append(accelAssumptions(len(cases), p.Seed), flines...)
-	if len(p.Policies) > 0 {
-		out.Assumptions = append(out.Assumptions, "-policies does not apply: accel compares binding options")
-	}
 	return out, nil
 }
 

@@ -23,6 +23,7 @@ var fgmExp = Experiment{
 	Summary:    "paper 004 §4: fgm vs FIFO, Capacity, Fair, DRF offline, online and in the cloud; ablation vs DRF; estimator error",
 	Run:        runFGM,
 	SuiteScale: 0.25,
+	Uses:       UsesNodes | UsesTiming,
 }
 
 // fgmTick is how often fgm's policy adjustment runs (Algorithm 3); the
@@ -62,8 +63,8 @@ func fgmVariants() []fgmVariant {
 // policies on ticks, so it needs a Config with TickInterval set (the fgm
 // experiment sets it; in an experiment without ticks Algorithm 3 never
 // runs and the foreign load is never estimated).
-func newFGMPolicy(Env) (sim.Policy, error) {
-	return policy.NewFGM(policy.FGMConfig{Scheduler: fgmDefault()}), nil
+func newFGMPolicy(env Env) (sim.Policy, error) {
+	return policy.NewFGM(env.Config, policy.FGMConfig{Scheduler: fgmDefault()})
 }
 
 // fgmPolicy returns an experiment Policy for v that stores the policy it
@@ -74,7 +75,10 @@ func fgmPolicy(v fgmVariant, slot **policy.FGM) Policy {
 		if v.oracle {
 			c.Oracle = env.Workload
 		}
-		p := policy.NewFGM(c)
+		p, err := policy.NewFGM(env.Config, c)
+		if err != nil {
+			return nil, err
+		}
 		if slot != nil {
 			*slot = p
 		}
@@ -87,7 +91,7 @@ func runFGM(p Params) (Result, error) {
 		return Result{}, err
 	}
 	if len(p.Policies) > 0 {
-		return Result{}, fmt.Errorf("%w: the fgm experiment compares fixed policies; -policies does not apply", ErrParams)
+		return Result{}, paramErr("experiment fgm does not use -policies: it compares fixed policies")
 	}
 	n, cfg, cl, err := paper004Setup(p)
 	if err != nil {
@@ -104,7 +108,7 @@ func runFGM(p Params) (Result, error) {
 	// Offline, with the ablation.
 	w, err := workload.Paper004Offline(p.Scale, rand.New(rand.NewPCG(p.Seed, 0x004)))
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+		return Result{}, paramErr("%w", err)
 	}
 	vars := fgmVariants()
 	slots := make([]*policy.FGM, len(vars))
@@ -323,7 +327,7 @@ func fgmOnline(p Params, cfg sim.Config, n int, base []Policy, cloud bool) ([]me
 			w, err = workload.Paper004Online(gb, rng)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrParams, err)
+			return nil, paramErr("%w", err)
 		}
 		for _, pol := range pols {
 			cases = append(cases, Case{Label: fmt.Sprintf("fgm/%s/%gGB/%s", env, gb, pol.Name), Config: c, Workload: &w, Policy: pol})

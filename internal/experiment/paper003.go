@@ -21,6 +21,7 @@ var paper003Policies = []string{"fifo", "fair", "capacity", "drf", "edf"}
 var (
 	paper003Exp1 = Experiment{
 		Name:    "paper003-exp1",
+		Uses:    UsesPolicies | UsesTiming,
 		Summary: "paper 003 exp. 1: four same-size jobs with different φ on 5 workers × (2 map + 2 reduce); paper: FIFO mean response 1175.5 s, mean cost 152.6",
 		Run: func(p Params) (Result, error) {
 			return runPaper003(p, "paper003-exp1", workload.Paper003Exp1(), "paper 003 exp. 1 (same size, different φ)", "FIFO 1175.5 s / 152.6; DBS 1154.75 s / 145.29")
@@ -28,6 +29,7 @@ var (
 	}
 	paper003Exp2 = Experiment{
 		Name:    "paper003-exp2",
+		Uses:    UsesPolicies | UsesTiming,
 		Summary: "paper 003 exp. 2: four jobs of different sizes on 5 workers × (2 map + 2 reduce); paper: DBS mean response 1230 s, mean cost 148.07 (FIFO +76.5 s, +21.9)",
 		Run: func(p Params) (Result, error) {
 			return runPaper003(p, "paper003-exp2", workload.Paper003Exp2(), "paper 003 exp. 2 (different sizes)", "FIFO 1306.5 s / 169.97; DBS 1230 s / 148.07")
@@ -45,14 +47,14 @@ func Paper003Workload(name string, jobs []workload.Paper003Job, p Params) (*work
 	}
 	w, err := workload.Paper003Workload(name, jobs, rand.New(rand.NewPCG(p.Seed, 0x003)))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, nil, paramErr("%w", err)
 	}
 	return &w, append(w.Assumptions, fmt.Sprintf("workload seed %d", p.Seed)), nil
 }
 
 func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, paper string) (Result, error) {
-	if p.Nodes > 0 || (p.Scale != 0 && p.Scale != 1) || p.Trace != "" || p.Format != "" {
-		return Result{}, fmt.Errorf("%w: %s is the paper's four jobs on five workers: -nodes, -scale, -trace and -format do not apply", ErrParams, name)
+	if p.Scale != 0 && p.Scale != 1 {
+		return Result{}, paramErr("%s is the paper's four jobs on five workers: -scale does not apply", name)
 	}
 	w, lines, err := Paper003Workload(name, jobs, p)
 	if err != nil {

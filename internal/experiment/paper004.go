@@ -25,17 +25,20 @@ var (
 		Name:    "paper004-offline",
 		Summary: "paper 004 §4.2 offline: 400 GB of Facebook-mix MapReduce/Spark jobs at once on 23 workers × (16 cores, 32 GB, disk, 1 Gb/s); -scale sizes the input, -nodes the cluster",
 		Run:     runPaper004Offline,
+		Uses:    UsesPolicies | UsesNodes | UsesTiming,
 	}
 	paper004Online = Experiment{
 		Name:       "paper004-online",
 		Summary:    "paper 004 §4.3 online: Poisson arrivals, total input 50 → 400 GB by 50 GB, on 23 workers; -scale sizes the inputs",
 		Run:        func(p Params) (Result, error) { return runPaper004Online(p, false) },
+		Uses:       UsesPolicies | UsesNodes | UsesTiming,
 		SuiteScale: 0.5,
 	}
 	paper004Cloud = Experiment{
 		Name:       "paper004-cloud",
 		Summary:    "paper 004 §4.4 cloud: the online workloads plus foreign background load on every worker that no policy controls",
 		Run:        func(p Params) (Result, error) { return runPaper004Online(p, true) },
+		Uses:       UsesPolicies | UsesNodes | UsesTiming,
 		SuiteScale: 0.5,
 	}
 )
@@ -63,16 +66,13 @@ func Paper004Config(cs workload.ClusterSpec, seed uint64) (sim.Config, []string)
 
 // paper004Setup returns the cluster size and cluster of p.
 func paper004Setup(p Params) (int, sim.Config, []string, error) {
-	if p.Trace != "" || p.Format != "" {
-		return 0, sim.Config{}, nil, fmt.Errorf("%w: the paper-004 experiments generate their workload: -trace and -format do not apply", ErrParams)
-	}
 	n := workload.Paper004Workers
 	if p.Nodes > 0 {
 		n = p.Nodes
 	}
 	cs, err := workload.Paper004Cluster(n)
 	if err != nil {
-		return 0, sim.Config{}, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return 0, sim.Config{}, nil, paramErr("%w", err)
 	}
 	cfg, lines := Paper004Config(cs, p.Seed)
 	return n, cfg, lines, nil
@@ -88,7 +88,7 @@ func runPaper004Offline(p Params) (Result, error) {
 	}
 	w, err := workload.Paper004Offline(p.Scale, rand.New(rand.NewPCG(p.Seed, 0x004)))
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+		return Result{}, paramErr("%w", err)
 	}
 	pols, err := choose(p, paper004Policies)
 	if err != nil {
@@ -140,7 +140,7 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 			w, err = workload.Paper004Online(gb, rng)
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+			return Result{}, paramErr("%w", err)
 		}
 		if i == len(totals)-1 {
 			lines = append(lines, fmt.Sprintf("assumptions of the largest workload (%g GB); the others differ only in their draws:", gb))

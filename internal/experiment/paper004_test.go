@@ -68,7 +68,7 @@ func TestPaper004OfflineNodes(t *testing.T) {
 	}
 	for _, name := range []string{"paper004-offline", "paper004-online", "paper004-cloud", "paper003-exp1"} {
 		e, _ := experiment.Lookup(name)
-		if _, err := e.Run(experiment.Params{Trace: "x.tsv"}); !errors.Is(err, experiment.ErrParams) {
+		if err := e.Check(experiment.Params{Trace: "x.tsv"}); !errors.Is(err, experiment.ErrParams) {
 			t.Errorf("%s -trace: %v", name, err)
 		}
 	}

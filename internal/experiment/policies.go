@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/baseline"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -39,6 +40,12 @@ var policies = []Policy{
 		return baseline.NewDRF(baseline.DRFConfig{Pools: true}), nil
 	}},
 	{"edf", "earliest deadline first", func(Env) (sim.Policy, error) { return baseline.NewEDF(), nil }},
+	{"fifo-drop", "FIFO, ending each job at the first heartbeat past its deadline", func(Env) (sim.Policy, error) {
+		return policy.DropAtDeadline(baseline.NewFIFO()), nil
+	}},
+	{"edf-drop", "EDF, ending each job at the first heartbeat past its deadline", func(Env) (sim.Policy, error) {
+		return policy.DropAtDeadline(baseline.NewEDF()), nil
+	}},
 	{"fgm", "paper 004's fine-grained stage matching with bounded compression, learned estimates, DRF order", newFGMPolicy},
 }
 
@@ -52,10 +59,13 @@ func Policies() []Policy { return append([]Policy(nil), policies...) }
 func LookupPolicies(names []string) ([]Policy, error) {
 	out := make([]Policy, 0, len(names))
 	seen := map[string]bool{}
+	if len(names) == 0 {
+		return nil, paramErr("no policy named")
+	}
 	for _, n := range names {
 		n = strings.ToLower(strings.TrimSpace(n))
 		if seen[n] {
-			return nil, fmt.Errorf("%w: policy %q named twice", ErrParams, n)
+			return nil, paramErr("policy %q named twice", n)
 		}
 		seen[n] = true
 		found := false
@@ -71,7 +81,7 @@ func LookupPolicies(names []string) ([]Policy, error) {
 			for _, p := range policies {
 				have = append(have, p.Name)
 			}
-			return nil, fmt.Errorf("%w: policy %q (have %s)", ErrUnknown, n, strings.Join(have, ", "))
+			return nil, &classified{ErrUnknown, fmt.Errorf("unknown policy %q (have %s)", n, strings.Join(have, ", "))}
 		}
 	}
 	return out, nil

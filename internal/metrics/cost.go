@@ -11,9 +11,9 @@ import (
 // them to StandardMetrics.
 func CostMetrics(sums []Summary) []Metric {
 	ms := []Metric{
-		{"mean cost", func(s *Summary) string { return s.MeanCost.String() }},
-		{"budget success", func(s *Summary) string { return s.BudgetSuccess.String() }},
-		{"φ success (paper 003)", func(s *Summary) string { return s.PhiSuccess.String() }},
+		number("mean cost", UnitCost, func(s *Summary) Number { return s.MeanCost }),
+		ratio("budget success", func(s *Summary) Ratio { return s.BudgetSuccess }),
+		ratio("φ success (paper 003)", func(s *Summary) Ratio { return s.PhiSuccess }),
 	}
 	var phis []float64
 	for i := range sums {
@@ -35,18 +35,18 @@ func CostMetrics(sums []Summary) []Metric {
 			return nil
 		}
 		ms = append(ms,
-			Metric{name + " success", func(s *Summary) string {
+			ratio(name+" success", func(s *Summary) Ratio {
 				if p := find(s); p != nil {
-					return p.Success.String()
+					return p.Success
 				}
-				return NA
-			}},
-			Metric{name + " mean cost", func(s *Summary) string {
+				return Ratio{}
+			}),
+			number(name+" mean cost", UnitCost, func(s *Summary) Number {
 				if p := find(s); p != nil {
-					return p.MeanCost.String()
+					return p.MeanCost
 				}
-				return NA
-			}},
+				return Number{}
+			}),
 		)
 	}
 	return ms

@@ -48,6 +48,17 @@
 //     decision), kills, rejections, and kills that could have made it (of
 //     the killed or rejected jobs the simulator checked).
 //
+// # Tables
+//
+// A Table's Cells are for people ("64.7s", "0.947 (6288/6638)"); for
+// machines each Row has a Key in snake_case ending in its unit
+// ("response_mean_completed_s", "deadline_success_ratio", "jobs_count")
+// and numeric Values (Row.Numbers also parses the cells of rows built
+// from strings). Response and wait figures count completed jobs only, and
+// their rows say so ("response mean (completed)"); the row "not
+// completed" beside them counts the jobs they leave out, and a note says
+// it whenever a policy left some.
+//
 // Undefined values (no jobs, no deadlines, no samples, no decisions) are
 // never NaN: they are Numbers, Spans, Ratios and Dists that report
 // invalid and print "n/a". Records that Run.Validate rejects are left out

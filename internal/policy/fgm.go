@@ -32,22 +32,23 @@ type FGMConfig struct {
 // submitted as they become ready, each heartbeat runs Algorithm 1 for
 // the node, usage samples feed the scheduler (and through it the
 // History), ticks run Algorithm 3, and ended tasks are released. It
-// implements sim.Policy, sim.Ticker, sim.UsageWatcher, sim.TaskWatcher
-// and sim.JobWatcher. The simulator checks every plan step against a
+// implements sim.Policy, sim.Ticker, sim.UsageWatcher, sim.TaskWatcher,
+// sim.JobWatcher and sim.NodeWatcher. The simulator checks every plan step against a
 // node's free capacity at assignment, so the scheduler runs with
 // HostChecksSteps.
 type FGM struct {
-	name  string
-	cfg   FGMConfig
-	s     *fgm.Scheduler
-	h     *estimate.History
-	err   error
-	known map[*sim.Task]bool // submitted to fgm: pending or running there
-	byID  map[schedkit.TaskID]*sim.Task
-	dirty bool
-	ds    []fgm.Decision
-	ready []*sim.Task
-	preds []Prediction
+	name    string
+	cfg     FGMConfig
+	cluster clusterView
+	s       *fgm.Scheduler
+	h       *estimate.History
+	err     error              // from a watcher callback, which cannot return one
+	known   map[*sim.Task]bool // submitted to fgm: pending or running there
+	byID    map[schedkit.TaskID]*sim.Task
+	dirty   bool
+	ds      []fgm.Decision
+	ready   []*sim.Task
+	preds   []Prediction
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -62,13 +63,39 @@ type Prediction struct {
 	Demand resource.Vector
 }
 
-// NewFGM returns the policy.
-func NewFGM(cfg FGMConfig) *FGM {
-	name := cfg.Name
+// NewFGM returns the policy for a simulation of cfg, or an error wrapping
+// ErrConfig for a nil cfg or one without a Space, or an invalid History
+// or Scheduler configuration. Nodes are registered as the simulator
+// reports them (NodeChanged).
+func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
+	if cfg == nil || cfg.Space == nil {
+		return nil, fmt.Errorf("%w: fgm policy needs a simulator Config with a Space", ErrConfig)
+	}
+	name := opt.Name
 	if name == "" {
 		name = "fgm"
 	}
-	return &FGM{name: name, cfg: cfg, known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{}}
+	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
+		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{}}
+	hc := opt.History
+	hc.Space = cfg.Space
+	h, err := estimate.NewHistory(hc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	sc := opt.Scheduler
+	sc.Cluster = &p.cluster
+	sc.History = h
+	sc.HostChecksSteps = true
+	if opt.Oracle != nil {
+		sc.Estimator = &oracle{w: opt.Oracle, cache: map[*sim.Task][]estimate.Stage{}}
+	}
+	s, err := fgm.New(sc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.s, p.h = s, h
+	return p, nil
 }
 
 // Name returns the policy's name.
@@ -101,31 +128,21 @@ func (o *oracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
 	return estimate.Profile{Stages: s, Observations: 1}, true
 }
 
-func (p *FGM) init(c *sim.Cluster) error {
-	if p.s != nil || p.err != nil {
-		return p.err
+// NodeChanged registers a node that came up with the scheduler and
+// removes one that went down (its tasks are released; the simulator
+// retries them).
+func (p *FGM) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p.cluster.c = c
+	if up {
+		return dst, p.s.AddNode(n)
 	}
-	hc := p.cfg.History
-	hc.Space = c.Space()
-	h, err := estimate.NewHistory(hc)
-	if err != nil {
-		p.err = err
-		return err
+	for t := range p.known {
+		if t.Node() == n {
+			delete(p.known, t)
+		}
 	}
-	sc := p.cfg.Scheduler
-	sc.Cluster = c
-	sc.History = h
-	sc.HostChecksSteps = true
-	if p.cfg.Oracle != nil {
-		sc.Estimator = &oracle{w: p.cfg.Oracle, cache: map[*sim.Task][]estimate.Stage{}}
-	}
-	s, err := fgm.New(sc)
-	if err != nil {
-		p.err = err
-		return err
-	}
-	p.s, p.h = s, h
-	return nil
+	p.dirty = true
+	return dst, p.s.RemoveNode(n.ID())
 }
 
 // Submit marks the ready set as changed; tasks are submitted to fgm at
@@ -165,9 +182,6 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 
 // Heartbeat runs Algorithm 1 for n.
 func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
-	if err := p.init(c); err != nil {
-		return dst, err
-	}
 	if err := p.sync(now, c); err != nil {
 		return dst, err
 	}
@@ -212,9 +226,6 @@ func (p *FGM) record(t *sim.Task, d fgm.Decision) {
 // Tick runs the policy adjustment (Algorithm 3) and preempts reclaimed
 // tasks.
 func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
-	if err := p.init(c); err != nil {
-		return dst, err
-	}
 	var err error
 	p.ds, err = p.s.Tick(now, p.ds[:0])
 	if err != nil {
@@ -231,7 +242,7 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 
 // TaskSampled passes a running task's usage to fgm.
 func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
-	if p.s == nil || !p.known[t] {
+	if !p.known[t] {
 		return
 	}
 	_ = p.s.SampleTask(now, t.ID(), used) // a task fgm holds pending (not yet started) is not sampled
@@ -239,9 +250,6 @@ func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
 
 // NodeSampled passes a node's measured usage to fgm.
 func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
-	if p.s == nil {
-		return
-	}
 	_ = p.s.SampleNode(now, n.ID(), used)
 }
 
@@ -250,12 +258,12 @@ func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
 // heartbeat.
 func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 	p.dirty = true
-	if p.s == nil || !p.known[t] {
+	if !p.known[t] {
 		return
 	}
 	delete(p.known, t)
 	if err := p.s.Release(now, t.ID(), state == schedkit.TaskSucceeded); err != nil {
-		p.err = fmt.Errorf("policy: fgm: %w", err)
+		p.err = err
 	}
 }
 
@@ -263,9 +271,6 @@ func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 // running ones released without learning.
 func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
 	p.dirty = true
-	if p.s == nil {
-		return
-	}
 	for ph := range j.Phases() {
 		for i := range j.Tasks(schedkit.Phase(ph)) {
 			t := j.Task(schedkit.Phase(ph), i)
@@ -291,4 +296,5 @@ var (
 	_ sim.UsageWatcher = (*FGM)(nil)
 	_ sim.TaskWatcher  = (*FGM)(nil)
 	_ sim.JobWatcher   = (*FGM)(nil)
+	_ sim.NodeWatcher  = (*FGM)(nil)
 )

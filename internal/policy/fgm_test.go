@@ -1,12 +1,14 @@
 package policy_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
@@ -30,6 +32,31 @@ func paper004(t *testing.T, workers int) sim.Config {
 	cfg.RecordTasks = true
 	cfg.AfterEvent = (*sim.Sim).CheckInvariants
 	return cfg
+}
+
+func newFGM(t *testing.T, cfg *sim.Config, opt policy.FGMConfig) *policy.FGM {
+	t.Helper()
+	p, err := policy.NewFGM(cfg, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// NewFGM refuses what it cannot run with.
+func TestFGMPolicyConfig(t *testing.T) {
+	if _, err := policy.NewFGM(nil, policy.FGMConfig{}); !errors.Is(err, policy.ErrConfig) {
+		t.Errorf("nil config: %v", err)
+	}
+	cfg := paper004(t, 2)
+	for _, opt := range []policy.FGMConfig{
+		{Scheduler: fgm.Config{IdleThreshold: 2}},
+		{History: estimate.HistoryConfig{Smoothing: -1}},
+	} {
+		if _, err := policy.NewFGM(&cfg, opt); !errors.Is(err, policy.ErrConfig) {
+			t.Errorf("%+v: %v", opt, err)
+		}
+	}
 }
 
 func run(t *testing.T, cfg sim.Config, w *workload.Workload, p *policy.FGM) metrics.Run {
@@ -57,8 +84,9 @@ func TestFGMPolicyOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := policy.NewFGM(policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
-	rec := run(t, paper004(t, 4), &w, p)
+	cfg := paper004(t, 4)
+	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
+	rec := run(t, cfg, &w, p)
 	sum := metrics.Summarize(rec)
 	if sum.Completed != sum.Jobs {
 		t.Errorf("completed %d of %d", sum.Completed, sum.Jobs)
@@ -77,8 +105,9 @@ func TestFGMPolicyOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := policy.NewFGM(policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}, Oracle: &w})
-	rec := run(t, paper004(t, 4), &w, p)
+	cfg := paper004(t, 4)
+	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}, Oracle: &w})
+	rec := run(t, cfg, &w, p)
 	if p.Modes[fgm.Requested] != 0 {
 		t.Errorf("oracle left tasks unpredictable: %v", p.Modes)
 	}
@@ -98,7 +127,7 @@ func TestFGMPolicyCloud(t *testing.T) {
 	for _, s := range steps {
 		cfg.Background = append(cfg.Background, sim.BackgroundStep{At: s.At, Node: s.Node, Demand: s.Demand})
 	}
-	p := policy.NewFGM(policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
+	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
 	rec := run(t, cfg, &w, p)
 	if s := metrics.Summarize(rec); s.Completed+s.Failed != s.Jobs {
 		t.Errorf("%d completed, %d failed of %d", s.Completed, s.Failed, s.Jobs)

@@ -249,6 +249,11 @@ func (c *Config) normalize() error {
 	if c.HeartbeatInterval == 0 {
 		c.HeartbeatInterval = DefaultHeartbeat
 	}
+	if int64(c.HeartbeatInterval) > math.MaxInt64/int64(max(len(c.Nodes), defaultStallRounds)) {
+		// The stagger computes node·interval, the default StallAfter
+		// rounds·interval.
+		return cfgErr("HeartbeatInterval", "%v × %d nodes overflows int64 nanoseconds", c.HeartbeatInterval, len(c.Nodes))
+	}
 	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
 		return cfgErr("SlowStart", "%v is outside [0, 1]", c.SlowStart)
 	}

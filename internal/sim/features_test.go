@@ -243,6 +243,7 @@ func TestConfigErrors(t *testing.T) {
 		"slow-start > 1":  func(c *sim.Config) { c.SlowStart = 1.5 },
 		"NaN penalty":     func(c *sim.Config) { c.Penalty = math.NaN() },
 		"negative hb":     func(c *sim.Config) { c.HeartbeatInterval = -1 },
+		"hb overflow":     func(c *sim.Config) { c.HeartbeatInterval = math.MaxInt64 / 2 }, // stagger node·interval
 		"negative horiz":  func(c *sim.Config) { c.Horizon = -1 },
 		"bg node":         func(c *sim.Config) { c.Background = []sim.BackgroundStep{{Node: 5, Demand: resource.Vector{0, 0}}} },
 		"bg demand":       func(c *sim.Config) { c.Background = []sim.BackgroundStep{{Demand: resource.Vector{-1, 0}}} },

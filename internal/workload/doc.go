@@ -94,7 +94,12 @@
 // non-numbers, negative or out-of-range values, duplicate job IDs, an empty
 // input — with a *ParseError naming the file, line and field, wrapping one
 // of ErrEmpty, ErrColumns, ErrSyntax, ErrRange, ErrDuplicate,
-// ErrInconsistent. MaxTasksPerJob (default 2^20) bounds one job's tasks.
+// ErrInconsistent; the message is "file:line: field: what is wrong", with
+// no package prefix of its own. MaxTasksPerJob (default 2^20) bounds one
+// job's tasks and MaxTraceBytes (10^15) every byte count. A SWIM trace's
+// submit_time_s is authoritative: lines out of order are sorted, and
+// inter_arrival_gap_s values that contradict it become "warning:" lines
+// of the Assumptions (see ReadSWIM).
 // Reading the full FB-2009 day (5,894 jobs, ~428,000 tasks) takes well
 // under a second: tasks are laid out in a few slab allocations per job.
 //

@@ -60,7 +60,7 @@ func ExampleParseError() {
 	fmt.Println(err)
 	// Output:
 	// true 2 map_input_bytes true
-	// fb.tsv:2: map_input_bytes: workload: value out of range: negative value -3
+	// fb.tsv:2: map_input_bytes: negative value -3
 }
 
 func ExampleNewMultiShaper() {
