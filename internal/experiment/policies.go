@@ -46,6 +46,7 @@ var policies = []Policy{
 	{"edf-drop", "EDF, ending each job at the first heartbeat past its deadline", func(Env) (sim.Policy, error) {
 		return policy.DropAtDeadline(baseline.NewEDF()), nil
 	}},
+	{"fgm", "paper 004's fine-grained stage matching with bounded compression, learned estimates, DRF order", newFGMPolicy},
 }
 
 // baselines is the default set of the baseline experiments.
