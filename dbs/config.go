@@ -12,8 +12,9 @@ import (
 // QueueConfig is one queue's configured share of the slots and its price.
 type QueueConfig struct {
 	// Share is the fraction of each slot kind the queue is guaranteed, in
-	// [0, 1]. Shares of the three queues add up to at most 1 (the rest is
-	// nobody's guarantee and goes to whoever has work).
+	// [0, 1], rounded to millionths. Shares of the three queues add up to
+	// at most 1 (the rest is nobody's guarantee and goes to whoever has
+	// work).
 	Share float64
 	// Price is c_q, the charge per slot-second of a job in the queue:
 	// finite and positive.
@@ -80,6 +81,7 @@ const maxSlots = 1 << 32
 type resolved struct {
 	kind     [2]int // map, reduce index in the Space
 	queues   [3]QueueConfig
+	micro    [3]int64 // shares in millionths
 	interval time.Duration
 	space    *resource.Space
 }
@@ -130,6 +132,7 @@ func (c *Config) resolve() (resolved, error) {
 			return fail("queue %s: price %v not finite and positive", Queue(q), qc.Price)
 		}
 		sum += qc.Share
+		r.micro[q] = int64(math.Round(qc.Share * 1e6))
 	}
 	if sum > 1+1e-9 {
 		return fail("shares add up to %v, more than 1", sum)

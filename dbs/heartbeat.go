@@ -97,31 +97,36 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 // queues with a ready task of the kind, the least used relative to its
 // guarantee (a queue with no guarantee only gets what others leave),
 // ties to the higher queue; -1 if none has a ready task.
+//
+// used/guarantee is compared as used/share, the kind's capacity being
+// common to all queues, in exact integer arithmetic with shares in
+// millionths, so equal ratios tie exactly.
 func (s *Scheduler) pickQueue(k int) int {
 	best := -1
-	var bu, bg float64
 	for q := int(High); q >= int(Low); q-- {
 		if s.heaps[q*2+k].len() == 0 {
 			continue
 		}
-		u, g := float64(s.used[q][k]), s.guar[q][k]
-		if best < 0 || lessRatio(u, g, bu, bg) {
-			best, bu, bg = q, u, g
+		if best < 0 || s.lessRatio(q, best, k) {
+			best = q
 		}
 	}
 	return best
 }
 
-// lessRatio reports whether u1/g1 < u2/g2, a zero guarantee counting as
-// an infinite ratio (and two of them comparing by usage).
-func lessRatio(u1, g1, u2, g2 float64) bool {
+// lessRatio reports whether queue a uses less of its share of kind k
+// than queue b; a zero share counts as an infinite ratio (and two of
+// them compare by usage).
+func (s *Scheduler) lessRatio(a, b, k int) bool {
+	ua, ub := int64(s.used[a][k]), int64(s.used[b][k])
+	sa, sb := s.r.micro[a], s.r.micro[b]
 	switch {
-	case g1 <= 0 && g2 <= 0:
-		return u1 < u2
-	case g1 <= 0:
+	case sa == 0 && sb == 0:
+		return ua < ub
+	case sa == 0:
 		return false
-	case g2 <= 0:
+	case sb == 0:
 		return true
 	}
-	return u1*g2 < u2*g1
+	return ua*sb < ub*sa
 }
