@@ -68,7 +68,8 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 			h := &s.heaps[q*2+k]
 			e := h.top()
 			below := !s.cfg.NoMinimumSlots && e.below(k)
-			e.out[k]++
+			e.heldK[k]++
+			e.availK[k]--
 			s.used[q][k]++
 			s.free[k]--
 			if e.avail(k) == 0 {

@@ -48,75 +48,80 @@ type Scheduler struct {
 	heaps [numQueues * 2]qheap
 
 	// Tick scratch.
-	evals []eval
 	moves []Decision
 }
 
-// entry is the scheduler's state for one queued job.
+// entry is the scheduler's state for one queued job. The fields heap
+// comparisons and heartbeats read come first, to share cache lines.
 type entry struct {
+	w      float64
+	sub    int64 // ns from the epoch, for ordering
+	id     schedkit.JobID
+	minK   [2]int32 // model-2 minimum per phase (= slot kind)
+	heldK  [2]int32 // running + assigned since the last Update
+	availK [2]int32 // ready − assigned since the last Update
+	pos    [numQueues * 2]int32
+	queue  Queue
+	nph    int
+
 	job         Job
-	id          schedkit.JobID
-	sub         int64 // ns from the epoch, for ordering
 	subT        time.Time
 	deadline    time.Time
+	dlOff       int64 // deadline − epoch
 	hasDL       bool
 	phi, budget float64
 	cost        float64 // last CostSoFar read
+	newCost     float64 // read by a Tick before it commits
 	reduceInput int64
 	hint        time.Duration
-	nph         int
+	tt          time.Duration // Tm = Tr: formula (2), hint or default
+	ttKnown     bool
 	prog        [2]schedkit.PhaseProgress
-	out         [2]int // assigned since the last Update
-	queue       Queue
 
-	w         float64
 	ev        eval
 	pendUp    bool // short and above average at the last update
 	pendDown  bool // surplus and above average at the last update
 	noAfford  bool
 	updatedAt time.Time
-
-	pos    [numQueues * 2]int32
-	allPos int
+	allPos    int
 }
 
 // eval is one evaluation of models 1 and 2 for a job.
 type eval struct {
 	m1       WeightFigures
 	min      MinResult
-	taskTime time.Duration
-	unknown  bool
 	slotSecs float64
 	cost     float64
 }
 
 // held returns the slots of kind (= phase) k the job holds.
-func (e *entry) held(k int) int {
-	if k >= e.nph {
-		return 0
-	}
-	return e.prog[k].Running + e.out[k]
-}
+func (e *entry) held(k int) int { return int(e.heldK[k]) }
 
 // avail returns the job's ready tasks of phase k not yet assigned.
-func (e *entry) avail(k int) int {
-	if k >= e.nph {
-		return 0
-	}
-	return e.prog[k].Ready - e.out[k]
-}
+func (e *entry) avail(k int) int { return int(e.availK[k]) }
 
 // minOf returns the model-2 minimum for phase k.
-func (e *entry) minOf(k int) int {
-	if k == 0 {
-		return e.ev.min.Map
-	}
-	return e.ev.min.Reduce
-}
+func (e *entry) minOf(k int) int { return int(e.minK[k]) }
 
 // below reports whether the job holds fewer slots of kind k than its
 // minimum.
-func (e *entry) below(k int) bool { return e.held(k) < e.minOf(k) }
+func (e *entry) below(k int) bool { return e.heldK[k] < e.minK[k] }
+
+// setMin copies the evaluation's minimums where heaps compare them.
+func (e *entry) setMin() {
+	e.minK = [2]int32{int32(e.ev.min.Map), int32(e.ev.min.Reduce)}
+}
+
+// setCounters stores a snapshot of the job's counters: nothing assigned
+// since.
+func (e *entry) setCounters(prog [2]schedkit.PhaseProgress, nph int) {
+	e.prog, e.nph = prog, nph
+	e.heldK, e.availK = [2]int32{}, [2]int32{}
+	for p := range nph {
+		e.heldK[p] = int32(min(prog[p].Running, maxSlots))
+		e.availK[p] = int32(min(prog[p].Ready, maxSlots))
+	}
+}
 
 // before orders jobs within a queue: weight descending, submission, ID.
 func (e *entry) before(b *entry) bool {
@@ -260,15 +265,18 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	e := s.newEntry()
 	e.job, e.id, e.subT, e.sub = j, id, sub, int64(sub.Sub(s.epoch))
 	e.deadline, e.hasDL = deadline, !deadline.IsZero()
+	e.dlOff = int64(deadline.Sub(s.epoch))
 	e.phi, e.budget, e.cost, e.reduceInput = phi, budget, cost, red
-	e.nph, e.prog, e.hint = tmp.nph, tmp.prog, tmp.hint
+	e.setCounters(tmp.prog, tmp.nph)
+	e.hint = tmp.hint
+	e.tt, e.ttKnown = s.taskTime(e)
 	e.queue = q
 	s.jobs[id] = e
 	e.allPos = len(s.all)
 	s.all = append(s.all, e)
 	s.nq[q]++
 	s.addUsed(e, 1)
-	e.ev = s.evaluate(e, now, cost)
+	s.evaluate(e, now, cost)
 	e.w = e.ev.m1.W
 	e.updatedAt = now
 	s.place(e)
@@ -338,7 +346,9 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 		return errf(op, ErrInvalidJob, id, "phase count changed from %d to %d", e.nph, tmp.nph)
 	}
 	s.addUsed(e, -1)
-	e.prog, e.hint, e.out = tmp.prog, tmp.hint, [2]int{}
+	e.setCounters(tmp.prog, tmp.nph)
+	e.hint = tmp.hint
+	e.tt, e.ttKnown = s.taskTime(e)
 	s.addUsed(e, 1)
 	s.place(e)
 	return nil
@@ -377,8 +387,8 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 		Model1:                e.ev.m1,
 		Min:                   e.ev.min,
 		Held:                  [2]int{e.held(0), e.held(1)},
-		TaskTime:              e.ev.taskTime,
-		TaskTimeUnknown:       e.ev.unknown,
+		TaskTime:              e.tt,
+		TaskTimeUnknown:       !e.ttKnown,
 		DeadlineUnmeetable:    e.ev.min.Deadline.Unmeetable,
 		BudgetUnmeetable:      e.ev.min.Budget.Unmeetable,
 		PromotionUnaffordable: e.noAfford,
@@ -443,25 +453,32 @@ func (s *Scheduler) taskTime(e *entry) (time.Duration, bool) {
 }
 
 // evaluate computes models 1 and 2 for e at now with cost so far cost.
-func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) eval {
-	var ev eval
-	ev.cost = cost
-	tt, ok := s.taskTime(e)
-	if !ok {
-		ev.unknown = true
+//
+// Times are taken as offsets from the epoch: now − submission is the
+// same Duration whichever way it is computed, and this keeps time.Time
+// arithmetic off the per-job path of a weight update.
+func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
+	nowOff := int64(now.Sub(s.epoch))
+	ev := &e.ev
+	*ev = eval{cost: cost}
+	defer e.setMin()
+	tt := e.tt
+	if !e.ttKnown {
 		if e.prog[0].Unfinished() > 0 {
 			ev.min.Map = 1
 		}
-		return ev
+		return
 	}
-	ev.taskTime = tt
 	var loads [2]estimate.PhaseLoad
 	var work [2]PhaseWork
 	var caps [2]estimate.Capacity
 	slotSecs := 0.0
 	for p := range e.nph {
 		pr := e.prog[p]
-		el := max(pr.RunningElapsed(e.subT, now), 0)
+		el := time.Duration(0)
+		if pr.Running > 0 { // PhaseProgress.RunningElapsed, on offsets
+			el = max(time.Duration(pr.Running)*time.Duration(nowOff-e.sub)-pr.RunningStartSum, 0)
+		}
 		caps[p] = s.capacityFor(e, p)
 		loads[p] = estimate.PhaseLoad{Unfinished: pr.Unfinished(), Elapsed: el, TaskTime: tt, Capacity: caps[p]}
 		work[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: tt, Elapsed: el}
@@ -476,7 +493,7 @@ func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) eval {
 	left := e.budget - cost
 	var dl time.Duration
 	if e.hasDL {
-		dl = e.deadline.Sub(now)
+		dl = time.Duration(e.dlOff - nowOff)
 	}
 	ev.m1 = Weight(WeightInput{
 		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: dl,
@@ -492,5 +509,4 @@ func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) eval {
 		DeadlineLeft:  dl, Transfer: transfer,
 		Allowance: left / price, Held: e.held(0) + e.held(1),
 	})
-	return ev
 }

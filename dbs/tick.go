@@ -46,26 +46,22 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	if err := s.readCapacity(op); err != nil {
 		return dst, err
 	}
-	if cap(s.evals) < len(s.all) {
-		s.evals = make([]eval, len(s.all), 2*len(s.all))
-	}
-	s.evals = s.evals[:len(s.all)]
-	for i, e := range s.all {
+	for _, e := range s.all {
 		c := e.job.CostSoFar()
 		if !validCost(c) {
 			s.capK, s.guar = capK, guar
 			return dst, errf(op, ErrInvalidJob, e.id, "cost so far %v not finite and non-negative", c)
 		}
-		s.evals[i].cost = c
+		e.newCost = c
 	}
 	s.advance(now)
 	s.updated, s.updatedSet = now, true
 
 	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
 	var sum [numQueues]float64
-	for i, e := range s.all {
-		s.evals[i] = s.evaluate(e, now, s.evals[i].cost)
-		sum[e.queue] += s.evals[i].m1.W
+	for _, e := range s.all {
+		s.evaluate(e, now, e.newCost)
+		sum[e.queue] += e.ev.m1.W
 	}
 	var avg [numQueues]float64
 	for q := range numQueues {
@@ -76,8 +72,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 
 	// Pass 2: model 3.
 	s.moves = s.moves[:0]
-	for i, e := range s.all {
-		e.ev = s.evals[i]
+	for _, e := range s.all {
 		e.cost = e.ev.cost
 		e.updatedAt = now
 		if d, ok := s.update(e, avg[e.queue], now); ok {
