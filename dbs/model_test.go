@@ -1,6 +1,7 @@
 package dbs_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -154,7 +155,7 @@ func TestQueueForAndSuccess(t *testing.T) {
 		phi float64
 		q   dbs.Queue
 		ok  bool
-	}{{1, dbs.High, true}, {0.5, dbs.Mid, true}, {0, dbs.Low, true}, {0.7, 0, false}, {-0.0, dbs.Low, true}} {
+	}{{1, dbs.High, true}, {0.5, dbs.Mid, true}, {0, dbs.Low, true}, {0.7, 0, false}, {math.Copysign(0, -1), dbs.Low, true}} {
 		if q, ok := dbs.QueueFor(tc.phi); q != tc.q || ok != tc.ok {
 			t.Errorf("QueueFor(%v) = %v, %v; want %v, %v", tc.phi, q, ok, tc.q, tc.ok)
 		}
