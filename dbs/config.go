@@ -68,6 +68,15 @@ type Config struct {
 	// NoQueueMoves (ablation) keeps model 3's weight updates but never
 	// promotes or demotes a job.
 	NoQueueMoves bool
+	// MinimumFirst (option, after Kc & Anyanwu's deadline scheduler)
+	// serves minimums before shares: a free slot goes first to a job
+	// below its model-2 minimum of the slot's kind, in queue order (High,
+	// Mid, Low) then weight, even if its queue is at or above its share;
+	// only when no queue's first job is below its minimum are slots
+	// divided by share. Minimums then guarantee what model 2 computes
+	// (the paper's "to guarantee the job's completion time"), at the cost
+	// of the share guarantee while minimums exceed the cluster.
+	MinimumFirst bool
 	// NoMinimumSlots (ablation) drops model 2 from slot assignment: jobs
 	// below their minimum get no precedence, a queue's jobs are served by
 	// weight alone. Model 3 still compares held with needed slots.

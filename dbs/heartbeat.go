@@ -94,7 +94,9 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	return dst, nil
 }
 
-// pickQueue returns the queue that gets the next slot of kind k: among
+// pickQueue returns the queue that gets the next slot of kind k (with
+// MinimumFirst, the highest queue whose first job is below its minimum,
+// if any; otherwise): among
 // queues with a ready task of the kind, the least used relative to its
 // guarantee (a queue with no guarantee only gets what others leave),
 // ties to the higher queue; -1 if none has a ready task.
@@ -103,6 +105,13 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 // common to all queues, in exact integer arithmetic with shares in
 // millionths, so equal ratios tie exactly.
 func (s *Scheduler) pickQueue(k int) int {
+	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots {
+		for q := int(High); q >= int(Low); q-- {
+			if h := &s.heaps[q*2+k]; h.len() > 0 && h.top().below(k) {
+				return q
+			}
+		}
+	}
 	best := -1
 	for q := int(High); q >= int(Low); q-- {
 		if s.heaps[q*2+k].len() == 0 {

@@ -20,18 +20,19 @@ import (
 // per-job task time, charges every running slot-second at the job's
 // current queue price, and checks invariants after every operation.
 type world struct {
-	t      *testing.T
-	rng    *rand.Rand
-	c      *hCluster
-	s      *dbs.Scheduler
-	queues [3]dbs.QueueConfig
-	now    time.Time
-	jobs   map[schedkit.JobID]*wJob
-	order  []schedkit.JobID
-	tasks  []wTask
-	done   int
-	noMin  bool
-	moves  [2]int // promotions, demotions
+	t        *testing.T
+	rng      *rand.Rand
+	c        *hCluster
+	s        *dbs.Scheduler
+	queues   [3]dbs.QueueConfig
+	now      time.Time
+	jobs     map[schedkit.JobID]*wJob
+	order    []schedkit.JobID
+	tasks    []wTask
+	done     int
+	noMin    bool
+	minFirst bool
+	moves    [2]int // promotions, demotions
 }
 
 type wJob struct {
@@ -57,7 +58,7 @@ func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots}
+	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.NoMinimumSlots}
 }
 
 func (w *world) submit() {
@@ -216,7 +217,22 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 		for ; free[k] > 0; free[k]-- {
 			best := -1
 			var bestRatio *big.Rat
-			for q := 2; q >= 0; q-- {
+			if w.minFirst {
+				// The highest queue with a job below its minimum.
+				for q := 2; q >= 0 && best < 0; q-- {
+					for _, c := range cs {
+						m := c.st.Min.Map
+						if k == 1 {
+							m = c.st.Min.Reduce
+						}
+						if int(c.st.Queue) == q && c.avail[k] > 0 && c.held[k] < m {
+							best = q
+							break
+						}
+					}
+				}
+			}
+			for q := 2; q >= 0 && (best < 0 || bestRatio != nil); q-- {
 				has := false
 				for _, c := range cs {
 					has = has || (int(c.st.Queue) == q && c.avail[k] > 0)
@@ -330,6 +346,7 @@ func TestPropertyAgainstOracle(t *testing.T) {
 	configs := map[string]dbs.Config{
 		"paper":     {},
 		"no-min":    {NoMinimumSlots: true},
+		"min-first": {MinimumFirst: true},
 		"no-moves":  {NoQueueMoves: true},
 		"static":    {StaticWeights: true},
 		"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
