@@ -90,6 +90,7 @@ type entry struct {
 type eval struct {
 	m1       WeightFigures
 	min      MinResult
+	minIn    MinInput // what model 2 read (affordability re-reads it)
 	slotSecs float64
 	cost     float64
 }
@@ -503,10 +504,11 @@ func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
 	if s.cfg.TransferRate > 0 {
 		transfer = durationOf(float64(e.reduceInput) / s.cfg.TransferRate)
 	}
-	ev.min = MinimumSlots(MinInput{
+	ev.minIn = MinInput{
 		Phi: e.phi, Map: work[0], Reduce: work[1], ReduceCapacity: caps[1],
 		ReduceStarted: e.nph > 1 && e.prog[1].Running+e.prog[1].Finished > 0,
 		DeadlineLeft:  dl, Transfer: transfer,
 		Allowance: left / price, Held: e.held(0) + e.held(1),
-	})
+	}
+	ev.min = MinimumSlots(ev.minIn)
 }

@@ -120,6 +120,12 @@ func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool
 	w := base
 	above := base >= avg
 	e.noAfford = false
+	if !e.ttKnown {
+		// No task time yet: the minimum is a placeholder (one map), so
+		// held-versus-needed says nothing; no marks, no moves.
+		e.w, e.pendUp, e.pendDown = base, false, false
+		return Decision{}, false
+	}
 	var move Action
 	switch {
 	case held < need:
@@ -165,12 +171,35 @@ func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool
 			CostAtTo: price * e.ev.slotSecs, BudgetLeft: e.budget - e.ev.cost,
 		},
 	}
-	if move == Promote && e.budget > 0 && d.Figures.CostAtTo > d.Figures.BudgetLeft {
+	if move == Promote && !s.affordable(e, to, d.Figures) {
 		e.noAfford = true
 		return Decision{}, false
 	}
 	e.pendUp, e.pendDown = false, false
 	return d, true
+}
+
+// affordable reports whether e's budget affords queue to's price: a job
+// without budget always can; otherwise what is left at the new price
+// must fit the budget left (f.CostAtTo ≤ f.BudgetLeft) and, when φ < 1,
+// model 2's budget view must still be meetable at the new price (so the
+// job is not promoted only to find its budget constraint lost there).
+func (s *Scheduler) affordable(e *entry, to Queue, f Figures) bool {
+	if e.budget == 0 {
+		return true
+	}
+	if f.CostAtTo > f.BudgetLeft {
+		return false
+	}
+	if e.phi < 1 {
+		in := e.ev.minIn
+		in.Phi = 0 // the budget view only
+		in.Allowance = f.BudgetLeft / s.r.queues[to].Price
+		if MinimumSlots(in).Budget.Unmeetable {
+			return false
+		}
+	}
+	return true
 }
 
 // rebuild refills every queue heap from scratch (weights changed).
