@@ -77,6 +77,12 @@ type Config struct {
 	// (the paper's "to guarantee the job's completion time"), at the cost
 	// of the share guarantee while minimums exceed the cluster.
 	MinimumFirst bool
+	// PhiAwareMoves (option) lets model 3 promote only jobs with φ > 0
+	// and demote only jobs with φ < 1: a promotion buys time at a higher
+	// price, which a budget-only job does not value; a demotion saves
+	// money at the cost of priority, which a deadline-only job does not
+	// want. Weights are updated as without the option.
+	PhiAwareMoves bool
 	// NoMinimumSlots (ablation) drops model 2 from slot assignment: jobs
 	// below their minimum get no precedence, a queue's jobs are served by
 	// weight alone. Model 3 still compares held with needed slots.

@@ -32,6 +32,7 @@ type world struct {
 	done     int
 	noMin    bool
 	minFirst bool
+	phiMoves bool
 	moves    [2]int // promotions, demotions
 }
 
@@ -58,7 +59,7 @@ func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.NoMinimumSlots}
+	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves}
 }
 
 func (w *world) submit() {
@@ -150,6 +151,9 @@ func (w *world) tick() {
 		switch d.Action {
 		case dbs.Promote:
 			w.moves[0]++
+			if w.phiMoves && j.phi == 0 {
+				w.t.Fatalf("PhiAwareMoves promoted a φ=0 job: %v", d)
+			}
 			if d.To != d.From+1 || d.From != j.queue {
 				w.t.Fatalf("promotion %v of a job in %v", d, j.queue)
 			}
@@ -162,6 +166,9 @@ func (w *world) tick() {
 			}
 		case dbs.Demote:
 			w.moves[1]++
+			if w.phiMoves && j.phi == 1 {
+				w.t.Fatalf("PhiAwareMoves demoted a φ=1 job: %v", d)
+			}
 			if d.To+1 != d.From || d.From != j.queue {
 				w.t.Fatalf("demotion %v of a job in %v", d, j.queue)
 			}
@@ -347,6 +354,7 @@ func TestPropertyAgainstOracle(t *testing.T) {
 		"paper":     {},
 		"no-min":    {NoMinimumSlots: true},
 		"min-first": {MinimumFirst: true},
+		"phi-moves": {PhiAwareMoves: true},
 		"no-moves":  {NoQueueMoves: true},
 		"static":    {StaticWeights: true},
 		"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},

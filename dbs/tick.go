@@ -136,7 +136,7 @@ func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool
 			e.pendUp = false
 			break
 		}
-		if e.pendUp && e.queue < High {
+		if e.pendUp && e.queue < High && (!s.cfg.PhiAwareMoves || e.phi > 0) {
 			move = Promote
 		}
 		e.pendUp = true
@@ -148,7 +148,7 @@ func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool
 			break
 		}
 		w = min(w, (base+avg)/2)
-		if e.pendDown && e.queue > Low {
+		if e.pendDown && e.queue > Low && (!s.cfg.PhiAwareMoves || e.phi < 1) {
 			move = Demote
 		}
 		e.pendDown = true
