@@ -139,21 +139,36 @@
 //     the job marked. Adjustments do not accumulate: each update starts
 //     again from model 1, so weights cannot drift without bound. A
 //     promotion needs the budget to cover what is left at the higher
-//     price (CostSoFar + c_{q+1}·slot-seconds left ≤ Budget; a job
+//     price (CostSoFar + c_{q+1}·slot-seconds left ≤ Budget, and for
+//     φ < 1 model 2's budget view still meetable at that price; a job
 //     without budget always can); otherwise the job stays, marked, and
-//     JobStatus.PromotionUnaffordable says why.
+//     JobStatus.PromotionUnaffordable says why. Until a job has a task
+//     time (a finished task, a hint or a default) its minimum is a
+//     placeholder, so model 3 neither marks nor moves it.
 //   - Queue shares and prices are not printed; DefaultQueues are ours.
 //     Shares are held in millionths so equal usage ratios tie exactly
 //     (ties go to the higher queue).
 //   - "Jobs below their minimum first": the minimum is per slot kind, so
 //     a job below its map minimum comes first for map slots only.
 //
-// # Options (ablations)
+// # Options and ablations
 //
-// Config.StaticWeights (weights and minimums fixed at Submit, no
-// moves), NoQueueMoves (weights updated, no promotion or demotion) and
-// NoMinimumSlots (model 2 ignored in assignment) each remove one part of
-// the algorithm, so the simulator can show where DBS's gains come from.
+// Every option is off by default (the paper's algorithm as
+// reconstructed above). Two change it, each measured against the
+// default by the simulator's dbs experiment:
+//
+//   - MinimumFirst serves jobs below their minimum before queue shares,
+//     in queue order, as Kc & Anyanwu's deadline scheduler guarantees
+//     its minimums; shares then hold only once the minimums are met.
+//   - PhiAwareMoves promotes only jobs with φ > 0 (a promotion buys time
+//     at a higher price) and demotes only jobs with φ < 1 (a demotion
+//     saves money at the cost of priority).
+//
+// Three remove one part of the algorithm, so the simulator can show
+// where DBS's gains (or losses) come from: StaticWeights (weights and
+// minimums fixed at Submit, no moves), NoQueueMoves (weights updated, no
+// promotion or demotion) and NoMinimumSlots (model 2 ignored in
+// assignment).
 //
 // # Cost of the decisions
 //
