@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/baseline"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -39,6 +40,9 @@ var policies = []Policy{
 		return baseline.NewDRF(baseline.DRFConfig{Pools: true}), nil
 	}},
 	{"edf", "earliest deadline first", func(Env) (sim.Policy, error) { return baseline.NewEDF(), nil }},
+	{"dbs", "paper 003 DBS: φ queues High/Mid/Low at the reference price ±25%, weights, minimum slots, promotion/demotion", func(env Env) (sim.Policy, error) {
+		return policy.NewDBS(env.Config, policy.DBSOptions{})
+	}},
 }
 
 // baselines is the default set of the baseline experiments.

@@ -14,6 +14,7 @@ var registry = []Experiment{
 	paper004Cloud,
 	paper003Exp1,
 	paper003Exp2,
+	dbsExp,
 }
 
 // defaultSuite is what schedsim runs with no flags.
@@ -28,4 +29,5 @@ var defaultSuite = []string{
 	paper004Cloud.Name,
 	paper003Exp1.Name,
 	paper003Exp2.Name,
+	dbsExp.Name,
 }
