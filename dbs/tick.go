@@ -20,11 +20,16 @@ import (
 //     otherwise the job is marked, and if it was already marked at the
 //     previous update it is promoted one queue up — if its budget covers
 //     what is left at the higher price (CostSoFar + c_{q+1}·slot-seconds
-//     left ≤ Budget; a job without budget always can).
+//     left ≤ Budget and, for φ < 1, model 2's budget view still meetable
+//     at that price; a job without budget always can).
 //   - h > s: W = W₁·(1 − (h−s)/(2h)). If W₁ is at or above the average,
 //     W is lowered at least halfway to it, and the job is marked; marked
 //     at the previous update too, it is demoted one queue down.
 //   - h = s: W = W₁ and the marks are cleared.
+//
+// A job without a task time yet (no finished task, hint or default) has
+// W₁ = 0 and a placeholder minimum: it is neither marked nor moved.
+// PhiAwareMoves restricts promotions to φ > 0 and demotions to φ < 1.
 //
 // Moves come back as Promote and Demote decisions with their figures
 // (held, needed, W, queue average, cost at the new price, budget left),
