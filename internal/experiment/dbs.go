@@ -172,15 +172,18 @@ func runDBSExp(p Params) (Result, error) {
 	}
 	var bigs []bigCase
 	rules := workload.DefaultDBSRules(price)
+	var ruleLines []string // what ApplyDBSRules states (the same for every workload)
 	for _, wc := range []workload.PoissonConfig{workload.Paper000Light(), workload.Paper000Heavy()} {
 		wc.Horizon = max(time.Duration(float64(dbsHorizon)*p.Scale), wc.Horizon)
 		w, err := workload.GeneratePoisson(wc, rand.New(rand.NewPCG(p.Seed, 0x000)))
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
 		}
+		before := len(w.Assumptions)
 		if err := workload.ApplyDBSRules(&w, rules, rand.New(rand.NewPCG(p.Seed, 0x003))); err != nil {
 			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
 		}
+		ruleLines = w.Assumptions[before:]
 		cfg, lines, err := SlotCluster(space, 5, 2, 1, p.Seed)
 		if err != nil {
 			return Result{}, err
@@ -198,9 +201,12 @@ func runDBSExp(p Params) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+		before := len(w.Assumptions)
 		if err := workload.ApplyDBSRules(w, rules, rand.New(rand.NewPCG(p.Seed, 0x003fb))); err != nil {
 			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
 		}
+		lines = append(lines, "FB-2009: the trace's budgets and φ above are then replaced by the dbs rules below (deadlines kept)")
+		ruleLines = w.Assumptions[before:]
 		n := dbsFBNodes
 		if p.Nodes > 0 {
 			n = p.Nodes
@@ -217,6 +223,7 @@ func runDBSExp(p Params) (Result, error) {
 		res.Assumptions = append(res.Assumptions, cl...)
 		bigs = append(bigs, bc)
 	}
+	res.Assumptions = append(res.Assumptions, ruleLines...)
 	res.Assumptions = append(res.Assumptions, dbsAssumptions(price)...)
 
 	runs, err := RunCases(p, b.cases)
@@ -325,12 +332,12 @@ func lssPolicy() Policy {
 // dbsAssumptions states the pricing and the rules of the experiment.
 func dbsAssumptions(price float64) []string {
 	return []string{
-		fmt.Sprintf("prices: every baseline pays the reference price %g per slot-second (workload.Paper003Price); DBS and Capacity (3 queues) pay their queue's price: Low %g, Mid %g, High %g (reference ±%g%%, ours: the paper prints none)",
+		fmt.Sprintf("prices: every baseline pays the reference price %.6g per slot-second (workload.Paper003Price); DBS and Capacity (3 queues) pay their queue's price: Low %.6g, Mid %.6g, High %.6g (reference ±%g%%, ours: the paper prints none)",
 			price, (1-policy.DBSPriceSpread)*price, price, (1+policy.DBSPriceSpread)*price, 100*policy.DBSPriceSpread),
 		fmt.Sprintf("DBS queue shares (ours): High %g, Mid %g, Low %g; weight update every %v on simulator ticks; no task time prior (models 1-2 wait for a finished task)",
 			policy.DBSShares[2], policy.DBSShares[1], policy.DBSShares[0], 500*time.Millisecond),
 		"Capacity (3 queues): the Capacity baseline with one queue per φ (High/Mid/Low) at DBS's shares and prices, jobs never move",
-		"larger workloads: φ uniform over {0, 0.5, 1}, budgets u × reference price × Σ task seconds with u ~ U[0.8, 1.5], deadlines of jobs without one k × critical path with k ~ U[1.5, 4] (workload.DefaultDBSRules, seeded)",
+		"larger workloads: workload.DefaultDBSRules at the reference price, seeded (seed, 0x003) for the paper-000 workflows and (seed, 0x003fb) for FB-2009; the paper-000 workflows keep their D",
 		"LSS: paper 000 defaults (kills jobs that can no longer make their deadline); its φ and budget are ignored",
 		"success (paper 003): φ = 1 meets its deadline, φ = 0 stays within budget, φ = 0.5 either",
 	}
