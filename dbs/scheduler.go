@@ -90,7 +90,6 @@ type entry struct {
 type eval struct {
 	m1       WeightFigures
 	min      MinResult
-	minIn    MinInput // what model 2 read (affordability re-reads it)
 	slotSecs float64
 	cost     float64
 }
@@ -459,17 +458,31 @@ func (s *Scheduler) taskTime(e *entry) (time.Duration, bool) {
 // same Duration whichever way it is computed, and this keeps time.Time
 // arithmetic off the per-job path of a weight update.
 func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
-	nowOff := int64(now.Sub(s.epoch))
 	ev := &e.ev
 	*ev = eval{cost: cost}
-	defer e.setMin()
-	tt := e.tt
 	if !e.ttKnown {
 		if e.prog[0].Unfinished() > 0 {
 			ev.min.Map = 1
 		}
+		e.setMin()
 		return
 	}
+	var rem estimate.Remaining
+	var in MinInput
+	ev.slotSecs, rem, in = s.modelInputs(e, int64(now.Sub(s.epoch)), cost)
+	ev.m1 = Weight(WeightInput{
+		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: in.DeadlineLeft,
+		SlotSeconds: ev.slotSecs, Price: s.r.queues[e.queue].Price, BudgetLeft: e.budget - cost,
+	})
+	ev.min = MinimumSlots(in)
+	e.setMin()
+}
+
+// modelInputs returns what models 1 and 2 read about e (task time known)
+// at nowOff with cost so far cost: the remaining slot-seconds, formula
+// (3) of package estimate at the job's capacity, and model 2's input.
+func (s *Scheduler) modelInputs(e *entry, nowOff int64, cost float64) (float64, estimate.Remaining, MinInput) {
+	tt := e.tt
 	var loads [2]estimate.PhaseLoad
 	var work [2]PhaseWork
 	var caps [2]estimate.Capacity
@@ -485,30 +498,21 @@ func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
 		work[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: tt, Elapsed: el}
 		slotSecs += work[p].work()
 	}
-	ev.slotSecs = max(slotSecs, 0)
 	rem, err := estimate.RemainingTime(loads[:e.nph])
 	if err != nil { // counters were validated; cannot happen
 		rem = estimate.Remaining{CannotFinish: true, Time: estimate.Horizon}
 	}
-	price := s.r.queues[e.queue].Price
-	left := e.budget - cost
-	var dl time.Duration
+	var dl, transfer time.Duration
 	if e.hasDL {
 		dl = time.Duration(e.dlOff - nowOff)
 	}
-	ev.m1 = Weight(WeightInput{
-		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: dl,
-		SlotSeconds: ev.slotSecs, Price: price, BudgetLeft: left,
-	})
-	var transfer time.Duration
 	if s.cfg.TransferRate > 0 {
 		transfer = durationOf(float64(e.reduceInput) / s.cfg.TransferRate)
 	}
-	ev.minIn = MinInput{
+	return max(slotSecs, 0), rem, MinInput{
 		Phi: e.phi, Map: work[0], Reduce: work[1], ReduceCapacity: caps[1],
 		ReduceStarted: e.nph > 1 && e.prog[1].Running+e.prog[1].Finished > 0,
 		DeadlineLeft:  dl, Transfer: transfer,
-		Allowance: left / price, Held: e.held(0) + e.held(1),
+		Allowance: (e.budget - cost) / s.r.queues[e.queue].Price, Held: e.held(0) + e.held(1),
 	}
-	ev.min = MinimumSlots(ev.minIn)
 }

@@ -176,7 +176,7 @@ func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool
 			CostAtTo: price * e.ev.slotSecs, BudgetLeft: e.budget - e.ev.cost,
 		},
 	}
-	if move == Promote && !s.affordable(e, to, d.Figures) {
+	if move == Promote && !s.affordable(e, to, d.Figures, now) {
 		e.noAfford = true
 		return Decision{}, false
 	}
@@ -189,7 +189,7 @@ func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool
 // must fit the budget left (f.CostAtTo ≤ f.BudgetLeft) and, when φ < 1,
 // model 2's budget view must still be meetable at the new price (so the
 // job is not promoted only to find its budget constraint lost there).
-func (s *Scheduler) affordable(e *entry, to Queue, f Figures) bool {
+func (s *Scheduler) affordable(e *entry, to Queue, f Figures, now time.Time) bool {
 	if e.budget == 0 {
 		return true
 	}
@@ -197,7 +197,7 @@ func (s *Scheduler) affordable(e *entry, to Queue, f Figures) bool {
 		return false
 	}
 	if e.phi < 1 {
-		in := e.ev.minIn
+		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
 		in.Phi = 0 // the budget view only
 		in.Allowance = f.BudgetLeft / s.r.queues[to].Price
 		if MinimumSlots(in).Budget.Unmeetable {
