@@ -63,4 +63,20 @@
 //
 // or, for a schedkit.Job, EstimateJob does all of it. Everything here is a
 // pure function, safe for concurrent use.
+//
+// # Caller duties
+//
+//  1. Validate counters once where they enter (EstimateJob does;
+//     schedkit.PhaseProgress.Validate), then evaluate them as often as
+//     needed with Evaluate, which assumes them valid and cannot fail.
+//  2. Count capacities in thousandths of a reference slot (Slot,
+//     SlotCapacity), so heterogeneous speeds stay exact.
+//  3. Treat CannotFinish as a result, not an error: NoCapacity says a
+//     phase has no slots at all (a cluster state), otherwise the work is
+//     beyond Horizon.
+//  4. Print a Spare with its String ("cannot finish"), never its Time
+//     alone (−∞ is math.MinInt64).
+//
+// Evaluate is the one implementation of formulas (2)–(5): RemainingTime,
+// EstimateJob and package lss all go through it.
 package estimate

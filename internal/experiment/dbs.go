@@ -177,11 +177,11 @@ func runDBSExp(p Params) (Result, error) {
 		wc.Horizon = max(time.Duration(float64(dbsHorizon)*p.Scale), wc.Horizon)
 		w, err := workload.GeneratePoisson(wc, rand.New(rand.NewPCG(p.Seed, 0x000)))
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+			return Result{}, paramErr("%w", err)
 		}
 		before := len(w.Assumptions)
 		if err := workload.ApplyDBSRules(&w, rules, rand.New(rand.NewPCG(p.Seed, 0x003))); err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+			return Result{}, paramErr("%w", err)
 		}
 		ruleLines = w.Assumptions[before:]
 		cfg, lines, err := SlotCluster(space, 5, 2, 1, p.Seed)
@@ -203,7 +203,7 @@ func runDBSExp(p Params) (Result, error) {
 		}
 		before := len(w.Assumptions)
 		if err := workload.ApplyDBSRules(w, rules, rand.New(rand.NewPCG(p.Seed, 0x003fb))); err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+			return Result{}, paramErr("%w", err)
 		}
 		lines = append(lines, "FB-2009: the trace's budgets and φ above are then replaced by the dbs rules below (deadlines kept)")
 		ruleLines = w.Assumptions[before:]
@@ -325,7 +325,7 @@ func addBig(b *dbsBatch, label string, cfg sim.Config, w, wq *workload.Workload)
 // lssPolicy is the lss adapter with the paper's options.
 func lssPolicy() Policy {
 	return Policy{Name: "lss", Doc: "paper 000 LSS", New: func(env Env) (sim.Policy, error) {
-		return NewLSSPolicy(env.Config, LSSOptions{})
+		return policy.NewLSS(env.Config, policy.LSSOptions{})
 	}}
 }
 
@@ -455,7 +455,7 @@ func capacity3Policy() Policy {
 			return nil, err
 		}
 		if len(env.Config.Prices) != env.Config.Space.Len() {
-			return nil, fmt.Errorf("%w: capacity-3q needs Config.Prices", ErrParams)
+			return nil, paramErr("capacity-3q needs Config.Prices")
 		}
 		pr := &queuePriced{Policy: c, name: "Capacity (3 queues)"}
 		for q, f := range map[string]float64{"low": 1 - policy.DBSPriceSpread, "mid": 1, "high": 1 + policy.DBSPriceSpread} {

@@ -47,14 +47,14 @@ func Paper003Workload(name string, jobs []workload.Paper003Job, p Params) (*work
 	}
 	w, err := workload.Paper003Workload(name, jobs, rand.New(rand.NewPCG(p.Seed, 0x003)))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, nil, paramErr("%w", err)
 	}
 	return &w, append(w.Assumptions, fmt.Sprintf("workload seed %d", p.Seed)), nil
 }
 
 func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, paper string) (Result, error) {
 	if p.Scale != 0 && p.Scale != 1 {
-		return Result{}, fmt.Errorf("%w: %s is the paper's four jobs on five workers: -scale does not apply", ErrParams, name)
+		return Result{}, paramErr("%s is the paper's four jobs on five workers: -scale does not apply", name)
 	}
 	w, lines, err := Paper003Workload(name, jobs, p)
 	if err != nil {

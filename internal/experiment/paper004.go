@@ -72,7 +72,7 @@ func paper004Setup(p Params) (int, sim.Config, []string, error) {
 	}
 	cs, err := workload.Paper004Cluster(n)
 	if err != nil {
-		return 0, sim.Config{}, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return 0, sim.Config{}, nil, paramErr("%w", err)
 	}
 	cfg, lines := Paper004Config(cs, p.Seed)
 	return n, cfg, lines, nil
@@ -88,7 +88,7 @@ func runPaper004Offline(p Params) (Result, error) {
 	}
 	w, err := workload.Paper004Offline(p.Scale, rand.New(rand.NewPCG(p.Seed, 0x004)))
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+		return Result{}, paramErr("%w", err)
 	}
 	pols, err := choose(p, paper004Policies)
 	if err != nil {
@@ -140,7 +140,7 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 			w, err = workload.Paper004Online(gb, rng)
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+			return Result{}, paramErr("%w", err)
 		}
 		if i == len(totals)-1 {
 			lines = append(lines, fmt.Sprintf("assumptions of the largest workload (%g GB); the others differ only in their draws:", gb))

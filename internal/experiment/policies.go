@@ -40,6 +40,12 @@ var policies = []Policy{
 		return baseline.NewDRF(baseline.DRFConfig{Pools: true}), nil
 	}},
 	{"edf", "earliest deadline first", func(Env) (sim.Policy, error) { return baseline.NewEDF(), nil }},
+	{"fifo-drop", "FIFO, ending each job at the first heartbeat past its deadline", func(Env) (sim.Policy, error) {
+		return policy.DropAtDeadline(baseline.NewFIFO()), nil
+	}},
+	{"edf-drop", "EDF, ending each job at the first heartbeat past its deadline", func(Env) (sim.Policy, error) {
+		return policy.DropAtDeadline(baseline.NewEDF()), nil
+	}},
 	{"dbs", "paper 003 DBS: φ queues High/Mid/Low at the reference price ±25%, weights, minimum slots, promotion/demotion", func(env Env) (sim.Policy, error) {
 		return policy.NewDBS(env.Config, policy.DBSOptions{})
 	}},

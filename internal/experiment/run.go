@@ -39,25 +39,37 @@ const progressCheck = 64
 // ErrRun), since a baseline making an invalid decision is a bug.
 func RunCases(p Params, cases []Case) ([]metrics.Run, error) {
 	runs := make([]metrics.Run, len(cases))
-	errs := make([]error, len(cases))
-	par := p.Parallel
+	var mu sync.Mutex // serialises progress lines
+	err := forEach(p.Parallel, len(cases), func(i int) error {
+		var err error
+		runs[i], err = runCase(p, &cases[i], &mu)
+		return err
+	})
+	return runs, err
+}
+
+// forEach calls f(0), …, f(n−1), up to par at a time (par ≤ 0: GOMAXPROCS),
+// and joins their errors in index order. It is the experiments' one
+// parallel runner: results land where f puts them, by index, so they do
+// not depend on par.
+func forEach(par, n int, f func(i int) error) error {
+	errs := make([]error, n)
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	var mu sync.Mutex // serialises progress lines
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
-	for i := range cases {
+	for i := range n {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(i int) {
+		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runs[i], errs[i] = runCase(p, &cases[i], &mu)
-		}(i)
+			errs[i] = f(i)
+		}()
 	}
 	wg.Wait()
-	return runs, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {

@@ -112,20 +112,22 @@ var (
 
 // NewDBS returns a DBS adapter for a simulation configured by cfg, which
 // must have a Space with map and reduce slot kinds and, unless
-// opt.Queues is set, a reference price for map slots (Config.Prices).
+// opt.Queues is set, a reference price for map slots (Config.Prices);
+// otherwise it returns ErrConfig. Errors from dbs.New (invalid queues,
+// wrapping dbs.ErrConfig) are returned as they are.
 func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 	if cfg == nil || cfg.Space == nil {
-		return nil, errors.New("policy: dbs needs a simulator Config with a Space")
+		return nil, fmt.Errorf("%w: dbs policy needs a simulator Config with a Space", ErrConfig)
 	}
 	mi, ok1 := cfg.Space.Index(resource.MapSlot.Name)
 	ri, ok2 := cfg.Space.Index(resource.ReduceSlot.Name)
 	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("policy: dbs needs %q and %q in the Space", resource.MapSlot.Name, resource.ReduceSlot.Name)
+		return nil, fmt.Errorf("%w: dbs policy needs %q and %q in the Space", ErrConfig, resource.MapSlot.Name, resource.ReduceSlot.Name)
 	}
 	q := opt.Queues
 	if q == ([3]dbs.QueueConfig{}) {
 		if len(cfg.Prices) != cfg.Space.Len() || !(cfg.Prices[mi] > 0) {
-			return nil, errors.New("policy: dbs needs Config.Prices with a positive map-slot price, or explicit queues")
+			return nil, fmt.Errorf("%w: dbs policy needs Config.Prices with a positive map-slot price, or explicit queues", ErrConfig)
 		}
 		ref := cfg.Prices[mi]
 		for i := range q {
@@ -154,7 +156,7 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 		MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+		return nil, err // a *dbs.Error wrapping dbs.ErrConfig
 	}
 	p.sched = s
 	if cfg.TickInterval == 0 {
@@ -369,42 +371,3 @@ func (j *dbsJob) CostSoFar() float64 { return j.Cost() }
 
 // DataSizes implements dbs.Job.
 func (j *dbsJob) DataSizes() (int64, int64) { return j.input, j.reduceInput }
-
-// clusterView is the schedkit.Cluster handed to dbs.New before the
-// simulator exists; it forwards to the simulator's cluster once a
-// callback brought it (NodeChanged runs at time zero, before any
-// submission).
-type clusterView struct {
-	space *resource.Space
-	c     *sim.Cluster
-}
-
-// Space implements schedkit.Cluster.
-func (v *clusterView) Space() *resource.Space { return v.space }
-
-// Nodes implements schedkit.Cluster.
-func (v *clusterView) Nodes() int {
-	if v.c == nil {
-		return 0
-	}
-	return v.c.Nodes()
-}
-
-// Node implements schedkit.Cluster.
-func (v *clusterView) Node(i int) schedkit.Node {
-	if v.c == nil {
-		return nil
-	}
-	if n := v.c.LiveNode(i); n != nil {
-		return n
-	}
-	return nil
-}
-
-// Capacity implements schedkit.Cluster.
-func (v *clusterView) Capacity() resource.Vector {
-	if v.c == nil {
-		return v.space.Zero()
-	}
-	return v.c.Capacity()
-}

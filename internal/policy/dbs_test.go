@@ -180,16 +180,16 @@ func TestDBSRejectsInvalidJob(t *testing.T) {
 }
 
 func TestNewDBSErrors(t *testing.T) {
-	if _, err := policy.NewDBS(nil, policy.DBSOptions{}); err == nil {
-		t.Error("nil config accepted")
+	if _, err := policy.NewDBS(nil, policy.DBSOptions{}); !errors.Is(err, policy.ErrConfig) {
+		t.Errorf("nil config: %v", err)
 	}
 	cpu, _ := resource.NewSpace(resource.CPU)
-	if _, err := policy.NewDBS(&sim.Config{Space: cpu}, policy.DBSOptions{}); err == nil {
-		t.Error("space without slots accepted")
+	if _, err := policy.NewDBS(&sim.Config{Space: cpu}, policy.DBSOptions{}); !errors.Is(err, policy.ErrConfig) {
+		t.Errorf("space without slots: %v", err)
 	}
 	cfg := sim.Config{Space: workload.SlotSpace()}
-	if _, err := policy.NewDBS(&cfg, policy.DBSOptions{}); err == nil {
-		t.Error("no reference price and no queues accepted")
+	if _, err := policy.NewDBS(&cfg, policy.DBSOptions{}); !errors.Is(err, policy.ErrConfig) {
+		t.Errorf("no reference price and no queues: %v", err)
 	}
 	bad := [3]dbs.QueueConfig{{Share: 0.5, Price: 2}, {Share: 0.5, Price: 1}, {Share: 0.5, Price: 3}}
 	if _, err := policy.NewDBS(&cfg, policy.DBSOptions{Queues: bad}); !errors.Is(err, dbs.ErrConfig) {
