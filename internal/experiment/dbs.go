@@ -172,18 +172,16 @@ func runDBSExp(p Params) (Result, error) {
 	}
 	var bigs []bigCase
 	rules := workload.DefaultDBSRules(price)
-	var ruleLines []string // what ApplyDBSRules states (the same for every workload)
+	var ruleLines []string // what ApplyDBSRules states (the same for every workload; taken from FB-2009's)
 	for _, wc := range []workload.PoissonConfig{workload.Paper000Light(), workload.Paper000Heavy()} {
 		wc.Horizon = max(time.Duration(float64(dbsHorizon)*p.Scale), wc.Horizon)
 		w, err := workload.GeneratePoisson(wc, rand.New(rand.NewPCG(p.Seed, 0x000)))
 		if err != nil {
 			return Result{}, paramErr("%w", err)
 		}
-		before := len(w.Assumptions)
 		if err := workload.ApplyDBSRules(&w, rules, rand.New(rand.NewPCG(p.Seed, 0x003))); err != nil {
 			return Result{}, paramErr("%w", err)
 		}
-		ruleLines = w.Assumptions[before:]
 		cfg, lines, err := SlotCluster(space, 5, 2, 1, p.Seed)
 		if err != nil {
 			return Result{}, err
