@@ -15,6 +15,7 @@ var registry = []Experiment{
 	paper003Exp1,
 	paper003Exp2,
 	fgmExp,
+	dbsExp,
 }
 
 // defaultSuite is what schedsim runs with no flags.
@@ -30,4 +31,5 @@ var defaultSuite = []string{
 	paper003Exp1.Name,
 	paper003Exp2.Name,
 	fgmExp.Name,
+	dbsExp.Name,
 }

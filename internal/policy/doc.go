@@ -8,6 +8,10 @@
 //     end, decisions turned into assignments and kills.
 //   - accel.go: Accel keeps a binding.Table fed with node joins, failures
 //     and heartbeats and carries out its moves (NewAccel, AccelConfig).
+//   - dbs.go: DBS runs a dbs.Scheduler (NewDBS, DBSOptions, DBSStats):
+//     each job priced at its φ queue's price, Tick's promotions and
+//     demotions turned into SetPrice decisions, heartbeats into
+//     assignments; the ablations and options of dbs.Config.
 //   - drop.go: DropAtDeadline wraps any policy so that a job still active
 //     after its deadline is ended, the baselines' counterpart of lss's
 //     kill at the deadline, for fair comparisons.

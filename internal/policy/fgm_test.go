@@ -59,16 +59,14 @@ func TestFGMPolicyConfig(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, cfg sim.Config, w *workload.Workload, p *policy.FGM) metrics.Run {
+// runFGM runs w under p to the end (run) and fails on a policy error.
+func runFGM(t *testing.T, cfg sim.Config, w *workload.Workload, p *policy.FGM) metrics.Run {
 	t.Helper()
 	s, err := sim.New(cfg, w, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := s.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := run(t, s)
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +84,7 @@ func TestFGMPolicyOffline(t *testing.T) {
 	}
 	cfg := paper004(t, 4)
 	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
-	rec := run(t, cfg, &w, p)
+	rec := runFGM(t, cfg, &w, p)
 	sum := metrics.Summarize(rec)
 	if sum.Completed != sum.Jobs {
 		t.Errorf("completed %d of %d", sum.Completed, sum.Jobs)
@@ -107,7 +105,7 @@ func TestFGMPolicyOracle(t *testing.T) {
 	}
 	cfg := paper004(t, 4)
 	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}, Oracle: &w})
-	rec := run(t, cfg, &w, p)
+	rec := runFGM(t, cfg, &w, p)
 	if p.Modes[fgm.Requested] != 0 {
 		t.Errorf("oracle left tasks unpredictable: %v", p.Modes)
 	}
@@ -128,7 +126,7 @@ func TestFGMPolicyCloud(t *testing.T) {
 		cfg.Background = append(cfg.Background, sim.BackgroundStep{At: s.At, Node: s.Node, Demand: s.Demand})
 	}
 	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
-	rec := run(t, cfg, &w, p)
+	rec := runFGM(t, cfg, &w, p)
 	if s := metrics.Summarize(rec); s.Completed+s.Failed != s.Jobs {
 		t.Errorf("%d completed, %d failed of %d", s.Completed, s.Failed, s.Jobs)
 	}
