@@ -17,10 +17,15 @@ import (
 //     (capacity-scheduler semantics: a queue below its share is served
 //     first, an idle share is lent to the others, and lent slots come
 //     back to their queue as tasks end, without preemption; ties go to
-//     the higher queue);
+//     the higher queue) — with Config.QueuePriority, the highest queue
+//     below its share, else the highest queue with a ready task;
 //  2. within the queue, the first job holding fewer slots of the kind
 //     than its model-2 minimum, by weight descending, submission, ID;
 //     if none, the first job by weight descending, submission, ID.
+//
+// A job competes for reduce slots only once none of its maps is
+// unfinished (unless Config.EarlyReduces), whatever the host reports
+// ready.
 //
 // A job gets at most its ready tasks; consecutive slots to the same job
 // and phase are merged into one Assign with Count. The host starts the
