@@ -245,7 +245,7 @@ func runDBSExp(p Params) (Result, error) {
 		res.Tables = append(res.Tables, dbsCompareTable(bc.label+" with reduces ready only when the maps end (slow-start 1.0, every policy)",
 			runs[bc.at1:bc.at1+len(dbsBigPolicies())], b.insts[bc.at1:bc.at1+len(dbsBigPolicies())]))
 	}
-	abl := metrics.Table{Title: "ablation: DBS without each of its parts (and the min-first option), φ success · mean response · mean cost · moves"}
+	abl := metrics.Table{Title: "ablation: DBS without each of its parts, and its options, φ success · mean response · mean cost · moves"}
 	for _, v := range dbsVariants {
 		abl.Columns = append(abl.Columns, v.name)
 	}
