@@ -83,6 +83,22 @@ type Config struct {
 	// money at the cost of priority, which a deadline-only job does not
 	// want. Weights are updated as without the option.
 	PhiAwareMoves bool
+	// EarlyReduces (ablation) assigns a job's reduce tasks as soon as
+	// the host reports them ready (Hadoop's reduce slow-start), while its
+	// maps still run. By default dbs gives a job reduce slots only once
+	// none of its maps is unfinished: model 2 plans the reduces to start
+	// after the maps (the latest reduce start Sr_max) and its budget view
+	// charges only the tasks' work, so a reduce slot held idle before
+	// then is money the model never planned for (see the package doc).
+	EarlyReduces bool
+	// QueuePriority (option) reads the queues as priorities with their
+	// shares as guarantees: a free slot goes first to the highest queue
+	// (High, Mid, Low) holding less than its guaranteed share of the
+	// slot's kind, then to the highest queue with a ready task. By
+	// default the slot goes to the queue using the smallest fraction of
+	// its share (a capacity scheduler's lending). Both guarantee the
+	// shares; they differ in who gets what an idle queue leaves.
+	QueuePriority bool
 	// NoMinimumSlots (ablation) drops model 2 from slot assignment: jobs
 	// below their minimum get no precedence, a queue's jobs are served by
 	// weight alone. Model 3 still compares held with needed slots.

@@ -12,6 +12,9 @@
 //     scheduler's: guaranteed, an idle share lent to the other queues,
 //     lent slots returned as their tasks end (no preemption). Within a
 //     queue jobs are ordered by weight (descending), submission, ID.
+//   - Reduces after maps: a job is given reduce slots only once none of
+//     its maps is unfinished (model 2 plans the reduces from then on;
+//     a reduce slot held earlier is paid for and idle).
 //   - Model 1, the weight: W = φ·T̂/D + (1−φ)·Ĉ/B (Weight).
 //   - Model 2, the minimum map and reduce slots that still meet the
 //     deadline (φ > 0) and the budget (φ < 1) (MinimumSlots).
@@ -55,7 +58,9 @@
 //  2. Keep each job's counters (schedkit.PhaseProgress) current and call
 //     Update after every change: a task started, finished, failed, or
 //     became ready. Which reduce tasks are ready (slow-start) is the
-//     host's knowledge; dbs assigns only ready tasks.
+//     host's knowledge; dbs assigns only ready tasks, and reduce tasks
+//     only once the job's maps have all finished (unless
+//     Config.EarlyReduces).
 //  3. Charge each job, for every second each of its tasks holds a slot,
 //     the price of the queue the job is in at that second, and report
 //     the total so far in CostSoFar. The job starts in the queue of its
@@ -151,10 +156,62 @@
 //   - "Jobs below their minimum first": the minimum is per slot kind, so
 //     a job below its map minimum comes first for map slots only.
 //
+// Three readings of the prose decide how slots are handed out; each is
+// stated with the text it rests on (our translation).
+//
+//   - Queues: priorities whose shares are guarantees. The paper sets up
+//     "queues of different priorities" (不同優(yōu)先級(jí)的隊(duì)列), High "has the
+//     most scheduling opportunities and computing resources", Mid's
+//     "priority lies between the two", and Low is "also configured a
+//     certain amount of computing resources, so that jobs with high time
+//     requirements do not monopolise the resources and low-time jobs are
+//     not left without a response for long"; the proportions are set in
+//     a configuration file. So a queue with work is guaranteed its share
+//     even against higher queues, and the three queues' jobs run side by
+//     side while all have work — as the paper's own exp. 1 figure shows:
+//     Job2 (φ = 0) maps slowest throughout and "tries to take more map
+//     tasks" only once Job1 and Job3 finished, and Job3 and Job4 (both
+//     Mid) end their maps at about the same time. The text does not say
+//     who gets the slots an idle queue leaves. By default they are lent
+//     as a capacity scheduler lends them (least used fraction of its
+//     share first); Config.QueuePriority gives them to the highest queue
+//     with work, the literal "priority" reading. Both give the same
+//     allocation while every queue has work (paper 003's exp. 1 and 2).
+//   - Within a queue, no cap at the minimum. The minimum of model 2 is,
+//     after Kc & Anyanwu, "the minimum resources a job needs ... to
+//     guarantee its completion time and to raise the number of jobs in
+//     the cluster as far as possible"; model 3 says that a job which
+//     "has obtained more slots than it should" gets a lower weight and,
+//     "still obtaining too many resources" 500 ms later, moves to the
+//     cheaper queue below. That correction presupposes that a job can
+//     hold more than its minimum, so assignment is not capped: jobs below
+//     their minimum come first, the rest goes by weight (the most
+//     pressing first), and a job holding a surplus pays for it only
+//     until model 3 lowers its weight and demotes it to a cheaper queue.
+//     A strict cap (slots left idle while a job above its minimum has
+//     ready tasks) would make that rule nearly vacuous and is not
+//     offered.
+//   - Reduces after maps (default). Model 2 is "derived from the deadline
+//     model of Kc & Anyanwu", whose reduces start after the map phase,
+//     and gives "from the budget's angle, the latest start time of the
+//     reduce tasks" (Sr_max) and the reduce minimum nr_min for the
+//     reduce work Ur·Tr after that start; its budget view charges only
+//     the tasks' work, c × slot-seconds. A reduce slot given while maps
+//     still run (Hadoop's slow-start) does no work in that time but is
+//     paid for per slot-second, money model 2 never plans for, and a
+//     budget-constrained scheduler would not spend it. So a job
+//     competes for reduce slots only once none of its maps is
+//     unfinished (the earliest admissible start; waiting until Sr_max
+//     would save nothing and cost time), and model 3 does not count
+//     reduce slots as needed before then. In a real cluster an early
+//     reducer also copies map output; model 2 accounts for that copy as
+//     the transfer term f·δ·Td after Sr. Config.EarlyReduces (ablation)
+//     restores slow-start assignment.
+//
 // # Options and ablations
 //
 // Every option is off by default (the paper's algorithm as
-// reconstructed above). Two change it, each measured against the
+// reconstructed above). Three change it, each measured against the
 // default by the simulator's dbs experiment:
 //
 //   - MinimumFirst serves jobs below their minimum before queue shares,
@@ -163,12 +220,15 @@
 //   - PhiAwareMoves promotes only jobs with φ > 0 (a promotion buys time
 //     at a higher price) and demotes only jobs with φ < 1 (a demotion
 //     saves money at the cost of priority).
+//   - QueuePriority hands the slots an idle queue leaves to the highest
+//     queue with work instead of lending them by share.
 //
-// Three remove one part of the algorithm, so the simulator can show
+// Four remove one part of the algorithm, so the simulator can show
 // where DBS's gains (or losses) come from: StaticWeights (weights and
 // minimums fixed at Submit, no moves), NoQueueMoves (weights updated, no
-// promotion or demotion) and NoMinimumSlots (model 2 ignored in
-// assignment).
+// promotion or demotion), NoMinimumSlots (model 2 ignored in
+// assignment) and EarlyReduces (reduces assigned at the host's
+// slow-start, while the job's maps run).
 //
 // # Cost of the decisions
 //

@@ -74,7 +74,10 @@ func FuzzScheduler(f *testing.F) {
 	f.Add([]byte{0, 0xff, 0x80, 0x7f, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := newCluster(3, 2, 1)
-		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 5 * sec, TransferRate: 1e6})
+		// The options come from the input's length, so the bytes (and the
+		// committed corpus) keep their meaning.
+		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 5 * sec, TransferRate: 1e6,
+			EarlyReduces: len(data)%2 == 1, QueuePriority: len(data)%4 >= 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,10 +17,15 @@ import (
 //     (capacity-scheduler semantics: a queue below its share is served
 //     first, an idle share is lent to the others, and lent slots come
 //     back to their queue as tasks end, without preemption; ties go to
-//     the higher queue);
+//     the higher queue) — with Config.QueuePriority, the highest queue
+//     below its share, else the highest queue with a ready task;
 //  2. within the queue, the first job holding fewer slots of the kind
 //     than its model-2 minimum, by weight descending, submission, ID;
 //     if none, the first job by weight descending, submission, ID.
+//
+// A job competes for reduce slots only once none of its maps is
+// unfinished (unless Config.EarlyReduces), whatever the host reports
+// ready.
 //
 // A job gets at most its ready tasks; consecutive slots to the same job
 // and phase are merged into one Assign with Count. The host starts the
@@ -112,6 +117,9 @@ func (s *Scheduler) pickQueue(k int) int {
 			}
 		}
 	}
+	if s.cfg.QueuePriority {
+		return s.pickPriority(k)
+	}
 	best := -1
 	for q := int(High); q >= int(Low); q-- {
 		if s.heaps[q*2+k].len() == 0 {
@@ -139,4 +147,41 @@ func (s *Scheduler) lessRatio(a, b, k int) bool {
 		return true
 	}
 	return ua*sb < ub*sa
+}
+
+// pickPriority is pickQueue with Config.QueuePriority: the highest queue
+// with a ready task of kind k that holds less than its guaranteed share
+// of the kind (used/capacity < share, exact in millionths), else the
+// highest queue with a ready task; -1 if none has one.
+func (s *Scheduler) pickPriority(k int) int {
+	capk := int64(s.capK[k])
+	first := -1
+	for q := int(High); q >= int(Low); q-- {
+		if s.heaps[q*2+k].len() == 0 {
+			continue
+		}
+		if int64(s.used[q][k])*1e6 < s.r.micro[q]*capk {
+			return q
+		}
+		if first < 0 {
+			first = q
+		}
+	}
+	return first
+}
+
+// eligible reports whether e competes for slots of kind k: it has a
+// ready task of the kind, and for reduce slots (unless EarlyReduces) no
+// map left unfinished.
+func (s *Scheduler) eligible(e *entry, k int) bool {
+	return e.avail(k) > 0 && (k == 0 || s.reducesOpen(e))
+}
+
+// reducesOpen reports whether e may be given reduce slots: with
+// Config.EarlyReduces whenever the host reports reduces ready,
+// otherwise once none of its maps is unfinished (model 2's reduces start
+// after the maps; a reduce slot held during the map phase is paid for
+// and idle).
+func (s *Scheduler) reducesOpen(e *entry) bool {
+	return s.cfg.EarlyReduces || e.prog[0].Unfinished() == 0
 }

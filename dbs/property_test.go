@@ -32,6 +32,8 @@ type world struct {
 	done     int
 	noMin    bool
 	minFirst bool
+	early    bool // Config.EarlyReduces
+	priority bool // Config.QueuePriority
 	phiMoves bool
 	moves    [2]int // promotions, demotions
 }
@@ -59,7 +61,8 @@ func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves}
+	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
+		early: cfg.EarlyReduces, priority: cfg.QueuePriority}
 }
 
 func (w *world) submit() {
@@ -115,7 +118,9 @@ func (w *world) advance(d time.Duration) {
 		p.RunningStartSum -= tk.start.Sub(j.sub)
 		p.Finished++
 		p.FinishedDurationSum += tk.end.Sub(tk.start)
-		if tk.phase == 0 && j.nph == 2 && j.ph[0].Finished == j.ph[0].Total {
+		// Reduces become ready at a slow-start: once a third of the maps
+		// finished (dbs, unless EarlyReduces, still waits for the last).
+		if tk.phase == 0 && j.nph == 2 && 3*j.ph[0].Finished >= j.ph[0].Total {
 			j.ph[1].Ready = j.ph[1].Total - j.ph[1].Running - j.ph[1].Finished
 		}
 		tk.node.free[tk.phase]++
@@ -213,6 +218,9 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 		for p := range j.nph {
 			c.avail[p] = j.ph[p].Ready
 		}
+		if !w.early && j.ph[0].Finished < j.ph[0].Total {
+			c.avail[1] = 0 // reduces wait for the last map
+		}
 		used[st.Queue][0] += st.Held[0]
 		used[st.Queue][1] += st.Held[1]
 		cs = append(cs, c)
@@ -239,7 +247,34 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 					}
 				}
 			}
-			for q := 2; q >= 0 && (best < 0 || bestRatio != nil); q-- {
+			if w.priority && best < 0 {
+				// The highest queue below its guarantee, else the highest
+				// with work.
+				first := -1
+				for q := 2; q >= 0 && best < 0; q-- {
+					has := false
+					for _, c := range cs {
+						has = has || (int(c.st.Queue) == q && c.avail[k] > 0)
+					}
+					if !has {
+						continue
+					}
+					if first < 0 {
+						first = q
+					}
+					share := int64(math.Round(w.queues[q].Share * 1e6))
+					if big.NewRat(int64(used[q][k]), int64(capv[k])).Cmp(big.NewRat(share, 1e6)) < 0 {
+						best = q
+					}
+				}
+				if best < 0 {
+					best = first
+				}
+				if best < 0 {
+					break
+				}
+			}
+			for q := 2; q >= 0 && !w.priority && (best < 0 || bestRatio != nil); q-- {
 				has := false
 				for _, c := range cs {
 					has = has || (int(c.st.Queue) == q && c.avail[k] > 0)
@@ -330,6 +365,9 @@ func (w *world) heartbeat(node *hNode) {
 		if d.Count > p.Ready {
 			w.t.Fatalf("%v: more tasks than ready (%d)", d, p.Ready)
 		}
+		if d.Phase == 1 && !w.early && j.ph[0].Finished < j.ph[0].Total {
+			w.t.Fatalf("%v: reduces assigned with %d of %d maps finished", d, j.ph[0].Finished, j.ph[0].Total)
+		}
 		if float64(d.Count) > node.free[d.Phase] {
 			w.t.Fatalf("%v: more tasks than free slots (%v)", d, node.free)
 		}
@@ -356,6 +394,9 @@ func TestPropertyAgainstOracle(t *testing.T) {
 		"min-first": {MinimumFirst: true},
 		"phi-moves": {PhiAwareMoves: true},
 		"no-moves":  {NoQueueMoves: true},
+		"early":     {EarlyReduces: true},
+		"priority":  {QueuePriority: true},
+		"prio+min":  {QueuePriority: true, MinimumFirst: true, EarlyReduces: true},
 		"static":    {StaticWeights: true},
 		"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
 		"zero-low": {Queues: [3]dbs.QueueConfig{
@@ -410,7 +451,9 @@ func TestShareWithinOneRound(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 3))
 		nodes := 3 + rng.IntN(8)
 		c := newCluster(nodes, 2, 1)
-		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec})
+		// Reduces ready before the maps end are the host's to offer
+		// (EarlyReduces); the share of each kind is what is tested here.
+		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec, EarlyReduces: true, QueuePriority: seed%2 == 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -311,7 +311,7 @@ func (s *Scheduler) addUsed(e *entry, sign int) {
 func (s *Scheduler) place(e *entry) {
 	for k := range 2 {
 		h := &s.heaps[int(e.queue)*2+k]
-		if e.avail(k) > 0 {
+		if s.eligible(e, k) {
 			h.upsert(e)
 		} else {
 			h.remove(e)

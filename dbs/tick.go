@@ -117,7 +117,7 @@ func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool
 	held, need := 0, 0
 	for p := range e.nph {
 		held += e.held(p)
-		if usable := e.prog[p].Ready + e.prog[p].Running; usable > 0 {
+		if usable := e.prog[p].Ready + e.prog[p].Running; usable > 0 && (p == 0 || s.reducesOpen(e)) {
 			need += min(e.minOf(p), usable)
 		}
 	}
@@ -214,7 +214,7 @@ func (s *Scheduler) rebuild() {
 	}
 	for _, e := range s.all {
 		for k := range 2 {
-			if e.avail(k) > 0 {
+			if s.eligible(e, k) {
 				s.heaps[int(e.queue)*2+k].push(e)
 			}
 		}

@@ -65,6 +65,8 @@ var dbsVariants = []dbsVariant{
 	{"no minimum slots", policy.DBSOptions{Name: "DBS no-min", NoMinimumSlots: true}},
 	{"minimums before shares", policy.DBSOptions{Name: "DBS min-first", MinimumFirst: true}},
 	{"φ-aware moves", policy.DBSOptions{Name: "DBS φ-moves", PhiAwareMoves: true}},
+	{"reduces at slow-start", policy.DBSOptions{Name: "DBS early-reduces", EarlyReduces: true}},
+	{"queues by priority", policy.DBSOptions{Name: "DBS queue-priority", QueuePriority: true}},
 }
 
 // dbsPolicy returns a Policy building a DBS adapter with opt, recording
@@ -168,6 +170,7 @@ func runDBSExp(p Params) (Result, error) {
 		title string
 		w, wq *workload.Workload
 		at    int
+		at1   int // the same with slow-start 1.0 for every policy
 		abl   int
 	}
 	var bigs []bigCase
@@ -189,7 +192,7 @@ func runDBSExp(p Params) (Result, error) {
 		cfg.Prices = resource.Vector{price, price}
 		bc := bigCase{label: wc.Name + " workflows", title: fmt.Sprintf("%s workflows (%d jobs, %v of arrivals) on 5 workers × (2 map + 1 reduce)", wc.Name, len(w.Jobs), wc.Horizon), w: &w}
 		bc.wq = byPhiQueue(&w)
-		bc.at, bc.abl = addBig(&b, wc.Name, cfg, bc.w, bc.wq)
+		bc.at, bc.at1, bc.abl = addBig(&b, wc.Name, cfg, bc.w, bc.wq)
 		res.Assumptions = append(res.Assumptions, fmt.Sprintf("%s: %d jobs over %v; %s", wc.Name, len(w.Jobs), wc.Horizon, lines[0]))
 		bigs = append(bigs, bc)
 	}
@@ -216,7 +219,7 @@ func runDBSExp(p Params) (Result, error) {
 		cfg.Prices = resource.Vector{price, price}
 		bc := bigCase{label: "FB-2009 day", title: fmt.Sprintf("FB-2009 day (%d jobs) on %d workers × (2 map + 2 reduce)", len(w.Jobs), n), w: w}
 		bc.wq = byPhiQueue(w)
-		bc.at, bc.abl = addBig(&b, "fb2009", cfg, bc.w, bc.wq)
+		bc.at, bc.at1, bc.abl = addBig(&b, "fb2009", cfg, bc.w, bc.wq)
 		res.Assumptions = append(res.Assumptions, lines...)
 		res.Assumptions = append(res.Assumptions, cl...)
 		bigs = append(bigs, bc)
@@ -238,7 +241,11 @@ func runDBSExp(p Params) (Result, error) {
 	for _, bc := range bigs {
 		res.Tables = append(res.Tables, dbsCompareTable(bc.title, runs[bc.at:bc.at+len(dbsBigPolicies())], b.insts[bc.at:bc.at+len(dbsBigPolicies())]))
 	}
-	abl := metrics.Table{Title: "ablation: DBS without each of its parts (and the min-first option), φ success · mean response · mean cost · moves"}
+	for _, bc := range bigs {
+		res.Tables = append(res.Tables, dbsCompareTable(bc.label+" with reduces ready only when the maps end (slow-start 1.0, every policy)",
+			runs[bc.at1:bc.at1+len(dbsBigPolicies())], b.insts[bc.at1:bc.at1+len(dbsBigPolicies())]))
+	}
+	abl := metrics.Table{Title: "ablation: DBS without each of its parts, and its options, φ success · mean response · mean cost · moves"}
 	for _, v := range dbsVariants {
 		abl.Columns = append(abl.Columns, v.name)
 	}
@@ -303,21 +310,32 @@ func dbsBigPolicies() []Policy {
 	return []Policy{mustPolicy("fifo"), mustPolicy("fair"), capacity3Policy(), mustPolicy("edf"), lssPolicy(), dbsPolicy(policy.DBSOptions{}, nil)}
 }
 
-// addBig adds the larger-workload cases and their ablation; it returns
-// where each starts.
-func addBig(b *dbsBatch, label string, cfg sim.Config, w, wq *workload.Workload) (at, abl int) {
+// addBig adds the larger-workload cases (with cfg's slow-start and with
+// slow-start 1.0 for every policy, so no baseline pays for reduce slots
+// held idle while DBS does not) and their ablation; it returns where
+// each starts.
+func addBig(b *dbsBatch, label string, cfg sim.Config, w, wq *workload.Workload) (at, at1, abl int) {
 	pols := dbsBigPolicies()
-	at = len(b.cases)
-	for i, pol := range pols {
-		wl := w
-		if i == 2 {
-			wl = wq // Capacity with three fixed queues: classes are the φ queues
+	cfg1 := cfg
+	cfg1.SlowStart = 1
+	for s, c := range []sim.Config{cfg, cfg1} {
+		start := len(b.cases)
+		for i, pol := range pols {
+			wl := w
+			if i == 2 {
+				wl = wq // Capacity with three fixed queues: classes are the φ queues
+			}
+			isDBS := []bool{i == len(pols)-1}
+			b.add(fmt.Sprintf("dbs/%s/slowstart=%g", label, c.SlowStart), c, wl, []Policy{pol}, isDBS)
 		}
-		isDBS := []bool{i == len(pols)-1}
-		b.add("dbs/"+label, cfg, wl, []Policy{pol}, isDBS)
+		if s == 0 {
+			at = start
+		} else {
+			at1 = start
+		}
 	}
 	abl = b.add("dbs/"+label+"/ablation", cfg, w, dbsVariantPolicies(), dbsAll(len(dbsVariants)))
-	return at, abl
+	return at, at1, abl
 }
 
 // lssPolicy is the lss adapter with the paper's options.

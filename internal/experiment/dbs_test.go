@@ -15,8 +15,9 @@ func TestDBSExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 paper tables + 2 slow-start tables + 3 larger workloads + ablation.
-	if len(res.Tables) != 8 {
+	// 2 paper tables + 2 slow-start tables + 3 larger workloads (each at
+	// slow-start 0.05 and 1.0) + ablation.
+	if len(res.Tables) != 11 {
 		t.Fatalf("%d tables", len(res.Tables))
 	}
 	for i, want := range []string{"1175.5s", "152.60", "1154.8s", "145.29"} {
@@ -29,7 +30,7 @@ func TestDBSExperiment(t *testing.T) {
 			t.Errorf("exp. 2 table lacks the paper's figure %d %q", i, want)
 		}
 	}
-	for _, tb := range res.Tables[4:7] {
+	for _, tb := range res.Tables[4:10] {
 		if got := strings.Join(tb.Columns, ","); got != "FIFO,Fair,Capacity (3 queues),EDF,LSS,DBS" {
 			t.Errorf("%s: columns %s", tb.Title, got)
 		}
@@ -37,7 +38,7 @@ func TestDBSExperiment(t *testing.T) {
 			t.Errorf("%s: no per-φ success", tb.Title)
 		}
 	}
-	abl := res.Tables[7]
+	abl := res.Tables[10]
 	if len(abl.Columns) != len(dbsVariants) || len(abl.Rows) != 5 {
 		t.Errorf("ablation %d columns × %d rows", len(abl.Columns), len(abl.Rows))
 	}

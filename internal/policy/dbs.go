@@ -35,8 +35,12 @@ type DBSOptions struct {
 	// StaticWeights, NoQueueMoves and NoMinimumSlots are the ablations
 	// of dbs.Config.
 	StaticWeights, NoQueueMoves, NoMinimumSlots bool
-	// MinimumFirst and PhiAwareMoves are the dbs.Config options.
-	MinimumFirst, PhiAwareMoves bool
+	// MinimumFirst, PhiAwareMoves and QueuePriority are the dbs.Config
+	// options.
+	MinimumFirst, PhiAwareMoves, QueuePriority bool
+	// EarlyReduces is the dbs.Config ablation: reduces assigned as soon
+	// as the simulator's slow-start makes them ready.
+	EarlyReduces bool
 	// Interval is dbs.Config.Interval (0: 500 ms).
 	Interval time.Duration
 }
@@ -154,6 +158,7 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 		Cluster: &p.cluster, Queues: q, Interval: interval,
 		StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves, NoMinimumSlots: opt.NoMinimumSlots,
 		MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
+		QueuePriority: opt.QueuePriority, EarlyReduces: opt.EarlyReduces,
 	})
 	if err != nil {
 		return nil, err // a *dbs.Error wrapping dbs.ErrConfig

@@ -196,3 +196,28 @@ func TestNewDBSErrors(t *testing.T) {
 		t.Errorf("bad queues: %v", err)
 	}
 }
+
+// TestDBSReducesAfterMaps: by default no reduce task starts before its
+// job's last map ended, although the simulator's slow-start (0.05) makes
+// reduces ready much earlier; with EarlyReduces some do.
+func TestDBSReducesAfterMaps(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		s, _, _ := paper003Sim(t, workload.Paper003Exp1(), policy.DBSOptions{EarlyReduces: early})
+		rec := run(t, s)
+		lastMap := map[string]time.Duration{}
+		for _, r := range rec.Tasks {
+			if r.Phase == 0 {
+				lastMap[r.Job] = max(lastMap[r.Job], r.End)
+			}
+		}
+		before := 0
+		for _, r := range rec.Tasks {
+			if r.Phase == 1 && r.Start < lastMap[r.Job] {
+				before++
+			}
+		}
+		if early != (before > 0) {
+			t.Errorf("EarlyReduces %v: %d reduce attempts started before their job's last map ended", early, before)
+		}
+	}
+}
