@@ -124,7 +124,10 @@
 //   - DRF charges a job the sum of its running tasks' peak allocations
 //     (what the host hands out: the prediction, or the request for
 //     compressible kinds with CapAtRequest and for unpredictable tasks);
-//     shares are taken of the registered nodes' total capacity.
+//     shares are taken of the registered nodes' total capacity. The paper
+//     names DRF without saying what a share is taken of. With
+//     ChargeMean a predicted task is charged the work-weighted mean of
+//     its plan's allocations instead of their peak.
 //   - Penalty p (5)–(7) defaults to 0.05: the paper measured its curve
 //     (figure 4) but printed no value.
 //
@@ -134,7 +137,8 @@
 // NoPolicyAdjustment and NoCheckQoS switch off one mechanism each (the
 // ablations of the fgm experiment); Estimator replaces the History's
 // prediction (an oracle in the experiment); Fairness replaces DRF
-// (FIFO, or the host's own); CapAtRequest is described above.
+// (FIFO, or the host's own); CapAtRequest and ChargeMean are described
+// above; Progressive orders the jobs again after every allocation.
 //
 // # Cost
 //

@@ -87,6 +87,7 @@ func fgmVariants() []fgmVariant {
 		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.NoCheckQoS = true }), false},
 		{"fgm-oracle", "oracle estimates (true profiles)", fgmDefault(), true},
 		{"fgm-progressive", "option: DRF order refreshed after every allocation", mk(func(c *fgm.Config) { c.Progressive = true }), false},
+		{"fgm-chargemean", "option: DRF charges a task its mean allocation, not its peak", mk(func(c *fgm.Config) { c.ChargeMean = true }), false},
 	}
 }
 
