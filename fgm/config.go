@@ -117,6 +117,12 @@ type Config struct {
 	// Algorithm 1 is printed (where a job first in order may take the
 	// whole server before the next is considered).
 	Progressive bool
+	// ChargeMean charges a predicted task to its job's DRF share at the
+	// work-weighted mean of its plan's allocations instead of their
+	// element-wise maximum (the paper does not say which; the mean is
+	// nearer what the job holds over the task's life when the plan's
+	// steps differ).
+	ChargeMean bool
 	// HostChecksSteps is for hosts that check every step of a plan
 	// against the node's free capacity at assignment (the simulator
 	// does): Schedule then also requires each step's incompressible

@@ -95,6 +95,20 @@
 //     tasks use more memory than predicted keeps receiving tasks that
 //     fail one after another. The same test after an allocation is "the
 //     resource is used up" (line 19).
+//   - Foreign load (a server shared with work no scheduler controls):
+//     each Tick's estimate is the time-weighted mean (14) of measured
+//     node usage minus our tasks' measured usage over the samples since
+//     the previous Tick; the paper's T of (14) is "the total sampling
+//     time", length unstated. A compressible kind's foreign load counts
+//     like an incompressible one's: it lowers the timeline's base, and a
+//     stage may exceed what is left only by the compression allowance
+//     rc × N (Algorithm 2 line 8). A server whose foreign CPU fills it
+//     therefore gets no task demanding more CPU than that allowance.
+//     That pays only where
+//     contention costs more than proportionally (the penalty p of (5),
+//     the steep drop of the paper's figure 4); on a host where sharing
+//     costs only proportionally it leaves throughput unused (the fgm
+//     experiment's cloud tables show both).
 //   - Conformity (16) is normalised by capacity so thresholds are
 //     unitless; μ is the measured node usage, α our reservations plus the
 //     foreign estimate in force, both formula (14) means between Ticks;
@@ -110,7 +124,10 @@
 //   - DRF charges a job the sum of its running tasks' peak allocations
 //     (what the host hands out: the prediction, or the request for
 //     compressible kinds with CapAtRequest and for unpredictable tasks);
-//     shares are taken of the registered nodes' total capacity.
+//     shares are taken of the registered nodes' total capacity. The paper
+//     names DRF without saying what a share is taken of. With
+//     ChargeMean a predicted task is charged the work-weighted mean of
+//     its plan's allocations instead of their peak.
 //   - Penalty p (5)–(7) defaults to 0.05: the paper measured its curve
 //     (figure 4) but printed no value.
 //
@@ -120,7 +137,8 @@
 // NoPolicyAdjustment and NoCheckQoS switch off one mechanism each (the
 // ablations of the fgm experiment); Estimator replaces the History's
 // prediction (an oracle in the experiment); Fairness replaces DRF
-// (FIFO, or the host's own); CapAtRequest is described above.
+// (FIFO, or the host's own); CapAtRequest and ChargeMean are described
+// above; Progressive orders the jobs again after every allocation.
 //
 // # Cost
 //

@@ -368,6 +368,17 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []
 			}
 		}
 		p.dueAt, p.predEnd = due, time.Duration(pred)
+		if s.cfg.ChargeMean && due > now {
+			// The work-weighted mean allocation over the plan's steps.
+			clear(p.charge)
+			total := float64(due - now)
+			for si := range stages {
+				w := float64(p.work[si]) / total
+				for k, x := range abuf[si*dims : (si+1)*dims] {
+					p.charge[k] += w * x
+				}
+			}
+		}
 	}
 	v.running = append(v.running, p)
 	v.reserve(p, now)

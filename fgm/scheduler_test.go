@@ -420,3 +420,55 @@ func TestScheduleProgressive(t *testing.T) {
 		}
 	}
 }
+
+// spy is a Fairness that records each job's Allocated as the scheduler
+// orders jobs (DRF otherwise).
+type spy struct {
+	seen map[schedkit.JobID]resource.Vector
+}
+
+func (f *spy) Less(a, b *fgm.JobState) bool {
+	f.seen[a.ID], f.seen[b.ID] = a.Allocated.Clone(), b.Allocated.Clone()
+	return fgm.DRF{}.Less(a, b)
+}
+
+// ChargeMean: a task planned 10 s at 8 GB then 30 s at 2 GB is charged
+// its peak, 8 GB, by default, and (10·8 + 30·2)/40 = 3.5 GB with the
+// option (CPU 2 in both stages either way).
+func TestScheduleChargeMean(t *testing.T) {
+	space := testSpace(t)
+	two := []estimate.Stage{st(10*time.Second, 2, 8, 0), st(30*time.Second, 2, 2, 0)}
+	one := []estimate.Stage{st(10*time.Second, 1, 1, 0)}
+	for _, tc := range []struct {
+		mean bool
+		want resource.Vector
+	}{
+		{false, resource.Vector{2, 8, 0}},
+		{true, resource.Vector{2, 3.5, 0}},
+	} {
+		c := newCluster(space, 1, resource.Vector{16, 32, 100})
+		f := &spy{seen: map[schedkit.JobID]resource.Vector{}}
+		s := newSched(t, c, fgm.Config{ChargeMean: tc.mean, NoCompression: true, Fairness: f})
+		submit(t, s, t0, &task{id: "a1", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
+		submit(t, s, t0, &task{id: "a2", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
+		if got := fmt.Sprint(ids(schedule(t, s, t0, "n00"))); got != "[a1/fine-grained a2/fine-grained]" {
+			t.Fatalf("mean %v: placed %s", tc.mean, got)
+		}
+		// A second job makes the scheduler order a (two tasks running) against b.
+		submit(t, s, t0, &task{id: "a3", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
+		submit(t, s, t0, &task{id: "b1", job: "b", req: resource.Vector{1, 1, 0}, stages: one})
+		schedule(t, s, t0, "n00")
+		got := f.seen["a"]
+		want := tc.want.Clone()
+		_ = want.Add(tc.want)
+		if len(got) != len(want) {
+			t.Fatalf("mean %v: job a charged %v, want %v", tc.mean, got, want)
+		}
+		for k := range want {
+			if d := got[k] - want[k]; d < -1e-9 || d > 1e-9 {
+				t.Errorf("mean %v: job a charged %v, want %v", tc.mean, got, want)
+				break
+			}
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // fgmExp is paper 004's evaluation of its fine-grained method (§4) on the
@@ -29,6 +30,37 @@ var fgmExp = Experiment{
 // fgmTick is how often fgm's policy adjustment runs (Algorithm 3); the
 // paper gives no period.
 const fgmTick = 10 * time.Second
+
+// fgmMetricsInterval is how often every policy's allocation is sampled
+// for Jain's index and utilisation. The simulator's default (a minute)
+// leaves 9–17 samples in an offline run, too few for a mean; the paper
+// does not give its sampling period.
+const fgmMetricsInterval = 5 * time.Second
+
+// fgmBusyJobs is the number of active jobs from which a sample counts
+// as "busy" in the fairness rows: the mean Jain index over all samples
+// mixes the loaded phase with the tail (a few jobs, index near 1),
+// whose length differs between policies.
+const fgmBusyJobs = 10
+
+// busyJain is the mean Jain index over run's samples with at least
+// fgmBusyJobs active jobs.
+func busyJain(run metrics.Run) metrics.Number {
+	sum, n := 0.0, 0
+	for _, sm := range run.Samples {
+		if len(sm.Shares) < fgmBusyJobs {
+			continue
+		}
+		if x, ok := metrics.Jain(sm.Shares); ok {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return metrics.Number{}
+	}
+	return metrics.Number{V: sum / float64(n), Valid: true}
+}
 
 // fgmBaselines are the paper's comparison policies, in its order.
 var fgmBaselines = []string{"fifo", "capacity", "fair", "drf"}
@@ -55,6 +87,7 @@ func fgmVariants() []fgmVariant {
 		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.NoCheckQoS = true }), false},
 		{"fgm-oracle", "oracle estimates (true profiles)", fgmDefault(), true},
 		{"fgm-progressive", "option: DRF order refreshed after every allocation", mk(func(c *fgm.Config) { c.Progressive = true }), false},
+		{"fgm-chargemean", "option: DRF charges a task its mean allocation, not its peak", mk(func(c *fgm.Config) { c.ChargeMean = true }), false},
 	}
 }
 
@@ -99,6 +132,7 @@ func runFGM(p Params) (Result, error) {
 	}
 	cfg.TickInterval = fgmTick
 	cfg.RecordTasks = true
+	cfg.MetricsInterval = fgmMetricsInterval
 	base, err := LookupPolicies(fgmBaselines)
 	if err != nil {
 		return Result{}, err
@@ -129,7 +163,7 @@ func runFGM(p Params) (Result, error) {
 	mainRuns := append(slices.Clone(runs[:nb]), runs[nb])
 	title := fmt.Sprintf("offline: %g GB, %d jobs at once", 400*p.Scale, len(w.Jobs))
 	res.Tables = append(res.Tables, fgmMainTable(title, main, mainRuns, p.Timing), fgmMarginTable(title, main))
-	res.Tables = append(res.Tables, fgmAblationTable(title, sums[nb-1], sums[nb:], vars))
+	res.Tables = append(res.Tables, fgmAblationTable(title, sums[nb-1], sums[nb:], runs[nb-1], runs[nb:], vars))
 	res.Tables = append(res.Tables, fgmErrorTable(title+": estimator error (learned fgm, first attempts)", runs[nb], slots[0]))
 	res.Runs = append(res.Runs, mainRuns...)
 	res.Assumptions = append(res.Assumptions, w.Assumptions...)
@@ -143,6 +177,11 @@ func runFGM(p Params) (Result, error) {
 		}
 		res.Tables = append(res.Tables, t...)
 	}
+	t, err := fgmCloudSensitivity(p, cfg, n, base)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Tables = append(res.Tables, t)
 	res.Assumptions = append(res.Assumptions, cl...)
 	res.Assumptions = append(res.Assumptions,
 		fmt.Sprintf("fgm: policy adjustment every %v; estimates learned online from the simulator's usage samples (every %v, %g%% noise) by estimate.History with its defaults; compressible kinds allocated up to the request, the prediction reserved (fgm.Config.CapAtRequest); every plan step checked against the node's free capacity at assignment (HostChecksSteps)", fgmTick, sim.DefaultUsageSampleInterval, 100*sim.DefaultSampleNoise),
@@ -182,6 +221,7 @@ func fgmMainTable(title string, sums []metrics.Summary, runs []metrics.Run, timi
 	row("  small tasks (≤ 30 s work)", func(i int) string { return sizes[i].SmallTasks.MeanSpan().String() })
 	row("  large tasks", func(i int) string { return sizes[i].LargeTasks.MeanSpan().String() })
 	row("Jain fairness (mean)", func(i int) string { return sums[i].Fairness.String() })
+	row(fmt.Sprintf("  while ≥ %d jobs active", fgmBusyJobs), func(i int) string { return busyJain(runs[i]).String() })
 	row("failed task attempts", func(i int) string { return strconv.Itoa(sums[i].FailedTasks) })
 	for k := range sums[0].Utilisation {
 		row("utilisation "+sums[0].Utilisation[k].Kind, func(i int) string {
@@ -228,16 +268,18 @@ func fgmMarginTable(title string, sums []metrics.Summary) metrics.Table {
 }
 
 // fgmAblationTable: each variant against DRF.
-func fgmAblationTable(title string, drf metrics.Summary, sums []metrics.Summary, vars []fgmVariant) metrics.Table {
-	t := metrics.Table{Title: title + ": ablation, each against DRF", Columns: []string{"makespan", "vs DRF", "mean job completion", "vs DRF", "failed attempts", "Jain"}}
-	t.Rows = append(t.Rows, metrics.Row{Name: "DRF", Cells: []string{drf.Makespan.String(), "", drf.Response.MeanSpan().String(), "", strconv.Itoa(drf.FailedTasks), drf.Fairness.String()}})
+func fgmAblationTable(title string, drf metrics.Summary, sums []metrics.Summary, drfRun metrics.Run, runs []metrics.Run, vars []fgmVariant) metrics.Table {
+	busy := fmt.Sprintf("Jain ≥ %d jobs", fgmBusyJobs)
+	t := metrics.Table{Title: title + ": ablation, each against DRF", Columns: []string{"makespan", "vs DRF", "mean job completion", "vs DRF", "failed attempts", "Jain", busy}}
+	t.Rows = append(t.Rows, metrics.Row{Name: "DRF", Cells: []string{drf.Makespan.String(), "", drf.Response.MeanSpan().String(), "", strconv.Itoa(drf.FailedTasks), drf.Fairness.String(), busyJain(drfRun).String()}})
 	for i, s := range sums {
 		t.Rows = append(t.Rows, metrics.Row{Name: vars[i].name + " (" + vars[i].doc + ")", Cells: []string{
 			s.Makespan.String(), pct(s.Makespan.D, drf.Makespan.D),
 			s.Response.MeanSpan().String(), pct(s.Response.Mean, drf.Response.Mean),
-			strconv.Itoa(s.FailedTasks), s.Fairness.String(),
+			strconv.Itoa(s.FailedTasks), s.Fairness.String(), busyJain(runs[i]).String(),
 		}})
 	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Jain: mean over samples every %v; %s: only samples with at least %d active jobs (the loaded phase)", fgmMetricsInterval, busy, fgmBusyJobs))
 	return t
 }
 
@@ -371,4 +413,82 @@ func fgmOnline(p Params, cfg sim.Config, n int, base []Policy, cloud bool) ([]me
 		mk.Rows, jc.Rows, fl.Rows = append(mk.Rows, r1), append(jc.Rows, r2), append(fl.Rows, r3)
 	}
 	return []metrics.Table{mk, jc, fl}, nil
+}
+
+// fgmCloudSensitivity reruns the cloud setup's largest input (the same
+// workload and background as the sweep's last row) with the contention
+// penalty p of formula (5) set for every policy alike, and, as a
+// diagnostic, with one kind of the foreign load removed, to show which
+// part of the model decides fgm's cloud result.
+func fgmCloudSensitivity(p Params, cfg sim.Config, n int, base []Policy) (metrics.Table, error) {
+	pols := append(slices.Clone(base), fgmPolicy(fgmVariants()[0], nil))
+	totals := workload.Paper004OnlineTotals()
+	i := len(totals) - 1
+	gb := totals[i] * p.Scale
+	w, steps, err := workload.Paper004Cloud(gb, n, rand.New(rand.NewPCG(p.Seed, 0x004_0000+uint64(i))))
+	if err != nil {
+		return metrics.Table{}, paramErr("%w", err)
+	}
+	type variant struct {
+		name    string
+		penalty float64
+		drop    int // kind of the foreign load removed, or -1
+	}
+	mem, okM := cfg.Space.Index(workload.MemoryGB.Name)
+	cpu, okC := cfg.Space.Index(resource.CPU.Name)
+	if !okM || !okC {
+		return metrics.Table{}, paramErr("fgm: cluster space lacks %s or %s", workload.MemoryGB.Name, resource.CPU.Name)
+	}
+	vars := []variant{
+		{"p = 0 (as modelled above)", 0, -1},
+		{"p = 0.5, every policy", 0.5, -1},
+		{"p = 1, every policy", 1, -1},
+		{"p = 0, foreign memory removed", 0, mem},
+		{"p = 0, foreign CPU removed", 0, cpu},
+	}
+	var cases []Case
+	for _, v := range vars {
+		c := cfg
+		c.Penalty = v.penalty
+		c.Background = make([]sim.BackgroundStep, len(steps))
+		for k, s := range steps {
+			d := s.Demand.Clone()
+			if v.drop >= 0 {
+				d[v.drop] = 0
+			}
+			c.Background[k] = sim.BackgroundStep{At: s.At, Node: s.Node, Demand: d}
+		}
+		for _, pol := range pols {
+			cases = append(cases, Case{Label: fmt.Sprintf("fgm/cloud-sensitivity/%s/%s", v.name, pol.Name), Config: c, Workload: &w, Policy: pol})
+		}
+	}
+	runs, err := RunCases(p, cases)
+	if err != nil {
+		return metrics.Table{}, err
+	}
+	sums := Summaries(runs)
+	np := len(pols)
+	cols := []string{}
+	for k := range pols {
+		cols = append(cols, sums[k].Policy)
+	}
+	cols = append(cols, "fgm vs DRF", "fgm vs best", "failed DRF | fgm")
+	t := metrics.Table{Title: fmt.Sprintf("online, cloud, %g GB: workload completion (makespan) by contention penalty and foreign load", gb), Columns: cols,
+		Notes: []string{"p: the simulator's penalty of formula (5), applied to every policy; paper 004 gives no value (its fig. 4 is a measured curve, not printed in the text)",
+			"foreign … removed: a diagnostic, that kind of the background load set to 0 (the workload is otherwise the same)"}}
+	for j, v := range vars {
+		s := sums[j*np : (j+1)*np]
+		r := metrics.Row{Name: v.name}
+		best := time.Duration(math.MaxInt64)
+		for k := range s {
+			r.Cells = append(r.Cells, s[k].Makespan.String())
+			if k < np-1 && s[k].Makespan.Valid {
+				best = min(best, s[k].Makespan.D)
+			}
+		}
+		f, d := &s[np-1], &s[np-2]
+		r.Cells = append(r.Cells, pct(f.Makespan.D, d.Makespan.D), pct(f.Makespan.D, best), fmt.Sprintf("%d | %d", d.FailedTasks, f.FailedTasks))
+		t.Rows = append(t.Rows, r)
+	}
+	return t, nil
 }
