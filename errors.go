@@ -14,6 +14,7 @@ type ProgressError struct {
 	Reason   string
 }
 
+// Error names the counters and what is inconsistent about them.
 func (e *ProgressError) Error() string {
 	return fmt.Sprintf("schedkit: inconsistent phase progress %+v: %s", e.Progress, e.Reason)
 }
