@@ -58,10 +58,20 @@ func reportCPU(b *testing.B, c0 time.Duration) {
 
 // BenchmarkTick measures one weight update (model 3 with models 1 and 2
 // for every job, and the queue re-sort). Target: ≤ 1 ms at 10,000 jobs.
-func BenchmarkTick(b *testing.B) {
+func BenchmarkTick(b *testing.B) { benchTick(b, false) }
+
+// BenchmarkTickPrevious is the previous weight update (every job
+// evaluated from scratch, the queue heaps rebuilt), the reference for
+// BenchmarkTick with the same decisions (TestTickEquivalence).
+func BenchmarkTickPrevious(b *testing.B) { benchTick(b, true) }
+
+func benchTick(b *testing.B, previous bool) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
 			s, _, _, now := benchJobs(b, n, dbs.Config{NoQueueMoves: true, TransferRate: 50 << 20})
+			if previous {
+				dbs.UsePreviousTick(s)
+			}
 			var dst []dbs.Decision
 			b.ReportAllocs()
 			b.ResetTimer()

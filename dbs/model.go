@@ -157,27 +157,64 @@ type MinView struct {
 // and f·δ·Td dropped once a reduce has run. A phase with work left and a
 // non-positive denominator makes the view Unmeetable.
 func MinimumSlots(in MinInput) MinResult {
+	wv := reduceWavesOf(in)
 	var r MinResult
 	if in.Phi > 0 {
-		r.Deadline = minView(in, in.DeadlineLeft)
-		r.Deadline.Applies = true
+		r.Deadline = deadlineView(in, wv)
 	}
 	if in.Phi < 1 {
-		w := time.Duration(0)
-		if in.Allowance > 0 {
-			secs := in.Allowance / float64(max(in.Held, 1))
-			w = durationOf(secs)
-		}
-		r.Budget = minView(in, w)
-		r.Budget.Applies = true
+		r.Budget = budgetView(in, wv)
 	}
+	r.combine()
+	return r
+}
+
+// reduceWaves is ⌈Ur/nr⌉ for model 2, or !ok when the reduce phase has
+// work left and no capacity.
+type reduceWaves struct {
+	n  int64
+	ok bool
+}
+
+// reduceWavesOf returns the reduce waves of in (estimate.Waves).
+func reduceWavesOf(in MinInput) reduceWaves {
+	if in.Reduce.Unfinished <= 0 {
+		return reduceWaves{ok: true}
+	}
+	n, ok := estimate.Waves(in.Reduce.Unfinished, in.ReduceCapacity)
+	return reduceWaves{n: n, ok: ok}
+}
+
+// deadlineView is model 2's deadline view (φ > 0): the window is D left.
+func deadlineView(in MinInput, wv reduceWaves) MinView {
+	v := minView(in, in.DeadlineLeft, wv)
+	v.Applies = true
+	return v
+}
+
+// budgetView is model 2's budget view (φ < 1): the window is the
+// allowance B/c_q spread over the slots held.
+func budgetView(in MinInput, wv reduceWaves) MinView {
+	w := time.Duration(0)
+	if in.Allowance > 0 {
+		secs := in.Allowance / float64(max(in.Held, 1))
+		w = durationOf(secs)
+	}
+	v := minView(in, w, wv)
+	v.Applies = true
+	return v
+}
+
+// combine sets r.Map and r.Reduce from the views that apply and can be
+// met.
+func (r *MinResult) combine() {
+	r.Map, r.Reduce = 0, 0
 	for _, v := range [2]MinView{r.Deadline, r.Budget} {
 		if v.Applies && !v.Unmeetable {
 			r.Map = max(r.Map, v.Map)
 			r.Reduce = max(r.Reduce, v.Reduce)
 		}
 	}
-	return r
 }
 
 // durationOf converts seconds to a Duration, saturating at the estimate
@@ -192,8 +229,9 @@ func durationOf(secs float64) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
-// minView evaluates model 2 for one window.
-func minView(in MinInput, window time.Duration) MinView {
+// minView evaluates model 2 for one window, with the reduce waves wv of
+// in (reduceWavesOf).
+func minView(in MinInput, window time.Duration, wv reduceWaves) MinView {
 	v := MinView{Window: window}
 	transfer := in.Transfer
 	if in.ReduceStarted {
@@ -202,12 +240,11 @@ func minView(in MinInput, window time.Duration) MinView {
 	um, ur := in.Map.Unfinished, in.Reduce.Unfinished
 	var wavesR int64
 	if ur > 0 {
-		w, ok := estimate.Waves(ur, in.ReduceCapacity)
-		if !ok {
+		if !wv.ok {
 			v.Unmeetable = true
 			return v
 		}
-		wavesR = w
+		wavesR = wv.n
 	}
 	srMax := window.Seconds() - float64(wavesR)*in.Reduce.TaskTime.Seconds() - transfer.Seconds()
 	v.ReduceStartLatest = time.Duration(math.Max(math.Min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))

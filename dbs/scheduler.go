@@ -49,6 +49,11 @@ type Scheduler struct {
 
 	// Tick scratch.
 	moves []Decision
+
+	// prevTick selects the previous weight update (every job evaluated
+	// from scratch, queue heaps rebuilt): the reference the tests and
+	// benchmarks compare Tick with (export_test.go).
+	prevTick bool
 }
 
 // entry is the scheduler's state for one queued job. The fields heap
@@ -84,6 +89,9 @@ type entry struct {
 	noAfford  bool
 	updatedAt time.Time
 	allPos    int
+
+	gen   uint32    // counter snapshots taken (setCounters)
+	cache evalCache // Tick's reusable figures (tickeval.go)
 }
 
 // eval is one evaluation of models 1 and 2 for a job.
@@ -116,6 +124,7 @@ func (e *entry) setMin() {
 // since.
 func (e *entry) setCounters(prog [2]schedkit.PhaseProgress, nph int) {
 	e.prog, e.nph = prog, nph
+	e.gen++
 	e.heldK, e.availK = [2]int32{}, [2]int32{}
 	for p := range nph {
 		e.heldK[p] = int32(min(prog[p].Running, maxSlots))

@@ -64,8 +64,13 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 
 	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
 	var sum [numQueues]float64
+	nowOff := int64(now.Sub(s.epoch))
 	for _, e := range s.all {
-		s.evaluate(e, now, e.newCost)
+		if s.prevTick {
+			s.evaluate(e, now, e.newCost)
+		} else {
+			s.evaluateTick(e, nowOff, e.newCost)
+		}
 		sum[e.queue] += e.ev.m1.W
 	}
 	var avg [numQueues]float64
@@ -87,11 +92,21 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	for i := range s.moves {
 		d := &s.moves[i]
 		e := s.jobs[d.Job]
+		if !s.prevTick {
+			s.unplace(e)
+		}
 		s.addUsed(e, -1)
 		s.nq[e.queue]--
 		e.queue = d.To
 		s.nq[e.queue]++
 		s.addUsed(e, 1)
+		if !s.prevTick {
+			for k := range 2 {
+				if e.avail(k) > 0 {
+					s.heaps[int(e.queue)*2+k].push(e)
+				}
+			}
+		}
 	}
 	slices.SortFunc(s.moves, func(a, b Decision) int {
 		if a.From != b.From {
@@ -107,7 +122,15 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		return 0
 	})
 	dst = append(dst, s.moves...)
-	s.rebuild()
+	if s.prevTick {
+		s.rebuild()
+	} else {
+		// Every heap holds the jobs it held before (moved jobs were
+		// moved above); only the weights changed.
+		for i := range s.heaps {
+			s.heaps[i].heapify()
+		}
+	}
 	return dst, nil
 }
 
