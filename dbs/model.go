@@ -157,13 +157,13 @@ type MinView struct {
 // and f·δ·Td dropped once a reduce has run. A phase with work left and a
 // non-positive denominator makes the view Unmeetable.
 func MinimumSlots(in MinInput) MinResult {
-	wv := reduceWavesOf(in)
+	wv := reduceWavesOf(&in)
 	var r MinResult
 	if in.Phi > 0 {
-		r.Deadline = deadlineView(in, wv)
+		r.Deadline = deadlineView(&in, wv)
 	}
 	if in.Phi < 1 {
-		r.Budget = budgetView(in, wv)
+		r.Budget = budgetView(&in, wv)
 	}
 	r.combine()
 	return r
@@ -177,7 +177,7 @@ type reduceWaves struct {
 }
 
 // reduceWavesOf returns the reduce waves of in (estimate.Waves).
-func reduceWavesOf(in MinInput) reduceWaves {
+func reduceWavesOf(in *MinInput) reduceWaves {
 	if in.Reduce.Unfinished <= 0 {
 		return reduceWaves{ok: true}
 	}
@@ -186,7 +186,7 @@ func reduceWavesOf(in MinInput) reduceWaves {
 }
 
 // deadlineView is model 2's deadline view (φ > 0): the window is D left.
-func deadlineView(in MinInput, wv reduceWaves) MinView {
+func deadlineView(in *MinInput, wv reduceWaves) MinView {
 	v := minView(in, in.DeadlineLeft, wv)
 	v.Applies = true
 	return v
@@ -194,7 +194,7 @@ func deadlineView(in MinInput, wv reduceWaves) MinView {
 
 // budgetView is model 2's budget view (φ < 1): the window is the
 // allowance B/c_q spread over the slots held.
-func budgetView(in MinInput, wv reduceWaves) MinView {
+func budgetView(in *MinInput, wv reduceWaves) MinView {
 	w := time.Duration(0)
 	if in.Allowance > 0 {
 		secs := in.Allowance / float64(max(in.Held, 1))
@@ -231,7 +231,7 @@ func durationOf(secs float64) time.Duration {
 
 // minView evaluates model 2 for one window, with the reduce waves wv of
 // in (reduceWavesOf).
-func minView(in MinInput, window time.Duration, wv reduceWaves) MinView {
+func minView(in *MinInput, window time.Duration, wv reduceWaves) MinView {
 	v := MinView{Window: window}
 	transfer := in.Transfer
 	if in.ReduceStarted {

@@ -3,6 +3,8 @@ package dbs
 import (
 	"slices"
 	"time"
+
+	"github.com/schedkit/schedkit/estimate"
 )
 
 // Tick runs model 3 when at least Config.Interval has passed since the
@@ -51,13 +53,13 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	if err := s.readCapacity(op); err != nil {
 		return dst, err
 	}
-	for _, e := range s.all {
-		c := e.job.CostSoFar()
+	for i, j := range s.jobv {
+		c := j.CostSoFar()
 		if !validCost(c) {
 			s.capK, s.guar = capK, guar
-			return dst, errf(op, ErrInvalidJob, e.id, "cost so far %v not finite and non-negative", c)
+			return dst, errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
 		}
-		e.newCost = c
+		s.costs[i] = c
 	}
 	s.advance(now)
 	s.updated, s.updatedSet = now, true
@@ -65,13 +67,20 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
 	var sum [numQueues]float64
 	nowOff := int64(now.Sub(s.epoch))
-	for _, e := range s.all {
-		if s.prevTick {
-			s.evaluate(e, now, e.newCost)
-		} else {
-			s.evaluateTick(e, nowOff, e.newCost)
+	var parts [numQueues][2]estimate.Capacity
+	for q := range numQueues {
+		for k := range 2 {
+			parts[q][k] = s.queuePart(q, k)
 		}
-		sum[e.queue] += e.ev.m1.W
+	}
+	for i, e := range s.all {
+		if s.prevTick {
+			s.evaluate(e, now, s.costs[i])
+			s.tk[i] = e.tickFigs()
+		} else {
+			s.tk[i] = s.evaluateTick(e, nowOff, s.costs[i], &parts)
+		}
+		sum[e.queue] += s.tk[i].base
 	}
 	var avg [numQueues]float64
 	for q := range numQueues {
@@ -82,10 +91,8 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 
 	// Pass 2: model 3.
 	s.moves = s.moves[:0]
-	for _, e := range s.all {
-		e.cost = e.ev.cost
-		e.updatedAt = now
-		if d, ok := s.update(e, avg[e.queue], now); ok {
+	for i, e := range s.all {
+		if d, ok := s.update(e, &s.tk[i], avg[e.queue], now); ok {
 			s.moves = append(s.moves, d)
 		}
 	}
@@ -134,21 +141,36 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	return dst, nil
 }
 
-// update applies model 3 to e with its queue's average avg, setting its
-// weight and marks; it returns the move, if any.
-func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool) {
-	held, need := 0, 0
+// tickFigs is what model 3 reads about a job, gathered by the pass that
+// evaluates it (its counters are in cache then), so the model-3 pass
+// touches only the entry's first cache line.
+type tickFigs struct {
+	base       float64 // W₁
+	held, need int     // slots held; needed (minimum over usable phases)
+	ttKnown    bool
+}
+
+// tickFigs returns e's model-3 inputs after its evaluation.
+func (e *entry) tickFigs() tickFigs {
+	f := tickFigs{base: e.ev.m1.W, ttKnown: e.ttKnown}
 	for p := range e.nph {
-		held += e.held(p)
+		f.held += e.held(p)
 		if usable := e.prog[p].Ready + e.prog[p].Running; usable > 0 {
-			need += min(e.minOf(p), usable)
+			f.need += min(e.minOf(p), usable)
 		}
 	}
-	base := e.ev.m1.W
+	return f
+}
+
+// update applies model 3 to e (its figures f) with its queue's average
+// avg, setting its weight and marks; it returns the move, if any.
+func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) (Decision, bool) {
+	held, need := f.held, f.need
+	base := f.base
 	w := base
 	above := base >= avg
 	e.noAfford = false
-	if !e.ttKnown {
+	if !f.ttKnown {
 		// No task time yet: the minimum is a placeholder (one map), so
 		// held-versus-needed says nothing; no marks, no moves.
 		e.w, e.pendUp, e.pendDown = base, false, false

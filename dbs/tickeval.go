@@ -26,44 +26,83 @@ type evalKey struct {
 // update re-evaluates only the time- and cost-dependent part (model 1's
 // ratios, model 2's deadline view, and its budget view when the cost
 // changed). A job with running tasks is evaluated in full (its elapsed
-// time moves with now).
+// time moves with now) but for its reduce waves.
 type evalCache struct {
 	key      evalKey
+	waves    reduceWaves // when wavesSet
+	wavesSet bool
+	static   bool // slotSecs, rem and in set (no task running)
+	budOK    bool // budget set (no task running)
 	slotSecs float64
 	rem      estimate.Remaining
 	in       MinInput // DeadlineLeft and Allowance refreshed per update
-	waves    reduceWaves
-	budget   MinView // budget view at budCost, when budOK
+	budget   MinView  // budget view at budCost
 	budCost  float64
-	budOK    bool
+}
+
+// plainEval marks e.ev as the evaluation of a job without a task time
+// (eval{cost, min.Map}) for counter snapshot gen and cost so far cost,
+// with need its slots needed: a weight update that finds both unchanged
+// leaves it as it is, reading nothing else of the job.
+type plainEval struct {
+	ok   bool
+	need int32
+	gen  uint32
+	cost float64
 }
 
 // evaluateTick is evaluate for a weight update at nowOff (ns from the
-// epoch), reusing e's cached figures where their inputs did not change.
-// Its result is bit-for-bit the one evaluate gives (the same functions
-// on the same inputs; TestTickEquivalence checks it).
-func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64) {
+// epoch), reusing e's cached figures where their inputs did not change,
+// and returns model 3's figures (tickFigs). parts are the queues' equal
+// parts of their guarantees (queuePart), the same for all jobs during
+// one update. Its result is bit-for-bit the one evaluate gives (the same
+// functions on the same inputs; TestTickEquivalence checks it).
+func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[numQueues][2]estimate.Capacity) tickFigs {
 	if !e.ttKnown {
-		s.evaluate(e, time.Time{}, cost) // does not read now
-		return
+		pl := &e.plain
+		if !pl.ok || pl.gen != e.gen || pl.cost != cost {
+			s.evaluate(e, time.Time{}, cost) // does not read now
+			f := e.tickFigs()
+			*pl = plainEval{ok: true, need: int32(f.need), gen: e.gen, cost: cost}
+			return f
+		}
+		f := tickFigs{need: int(pl.need)}
+		for p := range e.nph {
+			f.held += e.held(p)
+		}
+		return f
 	}
+	e.plain.ok = false
 	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
 	running := false
 	for p := range e.nph {
-		key.caps[p] = s.capacityFor(e, p)
+		key.caps[p] = max(parts[e.queue][p], estimate.Capacity(e.held(p))*estimate.Slot) // capacityFor
 		running = running || e.prog[p].Running > 0
 	}
 	c := &e.cache
-	price := s.r.queues[e.queue].Price
-	if running || key != c.key {
-		c.slotSecs, c.rem, c.in = s.modelInputs(e, nowOff, cost)
-		c.waves = reduceWavesOf(c.in)
-		c.key, c.budOK = key, false
-		if running {
-			c.key.valid = false
-		}
+	if key != c.key {
+		// Counters, slots held, capacity or queue changed (whether
+		// tasks run is part of the counters).
+		c.key, c.static, c.budOK = key, false, false
+		c.wavesSet = false
 	}
-	in := c.in
+	var slotSecs float64
+	var rem estimate.Remaining
+	var in MinInput
+	if running {
+		// The elapsed time of running tasks moves with now.
+		slotSecs, rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
+	} else {
+		if !c.static {
+			c.slotSecs, c.rem, c.in = s.modelInputsAt(e, nowOff, cost, key.caps)
+			c.static = true
+		}
+		slotSecs, rem, in = c.slotSecs, c.rem, c.in
+	}
+	if !c.wavesSet {
+		c.waves, c.wavesSet = reduceWavesOf(&in), true
+	}
+	price := s.r.queues[e.queue].Price
 	// As modelInputs computes them.
 	in.DeadlineLeft = 0
 	if e.hasDL {
@@ -72,20 +111,25 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64) {
 	in.Allowance = (e.budget - cost) / price
 
 	ev := &e.ev
-	*ev = eval{cost: cost, slotSecs: c.slotSecs}
+	*ev = eval{cost: cost, slotSecs: slotSecs}
 	ev.m1 = Weight(WeightInput{
-		Phi: e.phi, Remaining: c.rem.Time, CannotFinish: c.rem.CannotFinish, DeadlineLeft: in.DeadlineLeft,
-		SlotSeconds: c.slotSecs, Price: price, BudgetLeft: e.budget - cost,
+		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: in.DeadlineLeft,
+		SlotSeconds: slotSecs, Price: price, BudgetLeft: e.budget - cost,
 	})
 	if in.Phi > 0 {
-		ev.min.Deadline = deadlineView(in, c.waves)
+		ev.min.Deadline = deadlineView(&in, c.waves)
 	}
-	if in.Phi < 1 {
+	switch {
+	case in.Phi == 1:
+	case running: // the view reads the elapsed time
+		ev.min.Budget = budgetView(&in, c.waves)
+	default:
 		if !c.budOK || c.budCost != cost {
-			c.budget, c.budCost, c.budOK = budgetView(in, c.waves), cost, true
+			c.budget, c.budCost, c.budOK = budgetView(&in, c.waves), cost, true
 		}
 		ev.min.Budget = c.budget
 	}
 	ev.min.combine()
 	e.setMin()
+	return e.tickFigs()
 }
