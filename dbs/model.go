@@ -157,13 +157,13 @@ type MinView struct {
 // and f·δ·Td dropped once a reduce has run. A phase with work left and a
 // non-positive denominator makes the view Unmeetable.
 func MinimumSlots(in MinInput) MinResult {
-	wv := reduceWavesOf(&in)
+	t := viewTermsOf(&in, reduceWavesOf(&in))
 	var r MinResult
 	if in.Phi > 0 {
-		r.Deadline = deadlineView(&in, wv)
+		r.Deadline = deadlineView(&t, in.DeadlineLeft)
 	}
 	if in.Phi < 1 {
-		r.Budget = budgetView(&in, wv)
+		r.Budget = budgetView(&t, in.Allowance, in.Held)
 	}
 	r.combine()
 	return r
@@ -185,22 +185,55 @@ func reduceWavesOf(in *MinInput) reduceWaves {
 	return reduceWaves{n: n, ok: ok}
 }
 
+// viewTerms is what model 2's two views read of a job besides their
+// window, in seconds, computed once for both (and kept by a weight
+// update while they do not change).
+type viewTerms struct {
+	um, ur      int  // unfinished map and reduce tasks
+	noReduceCap bool // reduce work left and no reduce capacity
+	waveSecs    float64
+	transfer    float64 // f·δ·Td, 0 once a reduce ran
+	mapWork     float64 // slot-seconds left (PhaseWork.work)
+	redWork     float64
+}
+
+// viewTermsOf returns in's view terms with its reduce waves wv.
+func viewTermsOf(in *MinInput, wv reduceWaves) viewTerms {
+	t := viewTerms{um: in.Map.Unfinished, ur: in.Reduce.Unfinished}
+	var wavesR int64
+	if t.ur > 0 {
+		if !wv.ok {
+			t.noReduceCap = true
+			return t
+		}
+		wavesR = wv.n
+	}
+	transfer := in.Transfer
+	if in.ReduceStarted {
+		transfer = 0
+	}
+	t.waveSecs = float64(wavesR) * in.Reduce.TaskTime.Seconds()
+	t.transfer = transfer.Seconds()
+	t.mapWork, t.redWork = in.Map.work(), in.Reduce.work()
+	return t
+}
+
 // deadlineView is model 2's deadline view (φ > 0): the window is D left.
-func deadlineView(in *MinInput, wv reduceWaves) MinView {
-	v := minView(in, in.DeadlineLeft, wv)
+func deadlineView(t *viewTerms, deadlineLeft time.Duration) MinView {
+	v := minView(t, deadlineLeft)
 	v.Applies = true
 	return v
 }
 
 // budgetView is model 2's budget view (φ < 1): the window is the
 // allowance B/c_q spread over the slots held.
-func budgetView(in *MinInput, wv reduceWaves) MinView {
+func budgetView(t *viewTerms, allowance float64, held int) MinView {
 	w := time.Duration(0)
-	if in.Allowance > 0 {
-		secs := in.Allowance / float64(max(in.Held, 1))
+	if allowance > 0 {
+		secs := allowance / float64(max(held, 1))
 		w = durationOf(secs)
 	}
-	v := minView(in, w, wv)
+	v := minView(t, w)
 	v.Applies = true
 	return v
 }
@@ -229,43 +262,34 @@ func durationOf(secs float64) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
-// minView evaluates model 2 for one window, with the reduce waves wv of
-// in (reduceWavesOf).
-func minView(in *MinInput, window time.Duration, wv reduceWaves) MinView {
+// minView evaluates model 2 for one window, with the job's terms t.
+func minView(t *viewTerms, window time.Duration) MinView {
 	v := MinView{Window: window}
-	transfer := in.Transfer
-	if in.ReduceStarted {
-		transfer = 0
+	if t.noReduceCap {
+		v.Unmeetable = true
+		return v
 	}
-	um, ur := in.Map.Unfinished, in.Reduce.Unfinished
-	var wavesR int64
-	if ur > 0 {
-		if !wv.ok {
-			v.Unmeetable = true
-			return v
-		}
-		wavesR = wv.n
-	}
-	srMax := window.Seconds() - float64(wavesR)*in.Reduce.TaskTime.Seconds() - transfer.Seconds()
+	ws := window.Seconds()
+	srMax := ws - t.waveSecs - t.transfer
 	v.ReduceStartLatest = time.Duration(math.Max(math.Min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))
-	if um > 0 {
+	if t.um > 0 {
 		if srMax <= 0 {
 			v.Unmeetable = true
 			return v
 		}
-		v.Map = ceilSlots(in.Map.work()/srMax, um)
+		v.Map = ceilSlots(t.mapWork/srMax, t.um)
 	}
-	if ur > 0 {
+	if t.ur > 0 {
 		sr := 0.0
-		if um > 0 {
+		if t.um > 0 {
 			sr = srMax
 		}
-		den := window.Seconds() - transfer.Seconds() - sr
+		den := ws - t.transfer - sr
 		if den <= 0 {
 			v.Unmeetable = true
 			return v
 		}
-		v.Reduce = ceilSlots(in.Reduce.work()/den, ur)
+		v.Reduce = ceilSlots(t.redWork/den, t.ur)
 	}
 	return v
 }

@@ -31,12 +31,12 @@ type evalCache struct {
 	key      evalKey
 	waves    reduceWaves // when wavesSet
 	wavesSet bool
-	static   bool // slotSecs, rem and in set (no task running)
+	static   bool // slotSecs, rem and terms set (no task running)
 	budOK    bool // budget set (no task running)
 	slotSecs float64
 	rem      estimate.Remaining
-	in       MinInput // DeadlineLeft and Allowance refreshed per update
-	budget   MinView  // budget view at budCost
+	terms    viewTerms
+	budget   MinView // budget view at budCost
 	budCost  float64
 }
 
@@ -88,44 +88,45 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 	}
 	var slotSecs float64
 	var rem estimate.Remaining
-	var in MinInput
+	var terms viewTerms
 	if running {
 		// The elapsed time of running tasks moves with now.
+		var in MinInput
 		slotSecs, rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
+		if !c.wavesSet {
+			c.waves, c.wavesSet = reduceWavesOf(&in), true
+		}
+		terms = viewTermsOf(&in, c.waves)
 	} else {
 		if !c.static {
-			c.slotSecs, c.rem, c.in = s.modelInputsAt(e, nowOff, cost, key.caps)
+			var in MinInput
+			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
+			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
 			c.static = true
 		}
-		slotSecs, rem, in = c.slotSecs, c.rem, c.in
-	}
-	if !c.wavesSet {
-		c.waves, c.wavesSet = reduceWavesOf(&in), true
+		slotSecs, rem, terms = c.slotSecs, c.rem, c.terms
 	}
 	price := s.r.queues[e.queue].Price
 	// As modelInputs computes them.
-	in.DeadlineLeft = 0
+	var dl time.Duration
 	if e.hasDL {
-		in.DeadlineLeft = time.Duration(e.dlOff - nowOff)
+		dl = time.Duration(e.dlOff - nowOff)
 	}
-	in.Allowance = (e.budget - cost) / price
 
 	ev := &e.ev
 	*ev = eval{cost: cost, slotSecs: slotSecs}
 	ev.m1 = Weight(WeightInput{
-		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: in.DeadlineLeft,
+		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: dl,
 		SlotSeconds: slotSecs, Price: price, BudgetLeft: e.budget - cost,
 	})
-	if in.Phi > 0 {
-		ev.min.Deadline = deadlineView(&in, c.waves)
+	if e.phi > 0 {
+		ev.min.Deadline = deadlineView(&terms, dl)
 	}
-	switch {
-	case in.Phi == 1:
-	case running: // the view reads the elapsed time
-		ev.min.Budget = budgetView(&in, c.waves)
-	default:
-		if !c.budOK || c.budCost != cost {
-			c.budget, c.budCost, c.budOK = budgetView(&in, c.waves), cost, true
+	if e.phi < 1 {
+		if running || !c.budOK || c.budCost != cost {
+			// As modelInputs computes the allowance and the slots held.
+			c.budget = budgetView(&terms, (e.budget-cost)/price, e.held(0)+e.held(1))
+			c.budCost, c.budOK = cost, !running
 		}
 		ev.min.Budget = c.budget
 	}
