@@ -85,6 +85,8 @@ type entry struct {
 	gen     uint32 // counter snapshots taken (setCounters)
 	ttKnown bool
 	hasDL   bool
+	running bool      // a task runs (of the counters)
+	usable  [2]int    // ready + running tasks per phase (of the counters)
 	plain   plainEval // the last evaluation without a task time
 	phi     float64
 
@@ -137,9 +139,12 @@ func (e *entry) setCounters(prog [2]schedkit.PhaseProgress, nph int) {
 	e.prog, e.nph = prog, nph
 	e.gen++
 	e.heldK, e.availK = [2]int32{}, [2]int32{}
+	e.usable, e.running = [2]int{}, false
 	for p := range nph {
 		e.heldK[p] = int32(min(prog[p].Running, maxSlots))
 		e.availK[p] = int32(min(prog[p].Ready, maxSlots))
+		e.usable[p] = prog[p].Ready + prog[p].Running
+		e.running = e.running || prog[p].Running > 0
 	}
 }
 

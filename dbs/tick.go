@@ -155,7 +155,7 @@ func (e *entry) tickFigs() tickFigs {
 	f := tickFigs{base: e.ev.m1.W, ttKnown: e.ttKnown}
 	for p := range e.nph {
 		f.held += e.held(p)
-		if usable := e.prog[p].Ready + e.prog[p].Running; usable > 0 {
+		if usable := e.usable[p]; usable > 0 {
 			f.need += min(e.minOf(p), usable)
 		}
 	}

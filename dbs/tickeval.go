@@ -74,10 +74,9 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 	}
 	e.plain.ok = false
 	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
-	running := false
+	running := e.running
 	for p := range e.nph {
 		key.caps[p] = max(parts[e.queue][p], estimate.Capacity(e.held(p))*estimate.Slot) // capacityFor
-		running = running || e.prog[p].Running > 0
 	}
 	c := &e.cache
 	if key != c.key {
