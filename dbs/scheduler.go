@@ -91,19 +91,20 @@ type entry struct {
 	phi     float64
 
 	// What a weight update reads for a job with a task time.
-	budget float64
-	dlOff  int64 // deadline − epoch
-	prog   [2]schedkit.PhaseProgress
-	cache  evalCache // Tick's reusable figures (tickeval.go)
-	ev     eval
+	budget   float64
+	dlOff    int64         // deadline − epoch
+	tt       time.Duration // Tm = Tr: formula (2), hint or default
+	transfer time.Duration // f·δ·Td of model 2, with Config.TransferRate
+	prog     [2]schedkit.PhaseProgress
+	cache    evalCache // Tick's reusable figures (tickeval.go)
+	ev       eval
 
 	job         Job
 	subT        time.Time
 	deadline    time.Time
 	reduceInput int64
 	hint        time.Duration
-	tt          time.Duration // Tm = Tr: formula (2), hint or default
-	updatedAt   time.Time     // Submit; later, the last weight update's (Status)
+	updatedAt   time.Time // Submit; later, the last weight update's (Status)
 	allPos      int
 }
 
@@ -302,6 +303,9 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	e.deadline, e.hasDL = deadline, !deadline.IsZero()
 	e.dlOff = int64(deadline.Sub(s.epoch))
 	e.phi, e.budget, e.reduceInput = phi, budget, red
+	if s.cfg.TransferRate > 0 {
+		e.transfer = durationOf(float64(red) / s.cfg.TransferRate)
+	}
 	e.setCounters(tmp.prog, tmp.nph)
 	e.hint = tmp.hint
 	e.tt, e.ttKnown = s.taskTime(e)
@@ -566,7 +570,7 @@ func (s *Scheduler) modelInputsAt(e *entry, nowOff int64, cost float64, caps [2]
 		dl = time.Duration(e.dlOff - nowOff)
 	}
 	if s.cfg.TransferRate > 0 {
-		transfer = durationOf(float64(e.reduceInput) / s.cfg.TransferRate)
+		transfer = e.transfer
 	}
 	return max(slotSecs, 0), rem, MinInput{
 		Phi: e.phi, Map: work[0], Reduce: work[1], ReduceCapacity: caps[1],

@@ -29,8 +29,7 @@ type evalKey struct {
 // time moves with now) but for its reduce waves.
 type evalCache struct {
 	key      evalKey
-	waves    reduceWaves // when wavesSet
-	wavesSet bool
+	wavesSet bool // terms set but, with tasks running, their work left
 	static   bool // slotSecs, rem and terms set (no task running)
 	budOK    bool // budget set (no task running)
 	slotSecs float64
@@ -93,9 +92,13 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		var in MinInput
 		slotSecs, rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
 		if !c.wavesSet {
-			c.waves, c.wavesSet = reduceWavesOf(&in), true
+			// The reduce waves and the terms but the work left depend
+			// on the key only.
+			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
+			c.wavesSet = true
 		}
-		terms = viewTermsOf(&in, c.waves)
+		terms = c.terms
+		terms.mapWork, terms.redWork = in.Map.work(), in.Reduce.work() // as viewTermsOf
 	} else {
 		if !c.static {
 			var in MinInput
