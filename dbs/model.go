@@ -242,7 +242,7 @@ func budgetView(t *viewTerms, allowance float64, held int) MinView {
 // met.
 func (r *MinResult) combine() {
 	r.Map, r.Reduce = 0, 0
-	for _, v := range [2]MinView{r.Deadline, r.Budget} {
+	for _, v := range [2]*MinView{&r.Deadline, &r.Budget} {
 		if v.Applies && !v.Unmeetable {
 			r.Map = max(r.Map, v.Map)
 			r.Reduce = max(r.Reduce, v.Reduce)

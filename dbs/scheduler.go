@@ -545,26 +545,36 @@ func (s *Scheduler) modelInputs(e *entry, nowOff int64, cost float64) (float64, 
 	return s.modelInputsAt(e, nowOff, cost, caps)
 }
 
-// modelInputsAt is modelInputs with e's capacities caps (capacityFor).
-func (s *Scheduler) modelInputsAt(e *entry, nowOff int64, cost float64, caps [2]estimate.Capacity) (float64, estimate.Remaining, MinInput) {
+// workAt returns e's remaining slot-seconds (at least 0), formula (3) of
+// package estimate at capacities caps, and each phase's work left, as
+// model 2 reads it and in slot-seconds (PhaseWork.work), at nowOff.
+func (e *entry) workAt(nowOff int64, caps [2]estimate.Capacity) (float64, estimate.Remaining, [2]PhaseWork, [2]float64) {
 	tt := e.tt
 	var loads [2]estimate.PhaseLoad
 	var work [2]PhaseWork
+	var secs [2]float64
 	slotSecs := 0.0
 	for p := range e.nph {
-		pr := e.prog[p]
+		pr := &e.prog[p]
 		el := time.Duration(0)
 		if pr.Running > 0 { // PhaseProgress.RunningElapsed, on offsets
 			el = max(time.Duration(pr.Running)*time.Duration(nowOff-e.sub)-pr.RunningStartSum, 0)
 		}
 		loads[p] = estimate.PhaseLoad{Unfinished: pr.Unfinished(), Elapsed: el, TaskTime: tt, Capacity: caps[p]}
 		work[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: tt, Elapsed: el}
-		slotSecs += work[p].work()
+		secs[p] = work[p].work()
+		slotSecs += secs[p]
 	}
 	rem, err := estimate.RemainingTime(loads[:e.nph])
 	if err != nil { // counters were validated; cannot happen
 		rem = estimate.Remaining{CannotFinish: true, Time: estimate.Horizon}
 	}
+	return max(slotSecs, 0), rem, work, secs
+}
+
+// modelInputsAt is modelInputs with e's capacities caps (capacityFor).
+func (s *Scheduler) modelInputsAt(e *entry, nowOff int64, cost float64, caps [2]estimate.Capacity) (float64, estimate.Remaining, MinInput) {
+	slotSecs, rem, work, _ := e.workAt(nowOff, caps)
 	var dl, transfer time.Duration
 	if e.hasDL {
 		dl = time.Duration(e.dlOff - nowOff)

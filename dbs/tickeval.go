@@ -89,16 +89,17 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 	var terms viewTerms
 	if running {
 		// The elapsed time of running tasks moves with now.
-		var in MinInput
-		slotSecs, rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
 		if !c.wavesSet {
 			// The reduce waves and the terms but the work left depend
 			// on the key only.
+			_, _, in := s.modelInputsAt(e, nowOff, cost, key.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
 			c.wavesSet = true
 		}
+		var secs [2]float64
+		slotSecs, rem, _, secs = e.workAt(nowOff, key.caps)
 		terms = c.terms
-		terms.mapWork, terms.redWork = in.Map.work(), in.Reduce.work() // as viewTermsOf
+		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
 	} else {
 		if !c.static {
 			var in MinInput
