@@ -37,7 +37,16 @@ import (
 // (held, needed, W, queue average, cost at the new price, budget left),
 // ordered by the queue left (highest first), then weight, submission and
 // ID. The scheduler has already moved the jobs; the host charges the new
-// price from now on. On an error (a job's CostSoFar NaN, infinite or
+// price from now on.
+//
+// Cost: an update walks every job, so it is bound by memory as much as
+// by arithmetic. It reads the costs through a dense slice of the jobs,
+// keeps per job what models 1 and 2 computed from inputs that have not
+// changed since (counters, slots held, capacity, queue; the cost for the
+// budget view), so for a job without running tasks only the terms that
+// depend on now are recomputed, and a job without a task time whose
+// counters and cost did not change is not re-evaluated at all. The
+// results are bit-for-bit those of a full re-evaluation. On an error (a job's CostSoFar NaN, infinite or
 // negative, a cluster capacity it cannot read, time going backwards)
 // nothing changes and dst is returned as it was.
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
