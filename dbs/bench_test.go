@@ -3,6 +3,7 @@ package dbs_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -58,11 +59,38 @@ func reportCPU(b *testing.B, c0 time.Duration) {
 
 // BenchmarkTick measures one weight update (model 3 with models 1 and 2
 // for every job, and the queue re-sort). Target: ≤ 1 ms at 10,000 jobs.
-func BenchmarkTick(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
-			s, _, _, now := benchJobs(b, n, dbs.Config{NoQueueMoves: true, TransferRate: 50 << 20})
+func BenchmarkTick(b *testing.B) { benchTick(b, false) }
+
+// BenchmarkTickPrevious is the previous weight update (every job
+// evaluated from scratch, the queue heaps rebuilt), the reference for
+// BenchmarkTick with the same decisions (TestTickEquivalence).
+func BenchmarkTickPrevious(b *testing.B) { benchTick(b, true) }
+
+// benchTick runs the weight-update benchmarks: jobs=n is benchJobs's
+// mix (a third with running tasks and a task time, the rest without a
+// task time yet); "all-known" gives every job a task time (a default of
+// 30 s), so every job is evaluated in full.
+func benchTick(b *testing.B, previous bool) {
+	for _, bc := range []struct {
+		n     int
+		known bool
+	}{{1000, false}, {10000, false}, {10000, true}} {
+		name := fmt.Sprintf("jobs=%d", bc.n)
+		if bc.known {
+			name += "/all-known"
+		}
+		n := bc.n
+		b.Run(name, func(b *testing.B) {
+			cfg := dbs.Config{NoQueueMoves: true, TransferRate: 50 << 20}
+			if bc.known {
+				cfg.DefaultTaskTime = 30 * time.Second
+			}
+			s, _, _, now := benchJobs(b, n, cfg)
+			if previous {
+				dbs.UsePreviousTick(s)
+			}
 			var dst []dbs.Decision
+			runtime.GC() // the set-up's garbage: not the update's CPU time
 			b.ReportAllocs()
 			b.ResetTimer()
 			c0 := cpuTime()
@@ -180,6 +208,7 @@ func BenchmarkTickNaive(b *testing.B) {
 			nj := naiveJobs(b, s, jobs)
 			var byQueue [3][]*naiveJob
 			capv := [2]float64{c.capv[0], c.capv[1]}
+			runtime.GC()
 			b.ReportAllocs()
 			b.ResetTimer()
 			c0 := cpuTime()

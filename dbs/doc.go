@@ -234,8 +234,9 @@
 //
 // A heartbeat takes O(free slots × log n): each queue keeps, per slot
 // kind, an indexed heap of its jobs with ready tasks. A weight update is
-// O(n): models 1 and 2 for every job, then the heaps are rebuilt. Neither
-// allocates in steady state. BenchmarkHeartbeat and BenchmarkTick measure
+// O(n): models 1 and 2 for every job (re-evaluating only the part whose
+// inputs moved since the last update), then each heap is re-heapified in
+// place. Neither allocates in steady state. BenchmarkHeartbeat and BenchmarkTick measure
 // them against paper-literal references (sort every queue) in the same
 // file.
 //

@@ -157,27 +157,97 @@ type MinView struct {
 // and f·δ·Td dropped once a reduce has run. A phase with work left and a
 // non-positive denominator makes the view Unmeetable.
 func MinimumSlots(in MinInput) MinResult {
+	t := viewTermsOf(&in, reduceWavesOf(&in))
 	var r MinResult
 	if in.Phi > 0 {
-		r.Deadline = minView(in, in.DeadlineLeft)
-		r.Deadline.Applies = true
+		r.Deadline = deadlineView(&t, in.DeadlineLeft)
 	}
 	if in.Phi < 1 {
-		w := time.Duration(0)
-		if in.Allowance > 0 {
-			secs := in.Allowance / float64(max(in.Held, 1))
-			w = durationOf(secs)
-		}
-		r.Budget = minView(in, w)
-		r.Budget.Applies = true
+		r.Budget = budgetView(&t, in.Allowance, in.Held)
 	}
-	for _, v := range [2]MinView{r.Deadline, r.Budget} {
+	r.combine()
+	return r
+}
+
+// reduceWaves is ⌈Ur/nr⌉ for model 2, or !ok when the reduce phase has
+// work left and no capacity.
+type reduceWaves struct {
+	n  int64
+	ok bool
+}
+
+// reduceWavesOf returns the reduce waves of in (estimate.Waves).
+func reduceWavesOf(in *MinInput) reduceWaves {
+	if in.Reduce.Unfinished <= 0 {
+		return reduceWaves{ok: true}
+	}
+	n, ok := estimate.Waves(in.Reduce.Unfinished, in.ReduceCapacity)
+	return reduceWaves{n: n, ok: ok}
+}
+
+// viewTerms is what model 2's two views read of a job besides their
+// window, in seconds, computed once for both (and kept by a weight
+// update while they do not change).
+type viewTerms struct {
+	um, ur      int  // unfinished map and reduce tasks
+	noReduceCap bool // reduce work left and no reduce capacity
+	waveSecs    float64
+	transfer    float64 // f·δ·Td, 0 once a reduce ran
+	mapWork     float64 // slot-seconds left (PhaseWork.work)
+	redWork     float64
+}
+
+// viewTermsOf returns in's view terms with its reduce waves wv.
+func viewTermsOf(in *MinInput, wv reduceWaves) viewTerms {
+	t := viewTerms{um: in.Map.Unfinished, ur: in.Reduce.Unfinished}
+	var wavesR int64
+	if t.ur > 0 {
+		if !wv.ok {
+			t.noReduceCap = true
+			return t
+		}
+		wavesR = wv.n
+	}
+	transfer := in.Transfer
+	if in.ReduceStarted {
+		transfer = 0
+	}
+	t.waveSecs = float64(wavesR) * in.Reduce.TaskTime.Seconds()
+	t.transfer = transfer.Seconds()
+	t.mapWork, t.redWork = in.Map.work(), in.Reduce.work()
+	return t
+}
+
+// deadlineView is model 2's deadline view (φ > 0): the window is D left.
+func deadlineView(t *viewTerms, deadlineLeft time.Duration) MinView {
+	v := minView(t, deadlineLeft)
+	v.Applies = true
+	return v
+}
+
+// budgetView is model 2's budget view (φ < 1): the window is the
+// allowance B/c_q spread over the slots held.
+func budgetView(t *viewTerms, allowance float64, held int) MinView {
+	w := time.Duration(0)
+	if allowance > 0 {
+		secs := allowance / float64(max(held, 1))
+		w = durationOf(secs)
+	}
+	v := minView(t, w)
+	v.Applies = true
+	return v
+}
+
+// combine sets r.Map and r.Reduce from the views that apply and can be
+// met.
+func (r *MinResult) combine() {
+	r.Map, r.Reduce = 0, 0
+	for _, v := range [2]*MinView{&r.Deadline, &r.Budget} {
 		if v.Applies && !v.Unmeetable {
 			r.Map = max(r.Map, v.Map)
 			r.Reduce = max(r.Reduce, v.Reduce)
 		}
 	}
-	return r
 }
 
 // durationOf converts seconds to a Duration, saturating at the estimate
@@ -192,43 +262,34 @@ func durationOf(secs float64) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
-// minView evaluates model 2 for one window.
-func minView(in MinInput, window time.Duration) MinView {
+// minView evaluates model 2 for one window, with the job's terms t.
+func minView(t *viewTerms, window time.Duration) MinView {
 	v := MinView{Window: window}
-	transfer := in.Transfer
-	if in.ReduceStarted {
-		transfer = 0
+	if t.noReduceCap {
+		v.Unmeetable = true
+		return v
 	}
-	um, ur := in.Map.Unfinished, in.Reduce.Unfinished
-	var wavesR int64
-	if ur > 0 {
-		w, ok := estimate.Waves(ur, in.ReduceCapacity)
-		if !ok {
-			v.Unmeetable = true
-			return v
-		}
-		wavesR = w
-	}
-	srMax := window.Seconds() - float64(wavesR)*in.Reduce.TaskTime.Seconds() - transfer.Seconds()
+	ws := window.Seconds()
+	srMax := ws - t.waveSecs - t.transfer
 	v.ReduceStartLatest = time.Duration(math.Max(math.Min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))
-	if um > 0 {
+	if t.um > 0 {
 		if srMax <= 0 {
 			v.Unmeetable = true
 			return v
 		}
-		v.Map = ceilSlots(in.Map.work()/srMax, um)
+		v.Map = ceilSlots(t.mapWork/srMax, t.um)
 	}
-	if ur > 0 {
+	if t.ur > 0 {
 		sr := 0.0
-		if um > 0 {
+		if t.um > 0 {
 			sr = srMax
 		}
-		den := window.Seconds() - transfer.Seconds() - sr
+		den := ws - t.transfer - sr
 		if den <= 0 {
 			v.Unmeetable = true
 			return v
 		}
-		v.Reduce = ceilSlots(in.Reduce.work()/den, ur)
+		v.Reduce = ceilSlots(t.redWork/den, t.ur)
 	}
 	return v
 }

@@ -38,7 +38,9 @@ type Scheduler struct {
 
 	jobs map[schedkit.JobID]*entry
 	all  []*entry
+	jobv []Job // all[i].job, so a weight update reads costs without touching entries
 	pool []*entry
+	slab []entry // entries not yet used of the last block allocated
 
 	nq    [numQueues]int    // jobs per queue
 	used  [numQueues][2]int // slots held per queue and kind
@@ -49,41 +51,61 @@ type Scheduler struct {
 
 	// Tick scratch.
 	moves []Decision
+	costs []float64  // CostSoFar of all[i], read before anything changes
+	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
+
+	// prevTick selects the previous weight update (every job evaluated
+	// from scratch, queue heaps rebuilt): the reference the tests and
+	// benchmarks compare Tick with (export_test.go).
+	prevTick bool
 }
 
-// entry is the scheduler's state for one queued job. The fields heap
-// comparisons and heartbeats read come first, to share cache lines.
+// entry is the scheduler's state for one queued job. Its fields are
+// grouped by who reads them, to share cache lines: heap comparisons,
+// heartbeats and model 3's marks first; then what a weight update reads
+// (a weight update walks every job: with 10,000 jobs it is bound by
+// memory, not arithmetic); the fields read only at Submit, Update or
+// Status last.
 type entry struct {
-	w      float64
-	sub    int64 // ns from the epoch, for ordering
-	id     schedkit.JobID
-	minK   [2]int32 // model-2 minimum per phase (= slot kind)
-	heldK  [2]int32 // running + assigned since the last Update
-	availK [2]int32 // ready − assigned since the last Update
-	pos    [numQueues * 2]int32
-	queue  Queue
-	nph    int
+	// First cache line: heap comparisons and swaps, model 3's marks.
+	w        float64
+	sub      int64    // ns from the epoch, for ordering
+	minK     [2]int32 // model-2 minimum per phase (= slot kind)
+	heldK    [2]int32 // running + assigned since the last Update
+	queue    Queue
+	pendUp   bool // short and above average at the last update
+	pendDown bool // surplus and above average at the last update
+	noAfford bool
+	pos      [numQueues * 2]int32
+
+	// Second: heartbeats, and what every weight update reads.
+	availK  [2]int32 // ready − assigned since the last Update
+	id      schedkit.JobID
+	nph     int
+	gen     uint32 // counter snapshots taken (setCounters)
+	ttKnown bool
+	hasDL   bool
+	running bool      // a task runs (of the counters)
+	usable  [2]int    // ready + running tasks per phase (of the counters)
+	plain   plainEval // the last evaluation without a task time
+	phi     float64
+
+	// What a weight update reads for a job with a task time.
+	budget   float64
+	dlOff    int64         // deadline − epoch
+	tt       time.Duration // Tm = Tr: formula (2), hint or default
+	transfer time.Duration // f·δ·Td of model 2, with Config.TransferRate
+	prog     [2]schedkit.PhaseProgress
+	cache    evalCache // Tick's reusable figures (tickeval.go)
+	ev       eval
 
 	job         Job
 	subT        time.Time
 	deadline    time.Time
-	dlOff       int64 // deadline − epoch
-	hasDL       bool
-	phi, budget float64
-	cost        float64 // last CostSoFar read
-	newCost     float64 // read by a Tick before it commits
 	reduceInput int64
 	hint        time.Duration
-	tt          time.Duration // Tm = Tr: formula (2), hint or default
-	ttKnown     bool
-	prog        [2]schedkit.PhaseProgress
-
-	ev        eval
-	pendUp    bool // short and above average at the last update
-	pendDown  bool // surplus and above average at the last update
-	noAfford  bool
-	updatedAt time.Time
-	allPos    int
+	updatedAt   time.Time // Submit; later, the last weight update's (Status)
+	allPos      int
 }
 
 // eval is one evaluation of models 1 and 2 for a job.
@@ -116,10 +138,14 @@ func (e *entry) setMin() {
 // since.
 func (e *entry) setCounters(prog [2]schedkit.PhaseProgress, nph int) {
 	e.prog, e.nph = prog, nph
+	e.gen++
 	e.heldK, e.availK = [2]int32{}, [2]int32{}
+	e.usable, e.running = [2]int{}, false
 	for p := range nph {
 		e.heldK[p] = int32(min(prog[p].Running, maxSlots))
 		e.availK[p] = int32(min(prog[p].Ready, maxSlots))
+		e.usable[p] = prog[p].Ready + prog[p].Running
+		e.running = e.running || prog[p].Running > 0
 	}
 }
 
@@ -132,6 +158,16 @@ func (e *entry) before(b *entry) bool {
 		return e.sub < b.sub
 	}
 	return e.id < b.id
+}
+
+// lastUpdate returns when e's figures were last evaluated: its Submit,
+// or the last weight update since (every weight update evaluates every
+// queued job; times never go backwards).
+func (e *entry) lastUpdate(s *Scheduler) time.Time {
+	if s.updatedSet && s.updated.After(e.updatedAt) {
+		return s.updated
+	}
+	return e.updatedAt
 }
 
 // New returns a Scheduler for cfg, or an error wrapping ErrConfig.
@@ -266,7 +302,10 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	e.job, e.id, e.subT, e.sub = j, id, sub, int64(sub.Sub(s.epoch))
 	e.deadline, e.hasDL = deadline, !deadline.IsZero()
 	e.dlOff = int64(deadline.Sub(s.epoch))
-	e.phi, e.budget, e.cost, e.reduceInput = phi, budget, cost, red
+	e.phi, e.budget, e.reduceInput = phi, budget, red
+	if s.cfg.TransferRate > 0 {
+		e.transfer = durationOf(float64(red) / s.cfg.TransferRate)
+	}
 	e.setCounters(tmp.prog, tmp.nph)
 	e.hint = tmp.hint
 	e.tt, e.ttKnown = s.taskTime(e)
@@ -274,6 +313,8 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	s.jobs[id] = e
 	e.allPos = len(s.all)
 	s.all = append(s.all, e)
+	s.jobv = append(s.jobv, j)
+	s.costs, s.tk = append(s.costs, 0), append(s.tk, tickFigs{})
 	s.nq[q]++
 	s.addUsed(e, 1)
 	s.evaluate(e, now, cost)
@@ -284,6 +325,9 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	return nil
 }
 
+// slabSize is the number of entries allocated at once.
+const slabSize = 64
+
 func (s *Scheduler) newEntry() *entry {
 	var e *entry
 	if k := len(s.pool); k > 0 {
@@ -292,7 +336,13 @@ func (s *Scheduler) newEntry() *entry {
 		s.pool = s.pool[:k-1]
 		*e = entry{}
 	} else {
-		e = &entry{}
+		if len(s.slab) == 0 {
+			// Entries come in blocks, so a weight update walking all
+			// jobs in submission order reads memory at a fixed stride.
+			s.slab = make([]entry, slabSize)
+		}
+		e = &s.slab[0]
+		s.slab = s.slab[1:]
 	}
 	for i := range e.pos {
 		e.pos[i] = -1
@@ -364,11 +414,13 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	s.addUsed(e, -1)
 	s.nq[e.queue]--
 	delete(s.jobs, id)
-	last := s.all[len(s.all)-1]
-	s.all[e.allPos] = last
+	n := len(s.all) - 1
+	last := s.all[n]
+	s.all[e.allPos], s.jobv[e.allPos] = last, s.jobv[n]
 	last.allPos = e.allPos
-	s.all[len(s.all)-1] = nil
-	s.all = s.all[:len(s.all)-1]
+	s.all[n], s.jobv[n] = nil, nil
+	s.all, s.jobv = s.all[:n], s.jobv[:n]
+	s.costs, s.tk = s.costs[:n], s.tk[:n]
 	e.job = nil
 	s.pool = append(s.pool, e)
 	return nil
@@ -392,7 +444,7 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 		DeadlineUnmeetable:    e.ev.min.Deadline.Unmeetable,
 		BudgetUnmeetable:      e.ev.min.Budget.Unmeetable,
 		PromotionUnaffordable: e.noAfford,
-		UpdatedAt:             e.updatedAt,
+		UpdatedAt:             e.lastUpdate(s),
 	}, nil
 }
 
@@ -432,9 +484,13 @@ func (s *Scheduler) readCapacity(op string) error {
 // the slots it holds, or its equal part of its queue's guarantee if that
 // is more.
 func (s *Scheduler) capacityFor(e *entry, k int) estimate.Capacity {
-	part := s.guar[e.queue][k] / float64(max(s.nq[e.queue], 1))
-	c := estimate.Capacity(math.Round(part * float64(estimate.Slot)))
-	return max(c, estimate.Capacity(e.held(k))*estimate.Slot)
+	return max(s.queuePart(e.queue, k), estimate.Capacity(e.held(k))*estimate.Slot)
+}
+
+// queuePart is a job's equal part of queue q's guarantee of kind k.
+func (s *Scheduler) queuePart(q Queue, k int) estimate.Capacity {
+	part := s.guar[q][k] / float64(max(s.nq[q], 1))
+	return estimate.Capacity(math.Round(part * float64(estimate.Slot)))
 }
 
 // taskTime returns Tm = Tr for e: the pooled formula (2), else its hint,
@@ -482,32 +538,49 @@ func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
 // at nowOff with cost so far cost: the remaining slot-seconds, formula
 // (3) of package estimate at the job's capacity, and model 2's input.
 func (s *Scheduler) modelInputs(e *entry, nowOff int64, cost float64) (float64, estimate.Remaining, MinInput) {
+	var caps [2]estimate.Capacity
+	for p := range e.nph {
+		caps[p] = s.capacityFor(e, p)
+	}
+	return s.modelInputsAt(e, nowOff, cost, caps)
+}
+
+// workAt returns e's remaining slot-seconds (at least 0), formula (3) of
+// package estimate at capacities caps, and each phase's work left, as
+// model 2 reads it and in slot-seconds (PhaseWork.work), at nowOff.
+func (e *entry) workAt(nowOff int64, caps [2]estimate.Capacity) (float64, estimate.Remaining, [2]PhaseWork, [2]float64) {
 	tt := e.tt
 	var loads [2]estimate.PhaseLoad
 	var work [2]PhaseWork
-	var caps [2]estimate.Capacity
+	var secs [2]float64
 	slotSecs := 0.0
 	for p := range e.nph {
-		pr := e.prog[p]
+		pr := &e.prog[p]
 		el := time.Duration(0)
 		if pr.Running > 0 { // PhaseProgress.RunningElapsed, on offsets
 			el = max(time.Duration(pr.Running)*time.Duration(nowOff-e.sub)-pr.RunningStartSum, 0)
 		}
-		caps[p] = s.capacityFor(e, p)
 		loads[p] = estimate.PhaseLoad{Unfinished: pr.Unfinished(), Elapsed: el, TaskTime: tt, Capacity: caps[p]}
 		work[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: tt, Elapsed: el}
-		slotSecs += work[p].work()
+		secs[p] = work[p].work()
+		slotSecs += secs[p]
 	}
 	rem, err := estimate.RemainingTime(loads[:e.nph])
 	if err != nil { // counters were validated; cannot happen
 		rem = estimate.Remaining{CannotFinish: true, Time: estimate.Horizon}
 	}
+	return max(slotSecs, 0), rem, work, secs
+}
+
+// modelInputsAt is modelInputs with e's capacities caps (capacityFor).
+func (s *Scheduler) modelInputsAt(e *entry, nowOff int64, cost float64, caps [2]estimate.Capacity) (float64, estimate.Remaining, MinInput) {
+	slotSecs, rem, work, _ := e.workAt(nowOff, caps)
 	var dl, transfer time.Duration
 	if e.hasDL {
 		dl = time.Duration(e.dlOff - nowOff)
 	}
 	if s.cfg.TransferRate > 0 {
-		transfer = durationOf(float64(e.reduceInput) / s.cfg.TransferRate)
+		transfer = e.transfer
 	}
 	return max(slotSecs, 0), rem, MinInput{
 		Phi: e.phi, Map: work[0], Reduce: work[1], ReduceCapacity: caps[1],

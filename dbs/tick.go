@@ -3,6 +3,8 @@ package dbs
 import (
 	"slices"
 	"time"
+
+	"github.com/schedkit/schedkit/estimate"
 )
 
 // Tick runs model 3 when at least Config.Interval has passed since the
@@ -35,7 +37,16 @@ import (
 // (held, needed, W, queue average, cost at the new price, budget left),
 // ordered by the queue left (highest first), then weight, submission and
 // ID. The scheduler has already moved the jobs; the host charges the new
-// price from now on. On an error (a job's CostSoFar NaN, infinite or
+// price from now on.
+//
+// Cost: an update walks every job, so it is bound by memory as much as
+// by arithmetic. It reads the costs through a dense slice of the jobs,
+// keeps per job what models 1 and 2 computed from inputs that have not
+// changed since (counters, slots held, capacity, queue; the cost for the
+// budget view), so for a job without running tasks only the terms that
+// depend on now are recomputed, and a job without a task time whose
+// counters and cost did not change is not re-evaluated at all. The
+// results are bit-for-bit those of a full re-evaluation. On an error (a job's CostSoFar NaN, infinite or
 // negative, a cluster capacity it cannot read, time going backwards)
 // nothing changes and dst is returned as it was.
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
@@ -51,22 +62,34 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	if err := s.readCapacity(op); err != nil {
 		return dst, err
 	}
-	for _, e := range s.all {
-		c := e.job.CostSoFar()
+	for i, j := range s.jobv {
+		c := j.CostSoFar()
 		if !validCost(c) {
 			s.capK, s.guar = capK, guar
-			return dst, errf(op, ErrInvalidJob, e.id, "cost so far %v not finite and non-negative", c)
+			return dst, errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
 		}
-		e.newCost = c
+		s.costs[i] = c
 	}
 	s.advance(now)
 	s.updated, s.updatedSet = now, true
 
 	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
 	var sum [numQueues]float64
-	for _, e := range s.all {
-		s.evaluate(e, now, e.newCost)
-		sum[e.queue] += e.ev.m1.W
+	nowOff := int64(now.Sub(s.epoch))
+	var parts [numQueues][2]estimate.Capacity
+	for q := range numQueues {
+		for k := range 2 {
+			parts[q][k] = s.queuePart(q, k)
+		}
+	}
+	for i, e := range s.all {
+		if s.prevTick {
+			s.evaluate(e, now, s.costs[i])
+			s.tk[i] = s.tickFigs(e)
+		} else {
+			s.tk[i] = s.evaluateTick(e, nowOff, s.costs[i], &parts)
+		}
+		sum[e.queue] += s.tk[i].base
 	}
 	var avg [numQueues]float64
 	for q := range numQueues {
@@ -77,21 +100,29 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 
 	// Pass 2: model 3.
 	s.moves = s.moves[:0]
-	for _, e := range s.all {
-		e.cost = e.ev.cost
-		e.updatedAt = now
-		if d, ok := s.update(e, avg[e.queue], now); ok {
+	for i, e := range s.all {
+		if d, ok := s.update(e, &s.tk[i], avg[e.queue], now); ok {
 			s.moves = append(s.moves, d)
 		}
 	}
 	for i := range s.moves {
 		d := &s.moves[i]
 		e := s.jobs[d.Job]
+		if !s.prevTick {
+			s.unplace(e)
+		}
 		s.addUsed(e, -1)
 		s.nq[e.queue]--
 		e.queue = d.To
 		s.nq[e.queue]++
 		s.addUsed(e, 1)
+		if !s.prevTick {
+			for k := range 2 {
+				if s.eligible(e, k) {
+					s.heaps[int(e.queue)*2+k].push(e)
+				}
+			}
+		}
 	}
 	slices.SortFunc(s.moves, func(a, b Decision) int {
 		if a.From != b.From {
@@ -107,25 +138,49 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		return 0
 	})
 	dst = append(dst, s.moves...)
-	s.rebuild()
+	if s.prevTick {
+		s.rebuild()
+	} else {
+		// Every heap holds the jobs it held before (moved jobs were
+		// moved above); only the weights changed.
+		for i := range s.heaps {
+			s.heaps[i].heapify()
+		}
+	}
 	return dst, nil
 }
 
-// update applies model 3 to e with its queue's average avg, setting its
-// weight and marks; it returns the move, if any.
-func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool) {
-	held, need := 0, 0
+// tickFigs is what model 3 reads about a job, gathered by the pass that
+// evaluates it (its counters are in cache then), so the model-3 pass
+// touches only the entry's first cache line.
+type tickFigs struct {
+	base       float64 // W₁
+	held, need int     // slots held; needed (minimum over usable phases)
+	ttKnown    bool
+}
+
+// tickFigs returns e's model-3 inputs after its evaluation. Reduce
+// slots count as needed only once e may be given them (reducesOpen).
+func (s *Scheduler) tickFigs(e *entry) tickFigs {
+	f := tickFigs{base: e.ev.m1.W, ttKnown: e.ttKnown}
 	for p := range e.nph {
-		held += e.held(p)
-		if usable := e.prog[p].Ready + e.prog[p].Running; usable > 0 && (p == 0 || s.reducesOpen(e)) {
-			need += min(e.minOf(p), usable)
+		f.held += e.held(p)
+		if usable := e.usable[p]; usable > 0 && (p == 0 || s.reducesOpen(e)) {
+			f.need += min(e.minOf(p), usable)
 		}
 	}
-	base := e.ev.m1.W
+	return f
+}
+
+// update applies model 3 to e (its figures f) with its queue's average
+// avg, setting its weight and marks; it returns the move, if any.
+func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) (Decision, bool) {
+	held, need := f.held, f.need
+	base := f.base
 	w := base
 	above := base >= avg
 	e.noAfford = false
-	if !e.ttKnown {
+	if !f.ttKnown {
 		// No task time yet: the minimum is a placeholder (one map), so
 		// held-versus-needed says nothing; no marks, no moves.
 		e.w, e.pendUp, e.pendDown = base, false, false

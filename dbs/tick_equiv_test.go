@@ -1,0 +1,181 @@
+package dbs_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/dbs"
+)
+
+// TestTickEquivalence runs the weight update against the previous one
+// (dbs.UsePreviousTick: every job evaluated from scratch, queue heaps
+// rebuilt) in lockstep on the same host: random submissions, heartbeats
+// whose assignments start, tasks ending, reduces becoming ready, costs
+// growing, cluster capacity changing, removals and ticks. Every Tick and
+// Heartbeat must return the same decisions and every job the same
+// Status, bit for bit, after every operation.
+func TestTickEquivalence(t *testing.T) {
+	cfgs := []dbs.Config{
+		{},
+		{DefaultTaskTime: 30 * time.Second, TransferRate: 50 << 20},
+		{PhiAwareMoves: true, TransferRate: 1 << 20},
+		{NoMinimumSlots: true, DefaultTaskTime: 10 * time.Second},
+		{MinimumFirst: true},
+	}
+	seeds := 6
+	if raceEnabled {
+		seeds = 2
+	}
+	for ci, cfg := range cfgs {
+		for seed := range uint64(seeds) {
+			t.Run(fmt.Sprintf("cfg=%d/seed=%d", ci, seed), func(t *testing.T) { runTickEquivalence(t, cfg, seed) })
+		}
+	}
+}
+
+func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 29))
+	c := newCluster(3+rng.IntN(6), 2, 1)
+	cfg.Cluster = c
+	fast, err := dbs.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := dbs.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs.UsePreviousTick(prev)
+	now := t0
+	var jobs []*hJob
+	next, moves := 0, 0
+	both := func(op string, f func(s *dbs.Scheduler) ([]dbs.Decision, error)) []dbs.Decision {
+		t.Helper()
+		a, errA := f(fast)
+		b, errB := f(prev)
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("%s at %v: errors differ: %v vs previous %v", op, now, errA, errB)
+		}
+		if d := cmp.Diff(b, a); d != "" {
+			t.Fatalf("%s at %v: decisions differ (-previous +new):\n%s", op, now, d)
+		}
+		return a
+	}
+	update := func(j *hJob) {
+		t.Helper()
+		both("Update", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Update(j.id) })
+	}
+	for step := range 600 {
+		switch r := rng.IntN(20); {
+		case r < 3 || len(jobs) == 0: // submit
+			phi := []float64{0, 0.5, 1}[rng.IntN(3)]
+			j := mrJob(fmt.Sprintf("j%04d", next), phi, 1+rng.IntN(30), rng.IntN(6),
+				time.Duration(60+rng.IntN(3600))*time.Second, 1+rng.Float64()*50)
+			next++
+			j.sub = now.Add(-time.Duration(rng.IntN(60)) * time.Second)
+			j.dl = j.sub.Add(time.Duration(30+rng.IntN(3600)) * time.Second)
+			if j.ph[1].Total == 0 {
+				j.nph = 1
+			}
+			if rng.IntN(3) == 0 {
+				j.hint = time.Duration(1+rng.IntN(60)) * time.Second
+			}
+			j.red = int64(rng.IntN(1 << 28))
+			both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, j) })
+			jobs = append(jobs, j)
+		case r < 8: // heartbeat; the assignments start
+			n := c.nodes[rng.IntN(len(c.nodes))]
+			n.free[0], n.free[1] = float64(rng.IntN(3)), float64(rng.IntN(2))
+			ds := both("Heartbeat", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Heartbeat(now, n, nil) })
+			if rng.IntN(3) == 0 {
+				break // not started yet: held by the scheduler until the job's next Update
+			}
+			for _, d := range ds {
+				for _, j := range jobs {
+					if j.id == d.Job {
+						p := &j.ph[d.Phase]
+						p.Ready -= d.Count
+						p.Running += d.Count
+						p.RunningStartSum += time.Duration(d.Count) * now.Sub(j.sub)
+						update(j)
+					}
+				}
+			}
+		case r < 11: // a task ends
+			j := jobs[rng.IntN(len(jobs))]
+			for p := range j.nph {
+				ph := &j.ph[p]
+				if ph.Running == 0 {
+					continue
+				}
+				share := ph.RunningStartSum / time.Duration(ph.Running)
+				ph.Running--
+				ph.RunningStartSum -= share
+				if ph.Running == 0 {
+					ph.RunningStartSum = 0
+				}
+				ph.Finished++
+				ph.FinishedDurationSum += time.Duration(1+rng.IntN(90)) * time.Second
+				if p == 0 && j.nph > 1 && ph.Finished == ph.Total {
+					r := &j.ph[1]
+					r.Ready = r.Total - r.Running - r.Finished
+				}
+				update(j)
+				break
+			}
+			if j.ph[0].Finished == j.ph[0].Total && (j.nph == 1 || j.ph[1].Finished == j.ph[1].Total) {
+				both("Remove", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Remove(j.id) })
+				jobs = removeJob(jobs, j)
+			}
+		case r < 12: // reduces ready early (slow-start)
+			j := jobs[rng.IntN(len(jobs))]
+			if j.nph > 1 {
+				r := &j.ph[1]
+				r.Ready = r.Total - r.Running - r.Finished
+				update(j)
+			}
+		case r < 14: // costs grow (not every job: unchanged costs are kept)
+			for _, j := range jobs {
+				if rng.IntN(2) == 0 {
+					j.cost += rng.Float64() * 2
+				}
+			}
+		case r < 15: // the cluster grows or shrinks
+			c.capv[0] = float64(2 * (2 + rng.IntN(8)))
+			c.capv[1] = float64(1 + rng.IntN(8))
+		case r < 16: // a job is withdrawn
+			j := jobs[rng.IntN(len(jobs))]
+			both("Remove", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Remove(j.id) })
+			jobs = removeJob(jobs, j)
+		default: // time moves; tick
+			now = now.Add(time.Duration(100+rng.IntN(900)) * time.Millisecond)
+			moves += len(both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) }))
+		}
+		for _, j := range jobs {
+			a, errA := fast.Status(j.id)
+			b, errB := prev.Status(j.id)
+			if errA != nil || errB != nil {
+				t.Fatalf("step %d: Status(%s): %v, %v", step, j.id, errA, errB)
+			}
+			if a == b {
+				continue
+			}
+			if d := cmp.Diff(b, a); d != "" {
+				t.Fatalf("step %d at %v: Status(%s) differs (-previous +new):\n%s", step, now, j.id, d)
+			}
+		}
+	}
+	t.Logf("%d jobs left, %d moves", len(jobs), moves)
+}
+
+func removeJob(jobs []*hJob, j *hJob) []*hJob {
+	for i, x := range jobs {
+		if x == j {
+			return append(jobs[:i], jobs[i+1:]...)
+		}
+	}
+	return jobs
+}

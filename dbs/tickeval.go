@@ -1,0 +1,139 @@
+package dbs
+
+import (
+	"time"
+
+	"github.com/schedkit/schedkit/estimate"
+)
+
+// evalKey is what the cached part of a job's evaluation depends on,
+// besides the job's fixed figures (φ, budget, submission, deadline, data
+// sizes) and the configuration: the capacity available to it per phase
+// (its queue's guarantee, the queue's length, the slots it holds), the
+// slots it holds, its counters (gen counts the snapshots) and its queue
+// (the price).
+type evalKey struct {
+	caps  [2]estimate.Capacity
+	held  [2]int32
+	gen   uint32
+	queue Queue
+	valid bool
+}
+
+// evalCache holds the figures of a job's last evaluation that depend on
+// neither now nor its cost so far while none of its tasks runs: between
+// two weight updates only now and the cost move for most jobs, so an
+// update re-evaluates only the time- and cost-dependent part (model 1's
+// ratios, model 2's deadline view, and its budget view when the cost
+// changed). A job with running tasks is evaluated in full (its elapsed
+// time moves with now) but for its reduce waves.
+type evalCache struct {
+	key      evalKey
+	wavesSet bool // terms set but, with tasks running, their work left
+	static   bool // slotSecs, rem and terms set (no task running)
+	budOK    bool // budget set (no task running)
+	slotSecs float64
+	rem      estimate.Remaining
+	terms    viewTerms
+	budget   MinView // budget view at budCost
+	budCost  float64
+}
+
+// plainEval marks e.ev as the evaluation of a job without a task time
+// (eval{cost, min.Map}) for counter snapshot gen and cost so far cost,
+// with need its slots needed: a weight update that finds both unchanged
+// leaves it as it is, reading nothing else of the job.
+type plainEval struct {
+	ok   bool
+	need int32
+	gen  uint32
+	cost float64
+}
+
+// evaluateTick is evaluate for a weight update at nowOff (ns from the
+// epoch), reusing e's cached figures where their inputs did not change,
+// and returns model 3's figures (tickFigs). parts are the queues' equal
+// parts of their guarantees (queuePart), the same for all jobs during
+// one update. Its result is bit-for-bit the one evaluate gives (the same
+// functions on the same inputs; TestTickEquivalence checks it).
+func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[numQueues][2]estimate.Capacity) tickFigs {
+	if !e.ttKnown {
+		pl := &e.plain
+		if !pl.ok || pl.gen != e.gen || pl.cost != cost {
+			s.evaluate(e, time.Time{}, cost) // does not read now
+			f := s.tickFigs(e)
+			*pl = plainEval{ok: true, need: int32(f.need), gen: e.gen, cost: cost}
+			return f
+		}
+		f := tickFigs{need: int(pl.need)}
+		for p := range e.nph {
+			f.held += e.held(p)
+		}
+		return f
+	}
+	e.plain.ok = false
+	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
+	running := e.running
+	for p := range e.nph {
+		key.caps[p] = max(parts[e.queue][p], estimate.Capacity(e.held(p))*estimate.Slot) // capacityFor
+	}
+	c := &e.cache
+	if key != c.key {
+		// Counters, slots held, capacity or queue changed (whether
+		// tasks run is part of the counters).
+		c.key, c.static, c.budOK = key, false, false
+		c.wavesSet = false
+	}
+	var slotSecs float64
+	var rem estimate.Remaining
+	var terms viewTerms
+	if running {
+		// The elapsed time of running tasks moves with now.
+		if !c.wavesSet {
+			// The reduce waves and the terms but the work left depend
+			// on the key only.
+			_, _, in := s.modelInputsAt(e, nowOff, cost, key.caps)
+			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
+			c.wavesSet = true
+		}
+		var secs [2]float64
+		slotSecs, rem, _, secs = e.workAt(nowOff, key.caps)
+		terms = c.terms
+		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
+	} else {
+		if !c.static {
+			var in MinInput
+			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
+			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
+			c.static = true
+		}
+		slotSecs, rem, terms = c.slotSecs, c.rem, c.terms
+	}
+	price := s.r.queues[e.queue].Price
+	// As modelInputs computes them.
+	var dl time.Duration
+	if e.hasDL {
+		dl = time.Duration(e.dlOff - nowOff)
+	}
+
+	ev := &e.ev
+	*ev = eval{cost: cost, slotSecs: slotSecs}
+	ev.m1 = Weight(WeightInput{
+		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: dl,
+		SlotSeconds: slotSecs, Price: price, BudgetLeft: e.budget - cost,
+	})
+	if e.phi > 0 {
+		ev.min.Deadline = deadlineView(&terms, dl)
+	}
+	if e.phi < 1 {
+		if running || !c.budOK || c.budCost != cost {
+			// As modelInputs computes the allowance and the slots held.
+			c.budget = budgetView(&terms, (e.budget-cost)/price, e.held(0)+e.held(1))
+			c.budCost, c.budOK = cost, !running
+		}
+		ev.min.Budget = c.budget
+	}
+	ev.min.combine()
+	e.setMin()
+	return s.tickFigs(e)
+}
