@@ -59,10 +59,11 @@ type jobPhase struct {
 	prog     schedkit.PhaseProgress
 	first    int // index of the phase's first task in Job.tasks
 	unlocked bool
-	next     int        // cursor over never-started tasks, in order
-	retry    []readyRef // tasks pending again after a failure or preemption
-	retryAt  int        // head of retry
-	loc      *locality  // nil when no task of the phase names a node
+	next     int             // cursor over never-started tasks, in order
+	retry    []readyRef      // tasks pending again after a failure or preemption
+	retryAt  int             // head of retry
+	loc      *locality       // nil when no task of the phase names a node
+	req      resource.Vector // the request every task of the phase shares; nil if they differ
 }
 
 // readyRef names a task that became ready; it is stale once the task's
@@ -134,6 +135,17 @@ func (j *Job) Task(p schedkit.Phase, i int) *Task {
 		return nil
 	}
 	return &j.tasks[j.phases[p].first+i]
+}
+
+// PhaseRequest returns the Requested vector every task of phase p
+// shares, and false (nil) if the phase's tasks ask differently or p is
+// out of range. Policies may index jobs by it (the baselines group jobs
+// whose next tasks ask alike). The vector belongs to the simulator.
+func (j *Job) PhaseRequest(p schedkit.Phase) (resource.Vector, bool) {
+	if int(p) >= len(j.phases) || j.phases[p].req == nil {
+		return nil, false
+	}
+	return j.phases[p].req, true
 }
 
 // PhaseComputes reports whether tasks of phase p make progress when

@@ -252,10 +252,16 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			ph.prog.Total = len(tasks)
 			total += len(tasks)
 			hasLoc := false
+			if len(tasks) > 0 {
+				ph.req = tasks[0].Requested
+			}
 			for x := range tasks {
 				ts := &tasks[x]
 				if err := s.checkTask(js, p, x, ts); err != nil {
 					return err
+				}
+				if ph.req != nil && !sameVector(ph.req, ts.Requested) {
+					ph.req = nil
 				}
 				t := &s.tasks[ti]
 				ti++
@@ -355,6 +361,18 @@ func buildLocality(tasks []workload.TaskSpec, first int) *locality {
 		}
 	}
 	return l
+}
+
+func sameVector(a, b resource.Vector) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func sortInt32(a []int32) {
