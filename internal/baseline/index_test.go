@@ -102,7 +102,7 @@ func runPolicy(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy)
 // decisions of its naive full-scan reference, on random workloads with
 // uniform and mixed phases and node churn.
 func TestIndexMatchesScan(t *testing.T) {
-	for seed := uint64(1); seed <= 40; seed++ {
+	for seed := uint64(1); seed <= 20; seed++ {
 		mixed := seed%2 == 0
 		for i := range indexPolicies(t) {
 			cfg, w := indexSetup(seed, mixed)

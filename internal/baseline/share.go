@@ -374,7 +374,7 @@ type CapacityConfig struct {
 // NewCapacity returns a Capacity policy or a *ConfigError for a negative,
 // zero or non-finite weight or cap.
 func NewCapacity(cfg CapacityConfig) (*Capacity, error) {
-	c := &Capacity{sharer: sharer{name: "Capacity", measure: byDominant, kind: -1, grouped: true},
+	c := &Capacity{sharer: sharer{name: "Capacity", measure: byDominant, kind: -1, grouped: true, fifoWithin: true},
 		shares: map[string]float64{}, max: map[string]float64{}}
 	names := make([]string, 0, len(cfg.Shares))
 	for q := range cfg.Shares {

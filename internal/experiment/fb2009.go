@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 
@@ -76,17 +75,16 @@ func TraceWorkload(p Params, r io.Reader, name string, format workload.Format) (
 		r = io.MultiReader(bytes.NewReader(head), r)
 	}
 	opt := workload.DefaultTraceOptions()
+	if p.Scale < 1 {
+		opt.Share = p.Scale // cut by the reader, before tasks are laid out
+	}
 	rng := rand.New(rand.NewPCG(p.Seed, 0xfb))
 	w, err := workload.Read(r, name, format, opt, rng)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
 	}
-	lines := append([]string{fmt.Sprintf("trace %s read as %v: %d jobs", name, format, len(w.Jobs))}, w.Assumptions...)
-	if p.Scale < 1 {
-		keep := int(math.Ceil(p.Scale * float64(len(w.Jobs))))
-		lines = append(lines, fmt.Sprintf("scale %g: kept the first %d of %d jobs", p.Scale, keep, len(w.Jobs)))
-		w.Jobs = w.Jobs[:keep:keep]
-	} else if p.Scale > 1 {
+	lines := append([]string{fmt.Sprintf("trace %s read as %v: %d jobs kept", name, format, len(w.Jobs))}, w.Assumptions...)
+	if p.Scale > 1 {
 		lines = append(lines, fmt.Sprintf("scale %g > 1 has no effect on a trace: all jobs replayed once", p.Scale))
 	}
 	lines = append(lines, fmt.Sprintf("workload seed %d", p.Seed))

@@ -39,6 +39,9 @@ var policies = []Policy{
 		return baseline.NewDRF(baseline.DRFConfig{Pools: true}), nil
 	}},
 	{"edf", "earliest deadline first", func(Env) (sim.Policy, error) { return baseline.NewEDF(), nil }},
+	{"lss", "least spare time (paper 000, package lss): jobs by spare time before their deadlines", func(env Env) (sim.Policy, error) {
+		return NewLSSPolicy(env.Config, LSSOptions{})
+	}},
 }
 
 // baselines is the default set of the baseline experiments.

@@ -491,7 +491,7 @@ func (c *Cluster) Capacity() resource.Vector { return c.s.capacity }
 
 // Jobs returns the active jobs (submitted, not ended) in submission
 // order. The slice belongs to the simulator.
-func (c *Cluster) Jobs() []*Job { return c.s.active }
+func (c *Cluster) Jobs() []*Job { return c.s.activeList() }
 
 // Job returns the job with the given ID (active or not), or nil.
 func (c *Cluster) Job(id schedkit.JobID) *Job { return c.s.byID[id] }

@@ -29,6 +29,7 @@ func (s *Sim) CheckInvariants() error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w at %v: %s", ErrInvariant, time.Duration(s.now), fmt.Sprintf(format, args...))
 	}
+	active := s.activeList()
 	ready, running, progressing := 0, 0, 0
 	var readyIn [schedkit.MaxPhases]int
 	ai := 0
@@ -61,7 +62,7 @@ func (s *Sim) CheckInvariants() error {
 			}
 			continue
 		}
-		if ai >= len(s.active) || s.active[ai] != j || j.activeIdx != ai {
+		if ai >= len(active) || active[ai] != j || j.activeIdx != ai {
 			return fail("active list out of step at job %s", j.id)
 		}
 		ai++
@@ -146,8 +147,8 @@ func (s *Sim) CheckInvariants() error {
 			_ = durSum
 		}
 	}
-	if ai != len(s.active) {
-		return fail("%d active jobs listed, %d active", len(s.active), ai)
+	if ai != len(active) || ai != s.nActive {
+		return fail("%d active jobs listed (%d counted), %d active", len(active), s.nActive, ai)
 	}
 	if ended != s.ended {
 		return fail("%d jobs ended, counter says %d", ended, s.ended)

@@ -510,12 +510,7 @@ func (s *Sim) endJob(j *Job, outcome metrics.Outcome, reason string) {
 	s.accrue(j)
 	j.state = jobEnded
 	j.outcome, j.reason, j.endAt = outcome, reason, s.now
-	copy(s.active[j.activeIdx:], s.active[j.activeIdx+1:])
-	s.active[len(s.active)-1] = nil
-	s.active = s.active[:len(s.active)-1]
-	for i := j.activeIdx; i < len(s.active); i++ {
-		s.active[i].activeIdx = i
-	}
+	s.dropActive(j)
 	for p := range j.phases {
 		ph := &j.phases[p]
 		if ph.unlocked {

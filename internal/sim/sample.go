@@ -37,8 +37,9 @@ func (s *Sim) sample() {
 			u[k] = 0
 		}
 	}
-	shares := make([]float64, len(s.active))
-	for i, j := range s.active {
+	active := s.activeList()
+	shares := make([]float64, len(active))
+	for i, j := range active {
 		share := 0.0
 		for k, a := range j.alloc {
 			if c := s.capacity[k]; c > 0 && a > 0 {

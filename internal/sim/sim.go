@@ -52,7 +52,9 @@ type Sim struct {
 	nodes    []Node
 	live     []*Node
 	capacity resource.Vector
-	active   []*Job
+	active   []*Job // submission order; ended jobs linger until activeList compacts
+	nActive  int    // active jobs
+	holes    int    // ended jobs still in active
 	byID     map[schedkit.JobID]*Job
 	cluster  Cluster
 
@@ -531,10 +533,10 @@ func (s *Sim) Step() (bool, error) {
 			s.finish()
 			return false, nil
 		}
-		if len(s.active) > 0 && s.progressing == 0 && s.external == 0 &&
+		if s.nActive > 0 && s.progressing == 0 && s.external == 0 &&
 			s.now-s.lastChange >= int64(s.cfg.StallAfter) {
 			s.finish()
-			s.err = fmt.Errorf("%w: %d jobs waiting, nothing progressing since %v", ErrStalled, len(s.active), time.Duration(s.lastChange))
+			s.err = fmt.Errorf("%w: %d jobs waiting, nothing progressing since %v", ErrStalled, s.nActive, time.Duration(s.lastChange))
 			return false, s.err
 		}
 		return true, nil
@@ -580,8 +582,7 @@ func (s *Sim) dispatch(e *event) error {
 
 func (s *Sim) submit(j *Job) error {
 	j.state = jobActive
-	j.activeIdx = len(s.active)
-	s.active = append(s.active, j)
+	s.addActive(j)
 	j.costAt = s.now
 	s.lastChange = s.now
 	s.wakeHeartbeats()
@@ -599,6 +600,40 @@ func (s *Sim) submit(j *Job) error {
 	s.unlock(j, 0)
 	s.advancePhases(j)
 	return nil
+}
+
+func (s *Sim) addActive(j *Job) {
+	j.activeIdx = len(s.active)
+	s.active = append(s.active, j)
+	s.nActive++
+}
+
+// dropActive takes an ending job off the active list in O(1): it stays
+// in the slice, marked, until activeList next compacts it, so ending one
+// of many queued jobs does not shift them all.
+func (s *Sim) dropActive(*Job) {
+	s.nActive--
+	s.holes++
+}
+
+// activeList returns the active jobs in submission order, compacting the
+// list first if jobs ended since the last call.
+func (s *Sim) activeList() []*Job {
+	if s.holes == 0 {
+		return s.active
+	}
+	k := 0
+	for _, j := range s.active {
+		if j.state == jobActive {
+			j.activeIdx = k
+			s.active[k] = j
+			k++
+		}
+	}
+	clear(s.active[k:])
+	s.active = s.active[:k]
+	s.holes = 0
+	return s.active
 }
 
 // wakeHeartbeats schedules the periodic heartbeats of nodes that went
@@ -621,7 +656,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 	if oob {
 		n.oob = false
 	} else {
-		if !n.up || len(s.active) == 0 {
+		if !n.up || s.nActive == 0 {
 			n.hbOn = false
 			if n.up {
 				s.dormant++
@@ -630,7 +665,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 		}
 		s.heap.push(s.now+int64(s.cfg.HeartbeatInterval), evHeartbeat, n.idx, 0)
 	}
-	if !n.up || len(s.active) == 0 {
+	if !n.up || s.nActive == 0 {
 		return nil
 	}
 	s.stats.Heartbeats++
@@ -708,7 +743,7 @@ func (s *Sim) nodeEvent(e *NodeEvent) error {
 		}
 	} else {
 		n.up = true
-		if len(s.active) > 0 {
+		if s.nActive > 0 {
 			n.hbOn = true
 			s.heap.push(s.now+n.hbOffset, evHeartbeat, n.idx, 0)
 		} else if !n.hbOn {

@@ -116,6 +116,19 @@ func (b *taskBuilder) build(plans []phasePlan) ([]PhaseSpec, error) {
 	return out, nil
 }
 
+// skip draws what build would draw for plans, laying out nothing: a job
+// a cut drops leaves the random stream as a full read does.
+func (b *taskBuilder) skip(plans []phasePlan) {
+	for _, p := range plans {
+		if p.exact {
+			continue
+		}
+		for i := 0; i < p.n; i++ {
+			b.model.Apply(p.base, b.rng)
+		}
+	}
+}
+
 // mapReducePlans returns the map and reduce phase plans of a MapReduce job
 // with the given byte counts, under model m: maps split the input evenly
 // (each ⌈input/maps⌉ bytes); reduces split the shuffle evenly; output is
