@@ -30,6 +30,7 @@ func (s *Sim) CheckInvariants() error {
 		return fmt.Errorf("%w at %v: %s", ErrInvariant, time.Duration(s.now), fmt.Sprintf(format, args...))
 	}
 	active := s.activeList()
+	var view Task
 	ready, running, progressing := 0, 0, 0
 	var readyIn [schedkit.MaxPhases]int
 	ai := 0
@@ -39,8 +40,8 @@ func (s *Sim) CheckInvariants() error {
 		switch j.state {
 		case jobEnded:
 			ended++
-			for i := range j.tasks {
-				t := &j.tasks[i]
+			for i := int32(0); i < int32(j.nTasks); i++ {
+				t := j.peek(i, &view)
 				if t.run != nil {
 					return fail("ended job %s has running task %s", j.id, t.id)
 				}
@@ -55,8 +56,8 @@ func (s *Sim) CheckInvariants() error {
 			}
 			continue
 		case jobWaiting:
-			for i := range j.tasks {
-				if t := &j.tasks[i]; t.state != schedkit.TaskPending || t.run != nil || t.attempts != 0 {
+			for i := int32(0); i < int32(j.nTasks); i++ {
+				if t := j.peek(i, &view); t.state != schedkit.TaskPending || t.run != nil || t.attempts != 0 {
 					return fail("unsubmitted job %s has task %s %v", j.id, t.id, t.state)
 				}
 			}
@@ -71,7 +72,7 @@ func (s *Sim) CheckInvariants() error {
 			var r, f, pend int
 			var startSum, durSum time.Duration
 			for i := ph.first; i < ph.first+ph.prog.Total; i++ {
-				t := &j.tasks[i]
+				t := j.peek(int32(i), &view)
 				if t.phase != schedkit.Phase(p) || t.job != j {
 					return fail("task %s misfiled", t.id)
 				}

@@ -299,6 +299,7 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	a.waiting = !j.PhaseComputes(t.phase)
 
 	t.state = schedkit.TaskRunning
+	j.markStarted(t.inJob())
 	t.attempts++
 	if t.attempts > 1 {
 		s.stats.Retried++
@@ -403,6 +404,7 @@ func (s *Sim) succeed(t *Task) {
 	if j.state == jobActive {
 		s.advancePhases(j)
 	}
+	s.release(t)
 }
 
 // requeue ends t's attempt and makes it ready again (failure, loss or
@@ -471,9 +473,7 @@ func (s *Sim) advancePhases(j *Job) {
 		return
 	}
 	if j.doneThrough > old {
-		ph := &j.phases[j.doneThrough]
-		for i := ph.first; i < ph.first+ph.prog.Total; i++ {
-			t := &j.tasks[i]
+		for _, t := range j.sortedLive(j.doneThrough) {
 			if t.run != nil && t.run.waiting {
 				t.run.waiting = false
 				t.run.stageStart = s.now
@@ -488,8 +488,7 @@ func (s *Sim) advancePhases(j *Job) {
 
 // killJob stops every task of j and ends it.
 func (s *Sim) killJob(j *Job, outcome metrics.Outcome, reason string) {
-	for i := range j.tasks {
-		t := &j.tasks[i]
+	for _, t := range j.sortedLive(-1) {
 		if t.run != nil {
 			s.endAttempt(t)
 		}
@@ -746,7 +745,7 @@ func (s *Sim) updateRate(t *Task) {
 }
 
 func (s *Sim) stageCurrent(e *event) bool {
-	t := &s.tasks[e.a]
+	t := s.tasks[e.a]
 	return t.run != nil && t.ver == e.ver
 }
 

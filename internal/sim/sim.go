@@ -48,7 +48,9 @@ type Sim struct {
 	name   string
 
 	jobs     []Job
-	tasks    []Task
+	tasks    []*Task // every task object, live or pooled; index = Task.gidx
+	free     []*Task // pooled task objects (their tasks succeeded)
+	liveBuf  []*Task
 	nodes    []Node
 	live     []*Node
 	capacity resource.Vector
@@ -213,10 +215,9 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 		return &WorkloadError{Reason: "too many jobs or tasks"}
 	}
 	s.jobs = make([]Job, len(w.Jobs))
-	s.tasks = make([]Task, nTasks)
 	allocs := make([]float64, s.k*len(w.Jobs))
+	started := make([]uint64, 0, nTasks/64+2*len(w.Jobs))
 	var last time.Duration
-	ti := 0
 	for i := range w.Jobs {
 		js := &w.Jobs[i]
 		if js.ID == "" {
@@ -244,15 +245,13 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 		}
 		j.alloc = resource.Vector(allocs[i*s.k : (i+1)*s.k : (i+1)*s.k])
 		j.phases = make([]jobPhase, len(js.Phases))
-		first := ti
 		total := 0
 		for p := range js.Phases {
 			ph := &j.phases[p]
-			ph.first = ti - first
+			ph.first = total
 			ph.next = ph.first
 			tasks := js.Phases[p].Tasks
 			ph.prog.Total = len(tasks)
-			total += len(tasks)
 			hasLoc := false
 			if len(tasks) > 0 {
 				ph.req = tasks[0].Requested
@@ -265,18 +264,11 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 				if ph.req != nil && !sameVector(ph.req, ts.Requested) {
 					ph.req = nil
 				}
-				t := &s.tasks[ti]
-				ti++
-				t.job, t.spec, t.gidx, t.inPhase, t.phase = j, ts, int32(ti-1), int32(x), schedkit.Phase(p)
-				t.id = schedkit.TaskID(js.ID + "/" + strconv.Itoa(p) + "/" + strconv.Itoa(x))
 				if len(ts.Locations) > 0 {
 					hasLoc = true
-					t.locs = make([]schedkit.NodeID, len(ts.Locations))
-					for li, ni := range ts.Locations {
-						t.locs[li] = s.nodes[ni].id
-					}
 				}
 			}
+			total += len(tasks)
 			if hasLoc {
 				ph.loc = buildLocality(tasks, ph.first)
 			}
@@ -284,7 +276,10 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 		if total == 0 {
 			return &WorkloadError{Job: js.ID, Reason: "no tasks"}
 		}
-		j.tasks = s.tasks[first:ti:ti]
+		j.nTasks = total
+		words := (total + 63) / 64
+		started = append(started, make([]uint64, words)...)
+		j.begun = started[len(started)-words : len(started) : len(started)]
 		s.byID[j.id] = j
 	}
 	return nil
@@ -363,6 +358,72 @@ func buildLocality(tasks []workload.TaskSpec, first int) *locality {
 		}
 	}
 	return l
+}
+
+// taskSpec returns the workload's description of task i of phase p of j.
+func (s *Sim) taskSpec(j *Job, p, i int) *workload.TaskSpec {
+	return &j.spec.Phases[p].Tasks[i]
+}
+
+func taskID(j *Job, p, i int) schedkit.TaskID {
+	return schedkit.TaskID(j.spec.ID + "/" + strconv.Itoa(p) + "/" + strconv.Itoa(i))
+}
+
+// materialize makes the live object of the never-started task at index x
+// of j, from the pool when it can.
+func (s *Sim) materialize(j *Job, x int32) *Task {
+	p := j.phaseOf(x)
+	i := int(x) - j.phases[p].first
+	var t *Task
+	if n := len(s.free); n > 0 {
+		t = s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+	} else {
+		t = &Task{gidx: int32(len(s.tasks))}
+		s.tasks = append(s.tasks, t)
+	}
+	ts := s.taskSpec(j, p, i)
+	t.job, t.spec, t.inPhase, t.phase = j, ts, int32(i), schedkit.Phase(p)
+	t.id = taskID(j, p, i)
+	t.state, t.attempts, t.fails = schedkit.TaskPending, 0, 0
+	t.run, t.node = nil, nil
+	t.observed = t.observed[:0]
+	t.locs = nil
+	if len(ts.Locations) > 0 {
+		t.locs = make([]schedkit.NodeID, len(ts.Locations))
+		for li, ni := range ts.Locations {
+			t.locs[li] = s.nodes[ni].id
+		}
+	}
+	if j.live == nil {
+		j.live = make(map[int32]*Task)
+	}
+	j.live[x] = t
+	return t
+}
+
+// release returns a succeeded task's object to the pool (kept when
+// Config.RecordObserved asks for its observations). Its version counters
+// carry on, so events and retry entries naming the old task stay stale.
+func (s *Sim) release(t *Task) {
+	if s.cfg.RecordObserved {
+		return
+	}
+	delete(t.job.live, t.inJob())
+	t.readyGen++
+	t.job, t.spec, t.locs = nil, nil, nil
+	s.free = append(s.free, t)
+}
+
+// peek returns the task at index x of j: its live object, or a view of it
+// written into v.
+func (j *Job) peek(x int32, v *Task) *Task {
+	if t := j.live[x]; t != nil {
+		return t
+	}
+	j.view(x, v)
+	return v
 }
 
 func sameVector(a, b resource.Vector) bool {
@@ -558,9 +619,9 @@ func (s *Sim) dispatch(e *event) error {
 	case evHeartbeat:
 		return s.heartbeat(&s.nodes[e.a], e.ver != 0)
 	case evStage:
-		s.stageEnd(&s.tasks[e.a])
+		s.stageEnd(s.tasks[e.a])
 	case evPlan:
-		s.planStep(&s.tasks[e.a], e.ver)
+		s.planStep(s.tasks[e.a], e.ver)
 	case evSample:
 		s.sample()
 		if s.ended < len(s.jobs) {
