@@ -75,6 +75,7 @@ func TraceWorkload(p Params, r io.Reader, name string, format workload.Format) (
 		r = io.MultiReader(bytes.NewReader(head), r)
 	}
 	opt := workload.DefaultTraceOptions()
+	opt.Compact = true // 8 bytes per SWIM task, not a TaskSpec each
 	if p.Scale < 1 {
 		opt.Share = p.Scale // cut by the reader, before tasks are laid out
 	}

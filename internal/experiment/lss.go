@@ -592,8 +592,9 @@ func mapSlotLoad(w *workload.Workload, slots int) float64 {
 	}
 	work := 0.0
 	for i := range w.Jobs {
-		for _, t := range w.Jobs[i].Phases[0].Tasks {
-			work += t.Duration().Seconds()
+		ph := &w.Jobs[i].Phases[0]
+		for x := range ph.Len() {
+			work += ph.Duration(x).Seconds()
 		}
 	}
 	span := (w.Jobs[len(w.Jobs)-1].Submit - w.Jobs[0].Submit).Seconds()

@@ -178,7 +178,8 @@ func (j *Job) phaseOf(x int32) int {
 func (j *Job) view(x int32, v *Task) {
 	p := j.phaseOf(x)
 	i := int(x) - j.phases[p].first
-	*v = Task{job: j, spec: j.s.taskSpec(j, p, i), phase: schedkit.Phase(p), inPhase: int32(i), gidx: -1}
+	*v = Task{job: j, phase: schedkit.Phase(p), inPhase: int32(i), gidx: -1}
+	v.spec = j.s.taskSpec(j, p, i, &v.own)
 	v.id = taskID(j, p, i)
 	switch {
 	case j.hasStarted(x):
@@ -326,6 +327,7 @@ type Task struct {
 	run      *attempt
 	node     *Node
 	observed []time.Duration
+	own      workload.TaskSpec // the spec of a task of a TaskBatch
 }
 
 // attempt is the state of a running task attempt. Attempts are pooled by

@@ -51,6 +51,8 @@ type Sim struct {
 	tasks    []*Task // every task object, live or pooled; index = Task.gidx
 	free     []*Task // pooled task objects (their tasks succeeded)
 	liveBuf  []*Task
+	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
+	fitReq   resource.Vector   // the last request found to fit a node
 	nodes    []Node
 	live     []*Node
 	capacity resource.Vector
@@ -208,7 +210,7 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 	nTasks := 0
 	for i := range w.Jobs {
 		for _, ph := range w.Jobs[i].Phases {
-			nTasks += len(ph.Tasks)
+			nTasks += ph.Len()
 		}
 	}
 	if nTasks > math.MaxInt32 || len(w.Jobs) > math.MaxInt32 {
@@ -250,28 +252,31 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			ph := &j.phases[p]
 			ph.first = total
 			ph.next = ph.first
-			tasks := js.Phases[p].Tasks
-			ph.prog.Total = len(tasks)
+			sp := &js.Phases[p]
+			n := sp.Len()
+			ph.prog.Total = n
 			hasLoc := false
-			if len(tasks) > 0 {
-				ph.req = tasks[0].Requested
-			}
-			for x := range tasks {
-				ts := &tasks[x]
+			for x := range n {
+				ts, err := sp.Task(x, &s.specBuf)
+				if err != nil {
+					return &WorkloadError{Job: js.ID, Where: fmt.Sprintf("phase %d task %d", p, x), Reason: err.Error()}
+				}
 				if err := s.checkTask(js, p, x, ts); err != nil {
 					return err
 				}
-				if ph.req != nil && !sameVector(ph.req, ts.Requested) {
+				if x == 0 {
+					ph.req = append(resource.Vector(nil), ts.Requested...)
+				} else if ph.req != nil && !sameVector(ph.req, ts.Requested) {
 					ph.req = nil
 				}
 				if len(ts.Locations) > 0 {
 					hasLoc = true
 				}
 			}
-			total += len(tasks)
 			if hasLoc {
-				ph.loc = buildLocality(tasks, ph.first)
+				ph.loc = buildLocality(sp.Tasks, ph.first)
 			}
+			total += n
 		}
 		if total == 0 {
 			return &WorkloadError{Job: js.ID, Reason: "no tasks"}
@@ -308,6 +313,9 @@ func (s *Sim) checkTask(js *workload.JobSpec, p, x int, ts *workload.TaskSpec) e
 	}
 	// The request must fit some node in its incompressible kinds, or no
 	// request-based policy could ever place the task.
+	if s.fitReq != nil && sameVector(s.fitReq, ts.Requested) {
+		return nil // the tasks of a phase mostly ask alike
+	}
 	fits := false
 	for n := range s.nodes {
 		ok := true
@@ -325,6 +333,7 @@ func (s *Sim) checkTask(js *workload.JobSpec, p, x int, ts *workload.TaskSpec) e
 	if !fits {
 		return &WorkloadError{Job: js.ID, Where: where("Requested"), Reason: fmt.Sprintf("%v fits no node", ts.Requested)}
 	}
+	s.fitReq = append(s.fitReq[:0], ts.Requested...)
 	return nil
 }
 
@@ -360,9 +369,15 @@ func buildLocality(tasks []workload.TaskSpec, first int) *locality {
 	return l
 }
 
-// taskSpec returns the workload's description of task i of phase p of j.
-func (s *Sim) taskSpec(j *Job, p, i int) *workload.TaskSpec {
-	return &j.spec.Phases[p].Tasks[i]
+// taskSpec returns the workload's description of task i of phase p of j:
+// its TaskSpec, or, for a TaskBatch, the task shaped into buf (checked at
+// New, so shaping it again cannot fail).
+func (s *Sim) taskSpec(j *Job, p, i int, buf *workload.TaskSpec) *workload.TaskSpec {
+	ts, err := j.spec.Phases[p].Task(i, buf)
+	if err != nil {
+		return buf
+	}
+	return ts
 }
 
 func taskID(j *Job, p, i int) schedkit.TaskID {
@@ -383,7 +398,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 		t = &Task{gidx: int32(len(s.tasks))}
 		s.tasks = append(s.tasks, t)
 	}
-	ts := s.taskSpec(j, p, i)
+	ts := s.taskSpec(j, p, i, &t.own)
 	t.job, t.spec, t.inPhase, t.phase = j, ts, int32(i), schedkit.Phase(p)
 	t.id = taskID(j, p, i)
 	t.state, t.attempts, t.fails = schedkit.TaskPending, 0, 0

@@ -48,6 +48,7 @@ func ReadSWIM(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workl
 	}
 	lr := newLineReader(r, name)
 	b := newTaskBuilder(o.Shaper, o.Model, rng, o.Logic)
+	b.compact = o.Compact
 	w := Workload{Name: name}
 	var gv []given
 	seen := make(map[string]int)

@@ -48,6 +48,11 @@ type TraceOptions struct {
 	// every reader draws the same random numbers with or without the cut,
 	// so the jobs kept are exactly those of a full read.
 	Share float64
+	// Compact makes the SWIM reader describe each phase as a TaskBatch
+	// (8 bytes per task) instead of one TaskSpec per task: the same
+	// tasks, durations and random draws. Read phases through
+	// PhaseSpec.Len, Duration and Task.
+	Compact bool
 	// Logic names the application in task Logic; "" means the format's
 	// name ("swim", "swf", "csv").
 	Logic string
