@@ -2,14 +2,13 @@ package experiment
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
-	"syscall"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,18 +107,33 @@ func TestSWIMDayShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ≈16 million maps; the huge jobs are exactly Huge many.
+	// ≈16 million maps (64 MiB each, so the reader's count is the
+	// generator's); exactly Huge jobs over HugeMin maps, the largest
+	// HugeMax.
 	if total < 14e6 || total > 18e6 {
 		t.Errorf("total maps %d, want ≈16 million", total)
 	}
-	w, err := workload.ReadSWIM(bytes.NewReader(b.Bytes()), "day", smallReadOptions(), rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		t.Skip("reading the full day is the benchmark's job:", err)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != fullDay.Jobs {
+		t.Fatalf("%d lines, want %d", len(lines), fullDay.Jobs)
 	}
-	_ = w
+	huge, largest := 0, int64(0)
+	for _, l := range lines {
+		f := strings.Fields(l)
+		in, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := (in-1)/(64*workload.MiB) + 1
+		if m > fullDay.HugeMin {
+			huge++
+		}
+		largest = max(largest, m)
+	}
+	if huge != fullDay.Huge || largest != fullDay.HugeMax {
+		t.Errorf("%d jobs over %d maps, largest %d; want %d, %d", huge, fullDay.HugeMin, largest, fullDay.Huge, fullDay.HugeMax)
+	}
 }
-
-func smallReadOptions() workload.TraceOptions { return workload.DefaultTraceOptions() }
 
 // replayDay reads a synthetic day of shape d and replays it under pol on
 // nodes workers × (2 map + 2 reduce), returning the run and the number of
@@ -154,10 +168,11 @@ func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, i
 }
 
 // TestTraceDaySmall is the CI-sized replay of the synthetic day: 1/500 of
-// the jobs on 1/500 of the workers (2 huge jobs capped at 100,000 maps),
-// every policy schedsim knows; every job must end.
+// the jobs on 1/500 of the workers (one huge job, of 12,000 maps), every
+// policy schedsim knows; every job must end.
 func TestTraceDaySmall(t *testing.T) {
 	d := fullDay.scaled(500)
+	d.HugeMax = 12000
 	for _, pol := range Policies() {
 		r, _ := replayDay(t, d, 600/500+1, pol)
 		for _, j := range r.Jobs {
@@ -206,14 +221,3 @@ func BenchmarkTraceDay(b *testing.B) {
 		})
 	}
 }
-
-// maxRSS is the process's peak resident set size in bytes (0 if unknown).
-func maxRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Maxrss * 1024
-}
-
-var _ = fmt.Sprint
