@@ -50,6 +50,7 @@ type Sim struct {
 	jobs     []Job
 	tasks    []*Task // every task object, live or pooled; index = Task.gidx
 	free     []*Task // pooled task objects (their tasks succeeded)
+	slab     []Task  // fresh task objects not handed out yet
 	liveBuf  []*Task
 	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
 	fitReq   resource.Vector   // the last request found to fit a node
@@ -395,7 +396,12 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 		s.free[n-1] = nil
 		s.free = s.free[:n-1]
 	} else {
-		t = &Task{gidx: int32(len(s.tasks))}
+		if len(s.slab) == 0 {
+			s.slab = make([]Task, 64) // objects in blocks: fewer, larger allocations
+		}
+		t = &s.slab[0]
+		s.slab = s.slab[1:]
+		t.gidx = int32(len(s.tasks))
 		s.tasks = append(s.tasks, t)
 	}
 	ts := s.taskSpec(j, p, i, &t.own)
