@@ -40,7 +40,7 @@ type Job struct {
 	deadline  time.Time
 	// Tasks exist as objects only while they matter: from when a policy
 	// first sees them (ReadyTasks, Task) until they succeed; live holds
-	// them by index in the job (phase by phase), started marks every task
+	// them by index in the job (phase by phase), begun marks every task
 	// that ever started. A task not in live is pending if it never
 	// started, else it succeeded (or its job ended).
 	live   map[int32]*Task

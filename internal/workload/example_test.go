@@ -78,3 +78,23 @@ func ExampleNewMultiShaper() {
 	// 7s: cpu 1.0, mem 1.25 GiB, disk 0 MiB/s
 	// requested: cpu 1.2, mem 1.50 GiB, disk 12 MiB/s
 }
+
+// A phase of many tasks alike, described compactly: one duration per
+// task, shaped when a task is asked for.
+func ExamplePhaseSpec_Task() {
+	shaper, err := workload.NewSlotShaper(workload.SlotSpace())
+	if err != nil {
+		panic(err)
+	}
+	ph := workload.PhaseSpec{Batch: &workload.TaskBatch{
+		Logic: "wc/map", DataSize: 64 << 20, Kind: workload.MapTask, Shaper: shaper,
+		Durations: []time.Duration{12 * time.Second, 14 * time.Second},
+	}}
+	var buf workload.TaskSpec
+	t, err := ph.Task(1, &buf)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ph.Len(), ph.Duration(0), t.Requested, t.Profile[0].Duration)
+	// Output: 2 12s [1 0] 14s
+}
