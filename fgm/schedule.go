@@ -18,7 +18,9 @@ import (
 //     free amount now (plus the compression allowance limit × N of a
 //     compressible kind under fine-grained-with-compression) is below
 //     IdleThreshold × capacity, or if an incompressible kind's measured
-//     idle amount (the latest SampleNode, less what was placed since) is;
+//     idle amount (the latest SampleNode, less what was placed since) is
+//     (integral kinds excepted: slots and devices are left to each
+//     task's match, since not every task draws on them);
 //  2. order the jobs with pending tasks by the Fairness policy (DRF by
 //     default; ties by job ID), each job's tasks in submission order;
 //  3. for each task: check locality (delay scheduling: a task whose input
@@ -137,6 +139,7 @@ jobs:
 					i++
 					continue
 				}
+				prof = s.wholeUnits(prof, p.requested)
 			}
 			if !s.place(v, p, i, prof, ok, off) {
 				if ok {
@@ -160,6 +163,36 @@ jobs:
 		j.tried = s.call
 	}
 	return dst, nil
+}
+
+// wholeUnits returns prof with every stage's demand of an integral kind
+// (slots, devices) replaced by the task's request: measured usage of a
+// slot carries noise (1.04 slots), and a fraction of a slot can be
+// neither allocated nor saved. The copy lives in s.whole until the next
+// call; prof itself (the estimator's view) is not modified.
+func (s *Scheduler) wholeUnits(prof estimate.Profile, requested resource.Vector) estimate.Profile {
+	if len(s.integral) == 0 {
+		return prof
+	}
+	n := len(prof.Stages)
+	if cap(s.whole) < n {
+		s.whole = make([]estimate.Stage, n)
+	}
+	s.whole = s.whole[:n]
+	for i, st := range prof.Stages {
+		w := &s.whole[i]
+		w.Duration = st.Duration
+		if cap(w.Demand) < len(st.Demand) {
+			w.Demand = make(resource.Vector, len(st.Demand))
+		}
+		w.Demand = w.Demand[:len(st.Demand)]
+		copy(w.Demand, st.Demand)
+		for _, k := range s.integral {
+			w.Demand[k] = requested[k]
+		}
+	}
+	prof.Stages = s.whole
+	return prof
 }
 
 func (s *Scheduler) validProfile(p estimate.Profile) error {

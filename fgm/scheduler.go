@@ -19,11 +19,17 @@ import (
 // A Scheduler is not safe for concurrent use: call it from the host's
 // scheduling loop.
 type Scheduler struct {
-	cfg     Config
-	space   *resource.Space
-	dims    int
-	comp    []bool
-	matcher *Matcher
+	cfg   Config
+	space *resource.Space
+	dims  int
+	comp  []bool
+	// integral lists the integral kinds (slots, devices): a task is given
+	// its requested quantity of them whatever the estimate says, since a
+	// fraction of a slot can be neither allocated nor saved.
+	integral   []int
+	isIntegral []bool
+	whole      []estimate.Stage // Schedule: a prediction with integral kinds at the request
+	matcher    *Matcher
 
 	epoch    time.Time
 	epochSet bool
@@ -115,21 +121,26 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	dims := space.Len()
 	s := &Scheduler{
-		cfg:      cfg,
-		space:    space,
-		dims:     dims,
-		comp:     make([]bool, dims),
-		matcher:  m,
-		nodes:    make(map[schedkit.NodeID]*server),
-		capacity: space.Zero(),
-		tasks:    make(map[schedkit.TaskID]*ptask),
-		jobs:     make(map[schedkit.JobID]*jobEntry),
-		tmp:      space.Zero(),
-		tmp2:     space.Zero(),
-		peakBuf:  space.Zero(),
+		cfg:        cfg,
+		space:      space,
+		dims:       dims,
+		comp:       make([]bool, dims),
+		isIntegral: make([]bool, dims),
+		matcher:    m,
+		nodes:      make(map[schedkit.NodeID]*server),
+		capacity:   space.Zero(),
+		tasks:      make(map[schedkit.TaskID]*ptask),
+		jobs:       make(map[schedkit.JobID]*jobEntry),
+		tmp:        space.Zero(),
+		tmp2:       space.Zero(),
+		peakBuf:    space.Zero(),
 	}
 	for k := range dims {
 		s.comp[k] = space.Compressible(k)
+		if space.Kind(k).Integral {
+			s.integral = append(s.integral, k)
+			s.isIntegral[k] = true
+		}
 	}
 	c := cfg.Cluster
 	for i := range c.Nodes() {

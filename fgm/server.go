@@ -209,13 +209,18 @@ func (v *server) compressionAt(off time.Duration, demand resource.Vector) float6
 // kind's free amount, plus the compression allowance of a compressible
 // kind when the policy compresses, is below IdleThreshold × capacity;
 // or, for an incompressible kind, its measured idle amount (the latest
-// node sample, less what was placed since) is.
+// node sample, less what was placed since) is. Integral kinds (slots,
+// devices) are left to the per-task match: they are pools that not
+// every task draws on (a node with no free reduce slot still has map
+// slots; one with no free GPU still runs CPU tasks), so a full one must
+// not close the server — with Hadoop slots it would deadlock reduces
+// waiting for maps that could never start.
 func (v *server) usedUp(now time.Duration) bool {
 	s := v.s
 	if v.measured {
 		for k, u := range v.lastUsed {
 			n := v.capacity[k]
-			if n > 0 && !s.comp[k] && n-u-v.placed[k] < s.cfg.IdleThreshold*n {
+			if n > 0 && !s.comp[k] && !s.isIntegral[k] && n-u-v.placed[k] < s.cfg.IdleThreshold*n {
 				return true
 			}
 		}
@@ -227,7 +232,7 @@ func (v *server) usedUp(now time.Duration) bool {
 	}
 	for k, x := range f {
 		n := v.capacity[k]
-		if n == 0 {
+		if n == 0 || s.isIntegral[k] {
 			continue
 		}
 		if s.comp[k] {

@@ -25,6 +25,27 @@
 //     guarantee, so idle capacity is lent; FIFO within a queue; optional
 //     maximum shares.
 //
+// A heartbeat costs O(log n) per decision in the number n of queued jobs,
+// not O(n): jobs are indexed by class (a phase and the request its tasks
+// share, sim.Job.PhaseRequest) in indexed heaps ordered by the policy's
+// key (FIFO: submission; EDF: deadline; Fair, DRF: share; Capacity and
+// pools: group share, then job), holding only jobs with ready tasks in
+// the phase; a class whose request does not fit what is left on the node
+// is skipped whole. The decisions are exactly those of scanning every job
+// (naive_test.go keeps that scan as the reference; the tests compare
+// every decision). Jobs whose phase's tasks ask differently are scanned.
+//
+// Capacity and DRF with pools printed identical numbers in every
+// experiment: that was a wiring mistake, not one class. Capacity ordered
+// the jobs inside a queue by dominant share, exactly as DRF(pools) orders
+// a pool's jobs, and with no Shares configured every queue weighs 1, so
+// the two were the same algorithm. Hadoop's Capacity Scheduler serves a
+// queue's jobs FIFO (the doc said so); it now does, and differs from
+// DRF(pools) wherever a queue holds several jobs with ready tasks.
+// Fair with pools, sharing map and reduce slots separately, used to carry
+// one heartbeat's map-round pool counts into its reduce round; each
+// phase's round now starts from that phase's running counts.
+//
 // Within a job, tasks are taken lowest phase first, and among a phase's
 // ready tasks those whose data is on the heartbeating node first
 // (sim.Job.ReadyTasks). Only the next ready task of a phase is tried: when

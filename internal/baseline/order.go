@@ -1,9 +1,9 @@
 package baseline
 
 import (
-	"sort"
 	"time"
 
+	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 )
@@ -14,7 +14,7 @@ import (
 type ordered struct {
 	name  string
 	less  func(a, b *sim.Job) bool
-	jobs  []*sim.Job
+	idx   index
 	batch batch
 }
 
@@ -31,10 +31,11 @@ type FIFO struct{ ordered }
 type EDF struct{ ordered }
 
 var (
-	_ sim.Policy     = (*FIFO)(nil)
-	_ sim.JobWatcher = (*FIFO)(nil)
-	_ sim.Policy     = (*EDF)(nil)
-	_ sim.JobWatcher = (*EDF)(nil)
+	_ sim.Policy      = (*FIFO)(nil)
+	_ sim.JobWatcher  = (*FIFO)(nil)
+	_ sim.TaskWatcher = (*FIFO)(nil)
+	_ sim.Policy      = (*EDF)(nil)
+	_ sim.JobWatcher  = (*EDF)(nil)
 )
 
 // NewFIFO returns a FIFO policy.
@@ -59,32 +60,59 @@ func (o *ordered) Name() string { return o.name }
 
 // Submit implements sim.Policy: it queues j in order and accepts it.
 func (o *ordered) Submit(_ time.Time, j *sim.Job) error {
-	i := sort.Search(len(o.jobs), func(i int) bool { return o.less(j, o.jobs[i]) })
-	o.jobs = append(o.jobs, nil)
-	copy(o.jobs[i+1:], o.jobs[i:])
-	o.jobs[i] = j
+	if o.idx.order == nil {
+		o.idx.order = o.less
+	}
+	o.idx.add(j, nil, 0)
 	return nil
 }
 
-// JobEnded implements sim.JobWatcher: it drops j from the queue.
-func (o *ordered) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
-	i := sort.Search(len(o.jobs), func(i int) bool { return !o.less(o.jobs[i], j) })
-	for ; i < len(o.jobs); i++ {
-		if o.jobs[i] == j {
-			o.jobs = append(o.jobs[:i], o.jobs[i+1:]...)
-			return
-		}
+// TaskEnded implements sim.TaskWatcher: the job may have ready tasks
+// again.
+func (o *ordered) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) {
+	if e := o.idx.entry(t.Owner()); e != nil {
+		o.idx.markDirty(e)
 	}
 }
 
-// Heartbeat implements sim.Policy.
+// JobEnded implements sim.JobWatcher: it drops j from the queue.
+func (o *ordered) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) { o.idx.remove(j) }
+
+// Heartbeat implements sim.Policy: jobs in order, each taking every task
+// that fits; jobs that could take nothing on the node are skipped through
+// the index without being visited.
 func (o *ordered) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	if c.Ready() == 0 || !o.batch.begin(n) {
 		return dst, nil
 	}
-	for _, j := range o.jobs {
-		dst = o.batch.fillJob(j, c, dst)
-		if o.batch.exhausted() {
+	x, b := &o.idx, &o.batch
+	x.refresh()
+	x.beginRound()
+	defer x.endRound()
+	mi := 0
+	for {
+		var best *entry
+		for _, cls := range x.classes {
+			if !b.fits(cls.req) {
+				continue
+			}
+			if e, _ := x.top(cls, b); e != nil && (best == nil || o.less(e.j, best.j)) {
+				best = e
+			}
+		}
+		for mi < len(x.misc) && x.misc[mi].seen == x.round {
+			mi++
+		}
+		if mi < len(x.misc) && (best == nil || o.less(x.misc[mi].j, best.j)) {
+			best = x.misc[mi]
+		}
+		if best == nil {
+			break
+		}
+		best.seen = x.round
+		x.markDirty(best)
+		dst = b.fillJob(best.j, c, dst)
+		if b.exhausted() {
 			break
 		}
 	}

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"github.com/schedkit/schedkit/internal/metrics"
 	"math"
 	"sort"
 	"strings"
@@ -37,24 +38,24 @@ type sharer struct {
 	// limit returns a group's maximum share (∞ for none); nil: none.
 	limit func(class string) float64
 
-	batch  batch
-	groups map[string]*group
-	cap    resource.Vector
+	// fifoWithin orders the jobs of a group by submission, not share.
+	fifoWithin bool
+
+	batch   batch
+	idx     index
+	groups  map[string]*group
+	cap     resource.Vector
+	phase   int // the phase being filled (byCount)
+	touched []*group
 }
 
-type group struct {
-	gen    uint32
-	alloc  resource.Vector
-	count  int
-	weight float64
-	limit  float64
-}
+var (
+	_ sim.TaskWatcher = (*sharer)(nil)
+	_ sim.JobWatcher  = (*sharer)(nil)
+)
 
 // Name implements sim.Policy.
 func (s *sharer) Name() string { return s.name }
-
-// Submit implements sim.Policy: every job is accepted.
-func (s *sharer) Submit(time.Time, *sim.Job) error { return nil }
 
 // Heartbeat implements sim.Policy.
 func (s *sharer) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
@@ -68,74 +69,128 @@ func (s *sharer) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.D
 		}
 		s.kind = k
 	}
-	s.cap = c.Capacity()
+	if !sameVector(s.cap, c.Capacity()) {
+		s.cap = append(s.cap[:0], c.Capacity()...)
+		s.idx.refreshAll()
+	}
+	s.idx.refresh()
+	if checkHook != nil {
+		checkHook(s, c)
+	}
 	if s.measure == byCount {
 		// Hadoop-1: each phase (slot type) is shared on its own.
 		for p := 0; p < schedkit.MaxPhases && !s.batch.exhausted(); p++ {
 			if c.ReadyIn(schedkit.Phase(p)) > 0 {
+				s.phase = p
 				dst = s.round(c, p, dst)
 			}
 		}
 		return dst, nil
 	}
+	s.phase = -1
 	return s.round(c, -1, dst), nil
 }
 
-// round fills the node for phase p (-1: any phase).
+// checkHook, set by tests, checks the index at the start of a heartbeat.
+var checkHook func(s *sharer, c *sim.Cluster)
+
+// round fills the node for phase p (-1: any phase): progressive
+// filling, one task at a time to the job (in the group) with the smallest
+// key, found through the index.
 func (s *sharer) round(c *sim.Cluster, p int, dst []sim.Decision) []sim.Decision {
 	b := &s.batch
+	x := &s.idx
 	blockBit := uint64(1) << 63
 	if p >= 0 {
 		blockBit = uint64(1) << uint(p)
 	}
-	if s.grouped {
-		s.loadGroups(c, p)
-	}
+	x.beginRound()
+	defer s.endRound()
 	for {
-		var best *sim.Job
-		var bestG *group
+		var best *entry
 		var bestGK, bestK float64
-		for _, j := range c.Jobs() {
-			st := b.state(j)
-			if st.blockedMask&blockBit != 0 || !hasReady(j, st, p) {
+		consider := func(e *entry, gk, k float64) {
+			if best == nil || gk < bestGK || (gk == bestGK && (k < bestK || (k == bestK && before(e.j, best.j)))) {
+				best, bestGK, bestK = e, gk, k
+			}
+		}
+		for _, cls := range x.classes {
+			if p >= 0 && cls.phase != p || !b.fits(cls.req) {
+				continue
+			}
+			if e, gk := x.top(cls, b); e != nil {
+				consider(e, gk, e.ph[cls.phase].key)
+			}
+		}
+		for _, e := range x.misc {
+			st := b.state(e.j)
+			if st.blockedMask&blockBit != 0 || !hasReady(e.j, st, p) {
 				continue
 			}
 			gk := 0.0
-			var g *group
 			if s.grouped {
-				g = s.groups[j.Class()]
-				gk = s.groupKey(g, p)
-				if gk >= g.limit {
+				if gk = s.groupKey(e.g, p); gk >= e.g.limit {
 					continue
 				}
 			}
-			k := s.jobKey(j, st, p)
-			if best == nil || gk < bestGK || (gk == bestGK && (k < bestK || (k == bestK && before(j, best)))) {
-				best, bestG, bestGK, bestK = j, g, gk, k
-			}
+			consider(e, gk, s.jobKey(e.j, st, p))
 		}
 		if best == nil {
 			return dst
 		}
-		st := b.state(best)
+		st := b.state(best.j)
 		n := len(dst)
 		var ok bool
 		if p >= 0 {
-			dst, ok = b.tryPhase(best, schedkit.Phase(p), c, dst)
+			dst, ok = b.tryPhase(best.j, schedkit.Phase(p), c, dst)
 		} else {
-			dst, ok = b.tryJob(best, c, dst)
+			dst, ok = b.tryJob(best.j, c, dst)
 		}
 		if !ok {
 			st.blockedMask |= blockBit
+			best.seen = x.round
 			continue
 		}
-		if bestG != nil {
-			_ = bestG.alloc.Add(dst[n].Task.Requested())
-			bestG.count++
+		x.markDirty(best)
+		if g := best.g; g != nil {
+			s.roundOf(g)
+			_ = g.cur.Add(dst[n].Task.Requested())
+			g.extra++
+			s.touched = append(s.touched, g)
+			x.rekeyGroup(g)
+		}
+		if p >= 0 {
+			x.rekey(best, p)
+		} else {
+			for q := 0; q < best.j.Phases(); q++ {
+				x.rekey(best, q)
+			}
 		}
 		if b.exhausted() {
 			return dst
 		}
+	}
+}
+
+// endRound puts back what the round set aside and the keys of the groups
+// it chose for (their in-round choices are now the simulator's to apply).
+func (s *sharer) endRound() {
+	s.idx.endRound()
+	for i, g := range s.touched {
+		s.touched[i] = nil
+		g.round = 0
+		s.idx.rekeyGroup(g)
+	}
+	s.touched = s.touched[:0]
+}
+
+// roundOf starts g's in-round values (allocation plus this round's
+// choices) if this round has not yet.
+func (s *sharer) roundOf(g *group) {
+	if g.round != s.idx.round {
+		g.round, g.roundPh = s.idx.round, s.phase
+		copy(g.cur, g.base)
+		g.extra = 0
 	}
 }
 
@@ -152,6 +207,9 @@ func hasReady(j *sim.Job, st *jobBatch, p int) bool {
 }
 
 func (s *sharer) jobKey(j *sim.Job, st *jobBatch, p int) float64 {
+	if s.fifoWithin {
+		return 0
+	}
 	switch s.measure {
 	case byCount:
 		return float64(j.Progress(schedkit.Phase(p)).Running + int(st.chosen[p]))
@@ -164,52 +222,75 @@ func (s *sharer) jobKey(j *sim.Job, st *jobBatch, p int) float64 {
 	return dominant(j.Allocated(), st.extra, s.cap)
 }
 
-func (s *sharer) groupKey(g *group, _ int) float64 {
+// groupKey is g's share for phase p's filling (p = -1: all phases), its
+// choices this round included, over its weight.
+func (s *sharer) groupKey(g *group, p int) float64 {
+	s.roundOf(g)
 	var x float64
 	switch s.measure {
 	case byCount:
-		x = float64(g.count)
+		if p >= 0 {
+			x = float64(g.count[p])
+			if g.roundPh == p {
+				x += float64(g.extra)
+			}
+		}
 	case byKind:
 		if c := s.cap[s.kind]; c > 0 {
-			x = g.alloc[s.kind] / c
+			x = g.cur[s.kind] / c
 		}
 	default:
-		x = dominant(g.alloc, nil, s.cap)
+		x = dominant(g.cur, nil, s.cap)
 	}
 	return x / g.weight
 }
 
-// loadGroups sums the current allocation (and running count of phase p)
-// of every group with an active job.
-func (s *sharer) loadGroups(c *sim.Cluster, p int) {
-	if s.groups == nil {
-		s.groups = map[string]*group{}
+// keyOf is an indexed job's key in phase p's heaps.
+func (s *sharer) keyOf(e *entry, p int) float64 {
+	if s.measure != byCount {
+		p = -1
 	}
-	gen := s.batch.gen
-	for _, j := range c.Jobs() {
-		g := s.groups[j.Class()]
-		if g == nil {
-			g = &group{alloc: make(resource.Vector, len(s.cap)), weight: 1, limit: math.Inf(1)}
+	return s.jobKey(e.j, s.batch.state(e.j), p)
+}
+
+// Submit implements sim.Policy: every job is accepted and indexed.
+func (s *sharer) Submit(_ time.Time, j *sim.Job) error {
+	if s.idx.order == nil {
+		s.idx.order = before
+		s.idx.keyOf = s.keyOf
+		s.idx.groupKey = s.groupKey
+	}
+	var g *group
+	k := len(j.Allocated())
+	if s.grouped {
+		if s.groups == nil {
+			s.groups = map[string]*group{}
+		}
+		if g = s.groups[j.Class()]; g == nil {
+			w, l := 1.0, math.Inf(1)
 			if s.weight != nil {
-				g.weight = s.weight(j.Class())
+				w = s.weight(j.Class())
 			}
 			if s.limit != nil {
-				g.limit = s.limit(j.Class())
+				l = s.limit(j.Class())
 			}
+			g = newGroup(k, w, l)
 			s.groups[j.Class()] = g
 		}
-		if g.gen != gen {
-			g.gen, g.count = gen, 0
-			for k := range g.alloc {
-				g.alloc[k] = 0
-			}
-		}
-		_ = g.alloc.Add(j.Allocated())
-		if p >= 0 && p < j.Phases() {
-			g.count += j.Progress(schedkit.Phase(p)).Running
-		}
+	}
+	s.idx.add(j, g, k)
+	return nil
+}
+
+// TaskEnded implements sim.TaskWatcher: the job's shares changed.
+func (s *sharer) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) {
+	if e := s.idx.entry(t.Owner()); e != nil {
+		s.idx.markDirty(e)
 	}
 }
+
+// JobEnded implements sim.JobWatcher: the job leaves the index.
+func (s *sharer) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) { s.idx.remove(j) }
 
 // Fair is max-min fairness between jobs, or between pools (JobSpec.Class)
 // and then between the jobs of a pool, with equal weights. By default it
@@ -293,7 +374,7 @@ type CapacityConfig struct {
 // NewCapacity returns a Capacity policy or a *ConfigError for a negative,
 // zero or non-finite weight or cap.
 func NewCapacity(cfg CapacityConfig) (*Capacity, error) {
-	c := &Capacity{sharer: sharer{name: "Capacity", measure: byDominant, kind: -1, grouped: true},
+	c := &Capacity{sharer: sharer{name: "Capacity", measure: byDominant, kind: -1, grouped: true, fifoWithin: true},
 		shares: map[string]float64{}, max: map[string]float64{}}
 	names := make([]string, 0, len(cfg.Shares))
 	for q := range cfg.Shares {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/baseline"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
@@ -523,4 +524,19 @@ func (q *queuePriced) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst 
 	}
 	q.pending = q.pending[:0]
 	return q.Policy.Heartbeat(now, n, c, dst)
+}
+
+// TaskEnded forwards to the wrapped policy if it watches tasks (the
+// baselines' job index relies on hearing of every task end).
+func (q *queuePriced) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+	if tw, ok := q.Policy.(sim.TaskWatcher); ok {
+		tw.TaskEnded(now, t, state)
+	}
+}
+
+// JobEnded forwards to the wrapped policy if it watches jobs.
+func (q *queuePriced) JobEnded(now time.Time, j *sim.Job, outcome metrics.Outcome) {
+	if jw, ok := q.Policy.(sim.JobWatcher); ok {
+		jw.JobEnded(now, j, outcome)
+	}
 }

@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // fbTrace is SWIM's FB-2009 day (New BSD licence, data/swim/LICENSE),
@@ -87,21 +88,33 @@ func TraceWorkload(p Params, r io.Reader, name string, format workload.Format) (
 		r = io.MultiReader(bytes.NewReader(head), r)
 	}
 	opt := workload.DefaultTraceOptions()
+	opt.Compact = true // 8 bytes per SWIM task, not a TaskSpec each
+	if p.Scale < 1 {
+		opt.Share = p.Scale // cut by the reader, before tasks are laid out
+	}
 	rng := rand.New(rand.NewPCG(p.Seed, 0xfb))
 	w, err := workload.Read(r, name, format, opt, rng)
 	if err != nil {
 		return nil, nil, inputErr(err)
 	}
-	lines := append([]string{fmt.Sprintf("trace %s read as %v: %d jobs", name, format, len(w.Jobs))}, w.Assumptions...)
-	if p.Scale < 1 {
-		keep := int(math.Ceil(p.Scale * float64(len(w.Jobs))))
-		lines = append(lines, fmt.Sprintf("scale %g: kept the first %d of %d jobs", p.Scale, keep, len(w.Jobs)))
-		w.Jobs = w.Jobs[:keep:keep]
-	} else if p.Scale > 1 {
+	lines := append([]string{fmt.Sprintf("trace %s read as %v: %d jobs kept", name, format, len(w.Jobs))}, w.Assumptions...)
+	if p.Scale > 1 {
 		lines = append(lines, fmt.Sprintf("scale %g > 1 has no effect on a trace: all jobs replayed once", p.Scale))
 	}
 	lines = append(lines, fmt.Sprintf("workload seed %d", p.Seed))
 	return &w, lines, nil
+}
+
+// tracePriceLine states the price tracePrices sets.
+var tracePriceLine = fmt.Sprintf("prices: a trace states none; every slot-second costs %g (paper 003's reference, workload.Paper003Price), so every policy's cost is comparable and dbs's queues have a price", workload.Paper003Price)
+
+// tracePrices charges every slot-second of a trace replay paper 003's
+// reference price.
+func tracePrices(cfg *sim.Config) {
+	cfg.Prices = make(resource.Vector, cfg.Space.Len())
+	for k := range cfg.Prices {
+		cfg.Prices[k] = workload.Paper003Price
+	}
 }
 
 func runTrace(p Params, name string, r io.Reader, file string, format workload.Format) (Result, error) {
@@ -128,6 +141,8 @@ func runTrace(p Params, name string, r io.Reader, file string, format workload.F
 	if err != nil {
 		return Result{}, err
 	}
+	tracePrices(&cfg)
+	cl = append(cl, tracePriceLine)
 	pols, err := choose(p, baselines)
 	if err != nil {
 		return Result{}, err

@@ -37,11 +37,16 @@ func OfferedLoad(w *workload.Workload, space *resource.Space, capacity resource.
 	}
 	span = w.Jobs[len(w.Jobs)-1].Submit - w.Jobs[0].Submit
 	demand := make([]float64, space.Len())
+	var buf workload.TaskSpec
 	for i := range w.Jobs {
-		for _, ph := range w.Jobs[i].Phases {
-			for t := range ph.Tasks {
-				ts := &ph.Tasks[t]
-				d := ts.Duration().Seconds()
+		for p := range w.Jobs[i].Phases {
+			ph := &w.Jobs[i].Phases[p]
+			for t := range ph.Len() {
+				ts, err := ph.Task(t, &buf) // a batch task is shaped into buf
+				if err != nil {
+					continue // the simulator refuses such a workload with this error
+				}
+				d := ph.Duration(t).Seconds()
 				for k, q := range ts.Requested {
 					if k < len(demand) {
 						demand[k] += q * d

@@ -50,6 +50,9 @@ var policies = []Policy{
 	{"dbs", "paper 003 DBS: φ queues High/Mid/Low at the reference price ±25%, weights, minimum slots, promotion/demotion", func(env Env) (sim.Policy, error) {
 		return policy.NewDBS(env.Config, policy.DBSOptions{})
 	}},
+	{"lss", "least spare time (paper 000, package lss): jobs by spare time before their deadlines", func(env Env) (sim.Policy, error) {
+		return policy.NewLSS(env.Config, policy.LSSOptions{})
+	}},
 }
 
 // baselines is the default set of the baseline experiments.

@@ -216,8 +216,8 @@ func (s *Sim) apply(d *Decision) {
 		}
 		s.accrue(j)
 		if s.cfg.RecordTasks {
-			for i := range j.tasks {
-				if t := &j.tasks[i]; t.run != nil {
+			for _, t := range j.sortedLive(-1) {
+				if t.run != nil {
 					s.accrueAttempt(t)
 				}
 			}

@@ -161,6 +161,20 @@
 // package metrics computes small vs large task and job completion
 // (CompletionBySize) and what each workflow held over time (HeldSeries).
 //
+// # Scale
+//
+// A trace day holds millions of tasks, most of them waiting. A task is an
+// object (*Task) only from when a policy first sees it (Job.ReadyTasks,
+// Job.Task) until it succeeds; then its object goes back to a pool
+// (kept when Config.RecordObserved is set). A job keeps its live tasks in
+// a map and one bit per task saying whether it ever started, so a phase
+// of n tasks that have not started costs n/8 bytes here, and nothing more
+// when the workload describes it compactly (workload.TaskBatch: one
+// duration per task, shaped when the task is materialised). Ending a job
+// is O(1): the active list is compacted when next read (Cluster.Jobs).
+// Materialisation follows the order ReadyTasks always used, so runs are
+// identical to eager storage.
+//
 // # Usage
 //
 //	cfg := sim.DefaultConfig(space, nodes)

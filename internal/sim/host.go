@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"time"
 
@@ -36,8 +38,15 @@ type Job struct {
 	submitOff int64
 	submitted time.Time
 	deadline  time.Time
-	tasks     []Task // all tasks, phase by phase
-	phases    []jobPhase
+	// Tasks exist as objects only while they matter: from when a policy
+	// first sees them (ReadyTasks, Task) until they succeed; live holds
+	// them by index in the job (phase by phase), begun marks every task
+	// that ever started. A task not in live is pending if it never
+	// started, else it succeeded (or its job ended).
+	live   map[int32]*Task
+	begun  []uint64
+	nTasks int
+	phases []jobPhase
 	// doneThrough is the number of leading phases whose tasks have all
 	// finished: phase p computes iff p ≤ doneThrough.
 	doneThrough int
@@ -58,18 +67,19 @@ type Job struct {
 
 type jobPhase struct {
 	prog     schedkit.PhaseProgress
-	first    int // index of the phase's first task in Job.tasks
+	first    int // index of the phase's first task in the job
 	unlocked bool
-	next     int        // cursor over never-started tasks, in order
-	retry    []readyRef // tasks pending again after a failure or preemption
-	retryAt  int        // head of retry
-	loc      *locality  // nil when no task of the phase names a node
+	next     int             // cursor over never-started tasks, in order
+	retry    []readyRef      // tasks pending again after a failure or preemption
+	retryAt  int             // head of retry
+	loc      *locality       // nil when no task of the phase names a node
+	req      resource.Vector // the request every task of the phase shares; nil if they differ
 }
 
 // readyRef names a task that became ready; it is stale once the task's
 // readyGen moved on.
 type readyRef struct {
-	task int32 // index in Job.tasks
+	task int32 // index in the job
 	gen  uint32
 }
 
@@ -78,7 +88,7 @@ type readyRef struct {
 type locality struct {
 	nodes []int32 // sorted node indices
 	off   []int32 // tasks of nodes[i] are tasks[off[i]:off[i+1]]
-	tasks []int32 // indices in Job.tasks
+	tasks []int32 // indices in the job
 	cur   []int32 // per node: first entry that may still be pending
 }
 
@@ -148,12 +158,95 @@ func (j *Job) Tasks(p schedkit.Phase) int {
 	return j.phases[p].prog.Total
 }
 
-// Task returns task i of phase p, or nil if out of range.
+// Task returns task i of phase p, or nil if out of range. A task that
+// has not succeeded is the same object for as long as it has not (a
+// policy may keep it as an identity); once it succeeded, the simulator
+// recycles the object (unless Config.RecordObserved is set) and Task
+// returns a fresh read-only view in state TaskSucceeded.
 func (j *Job) Task(p schedkit.Phase, i int) *Task {
 	if int(p) >= len(j.phases) || i < 0 || i >= j.phases[p].prog.Total {
 		return nil
 	}
-	return &j.tasks[j.phases[p].first+i]
+	x := int32(j.phases[p].first + i)
+	if t := j.live[x]; t != nil {
+		return t
+	}
+	if !j.hasStarted(x) && j.state != jobEnded {
+		return j.s.materialize(j, x)
+	}
+	v := &Task{}
+	j.view(x, v)
+	return v
+}
+
+func (j *Job) hasStarted(x int32) bool { return j.begun[x>>6]&(1<<(x&63)) != 0 }
+
+func (j *Job) markStarted(x int32) { j.begun[x>>6] |= 1 << (x & 63) }
+
+// phaseOf returns the phase of the task at index x of the job.
+func (j *Job) phaseOf(x int32) int {
+	p := 0
+	for p+1 < len(j.phases) && int(x) >= j.phases[p+1].first {
+		p++
+	}
+	return p
+}
+
+// view fills v with a read-only picture of the task at index x that is
+// not live: succeeded if it started, else pending (killed once its job
+// ended without completing).
+func (j *Job) view(x int32, v *Task) {
+	p := j.phaseOf(x)
+	i := int(x) - j.phases[p].first
+	*v = Task{job: j, phase: schedkit.Phase(p), inPhase: int32(i), gidx: -1}
+	v.spec = j.s.taskSpec(j, p, i, &v.own)
+	v.id = taskID(j, p, i)
+	switch {
+	case j.hasStarted(x):
+		v.state, v.attempts = schedkit.TaskSucceeded, 1
+	case j.state == jobEnded && j.outcome != metrics.Completed:
+		v.state = schedkit.TaskKilled
+	default:
+		v.state = schedkit.TaskPending
+	}
+}
+
+// liveTask returns the task at index x of the job as a live object,
+// materialising it if it never started. It returns nil for a task that
+// succeeded.
+func (j *Job) liveTask(x int32) *Task {
+	if t := j.live[x]; t != nil {
+		return t
+	}
+	if j.hasStarted(x) {
+		return nil
+	}
+	return j.s.materialize(j, x)
+}
+
+// sortedLive returns the live tasks of phase p (all phases if p < 0) in
+// index order, in a buffer reused by the next call.
+func (j *Job) sortedLive(p int) []*Task {
+	buf := j.s.liveBuf[:0]
+	for _, t := range j.live {
+		if p < 0 || int(t.phase) == p {
+			buf = append(buf, t)
+		}
+	}
+	slices.SortFunc(buf, func(a, b *Task) int { return cmp.Compare(a.inJob(), b.inJob()) })
+	j.s.liveBuf = buf
+	return buf
+}
+
+// PhaseRequest returns the Requested vector every task of phase p
+// shares, and false (nil) if the phase's tasks ask differently or p is
+// out of range. Policies may index jobs by it (the baselines group jobs
+// whose next tasks ask alike). The vector belongs to the simulator.
+func (j *Job) PhaseRequest(p schedkit.Phase) (resource.Vector, bool) {
+	if int(p) >= len(j.phases) || j.phases[p].req == nil {
+		return nil, false
+	}
+	return j.phases[p].req, true
 }
 
 // PhaseComputes reports whether tasks of phase p make progress when
@@ -197,12 +290,11 @@ func (j *Job) ReadyTasks(p schedkit.Phase, n *Node, dst []*Task, max int) []*Tas
 			end := l.off[i+1]
 			// Skip the started prefix for good; a task pending again is
 			// found through the retry list.
-			for l.cur[i] < end && j.tasks[l.tasks[l.cur[i]]].attempts > 0 {
+			for l.cur[i] < end && j.hasStarted(l.tasks[l.cur[i]]) {
 				l.cur[i]++
 			}
 			for c := l.cur[i]; c < end; c++ {
-				t := &j.tasks[l.tasks[c]]
-				if t.attempts == 0 && take(t) {
+				if x := l.tasks[c]; !j.hasStarted(x) && take(j.liveTask(x)) {
 					return dst
 				}
 			}
@@ -215,16 +307,16 @@ func (j *Job) ReadyTasks(p schedkit.Phase, n *Node, dst []*Task, max int) []*Tas
 		ph.retry, ph.retryAt = ph.retry[:0], 0
 	}
 	for _, r := range ph.retry[ph.retryAt:] {
-		if r.valid(j) && take(&j.tasks[r.task]) {
+		if r.valid(j) && take(j.live[r.task]) {
 			return dst
 		}
 	}
 	end := ph.first + ph.prog.Total
-	for ph.next < end && j.tasks[ph.next].attempts > 0 {
+	for ph.next < end && j.hasStarted(int32(ph.next)) {
 		ph.next++
 	}
 	for c := ph.next; c < end; c++ {
-		if t := &j.tasks[c]; t.attempts == 0 && take(t) {
+		if x := int32(c); !j.hasStarted(x) && take(j.liveTask(x)) {
 			return dst
 		}
 	}
@@ -232,8 +324,8 @@ func (j *Job) ReadyTasks(p schedkit.Phase, n *Node, dst []*Task, max int) []*Tas
 }
 
 func (r readyRef) valid(j *Job) bool {
-	t := &j.tasks[r.task]
-	return t.state == schedkit.TaskPending && t.readyGen == r.gen
+	t := j.live[r.task]
+	return t != nil && t.state == schedkit.TaskPending && t.readyGen == r.gen
 }
 
 // Task is the simulator's view of one task. It implements schedkit.Task.
@@ -243,7 +335,7 @@ type Task struct {
 	spec     *workload.TaskSpec
 	id       schedkit.TaskID
 	locs     []schedkit.NodeID
-	gidx     int32 // index in Sim.tasks
+	gidx     int32 // index in Sim.tasks (-1: a read-only view)
 	inPhase  int32
 	phase    schedkit.Phase
 	state    schedkit.TaskState
@@ -254,6 +346,7 @@ type Task struct {
 	ver      uint32 // progress version; stage events carry it
 	run      *attempt
 	node     *Node
+	own      workload.TaskSpec // the spec of a task of a TaskBatch
 }
 
 // attempt is the state of a running task attempt. Attempts are pooled by
@@ -299,6 +392,9 @@ type attemptRec struct {
 	cost                      float64
 	costAt                    int64
 }
+
+// inJob is the task's index in its job (phases in order).
+func (t *Task) inJob() int32 { return int32(t.job.phases[t.phase].first) + t.inPhase }
 
 // ID implements schedkit.Task: "<job>/<phase>/<index>".
 func (t *Task) ID() schedkit.TaskID { return t.id }
@@ -489,7 +585,7 @@ func (c *Cluster) Capacity() resource.Vector { return c.s.capacity }
 
 // Jobs returns the active jobs (submitted, not ended) in submission
 // order. The slice belongs to the simulator.
-func (c *Cluster) Jobs() []*Job { return c.s.active }
+func (c *Cluster) Jobs() []*Job { return c.s.activeList() }
 
 // Job returns the job with the given ID (active or not), or nil.
 func (c *Cluster) Job(id schedkit.JobID) *Job { return c.s.byID[id] }

@@ -34,6 +34,8 @@ func (s *Sim) CheckInvariants() error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w at %v: %s", ErrInvariant, time.Duration(s.now), fmt.Sprintf(format, args...))
 	}
+	active := s.activeList()
+	var view Task
 	ready, running, progressing := 0, 0, 0
 	var readyIn [schedkit.MaxPhases]int
 	ai := 0
@@ -43,8 +45,8 @@ func (s *Sim) CheckInvariants() error {
 		switch j.state {
 		case jobEnded:
 			ended++
-			for i := range j.tasks {
-				t := &j.tasks[i]
+			for i := int32(0); i < int32(j.nTasks); i++ {
+				t := j.peek(i, &view)
 				if t.run != nil {
 					return fail("ended job %s has running task %s", j.id, t.id)
 				}
@@ -59,14 +61,14 @@ func (s *Sim) CheckInvariants() error {
 			}
 			continue
 		case jobWaiting:
-			for i := range j.tasks {
-				if t := &j.tasks[i]; t.state != schedkit.TaskPending || t.run != nil || t.attempts != 0 {
+			for i := int32(0); i < int32(j.nTasks); i++ {
+				if t := j.peek(i, &view); t.state != schedkit.TaskPending || t.run != nil || t.attempts != 0 {
 					return fail("unsubmitted job %s has task %s %v", j.id, t.id, t.state)
 				}
 			}
 			continue
 		}
-		if ai >= len(s.active) || s.active[ai] != j || j.activeIdx != ai {
+		if ai >= len(active) || active[ai] != j || j.activeIdx != ai {
 			return fail("active list out of step at job %s", j.id)
 		}
 		ai++
@@ -75,7 +77,7 @@ func (s *Sim) CheckInvariants() error {
 			var r, f, pend int
 			var startSum, durSum time.Duration
 			for i := ph.first; i < ph.first+ph.prog.Total; i++ {
-				t := &j.tasks[i]
+				t := j.peek(int32(i), &view)
 				if t.phase != schedkit.Phase(p) || t.job != j {
 					return fail("task %s misfiled", t.id)
 				}
@@ -154,8 +156,8 @@ func (s *Sim) CheckInvariants() error {
 			_ = durSum
 		}
 	}
-	if ai != len(s.active) {
-		return fail("%d active jobs listed, %d active", len(s.active), ai)
+	if ai != len(active) || ai != s.nActive {
+		return fail("%d active jobs listed (%d counted), %d active", len(active), s.nActive, ai)
 	}
 	if ended != s.ended {
 		return fail("%d jobs ended, counter says %d", ended, s.ended)

@@ -33,6 +33,7 @@ func (s *Sim) checkKill(j *Job) {
 
 func (s *Sim) optimisticEnd(j *Job) int64 {
 	prevEnd := float64(s.now)
+	var view Task
 	req := s.sumVec
 	for p := range j.phases {
 		ph := &j.phases[p]
@@ -42,7 +43,7 @@ func (s *Sim) optimisticEnd(j *Job) int64 {
 			req[i] = 0
 		}
 		for i := ph.first; i < ph.first+ph.prog.Total; i++ {
-			t := &j.tasks[i]
+			t := j.peek(int32(i), &view)
 			switch {
 			case t.run != nil:
 				a := t.run

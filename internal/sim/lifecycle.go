@@ -94,6 +94,7 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	a.waiting = !j.PhaseComputes(t.phase)
 
 	t.state = schedkit.TaskRunning
+	j.markStarted(t.inJob())
 	t.attempts++
 	if t.attempts > 1 {
 		s.stats.Retried++
@@ -199,6 +200,7 @@ func (s *Sim) succeed(t *Task) {
 	if j.state == jobActive {
 		s.advancePhases(j)
 	}
+	s.release(t)
 }
 
 // requeue ends t's attempt and makes it ready again (failure, loss or
@@ -267,9 +269,7 @@ func (s *Sim) advancePhases(j *Job) {
 		return
 	}
 	if j.doneThrough > old {
-		ph := &j.phases[j.doneThrough]
-		for i := ph.first; i < ph.first+ph.prog.Total; i++ {
-			t := &j.tasks[i]
+		for _, t := range j.sortedLive(j.doneThrough) {
 			if t.run != nil && t.run.waiting {
 				if s.cfg.RecordTasks {
 					s.integrate(t.run)
@@ -287,8 +287,7 @@ func (s *Sim) advancePhases(j *Job) {
 
 // killJob stops every task of j and ends it.
 func (s *Sim) killJob(j *Job, outcome metrics.Outcome, reason string) {
-	for i := range j.tasks {
-		t := &j.tasks[i]
+	for _, t := range j.sortedLive(-1) {
 		if t.run != nil {
 			s.endAttempt(t, metrics.TaskKilled)
 		}
@@ -309,12 +308,7 @@ func (s *Sim) endJob(j *Job, outcome metrics.Outcome, reason string) {
 	s.accrue(j)
 	j.state = jobEnded
 	j.outcome, j.reason, j.endAt = outcome, reason, s.now
-	copy(s.active[j.activeIdx:], s.active[j.activeIdx+1:])
-	s.active[len(s.active)-1] = nil
-	s.active = s.active[:len(s.active)-1]
-	for i := j.activeIdx; i < len(s.active); i++ {
-		s.active[i].activeIdx = i
-	}
+	s.dropActive(j)
 	for p := range j.phases {
 		ph := &j.phases[p]
 		if ph.unlocked {

@@ -21,7 +21,7 @@ func (s *Sim) wakePeriodic() {
 
 // tick calls the Ticker and applies its decisions (no default node).
 func (s *Sim) tick() error {
-	if len(s.active) == 0 {
+	if s.nActive == 0 {
 		s.tickOn = false
 		return nil
 	}
@@ -44,7 +44,7 @@ func (s *Sim) tick() error {
 // NodeSampled. Each amount is the true amount (see UsageWatcher) times
 // max(0, 1 + σ·z), z standard normal, σ = Config.SampleNoise.
 func (s *Sim) usageSample() {
-	if len(s.active) == 0 {
+	if s.nActive == 0 {
 		s.usageOn = false
 		return
 	}

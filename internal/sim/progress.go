@@ -256,7 +256,7 @@ func (s *Sim) integrate(a *attempt) {
 }
 
 func (s *Sim) stageCurrent(e *event) bool {
-	t := &s.tasks[e.a]
+	t := s.tasks[e.a]
 	return t.run != nil && t.ver == e.ver
 }
 

@@ -157,10 +157,10 @@ func (s *Sim) Step() (bool, error) {
 			s.finish()
 			return false, nil
 		}
-		if len(s.active) > 0 && s.progressing == 0 && s.external == 0 &&
+		if s.nActive > 0 && s.progressing == 0 && s.external == 0 &&
 			s.now-s.lastChange >= int64(s.cfg.StallAfter) {
 			s.finish()
-			s.err = fmt.Errorf("%w: %d jobs waiting, nothing progressing since %v", ErrStalled, len(s.active), time.Duration(s.lastChange))
+			s.err = fmt.Errorf("%w: %d jobs waiting, nothing progressing since %v", ErrStalled, s.nActive, time.Duration(s.lastChange))
 			return false, s.err
 		}
 		return true, nil
@@ -182,7 +182,7 @@ func (s *Sim) dispatch(e *event) error {
 	case evHeartbeat:
 		return s.heartbeat(&s.nodes[e.a], e.ver != 0)
 	case evStage:
-		s.progressEvent(&s.tasks[e.a])
+		s.progressEvent(s.tasks[e.a])
 	case evSample:
 		s.sample()
 		if s.ended < len(s.jobs) {
@@ -208,8 +208,7 @@ func (s *Sim) dispatch(e *event) error {
 
 func (s *Sim) submit(j *Job) error {
 	j.state = jobActive
-	j.activeIdx = len(s.active)
-	s.active = append(s.active, j)
+	s.addActive(j)
 	j.costAt = s.now
 	s.lastChange = s.now
 	s.wakeHeartbeats()
@@ -250,7 +249,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 	if oob {
 		n.oob = false
 	} else {
-		if !n.up || len(s.active) == 0 {
+		if !n.up || s.nActive == 0 {
 			n.hbOn = false
 			if n.up {
 				s.dormant++
@@ -259,7 +258,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 		}
 		s.heap.push(s.now+int64(s.cfg.HeartbeatInterval), evHeartbeat, n.idx, 0)
 	}
-	if !n.up || len(s.active) == 0 {
+	if !n.up || s.nActive == 0 {
 		return nil
 	}
 	s.stats.Heartbeats++
@@ -337,7 +336,7 @@ func (s *Sim) nodeEvent(e *NodeEvent) error {
 		}
 	} else {
 		n.up = true
-		if len(s.active) > 0 {
+		if s.nActive > 0 {
 			n.hbOn = true
 			s.heap.push(s.now+n.hbOffset, evHeartbeat, n.idx, 0)
 		} else if !n.hbOn {

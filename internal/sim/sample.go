@@ -38,8 +38,9 @@ func (s *Sim) sample() {
 			u[k] = 0
 		}
 	}
-	shares := make([]float64, len(s.active))
-	for i, j := range s.active {
+	active := s.activeList()
+	shares := make([]float64, len(active))
+	for i, j := range active {
 		shares[i] = resource.DominantShareUnchecked(j.alloc, s.capacity)
 	}
 	s.samples = append(s.samples, metrics.Sample{At: time.Duration(s.now), Utilisation: u, Shares: shares})

@@ -52,11 +52,18 @@ type Sim struct {
 	name   string
 
 	jobs     []Job
-	tasks    []Task
+	tasks    []*Task // every task object, live or pooled; index = Task.gidx
+	free     []*Task // pooled task objects (their tasks succeeded)
+	slab     []Task  // fresh task objects not handed out yet
+	liveBuf  []*Task
+	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
+	fitReq   resource.Vector   // the last request found to fit a node
 	nodes    []Node
 	live     []*Node
 	capacity resource.Vector
-	active   []*Job
+	active   []*Job // submission order; ended jobs linger until activeList compacts
+	nActive  int    // active jobs
+	holes    int    // ended jobs still in active
 	byID     map[schedkit.JobID]*Job
 	cluster  Cluster
 
@@ -221,17 +228,16 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 	nTasks := 0
 	for i := range w.Jobs {
 		for _, ph := range w.Jobs[i].Phases {
-			nTasks += len(ph.Tasks)
+			nTasks += ph.Len()
 		}
 	}
 	if nTasks > math.MaxInt32 || len(w.Jobs) > math.MaxInt32 {
 		return &WorkloadError{Reason: "too many jobs or tasks"}
 	}
 	s.jobs = make([]Job, len(w.Jobs))
-	s.tasks = make([]Task, nTasks)
 	allocs := make([]float64, s.k*len(w.Jobs))
+	started := make([]uint64, 0, nTasks/64+2*len(w.Jobs))
 	var last time.Duration
-	ti := 0
 	for i := range w.Jobs {
 		js := &w.Jobs[i]
 		if js.ID == "" {
@@ -259,41 +265,44 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 		}
 		j.alloc = resource.Vector(allocs[i*s.k : (i+1)*s.k : (i+1)*s.k])
 		j.phases = make([]jobPhase, len(js.Phases))
-		first := ti
 		total := 0
 		for p := range js.Phases {
 			ph := &j.phases[p]
-			ph.first = ti - first
+			ph.first = total
 			ph.next = ph.first
-			tasks := js.Phases[p].Tasks
-			ph.prog.Total = len(tasks)
-			total += len(tasks)
+			sp := &js.Phases[p]
+			n := sp.Len()
+			ph.prog.Total = n
 			hasLoc := false
-			for x := range tasks {
-				ts := &tasks[x]
+			for x := range n {
+				ts, err := sp.Task(x, &s.specBuf)
+				if err != nil {
+					return &WorkloadError{Job: js.ID, Where: fmt.Sprintf("phase %d task %d", p, x), Reason: err.Error()}
+				}
 				if err := s.checkTask(js, p, x, ts); err != nil {
 					return err
 				}
-				t := &s.tasks[ti]
-				ti++
-				t.job, t.spec, t.gidx, t.inPhase, t.phase = j, ts, int32(ti-1), int32(x), schedkit.Phase(p)
-				t.id = schedkit.TaskID(js.ID + "/" + strconv.Itoa(p) + "/" + strconv.Itoa(x))
+				if x == 0 {
+					ph.req = append(resource.Vector(nil), ts.Requested...)
+				} else if ph.req != nil && !sameVector(ph.req, ts.Requested) {
+					ph.req = nil
+				}
 				if len(ts.Locations) > 0 {
 					hasLoc = true
-					t.locs = make([]schedkit.NodeID, len(ts.Locations))
-					for li, ni := range ts.Locations {
-						t.locs[li] = s.nodes[ni].id
-					}
 				}
 			}
 			if hasLoc {
-				ph.loc = buildLocality(tasks, ph.first)
+				ph.loc = buildLocality(sp.Tasks, ph.first)
 			}
+			total += n
 		}
 		if total == 0 {
 			return &WorkloadError{Job: js.ID, Reason: "no tasks"}
 		}
-		j.tasks = s.tasks[first:ti:ti]
+		j.nTasks = total
+		words := (total + 63) / 64
+		started = append(started, make([]uint64, words)...)
+		j.begun = started[len(started)-words : len(started) : len(started)]
 		s.byID[j.id] = j
 	}
 	return nil
@@ -322,6 +331,9 @@ func (s *Sim) checkTask(js *workload.JobSpec, p, x int, ts *workload.TaskSpec) e
 	}
 	// The request must fit some node in its incompressible kinds, or no
 	// request-based policy could ever place the task.
+	if s.fitReq != nil && sameVector(s.fitReq, ts.Requested) {
+		return nil // the tasks of a phase mostly ask alike
+	}
 	fits := false
 	for n := range s.nodes {
 		ok := true
@@ -339,6 +351,7 @@ func (s *Sim) checkTask(js *workload.JobSpec, p, x int, ts *workload.TaskSpec) e
 	if !fits {
 		return &WorkloadError{Job: js.ID, Where: where("Requested"), Reason: fmt.Sprintf("%v fits no node", ts.Requested)}
 	}
+	s.fitReq = append(s.fitReq[:0], ts.Requested...)
 	return nil
 }
 
@@ -374,10 +387,129 @@ func buildLocality(tasks []workload.TaskSpec, first int) *locality {
 	return l
 }
 
+// taskSpec returns the workload's description of task i of phase p of j:
+// its TaskSpec, or, for a TaskBatch, the task shaped into buf (checked at
+// New, so shaping it again cannot fail).
+func (s *Sim) taskSpec(j *Job, p, i int, buf *workload.TaskSpec) *workload.TaskSpec {
+	ts, err := j.spec.Phases[p].Task(i, buf)
+	if err != nil {
+		return buf
+	}
+	return ts
+}
+
+func taskID(j *Job, p, i int) schedkit.TaskID {
+	return schedkit.TaskID(j.spec.ID + "/" + strconv.Itoa(p) + "/" + strconv.Itoa(i))
+}
+
+// materialize makes the live object of the never-started task at index x
+// of j, from the pool when it can.
+func (s *Sim) materialize(j *Job, x int32) *Task {
+	p := j.phaseOf(x)
+	i := int(x) - j.phases[p].first
+	var t *Task
+	if n := len(s.free); n > 0 {
+		t = s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+	} else {
+		if len(s.slab) == 0 {
+			s.slab = make([]Task, 64) // objects in blocks: fewer, larger allocations
+		}
+		t = &s.slab[0]
+		s.slab = s.slab[1:]
+		t.gidx = int32(len(s.tasks))
+		s.tasks = append(s.tasks, t)
+	}
+	ts := s.taskSpec(j, p, i, &t.own)
+	t.job, t.spec, t.inPhase, t.phase = j, ts, int32(i), schedkit.Phase(p)
+	t.id = taskID(j, p, i)
+	t.state, t.attempts, t.fails = schedkit.TaskPending, 0, 0
+	t.run, t.node = nil, nil
+	t.locs = nil
+	if len(ts.Locations) > 0 {
+		t.locs = make([]schedkit.NodeID, len(ts.Locations))
+		for li, ni := range ts.Locations {
+			t.locs[li] = s.nodes[ni].id
+		}
+	}
+	if j.live == nil {
+		j.live = make(map[int32]*Task)
+	}
+	j.live[x] = t
+	return t
+}
+
+// release returns a succeeded task's object to the pool. Its version
+// counters carry on, so events and retry entries naming the old task stay
+// stale.
+func (s *Sim) release(t *Task) {
+	delete(t.job.live, t.inJob())
+	t.readyGen++
+	t.job, t.spec, t.locs = nil, nil, nil
+	s.free = append(s.free, t)
+}
+
+// peek returns the task at index x of j: its live object, or a view of it
+// written into v.
+func (j *Job) peek(x int32, v *Task) *Task {
+	if t := j.live[x]; t != nil {
+		return t
+	}
+	j.view(x, v)
+	return v
+}
+
+func sameVector(a, b resource.Vector) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func sortInt32(a []int32) {
 	for i := 1; i < len(a); i++ {
 		for j := i; j > 0 && a[j] < a[j-1]; j-- {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
+}
+
+func (s *Sim) addActive(j *Job) {
+	j.activeIdx = len(s.active)
+	s.active = append(s.active, j)
+	s.nActive++
+}
+
+// dropActive takes an ending job off the active list in O(1): it stays
+// in the slice, marked, until activeList next compacts it, so ending one
+// of many queued jobs does not shift them all.
+func (s *Sim) dropActive(*Job) {
+	s.nActive--
+	s.holes++
+}
+
+// activeList returns the active jobs in submission order, compacting the
+// list first if jobs ended since the last call.
+func (s *Sim) activeList() []*Job {
+	if s.holes == 0 {
+		return s.active
+	}
+	k := 0
+	for _, j := range s.active {
+		if j.state == jobActive {
+			j.activeIdx = k
+			s.active[k] = j
+			k++
+		}
+	}
+	clear(s.active[k:])
+	s.active = s.active[:k]
+	s.holes = 0
+	return s.active
 }

@@ -40,8 +40,8 @@ func (r DeadlineRule) Isolated(j *JobSpec) time.Duration {
 	total := 0.0 // seconds
 	for p, ph := range j.Phases {
 		longest, sum := 0.0, 0.0
-		for i := range ph.Tasks {
-			d := ph.Tasks[i].Duration().Seconds()
+		for i := range ph.Len() {
+			d := ph.Duration(i).Seconds()
 			sum += d
 			longest = math.Max(longest, d)
 		}
@@ -205,8 +205,8 @@ func (c Constraints) assumptions() []string {
 func totalTaskSeconds(j *JobSpec) float64 {
 	s := 0.0
 	for _, ph := range j.Phases {
-		for i := range ph.Tasks {
-			s += ph.Tasks[i].Duration().Seconds()
+		for i := range ph.Len() {
+			s += ph.Duration(i).Seconds()
 		}
 	}
 	return s

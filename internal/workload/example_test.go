@@ -103,3 +103,23 @@ func ExampleGenerateFacebookMix() {
 	//   4.391s   cpu 0.20  mem 1.00 GB  disk 25.0 MB/s  net  0.0 MB/s
 	// 23 workers of [16 32 300 125]
 }
+
+// A phase of many tasks alike, described compactly: one duration per
+// task, shaped when a task is asked for.
+func ExamplePhaseSpec_Task() {
+	shaper, err := workload.NewSlotShaper(workload.SlotSpace())
+	if err != nil {
+		panic(err)
+	}
+	ph := workload.PhaseSpec{Batch: &workload.TaskBatch{
+		Logic: "wc/map", DataSize: 64 << 20, Kind: workload.MapTask, Shaper: shaper,
+		Durations: []time.Duration{12 * time.Second, 14 * time.Second},
+	}}
+	var buf workload.TaskSpec
+	t, err := ph.Task(1, &buf)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ph.Len(), ph.Duration(0), t.Requested, t.Profile[0].Duration)
+	// Output: 2 12s [1 0] 14s
+}

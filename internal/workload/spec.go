@@ -38,9 +38,77 @@ type JobSpec struct {
 	Phases []PhaseSpec
 }
 
-// PhaseSpec is one sequential phase of a job.
+// PhaseSpec is one sequential phase of a job: its tasks one by one
+// (Tasks), or many tasks alike described compactly (Batch). Read a phase
+// through Len, Duration and Task, which serve both forms.
 type PhaseSpec struct {
 	Tasks []TaskSpec
+	// Batch, used when Tasks is empty, is the compact form: a trace day
+	// of 16 million map tasks needs 8 bytes per task instead of a
+	// TaskSpec with its own Profile and vectors.
+	Batch *TaskBatch
+}
+
+// TaskBatch describes a phase of tasks that differ only in their
+// isolated duration: task i has kind Kind, input DataSize, similarity
+// key (Logic, DataSize), and the Requested vector and Profile Shaper
+// gives for Durations[i]; no locations.
+type TaskBatch struct {
+	Logic     string
+	DataSize  int64
+	Kind      TaskKind
+	Shaper    Shaper
+	Durations []time.Duration
+}
+
+// Len returns the number of tasks in the phase.
+func (p *PhaseSpec) Len() int {
+	if len(p.Tasks) == 0 && p.Batch != nil {
+		return len(p.Batch.Durations)
+	}
+	return len(p.Tasks)
+}
+
+// Duration returns task i's isolated run time.
+func (p *PhaseSpec) Duration(i int) time.Duration {
+	if len(p.Tasks) == 0 && p.Batch != nil {
+		return p.Batch.Durations[i]
+	}
+	return p.Tasks[i].Duration()
+}
+
+// Task returns task i: &Tasks[i], or, for a batch, task i shaped into
+// buf (whose slices are reused when long enough) and buf returned.
+func (p *PhaseSpec) Task(i int, buf *TaskSpec) (*TaskSpec, error) {
+	if len(p.Tasks) > 0 || p.Batch == nil {
+		return &p.Tasks[i], nil
+	}
+	b := p.Batch
+	dims := b.Shaper.Space().Len()
+	stages := b.Shaper.Stages(b.Kind)
+	buf.Logic, buf.DataSize, buf.Locations = b.Logic, b.DataSize, nil
+	buf.Requested = zeroed(buf.Requested, dims)
+	if cap(buf.Profile) < stages {
+		buf.Profile = make([]Stage, stages)
+	}
+	buf.Profile = buf.Profile[:stages]
+	for s := range buf.Profile {
+		buf.Profile[s].Duration = 0
+		buf.Profile[s].Demand = zeroed(buf.Profile[s].Demand, dims)
+	}
+	if err := b.Shaper.Shape(b.Kind, b.Durations[i], b.DataSize, buf.Requested, buf.Profile); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+func zeroed(v resource.Vector, n int) resource.Vector {
+	if cap(v) < n {
+		return make(resource.Vector, n)
+	}
+	v = v[:n]
+	clear(v)
+	return v
 }
 
 // TaskSpec is one task: what the user declares, and the true behaviour the

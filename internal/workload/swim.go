@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"time"
 )
 
 // SWIM field names, as used in ParseError.Field.
@@ -52,11 +53,22 @@ func ReadSWIM(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workl
 	}
 	lr := newLineReader(r, name)
 	b := newTaskBuilder(o.Shaper, o.Model, rng, o.Logic)
+	b.compact = o.Compact
 	w := Workload{Name: name}
 	var gv []given
 	seen := make(map[string]int)
 	var f [6][]byte
 	var gaps swimGaps
+	// First pass: parse and check every line; tasks are laid out only for
+	// the jobs the cuts keep (TraceOptions.MaxJobs, Horizon, Share).
+	type rec struct {
+		id                     string
+		submit                 time.Duration
+		maps, reduces          int64
+		input, shuffle, output int64
+	}
+	var recs []rec
+	var submits []time.Duration
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
@@ -102,11 +114,23 @@ func ReadSWIM(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workl
 		if err := checkTasks(maps+reduces, o.MaxTasksPerJob); err != nil {
 			return Workload{}, &ParseError{File: name, Line: lr.line, Field: swimFields[3], Err: err}
 		}
-		phases, err := b.build(mapReducePlans(o.Model, int(maps), int(reduces), input, shuffle, output))
-		if err != nil {
-			return Workload{}, err
+		recs = append(recs, rec{id, submit, maps, reduces, input, shuffle, output})
+		submits = append(submits, submit)
+	}
+	keep := o.kept(submits)
+	for i := range recs {
+		r := &recs[i]
+		plans := mapReducePlans(o.Model, int(r.maps), int(r.reduces), r.input, r.shuffle, r.output)
+		var phases []PhaseSpec
+		if keep[i] {
+			var err error
+			if phases, err = b.build(plans); err != nil {
+				return Workload{}, err
+			}
+		} else {
+			b.skip(plans) // the same draws, no tasks
 		}
-		w.Jobs = append(w.Jobs, JobSpec{ID: id, Class: sizeClass(maps), Submit: submit, Phases: phases})
+		w.Jobs = append(w.Jobs, JobSpec{ID: r.id, Class: sizeClass(r.maps), Submit: r.submit, Phases: phases})
 		gv = append(gv, given{})
 	}
 	if len(w.Jobs) == 0 {

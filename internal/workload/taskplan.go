@@ -36,6 +36,8 @@ type taskBuilder struct {
 	logic  string // application name; task Logic is logic + "/" + kind
 	dims   int
 	logics [3]string
+	// compact lays out a phase of one plan as a TaskBatch.
+	compact bool
 }
 
 func newTaskBuilder(shaper Shaper, model TaskModel, rng *rand.Rand, logic string) *taskBuilder {
@@ -50,6 +52,9 @@ func newTaskBuilder(shaper Shaper, model TaskModel, rng *rand.Rand, logic string
 // phase index form one phase, in plan order. Plans with n == 0 are
 // skipped (a phase all of whose plans are empty does not appear).
 func (b *taskBuilder) build(plans []phasePlan) ([]PhaseSpec, error) {
+	if b.compact && onePlanPerPhase(plans) {
+		return b.batches(plans), nil
+	}
 	tasks, stages, phases, last := 0, 0, 0, -1
 	for _, p := range plans {
 		if p.n > 0 {
@@ -113,6 +118,56 @@ func (b *taskBuilder) build(plans []phasePlan) ([]PhaseSpec, error) {
 		out = append(out, PhaseSpec{Tasks: all[start:done:done]})
 	}
 	return out, nil
+}
+
+func onePlanPerPhase(plans []phasePlan) bool {
+	last := -1
+	for _, p := range plans {
+		if p.n > 0 {
+			if p.phase == last {
+				return false
+			}
+			last = p.phase
+		}
+	}
+	return true
+}
+
+// batches lays out each plan as a TaskBatch: the tasks' durations only,
+// drawn as build draws them.
+func (b *taskBuilder) batches(plans []phasePlan) []PhaseSpec {
+	var out []PhaseSpec
+	for _, p := range plans {
+		if p.n <= 0 {
+			continue
+		}
+		logic := b.logics[p.kind]
+		if p.logic != "" {
+			logic = p.logic + "/" + p.kind.String()
+		}
+		ds := make([]time.Duration, p.n)
+		for i := range ds {
+			ds[i] = p.base
+			if !p.exact {
+				ds[i] = b.model.Apply(p.base, b.rng)
+			}
+		}
+		out = append(out, PhaseSpec{Batch: &TaskBatch{Logic: logic, DataSize: p.data, Kind: p.kind, Shaper: b.shaper, Durations: ds}})
+	}
+	return out
+}
+
+// skip draws what build would draw for plans, laying out nothing: a job
+// a cut drops leaves the random stream as a full read does.
+func (b *taskBuilder) skip(plans []phasePlan) {
+	for _, p := range plans {
+		if p.exact {
+			continue
+		}
+		for i := 0; i < p.n; i++ {
+			b.model.Apply(p.base, b.rng)
+		}
+	}
 }
 
 // mapReducePlans returns the map and reduce phase plans of a MapReduce job

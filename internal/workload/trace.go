@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -41,6 +42,17 @@ type TraceOptions struct {
 	// cut is stated in Assumptions.
 	MaxJobs int
 	Horizon time.Duration
+	// Share, in (0, 1), then keeps the leading ⌈Share·n⌉ of the n jobs
+	// left (schedsim's -scale); 0 or 1 keeps them all. The SWIM reader
+	// cuts before it lays out any task, so a cut job costs no memory;
+	// every reader draws the same random numbers with or without the cut,
+	// so the jobs kept are exactly those of a full read.
+	Share float64
+	// Compact makes the SWIM reader describe each phase as a TaskBatch
+	// (8 bytes per task) instead of one TaskSpec per task: the same
+	// tasks, durations and random draws. Read phases through
+	// PhaseSpec.Len, Duration and Task.
+	Compact bool
 	// Logic names the application in task Logic; "" means the format's
 	// name ("swim", "swf", "csv").
 	Logic string
@@ -77,6 +89,8 @@ func (o TraceOptions) prepare(format string, rng *rand.Rand) (TraceOptions, erro
 		return o, configErr("TraceOptions.ReduceBytes", ErrRange, "%d is not positive", o.ReduceBytes)
 	case o.MaxReduces < 0, o.MaxTasksPerJob < 0, o.MaxJobs < 0:
 		return o, configErr("TraceOptions.Max*", ErrRange, "negative limit")
+	case !(o.Share >= 0 && o.Share <= 1):
+		return o, configErr("TraceOptions.Share", ErrRange, "%v is outside [0, 1]", o.Share)
 	case o.Horizon < 0:
 		return o, configErr("TraceOptions.Horizon", ErrRange, "negative %v", o.Horizon)
 	}
@@ -128,6 +142,12 @@ func (o *TraceOptions) finish(w *Workload, gv []given, rng *rand.Rand, lines []s
 	}
 	if keep < n {
 		lines = append(lines, fmt.Sprintf("kept the first %d of %d jobs (MaxJobs %d, Horizon %v)", keep, n, o.MaxJobs, o.Horizon))
+	}
+	if k := o.shareOf(keep); k < keep {
+		lines = append(lines, fmt.Sprintf("scale %g: kept the first %d of %d jobs", o.Share, k, keep))
+		keep = k
+	}
+	if keep < n {
 		w.Jobs = w.Jobs[:keep:keep]
 	}
 	for i := range w.Jobs {
@@ -145,6 +165,38 @@ func (o *TraceOptions) finish(w *Workload, gv []given, rng *rand.Rand, lines []s
 	lines = append(lines, o.Constraints.assumptions()...)
 	lines = append(lines, o.Shaper.Assumptions()...)
 	w.Assumptions = lines
+}
+
+// shareOf is how many of n jobs Share keeps.
+func (o *TraceOptions) shareOf(n int) int {
+	if o.Share <= 0 || o.Share >= 1 {
+		return n
+	}
+	return int(math.Ceil(o.Share * float64(n)))
+}
+
+// kept returns, for jobs with the given submission times in input order,
+// whether finish will keep each (the same stable sort and cuts).
+func (o *TraceOptions) kept(submits []time.Duration) []bool {
+	n := len(submits)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(submits[a], submits[b]) })
+	keep := n
+	if o.Horizon > 0 {
+		keep, _ = slices.BinarySearchFunc(idx, o.Horizon, func(i int, h time.Duration) int { return cmp.Compare(submits[i], h) })
+	}
+	if o.MaxJobs > 0 && keep > o.MaxJobs {
+		keep = o.MaxJobs
+	}
+	keep = o.shareOf(keep)
+	out := make([]bool, n)
+	for _, i := range idx[:keep] {
+		out[i] = true
+	}
+	return out
 }
 
 // lineReader yields the lines of an input with their 1-based numbers,

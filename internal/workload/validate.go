@@ -70,12 +70,16 @@ func (w *Workload) Validate(space *resource.Space) error {
 		case len(j.Phases) == 0 || len(j.Phases) > schedkit.MaxPhases:
 			return bad(-1, -1, ErrRange, "%d phases, want 1 to %d", len(j.Phases), schedkit.MaxPhases)
 		}
+		var buf TaskSpec
 		for p, ph := range j.Phases {
-			if len(ph.Tasks) == 0 {
+			if ph.Len() == 0 {
 				return bad(p, -1, ErrInconsistent, "no tasks")
 			}
-			for t := range ph.Tasks {
-				ts := &ph.Tasks[t]
+			for t := range ph.Len() {
+				ts, err := ph.Task(t, &buf)
+				if err != nil {
+					return &SpecError{Job: j.ID, Phase: p, Task: t, Err: err}
+				}
 				if ts.DataSize < 0 {
 					return bad(p, t, ErrRange, "negative data size %d", ts.DataSize)
 				}
@@ -136,7 +140,7 @@ func (w *Workload) Tasks() int {
 	n := 0
 	for i := range w.Jobs {
 		for _, ph := range w.Jobs[i].Phases {
-			n += len(ph.Tasks)
+			n += ph.Len()
 		}
 	}
 	return n
