@@ -32,14 +32,14 @@
 // add paper 003's cost rows (metrics.CostMetrics: mean cost, success and
 // mean cost per φ).
 //
-// Capacity and DRF with pools ("capacity", "drf-pools") print identical
-// numbers, and that is not a wiring mistake (TestPolicyWiring checks each
-// name builds its baseline): internal/baseline's Capacity orders jobs
-// within a queue by dominant share, as DRF does, instead of by
-// submission as its doc says; with equal queue shares its queue key is
-// DRF-pools' pool key, so every decision is the same. The fix belongs in
-// internal/baseline. In paper003, where every job is its own class,
-// Capacity also equals plain DRF.
+// Capacity and DRF with pools ("capacity", "drf-pools") used to print
+// identical numbers. The names were wired right (TestPolicyWiring checks
+// each builds its baseline); internal/baseline's Capacity ordered jobs
+// within a queue by dominant share, as DRF(pools) does, so with equal
+// queue shares every decision was the same. It now serves a queue's jobs
+// in submission order, as Hadoop's Capacity Scheduler does (see package
+// baseline). In paper003, where every job is its own class and queue,
+// Capacity still equals plain DRF: each queue holds one job.
 //
 // # Usage
 //
