@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/indexheap"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -74,7 +75,7 @@ type phaseEntry struct {
 type class struct {
 	phase int
 	req   resource.Vector
-	slots iheap[*slot]
+	slots indexheap.Heap[*slot]
 	of    map[*group]*slot
 }
 
@@ -84,7 +85,7 @@ type slot struct {
 	pos    int32 // in cls.slots; -1 when absent
 	parked bool  // in tmpSlots until the round ends
 	key    float64
-	jobs   iheap[*entry]
+	jobs   indexheap.Heap[*entry]
 }
 
 type parked struct {
@@ -170,13 +171,13 @@ func (x *index) classFor(p int, req resource.Vector) *class {
 		return nil
 	}
 	c := &class{phase: p, req: append(resource.Vector(nil), req...), of: map[*group]*slot{}}
-	c.slots = iheap[*slot]{
-		pos: func(s *slot) *int32 { return &s.pos },
-		less: func(a, b *slot) bool {
+	c.slots = indexheap.Heap[*slot]{
+		Pos: func(s *slot) *int32 { return &s.pos },
+		Less: func(a, b *slot) bool {
 			if a.key != b.key {
 				return a.key < b.key
 			}
-			ea, eb := a.jobs.top(), b.jobs.top()
+			ea, eb := a.jobs.Top(), b.jobs.Top()
 			if ka, kb := ea.ph[p].key, eb.ph[p].key; ka != kb {
 				return ka < kb
 			}
@@ -193,9 +194,9 @@ func (c *class) slotFor(g *group, x *index) *slot {
 	}
 	p := c.phase
 	s := &slot{cls: c, g: g, pos: -1}
-	s.jobs = iheap[*entry]{
-		pos: func(e *entry) *int32 { return &e.ph[p].pos },
-		less: func(a, b *entry) bool {
+	s.jobs = indexheap.Heap[*entry]{
+		Pos: func(e *entry) *int32 { return &e.ph[p].pos },
+		Less: func(a, b *entry) bool {
 			if ka, kb := a.ph[p].key, b.ph[p].key; ka != kb {
 				return ka < kb
 			}
@@ -236,7 +237,7 @@ func (x *index) remove(j *sim.Job) {
 	}
 	for p := range e.ph {
 		if s := e.ph[p].slot; s != nil && e.ph[p].pos >= 0 {
-			s.jobs.remove(e)
+			s.jobs.Remove(e)
 			x.fixSlot(s)
 		}
 	}
@@ -265,12 +266,12 @@ func (x *index) remove(j *sim.Job) {
 func (x *index) fixSlot(s *slot) {
 	switch {
 	case s.parked:
-	case s.jobs.len() == 0:
-		s.cls.slots.remove(s)
+	case s.jobs.Len() == 0:
+		s.cls.slots.Remove(s)
 	case s.pos < 0:
-		s.cls.slots.push(s)
+		s.cls.slots.Push(s)
 	default:
-		s.cls.slots.fix(s)
+		s.cls.slots.Fix(s)
 	}
 }
 
@@ -330,9 +331,9 @@ func (x *index) refresh() {
 			}
 			s := pe.slot
 			if pe.pos >= 0 {
-				s.jobs.fix(e)
+				s.jobs.Fix(e)
 			} else if j.Progress(schedkit.Phase(p)).Ready > 0 {
-				s.jobs.push(e)
+				s.jobs.Push(e)
 			} else {
 				continue
 			}
@@ -373,7 +374,7 @@ func (x *index) endRound() {
 			continue
 		}
 		s := e.ph[pk.p].slot
-		s.jobs.push(e)
+		s.jobs.Push(e)
 		x.fixSlot(s)
 	}
 	x.tmpJobs = x.tmpJobs[:0]
@@ -391,21 +392,21 @@ func (x *index) endRound() {
 // dropped from the heap for good when it has no ready task in the phase.
 func (x *index) top(c *class, b *batch) (*entry, float64) {
 	p := c.phase
-	for c.slots.len() > 0 {
-		s := c.slots.top()
+	for c.slots.Len() > 0 {
+		s := c.slots.Top()
 		if s.g != nil && s.key >= s.g.limit {
-			c.slots.remove(s)
+			c.slots.Remove(s)
 			s.parked = true
 			x.tmpSlots = append(x.tmpSlots, s)
 			continue
 		}
-		e := s.jobs.top()
+		e := s.jobs.Top()
 		ready := e.j.Progress(schedkit.Phase(p)).Ready
 		switch {
 		case ready == 0:
-			s.jobs.remove(e)
+			s.jobs.Remove(e)
 		case e.seen == x.round || ready <= int(b.state(e.j).chosen[p]):
-			s.jobs.remove(e)
+			s.jobs.Remove(e)
 			x.tmpJobs = append(x.tmpJobs, parked{e, p})
 		default:
 			return e, s.key
@@ -423,7 +424,7 @@ func (x *index) rekey(e *entry, p int) {
 	}
 	pe.key = x.keyOf(e, p)
 	if pe.pos >= 0 {
-		pe.slot.jobs.fix(e)
+		pe.slot.jobs.Fix(e)
 		x.fixSlot(pe.slot)
 	}
 }
