@@ -4,6 +4,12 @@ package dbs
 // ready tasks of one slot kind, ordered by less (head first). Each entry
 // records its position in pos[slot], so re-keying and removal are
 // O(log n) without allocation.
+//
+// It is specialised, like lss's jheap, rather than the repository's
+// shared internal/indexheap: with the shared heap (order and position
+// through function values) a heartbeat at 10,000 queued jobs measured
+// 1.9× slower (BenchmarkHeartbeat, 420 → 805 ns of CPU, medians of three
+// interleaved runs of both builds).
 type qheap struct {
 	items []*entry
 	slot  int // q*2 + kind
