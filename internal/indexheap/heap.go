@@ -1,8 +1,9 @@
 // Package indexheap is the indexed binary min-heap that schedkit's
 // packages share where one is needed and no benchmark has shown a
-// specialised heap to pay (lss keeps its own: BenchmarkHeapOps measured
-// the function-call position lookup at 12–14% on its operation mix; the
-// simulator's event heap holds values, not indexed items).
+// specialised heap to pay: the baselines' job index uses it. lss and dbs
+// keep their own, measured (lss's BenchmarkHeapOps: the function-call
+// order and position cost 12–14% on its operation mix; dbs's heartbeat
+// 1.9×); the simulator's event heap holds values, not indexed items.
 //
 // Every item records its own position through the Pos function, so
 // removing or re-keying an item is O(log n) without a search, and nothing
