@@ -88,7 +88,7 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	sc.History = h
 	sc.HostChecksSteps = true
 	if opt.Oracle != nil {
-		sc.Estimator = &oracle{w: opt.Oracle, cache: map[*sim.Task][]estimate.Stage{}}
+		sc.Estimator = &oracle{w: opt.Oracle, cache: map[schedkit.TaskID][]estimate.Stage{}}
 	}
 	s, err := fgm.New(sc)
 	if err != nil {
@@ -105,10 +105,12 @@ func (p *FGM) Name() string { return p.name }
 // order.
 func (p *FGM) Predictions() []Prediction { return p.preds }
 
-// oracle predicts a task's true profile from the workload.
+// oracle predicts a task's true profile from the workload. Its cache is
+// keyed by task ID, not by *sim.Task: the simulator reuses a succeeded
+// task's object for another task.
 type oracle struct {
 	w     *workload.Workload
-	cache map[*sim.Task][]estimate.Stage
+	cache map[schedkit.TaskID][]estimate.Stage
 }
 
 func (o *oracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
@@ -116,7 +118,7 @@ func (o *oracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
 	if !ok {
 		return estimate.Profile{}, false
 	}
-	if s, ok := o.cache[st]; ok {
+	if s, ok := o.cache[st.ID()]; ok {
 		return estimate.Profile{Stages: s, Observations: 1}, true
 	}
 	spec := o.w.Jobs[st.Owner().Index()].Phases[st.Phase()].Tasks[st.Index()]
@@ -124,7 +126,7 @@ func (o *oracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
 	for i, x := range spec.Profile {
 		s[i] = estimate.Stage{Duration: x.Duration, Demand: x.Demand}
 	}
-	o.cache[st] = s
+	o.cache[st.ID()] = s
 	return estimate.Profile{Stages: s, Observations: 1}, true
 }
 

@@ -16,8 +16,12 @@ import (
 //
 // Views (*Job, *Task, *Node, *Cluster and the vectors and slices they
 // return) are owned by the simulator and valid only during the call; a
-// policy may keep *Job, *Task and *Node pointers as identities (they stay
-// the same objects for the whole run) but must not modify anything.
+// policy must not modify anything. *Job and *Node pointers are identities
+// for the whole run. A *Task is one from when the policy first sees it
+// until it succeeds (TaskWatcher hears TaskSucceeded): then its object
+// goes back to a pool and may come back as another task (tasks exist as
+// objects only while they matter, so a trace day fits in memory). Key
+// state that outlives a task by its ID.
 type Policy interface {
 	// Name identifies the policy in reports.
 	Name() string
