@@ -195,7 +195,7 @@ func (f *fleet) run(cfg binding.Config) (fleetStats, error) {
 	cfg.Timeout = fc.timeout
 	tab, err := binding.New(cfg)
 	if err != nil {
-		return fleetStats{}, fmt.Errorf("%w: %w", ErrParams, err)
+		return fleetStats{}, paramErr("%w", err)
 	}
 	st := fleetStats{unitContainers: fc.containers}
 	if cfg.Containers {
@@ -238,7 +238,7 @@ func (f *fleet) run(cfg binding.Config) (fleetStats, error) {
 				if !in[i] {
 					moves, err := tab.Add(at, status(i))
 					if err != nil {
-						return st, fmt.Errorf("%w: fleet: %w", ErrRun, err)
+						return st, runErr("fleet", err)
 					}
 					in[i], dirty[i] = true, false
 					st.changes++
@@ -257,7 +257,7 @@ func (f *fleet) run(cfg binding.Config) (fleetStats, error) {
 			}
 			moves, err := tab.Heartbeat(at, status(i))
 			if err != nil {
-				return st, fmt.Errorf("%w: fleet: %w", ErrRun, err)
+				return st, runErr("fleet", err)
 			}
 			if dirty[i] {
 				dirty[i] = false

@@ -89,11 +89,11 @@ func (q *accelQueue) pop() {
 // newAccelPolicy returns the policy for a cluster of n nodes.
 func newAccelPolicy(cfg accelPolicyConfig, n int) (*accelPolicy, error) {
 	if cfg.containers <= 0 || n <= 0 {
-		return nil, fmt.Errorf("%w: accel policy needs nodes and containers > 0", ErrParams)
+		return nil, paramErr("accel policy needs nodes and containers > 0")
 	}
 	tab, err := binding.New(cfg.binding)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, paramErr("%w", err)
 	}
 	p := &accelPolicy{cfg: cfg, tab: tab, running: map[*sim.Task]accelSlot{},
 		nodes: make([]accelNode, n), sims: make([]*sim.Node, n), mark: make([]bool, n)}

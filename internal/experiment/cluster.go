@@ -17,8 +17,8 @@ import (
 func SlotCluster(space *resource.Space, n, maps, reduces int, seed uint64) (sim.Config, []string, error) {
 	mi, ok1 := space.Index(resource.MapSlot.Name)
 	ri, ok2 := space.Index(resource.ReduceSlot.Name)
-	if !ok1 || !ok2 || n <= 0 {
-		return sim.Config{}, nil, fmt.Errorf("%w: slot cluster needs map and reduce slot kinds and nodes > 0", ErrParams)
+	if !ok1 || !ok2 || n <= 0 || n > MaxNodes {
+		return sim.Config{}, nil, paramErr("slot cluster needs map and reduce slot kinds and 1 to %d nodes, have %d", MaxNodes, n)
 	}
 	nodes := make([]sim.NodeSpec, n)
 	for i := range nodes {
@@ -33,7 +33,7 @@ func SlotCluster(space *resource.Space, n, maps, reduces int, seed uint64) (sim.
 	cfg := sim.DefaultConfig(space, nodes)
 	cfg.HeartbeatInterval = max(sim.DefaultHeartbeat, time.Duration(n)*time.Second/100)
 	cfg.Seed = seed
-	cfg.SampleInterval = time.Minute
+	cfg.MetricsInterval = time.Minute
 	lines := []string{
 		fmt.Sprintf("cluster: %d workers × (%d map + %d reduce slots), %d per rack", n, maps, reduces, 20),
 		fmt.Sprintf("simulator: heartbeat every %v per node (Hadoop-1: max(3s, nodes/100 s)), staggered, plus one when a task ends; reduce slow-start %g; %d attempts per task; seed %d",

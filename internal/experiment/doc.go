@@ -10,6 +10,14 @@
 // file: SlotCluster, Paper000Workload, TraceWorkload, RunCases (parallel,
 // deterministic, with progress on long runs), Compare and Rows.
 //
+// Each Experiment lists the optional Params it reads (Uses); Check
+// refuses any other, so that a caller's setting is never silently
+// ignored. Errors are classified for errors.Is — ErrParams, ErrUnknown,
+// ErrInput (a trace file: its message names file, line and field), ErrRun
+// — without adding their own text, so the caller prints one prefix.
+// Trace replays state their offered load (OfferedLoad) and can size the
+// cluster for a target load (Params.Load).
+//
 // Results depend only on Params (scale, seed, policies): runs are
 // deterministic and independent of how many run in parallel. The policies'
 // wall-clock decision time is left out of the tables unless Params.Timing

@@ -49,7 +49,9 @@ func smallScale(name string) float64 {
 
 func TestExperimentsRunSmall(t *testing.T) {
 	for _, e := range experiment.List() {
-		if e.Name == "trace" || e.Name == "lss" || e.Name == "accel" { // own tests: TestLSSExperimentSmall, TestAccelDeterministic
+		switch e.Name {
+		case "trace", "lss", "accel", // own tests: TestLSSExperimentSmall, TestAccelDeterministic
+			"paper004-online", "paper004-cloud", "paper003-exp1", "paper003-exp2": // TestPaper004OnlineSmall, TestPaper003FIFO
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
@@ -96,8 +98,51 @@ func TestParamsErrors(t *testing.T) {
 	if _, err := tr.Run(experiment.Params{}); !errors.Is(err, experiment.ErrParams) {
 		t.Errorf("trace without file: %v", err)
 	}
-	if _, err := tr.Run(experiment.Params{Trace: "/nonexistent/x.tsv"}); !errors.Is(err, experiment.ErrParams) {
+	if _, err := tr.Run(experiment.Params{Trace: "/nonexistent/x.tsv"}); !errors.Is(err, experiment.ErrInput) {
 		t.Errorf("missing trace: %v", err)
+	}
+	fb, _ := experiment.Lookup("fb2009")
+	for _, p := range []experiment.Params{
+		{Nodes: experiment.MaxNodes + 1}, {Load: -1}, {Load: experiment.MaxLoad + 1}, {Load: 0.5, Nodes: 10},
+	} {
+		if _, err := fb.Run(p); !errors.Is(err, experiment.ErrParams) {
+			t.Errorf("%+v: err = %v", p, err)
+		}
+	}
+}
+
+// Check refuses every optional parameter an experiment does not read,
+// with the flag's name, and accepts the ones it does.
+func TestCheckUnusedParams(t *testing.T) {
+	for _, tc := range []struct {
+		exp  string
+		p    experiment.Params
+		want string // "" for no error
+	}{
+		{"paper000-light", experiment.Params{Policies: []string{"fifo"}, Timing: true}, ""},
+		{"paper000-light", experiment.Params{Nodes: 3}, "experiment paper000-light does not use -nodes"},
+		{"paper000-heavy", experiment.Params{Trace: "x"}, "experiment paper000-heavy does not use -trace"},
+		{"fb2009", experiment.Params{Nodes: 3, Policies: []string{"fifo"}}, ""},
+		{"fb2009", experiment.Params{Load: 0.5}, ""},
+		{"fb2009", experiment.Params{Trace: "x"}, "experiment fb2009 does not use -trace"},
+		{"fb2009", experiment.Params{Format: "swim"}, "experiment fb2009 does not use -trace"},
+		{"trace", experiment.Params{Trace: "x", Format: "swim", Nodes: 3, Timing: true}, ""},
+		{"lss", experiment.Params{Nodes: 3}, ""},
+		{"lss", experiment.Params{Trace: "x"}, "experiment lss does not use -trace"},
+		{"lss", experiment.Params{Load: 1}, "experiment lss does not use -load"},
+		{"accel", experiment.Params{Policies: []string{"fifo"}}, "experiment accel does not use -policies"},
+	} {
+		e, err := experiment.Lookup(tc.exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.Check(tc.p)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s %+v: %v", tc.exp, tc.p, err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want || !errors.Is(err, experiment.ErrParams)):
+			t.Errorf("%s %+v: err = %v, want %q", tc.exp, tc.p, err, tc.want)
+		}
 	}
 }
 
@@ -170,5 +215,26 @@ func BenchmarkFB2009(b *testing.B) {
 				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 			}
 		})
+	}
+}
+
+// Each policy name builds the baseline it names (Capacity and DRF with
+// pools print identical numbers with equal queue shares because the
+// baseline orders a queue's jobs by dominant share, not because of the
+// wiring here).
+func TestPolicyWiring(t *testing.T) {
+	want := map[string]string{
+		"fifo": "FIFO", "fair": "Fair", "fair-pools": "Fair(pools)", "capacity": "Capacity",
+		"drf": "DRF", "drf-pools": "DRF(pools)", "edf": "EDF",
+	}
+	for _, p := range experiment.Policies() {
+		w, ok := want[p.Name]
+		if !ok {
+			continue
+		}
+		pol, err := p.New(experiment.Env{})
+		if err != nil || pol.Name() != w {
+			t.Errorf("%s builds %v (%v), want %s", p.Name, pol, err, w)
+		}
 	}
 }

@@ -3,11 +3,15 @@ package experiment
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -32,27 +36,30 @@ var (
 		Run: func(p Params) (Result, error) {
 			return runTrace(p, "fb2009", bytes.NewReader(fbTrace), FBTraceName, workload.FormatSWIM)
 		},
+		Uses: UsesPolicies | UsesNodes | UsesLoad | UsesTiming,
 	}
 	traceReplay = Experiment{
 		Name:    "trace",
-		Summary: "replay the -trace file (SWIM, SWF or CSV) on -nodes workers (default 600) × (2 map + 2 reduce)",
+		Summary: "replay the -trace file (SWIM, SWF or CSV) on -nodes workers (default 600, or sized by -load) × (2 map + 2 reduce)",
 		Run: func(p Params) (Result, error) {
 			if p.Trace == "" {
-				return Result{}, fmt.Errorf("%w: experiment trace needs -trace FILE", ErrParams)
+				return Result{}, paramErr("experiment trace needs -trace FILE")
+			}
+			format := workload.FormatUnknown
+			if p.Format != "" {
+				var err error
+				if format, err = workload.ParseFormat(p.Format); err != nil {
+					return Result{}, paramErr("-format %q: want swim, swf or csv", p.Format)
+				}
 			}
 			f, err := os.Open(p.Trace)
 			if err != nil {
-				return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+				return Result{}, inputErr(err)
 			}
 			defer f.Close()
-			format := workload.FormatUnknown
-			if p.Format != "" {
-				if format, err = workload.ParseFormat(p.Format); err != nil {
-					return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
-				}
-			}
 			return runTrace(p, "trace", f, p.Trace, format)
 		},
+		Uses: UsesPolicies | UsesNodes | UsesTrace | UsesLoad | UsesTiming,
 	}
 )
 
@@ -67,11 +74,15 @@ func TraceWorkload(p Params, r io.Reader, name string, format workload.Format) (
 		head := make([]byte, 4096)
 		n, err := io.ReadFull(r, head)
 		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-			return nil, nil, fmt.Errorf("%w: %s: %w", ErrParams, name, err)
+			var pe *fs.PathError
+			if !errors.As(err, &pe) { // a PathError names the file already
+				err = fmt.Errorf("%s: %w", name, err)
+			}
+			return nil, nil, inputErr(err)
 		}
 		head = head[:n]
 		if format = workload.DetectFormat(name, head); format == workload.FormatUnknown {
-			return nil, nil, fmt.Errorf("%w: %s: cannot tell its format; use -format swim|swf|csv", ErrParams, name)
+			return nil, nil, inputErr(fmt.Errorf("%s: cannot tell its format; use -format swim|swf|csv", name))
 		}
 		r = io.MultiReader(bytes.NewReader(head), r)
 	}
@@ -79,7 +90,7 @@ func TraceWorkload(p Params, r io.Reader, name string, format workload.Format) (
 	rng := rand.New(rand.NewPCG(p.Seed, 0xfb))
 	w, err := workload.Read(r, name, format, opt, rng)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, nil, inputErr(err)
 	}
 	lines := append([]string{fmt.Sprintf("trace %s read as %v: %d jobs", name, format, len(w.Jobs))}, w.Assumptions...)
 	if p.Scale < 1 {
@@ -98,11 +109,22 @@ func runTrace(p Params, name string, r io.Reader, file string, format workload.F
 	if err != nil {
 		return Result{}, err
 	}
+	space := workload.SlotSpace()
 	n := fbNodes
-	if p.Nodes > 0 {
+	switch {
+	case p.Nodes > 0:
 		n = p.Nodes
+	case p.Load > 0:
+		one, _, err := SlotCluster(space, 1, fbMaps, fbReduces, p.Seed)
+		if err != nil {
+			return Result{}, err
+		}
+		if n, err = nodesForLoad(w, space, one.Nodes[0].Capacity, p.Load); err != nil {
+			return Result{}, err
+		}
+		lines = append(lines, fmt.Sprintf("-load %g: %d workers, the fewest that keep the busiest slot kind's offered load at most %g", p.Load, n, p.Load))
 	}
-	cfg, cl, err := SlotCluster(workload.SlotSpace(), n, fbMaps, fbReduces, p.Seed)
+	cfg, cl, err := SlotCluster(space, n, fbMaps, fbReduces, p.Seed)
 	if err != nil {
 		return Result{}, err
 	}
@@ -110,11 +132,43 @@ func runTrace(p Params, name string, r io.Reader, file string, format workload.F
 	if err != nil {
 		return Result{}, err
 	}
-	title := fmt.Sprintf("%s replay, %d jobs on %d workers", file, len(w.Jobs), n)
+	load, warning := loadLines(w, &cfg)
+	var warnings []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "warning: ") {
+			warnings = append(warnings, l)
+		}
+	}
+	if warning != "" {
+		warnings = append(warnings, "warning: "+warning)
+	}
+	if p.Progress != nil {
+		for _, l := range warnings {
+			fmt.Fprintf(p.Progress, "schedsim: %s: %s\n", name, l)
+		}
+	}
+	title := fmt.Sprintf("%s replay, %d jobs on %d workers", traceLabel(file), len(w.Jobs), n)
 	if name == "fb2009" {
 		title = fmt.Sprintf("FB-2009 day (SWIM), %d jobs on %d workers", len(w.Jobs), n)
 	}
 	res, err := Compare(p, name, title, cfg, w, pols)
+	if err != nil {
+		return Result{}, err
+	}
+	if load != "" {
+		cl = append(cl, load)
+	}
+	if len(res.Tables) > 0 {
+		res.Tables[0].Notes = append(res.Tables[0].Notes, warnings...)
+	}
 	res.Assumptions = append(lines, cl...)
-	return res, err
+	if name == "trace" {
+		base := traceLabel(file)
+		res.FileName = "trace-" + strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return res, nil
 }
+
+// traceLabel is a trace's file name without its directory: titles stay
+// short and plot names (see Result.Workload) differ per trace.
+func traceLabel(file string) string { return filepath.Base(file) }

@@ -24,6 +24,7 @@ var lssExp = Experiment{
 	Summary: "lss (paper 000): LSS and its options vs FIFO, EDF, Fair on W1–W6 over a load sweep, " +
 		"a heterogeneous cluster, 3-phase jobs, and FB-2009 with generated deadlines (600 and -nodes workers, default 100)",
 	Run:        runLSS,
+	Uses:       UsesPolicies | UsesNodes,
 	SuiteScale: 0.1,
 }
 
@@ -573,7 +574,7 @@ func threePhaseWorkload(wc workload.PoissonConfig, p Params) (*workload.Workload
 		d := m.Apply(m.ReduceBase(in, out), rng)
 		req, prof, err := workload.ShapeTask(shaper, workload.ReduceTask, d, in)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+			return nil, nil, paramErr("%w", err)
 		}
 		j.Phases = append(j.Phases, workload.PhaseSpec{Tasks: []workload.TaskSpec{{
 			Logic: "wordcount/merge", DataSize: in, Requested: req, Profile: prof,
@@ -584,23 +585,20 @@ func threePhaseWorkload(wc workload.PoissonConfig, p Params) (*workload.Workload
 	return w, lines, nil
 }
 
-// mapSlotLoad is a workload's phase-0 task time over slots × the span of
-// its submissions.
+// mapSlotLoad is a slot workload's offered map-slot load (OfferedLoad)
+// on the given number of map slots.
 func mapSlotLoad(w *workload.Workload, slots int) float64 {
-	if len(w.Jobs) < 2 || slots <= 0 {
-		return 0
-	}
-	work := 0.0
-	for i := range w.Jobs {
-		for _, t := range w.Jobs[i].Phases[0].Tasks {
-			work += t.Duration().Seconds()
+	space := workload.SlotSpace()
+	capacity := space.Zero()
+	mi, _ := space.Index(resource.MapSlot.Name)
+	capacity[mi] = float64(slots)
+	loads, _ := OfferedLoad(w, space, capacity)
+	for _, l := range loads {
+		if l.Kind == resource.MapSlot.Name {
+			return l.Load
 		}
 	}
-	span := (w.Jobs[len(w.Jobs)-1].Submit - w.Jobs[0].Submit).Seconds()
-	if span <= 0 {
-		return 0
-	}
-	return work / (float64(slots) * span)
+	return 0
 }
 
 // lssFBWorkload reads the embedded FB-2009 day with deadlines generated
@@ -617,7 +615,7 @@ func lssFBWorkload(p Params, n int) (*workload.Workload, []string, error) {
 	rng := rand.New(rand.NewPCG(p.Seed, 0xfb))
 	w, err := workload.ReadSWIM(bytes.NewReader(fbTrace), FBTraceName, opt, rng)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, nil, paramErr("%w", err)
 	}
 	lines := append([]string{fmt.Sprintf("FB-2009: trace %s (SWIM): %d jobs", FBTraceName, len(w.Jobs))}, w.Assumptions...)
 	if p.Scale < 1 {

@@ -136,7 +136,7 @@ var (
 // Errors from lss.New (an invalid PhaseKinds, for example) are returned.
 func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
 	if cfg == nil || cfg.Space == nil {
-		return nil, fmt.Errorf("%w: lss policy needs a simulator Config with a Space", ErrParams)
+		return nil, paramErr("lss policy needs a simulator Config with a Space")
 	}
 	p := &LSSPolicy{name: opt.Name, opt: opt, cluster: clusterView{space: cfg.Space}}
 	if p.name == "" {
@@ -169,7 +169,7 @@ func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
 	}
 	s, err := lss.New(lc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, paramErr("%w", err)
 	}
 	p.sched = s
 	return p, nil

@@ -18,6 +18,7 @@ var (
 		Run: func(p Params) (Result, error) {
 			return runPaper000(p, "paper000-light", workload.Paper000Light(), "paper 000 light load (W1–W3), 5 workers")
 		},
+		Uses: UsesPolicies | UsesTiming,
 	}
 	paper000Heavy = Experiment{
 		Name:    "paper000-heavy",
@@ -25,6 +26,7 @@ var (
 		Run: func(p Params) (Result, error) {
 			return runPaper000(p, "paper000-heavy", workload.Paper000Heavy(), "paper 000 heavy load (W4–W6), 5 workers")
 		},
+		Uses: UsesPolicies | UsesTiming,
 	}
 )
 
@@ -39,7 +41,7 @@ func Paper000Workload(wc workload.PoissonConfig, p Params) (*workload.Workload, 
 	rng := rand.New(rand.NewPCG(p.Seed, 0x000))
 	w, err := workload.GeneratePoisson(wc, rng)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, nil, paramErr("%w", err)
 	}
 	lines := append([]string(nil), w.Assumptions...)
 	if m, r, ok := wc.OfferedLoad(10, 5); ok {

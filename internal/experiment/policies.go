@@ -51,10 +51,13 @@ func Policies() []Policy { return append([]Policy(nil), policies...) }
 func LookupPolicies(names []string) ([]Policy, error) {
 	out := make([]Policy, 0, len(names))
 	seen := map[string]bool{}
+	if len(names) == 0 {
+		return nil, paramErr("no policy named")
+	}
 	for _, n := range names {
 		n = strings.ToLower(strings.TrimSpace(n))
 		if seen[n] {
-			return nil, fmt.Errorf("%w: policy %q named twice", ErrParams, n)
+			return nil, paramErr("policy %q named twice", n)
 		}
 		seen[n] = true
 		found := false
@@ -70,7 +73,7 @@ func LookupPolicies(names []string) ([]Policy, error) {
 			for _, p := range policies {
 				have = append(have, p.Name)
 			}
-			return nil, fmt.Errorf("%w: policy %q (have %s)", ErrUnknown, n, strings.Join(have, ", "))
+			return nil, &classified{ErrUnknown, fmt.Errorf("unknown policy %q (have %s)", n, strings.Join(have, ", "))}
 		}
 	}
 	return out, nil

@@ -9,6 +9,11 @@ var registry = []Experiment{
 	traceReplay,
 	lssExp,
 	accel,
+	paper004Offline,
+	paper004Online,
+	paper004Cloud,
+	paper003Exp1,
+	paper003Exp2,
 }
 
 // defaultSuite is what schedsim runs with no flags.
@@ -18,4 +23,9 @@ var defaultSuite = []string{
 	fb2009.Name,
 	lssExp.Name,
 	accel.Name,
+	paper004Offline.Name,
+	paper004Online.Name,
+	paper004Cloud.Name,
+	paper003Exp1.Name,
+	paper003Exp2.Name,
 }

@@ -22,8 +22,16 @@ type Case struct {
 	Policy   Policy
 }
 
-// progressAfter is how long a run goes before it reports progress.
-const progressAfter = 2 * time.Second
+// progressEvery is the wall-clock period of progress lines: a run
+// reports once it has gone that long, then again every period. It is a
+// variable for tests.
+var progressEvery = 3 * time.Second
+
+// progressCheck is how many simulator steps pass between looks at the
+// clock: a step costs at least a microsecond, a look at the clock tens of
+// nanoseconds, so a slow run still reports within a few milliseconds of
+// each period.
+const progressCheck = 64
 
 // RunCases simulates every case, up to p.Parallel at a time, and returns
 // the runs in case order. Results do not depend on the parallelism. A
@@ -55,11 +63,11 @@ func RunCases(p Params, cases []Case) ([]metrics.Run, error) {
 func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 	pol, err := c.Policy.New(Env{Config: &c.Config, Workload: c.Workload})
 	if err != nil {
-		return metrics.Run{}, fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+		return metrics.Run{}, runErr(c.Label, err)
 	}
 	s, err := sim.New(c.Config, c.Workload, pol)
 	if err != nil {
-		return metrics.Run{}, fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+		return metrics.Run{}, runErr(c.Label, err)
 	}
 	start := time.Now()
 	last := start
@@ -68,8 +76,8 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 		if err != nil || !more {
 			break
 		}
-		if p.Progress != nil && i&0xffff == 0 {
-			if now := time.Now(); now.Sub(start) > progressAfter && now.Sub(last) > progressAfter {
+		if p.Progress != nil && i%progressCheck == 0 {
+			if now := time.Now(); now.Sub(last) >= progressEvery {
 				last = now
 				mu.Lock()
 				fmt.Fprintf(p.Progress, "schedsim: %s: %d/%d jobs done, virtual time %v, %.0fs\n",
@@ -79,7 +87,7 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 		}
 	}
 	if err := s.Err(); err != nil {
-		return s.Record(), fmt.Errorf("%w: %s: %w", ErrRun, c.Label, err)
+		return s.Record(), runErr(c.Label, err)
 	}
 	return s.Record(), nil
 }

@@ -1,6 +1,11 @@
 package metrics
 
-import "time"
+import (
+	"strconv"
+	"time"
+
+	"github.com/schedkit/schedkit/resource"
+)
 
 // Run is everything one simulation of one policy on one workload produced;
 // the metrics in this package are computed from it. Times are offsets from
@@ -24,6 +29,57 @@ type Run struct {
 	Events int
 	// End is the virtual time the simulation ended.
 	End time.Duration
+	// Tasks has one record per task attempt, in the order attempts ended
+	// (attempts still running at the end are recorded then, as
+	// TaskUnfinished); empty unless the simulator was asked to record
+	// them (sim.Config.RecordTasks).
+	Tasks []TaskRecord
+}
+
+// TaskRecord is one task attempt.
+type TaskRecord struct {
+	// Job and Task are the IDs; Phase the task's phase; Node the index of
+	// the node it ran on; Attempt counts from 1.
+	Job, Task            string
+	Phase, Node, Attempt int
+	// Start and End are virtual times of the attempt.
+	Start, End time.Duration
+	Outcome    TaskOutcome
+	// Alloc is the time-weighted mean allocation of the attempt; Used the
+	// time-weighted mean of what it actually consumed (true demand of
+	// incompressible kinds, demand times pace of compressible ones);
+	// Demand the time-weighted mean of its true demand. All are nil for a
+	// zero-length attempt.
+	Alloc, Used, Demand resource.Vector
+	// Cost is what the attempt's allocation was charged.
+	Cost float64
+	// Work is the isolated duration of the attempt's true profile (the
+	// sum of its stages' durations): how long it takes uncontended, given
+	// its demand, on a speed-1 node. It sizes tasks (CompletionBySize).
+	Work time.Duration
+}
+
+// TaskOutcome is how a task attempt ended.
+type TaskOutcome uint8
+
+// Task attempt outcomes.
+const (
+	TaskSucceeded  TaskOutcome = iota // finished its work
+	TaskFailed                        // incompressible over-commit on its node
+	TaskKilled                        // its job ended (killed, failed, completed)
+	TaskPreempted                     // stopped by a preemption decision
+	TaskLost                          // its node (or pinned target) went down
+	TaskUnfinished                    // still running when the run ended
+)
+
+var taskOutcomeNames = [...]string{"succeeded", "failed", "killed", "preempted", "lost", "unfinished"}
+
+// String returns the outcome's lower-case name.
+func (o TaskOutcome) String() string {
+	if int(o) < len(taskOutcomeNames) {
+		return taskOutcomeNames[o]
+	}
+	return "TaskOutcome(" + strconv.Itoa(int(o)) + ")"
 }
 
 // JobRecord is the outcome of one job.
@@ -45,6 +101,8 @@ type JobRecord struct {
 	// Phi is the job's time-influence factor (paper 003), for per-φ
 	// success.
 	Phi float64
+	// Tasks is the job's number of tasks over all phases.
+	Tasks int
 	// CouldHaveMade is set for killed or rejected jobs when the simulator
 	// determined the job would in fact have met its deadline had it been
 	// left running (only when the simulator checked; see CheckedKill).

@@ -37,7 +37,7 @@ func loopWorkload(nodes, jobs int, seed uint64) *workload.Workload {
 
 func loopConfig(nodes int) sim.Config {
 	cfg := sim.DefaultConfig(slotSpace, slotNodes(nodes, 4, 2))
-	cfg.SampleInterval = 24 * time.Hour
+	cfg.MetricsInterval = 24 * time.Hour
 	return cfg
 }
 

@@ -19,8 +19,15 @@ const (
 	// reduces become ready once 5% of the maps finished. Config.SlowStart
 	// is taken literally (0 means "at once"); DefaultConfig sets this.
 	DefaultSlowStart = 0.05
-	// DefaultSampleInterval is the metrics sampling period.
-	DefaultSampleInterval = time.Minute
+	// DefaultMetricsInterval is the period of metrics samples
+	// (metrics.Run.Samples).
+	DefaultMetricsInterval = time.Minute
+	// DefaultUsageSampleInterval is the node agent's usage sampling period
+	// (Config.SampleInterval, UsageWatcher).
+	DefaultUsageSampleInterval = 3 * time.Second
+	// DefaultSampleNoise is the relative standard deviation of the usage
+	// samples' measurement noise that DefaultConfig sets.
+	DefaultSampleNoise = 0.05
 	// DefaultMaxAttempts is Hadoop's mapred.map.max.attempts: a task that
 	// fails this many times fails its job.
 	DefaultMaxAttempts = 4
@@ -54,9 +61,27 @@ type Config struct {
 	SlowStart float64
 	// Penalty is the contention penalty p ≥ 0 of paper 004 formula (5).
 	Penalty float64
-	// SampleInterval is the period of metrics samples; 0 means
-	// DefaultSampleInterval.
+	// Enforcement is what the host enforces of a compressible allocation:
+	// Limits (the zero value, a cgroup-quota-like cap) or Shares
+	// (work-conserving). See the package doc, "Compression".
+	Enforcement Enforcement
+	// MetricsInterval is the period of metrics samples
+	// (metrics.Run.Samples); 0 means DefaultMetricsInterval.
+	MetricsInterval time.Duration
+	// SampleInterval is the node agent's usage sampling period: a policy
+	// implementing UsageWatcher hears every running task's and every live
+	// node's measured usage this often while any job is active; 0 means
+	// DefaultUsageSampleInterval.
 	SampleInterval time.Duration
+	// SampleNoise is the relative standard deviation σ ≥ 0 of the
+	// multiplicative measurement noise of usage samples: each amount is
+	// multiplied by max(0, 1 + σ·z), z standard normal from a generator
+	// seeded by Seed (independent of the heartbeat order). 0 means exact
+	// samples; DefaultConfig sets DefaultSampleNoise.
+	SampleNoise float64
+	// TickInterval is the period of Ticker calls while any job is active;
+	// 0 means never.
+	TickInterval time.Duration
 	// MaxAttempts is how many times a task may fail before its job fails;
 	// 0 means DefaultMaxAttempts.
 	MaxAttempts int
@@ -87,15 +112,19 @@ type Config struct {
 	// returned stages must be valid in Space; the simulator does not copy
 	// them.
 	Profile func(t *Task, n *Node) []workload.Stage
-	// Prices charges a job Prices[k] per unit of kind k allocated per
-	// second; nil charges nothing. JobRecord.Cost is the sum.
+	// Prices is the default price vector: a job is charged Prices[k] per
+	// unit of kind k allocated per second (per slot-second for slot
+	// kinds) until a SetPrice decision gives it its own; nil charges
+	// nothing. Cost accrues at the price in force; JobRecord.Cost is the
+	// total.
 	Prices resource.Vector
 	// AfterEvent, if set, is called after every event; a non-nil error
 	// stops the run and is returned. Tests pass Sim.CheckInvariants.
 	AfterEvent func(s *Sim) error
-	// RecordObserved keeps each task's observed stage durations (wall time
-	// under contention) for Task.Observed.
-	RecordObserved bool
+	// RecordTasks records every task attempt in metrics.Run.Tasks (node,
+	// start, end, outcome, allocated and true usage, cost). Off by
+	// default: a trace day has millions of attempts.
+	RecordTasks bool
 }
 
 // NodeSpec is one server.
@@ -132,16 +161,46 @@ type NodeEvent struct {
 
 // DefaultConfig returns a Config with the given space and nodes and the
 // Hadoop defaults: 3 s heartbeats, 5% reduce slow-start, no contention
-// penalty, one-minute samples, four attempts per task.
+// penalty, Limits enforcement, one-minute metrics samples, 3 s usage
+// samples with 5% noise, four attempts per task.
 func DefaultConfig(space *resource.Space, nodes []NodeSpec) Config {
 	return Config{
 		Space:             space,
 		Nodes:             nodes,
 		HeartbeatInterval: DefaultHeartbeat,
 		SlowStart:         DefaultSlowStart,
-		SampleInterval:    DefaultSampleInterval,
+		MetricsInterval:   DefaultMetricsInterval,
+		SampleInterval:    DefaultUsageSampleInterval,
+		SampleNoise:       DefaultSampleNoise,
 		MaxAttempts:       DefaultMaxAttempts,
 	}
+}
+
+// Enforcement is how the host enforces allocations of compressible kinds.
+type Enforcement uint8
+
+const (
+	// Limits caps a task's use of a compressible kind at its allocation
+	// (a cgroup quota): given a of a kind it demands d > a, it progresses
+	// at a/d of its speed (paper 004 formula (4) with rc = 1 − a/d), and
+	// formula (5) slows it further when the node's true demand exceeds
+	// capacity. The default.
+	Limits Enforcement = iota
+	// Shares is work-conserving: a task may use idle capacity beyond its
+	// allocation; only real contention (node demand over capacity) slows
+	// it, by formula (5).
+	Shares
+)
+
+// String returns "limits" or "shares".
+func (e Enforcement) String() string {
+	switch e {
+	case Limits:
+		return "limits"
+	case Shares:
+		return "shares"
+	}
+	return fmt.Sprintf("Enforcement(%d)", uint8(e))
 }
 
 func cfgErr(field, format string, args ...any) error {
@@ -190,17 +249,37 @@ func (c *Config) normalize() error {
 	if c.HeartbeatInterval == 0 {
 		c.HeartbeatInterval = DefaultHeartbeat
 	}
+	if int64(c.HeartbeatInterval) > math.MaxInt64/int64(max(len(c.Nodes), defaultStallRounds)) {
+		// The stagger computes node·interval, the default StallAfter
+		// rounds·interval.
+		return cfgErr("HeartbeatInterval", "%v × %d nodes overflows int64 nanoseconds", c.HeartbeatInterval, len(c.Nodes))
+	}
 	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
 		return cfgErr("SlowStart", "%v is outside [0, 1]", c.SlowStart)
 	}
 	if !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0) {
 		return cfgErr("Penalty", "%v is not a finite penalty ≥ 0", c.Penalty)
 	}
+	if c.Enforcement > Shares {
+		return cfgErr("Enforcement", "unknown %v", c.Enforcement)
+	}
+	if c.MetricsInterval < 0 {
+		return cfgErr("MetricsInterval", "negative %v", c.MetricsInterval)
+	}
+	if c.MetricsInterval == 0 {
+		c.MetricsInterval = DefaultMetricsInterval
+	}
 	if c.SampleInterval < 0 {
 		return cfgErr("SampleInterval", "negative %v", c.SampleInterval)
 	}
 	if c.SampleInterval == 0 {
-		c.SampleInterval = DefaultSampleInterval
+		c.SampleInterval = DefaultUsageSampleInterval
+	}
+	if !(c.SampleNoise >= 0) || math.IsInf(c.SampleNoise, 0) {
+		return cfgErr("SampleNoise", "%v is not a finite deviation ≥ 0", c.SampleNoise)
+	}
+	if c.TickInterval < 0 {
+		return cfgErr("TickInterval", "negative %v", c.TickInterval)
 	}
 	if c.MaxAttempts < 0 {
 		return cfgErr("MaxAttempts", "negative %d", c.MaxAttempts)

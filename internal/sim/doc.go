@@ -38,17 +38,50 @@
 // A policy allocates the request, or any vector in an Assign decision
 // (below the request for fine-grained policies), or a time-varying plan.
 //
-// Contention (paper 004). A task's progress rate is the node's speed
-// times (1 − rc)/(1 + p), formula (5) read as a rate, where rc is the
-// largest formula-(1) compression rate, (demand − capacity)/demand over
-// the node's total true demand (running tasks plus background load), among
-// the compressible kinds the task demands in its current stage, and p is
-// Config.Penalty; uncontended (rc = 0) the rate is the speed, so p only
-// applies to compressed tasks. Rates are recomputed on a node whenever
-// anything on it changes (a task starts, ends or enters a new stage, the
-// background load moves, a binding changes) and each task's remaining
-// work is carried over, so a task compressed at rc throughout takes
-// (1 + p)·T/(1 − rc).
+// Compression (paper 004). What a task may use of a compressible kind
+// (CPU, disk and network bandwidth, offload accelerators) depends on what
+// the host enforces, Config.Enforcement:
+//
+//   - Limits (default, like a cgroup quota): a task given a of a kind it
+//     demands d > a uses only a and progresses at a/d of its speed on that
+//     kind: formula (4) with rc = 1 − a/d. Over-allocation (a > d) does
+//     not make it faster.
+//   - Shares (work-conserving): a task uses its whole demand if the node
+//     has it, whatever its allocation; only real contention slows it.
+//
+// On top of that, formula (5): a node's load of kind k is the background
+// load plus each task's demand (capped at its allocation under Limits);
+// when it exceeds capacity, rc_k = (load − capacity)/load (formula (1))
+// and every task demanding k is slowed by (1 − rc_k)/(1 + p), p being
+// Config.Penalty. Per kind the task may go f_k = g_k·(1 − rc_k), divided
+// by (1 + p) if rc_k > 0, where g_k = min(1, a/d) under Limits and 1
+// under Shares; the slowest kind sets the pace: rate = speed · min_k f_k
+// over the compressible kinds the task demands in its current stage. An
+// uncontended task given its demand runs at the node's speed, so p only
+// applies to contended tasks. Rates are recomputed on a node whenever
+// anything on it changes (a task starts, ends or enters a new stage, a
+// plan step, the background load moves, a binding changes) and each
+// task's remaining work is carried over, so a task compressed at rc
+// throughout takes (1 + p)·T/(1 − rc).
+//
+// Worked example (ExampleEnforcement): a task with 10 s of CPU work
+// (demanding 2 CPUs) given 1 CPU on an idle 4-CPU node takes 20 s under
+// Limits (g = 1/2) and 10 s under Shares (the idle CPU is used).
+//
+// Incompressible kinds are never capped: a task uses its true demand of
+// memory whatever it was allocated (see Over-commit).
+//
+// Plans. An Assign may carry a plan (Decision.Plan): allocation steps
+// that follow the task's progress, not the wall clock. A step's Duration
+// is work measured like a stage's Duration, uncompressed time on a
+// speed-1 node: step i ends when the task has done Plan[i].Duration of
+// work since step i−1 ended, so a task compressed to half speed (or
+// waiting for an earlier phase) stays in step with its plan. Every step
+// must fit the node's free capacity in its incompressible kinds when the
+// task is assigned, or the assignment is invalid. A later step that no
+// longer fits (others took the space since) is applied anyway and
+// counted in Stats.PlanOvercommit. A plan whose true usage over-commits
+// memory is a wrong estimate: the task fails (below) and is retried.
 //
 // Over-commit. If the true usage of an incompressible kind on a node
 // exceeds its capacity (possible when a policy allocates below peak, or
@@ -79,6 +112,27 @@
 // binding per container rather than per node); Task.Host reports the
 // serving node, and Config.Profile may read it to pick the profile.
 //
+// Ticks. A policy implementing Ticker is called every
+// Config.TickInterval (0: never) while any job is active, and returns
+// decisions like a heartbeat (dbs's weight update, fgm's policy changes).
+//
+// Learning without an oracle. A task's true profile is never shown to a
+// policy (TestNoOracle checks the exported methods of the views). A
+// policy implementing UsageWatcher hears what a node agent would report,
+// every Config.SampleInterval (3 s by default) while any job is active:
+// each running task's actual usage (incompressible demand; compressible
+// demand times the task's pace, so a compressed task shows compressed
+// usage and, over its samples, a longer duration) and each live node's
+// total (its tasks plus its background load, compressed alike), every
+// amount multiplied by max(0, 1 + σ·z), z standard normal from a
+// generator seeded by Config.Seed, σ = Config.SampleNoise (0.05 in
+// DefaultConfig).
+//
+// Prices. A job is charged its price vector (per unit of each kind
+// allocated per second: per slot-second for slot kinds) times its
+// allocation, at the price in force: Config.Prices until a SetPrice
+// decision (PriceJob) gives it another. Job.Cost is the cost so far.
+//
 // Invalid decisions (unknown or ended job, task not ready, allocation
 // over the free capacity of an incompressible kind, more tasks than
 // ready...) are not applied; they are counted (Stats.Invalid) and Run
@@ -88,12 +142,16 @@
 //
 // Run returns a metrics.Run: one JobRecord per job in workload order
 // (jobs not ended by the horizon are Unfinished), a Sample every
-// Config.SampleInterval (utilisation per kind: allocation for integral
+// Config.MetricsInterval (utilisation per kind: allocation for integral
 // kinds, true usage capped at capacity otherwise; dominant share of every
 // active job), failed and retried attempt counts (retried counts every
 // attempt after a task's first, whatever ended the earlier one), the
 // wall-clock time spent inside Submit, Heartbeat and NodeChanged
-// (measured with time.Now), and the number of events.
+// (measured with time.Now), and the number of events. With
+// Config.RecordTasks, metrics.Run.Tasks holds one record per task attempt
+// (node, start, end, outcome, time-weighted mean allocation, actual usage
+// and true demand, cost); it is off by default, as a trace day has
+// millions of attempts.
 //
 // # Usage
 //
@@ -102,8 +160,8 @@
 //	if err != nil { ... }
 //	run, err := s.Run()               // run is a metrics.Run
 //
-// A policy implements Name, Submit and Heartbeat; TaskWatcher, JobWatcher
-// and NodeWatcher are optional. Tests install CheckInvariants after every
+// A policy implements Name, Submit and Heartbeat; TaskWatcher, JobWatcher,
+// NodeWatcher, Ticker and UsageWatcher are optional. Tests install CheckInvariants after every
 // event:
 //
 //	cfg.AfterEvent = (*sim.Sim).CheckInvariants

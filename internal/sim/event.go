@@ -6,9 +6,10 @@ type evKind uint8
 const (
 	evSubmit     evKind = iota // a: job index
 	evHeartbeat                // a: node index; ver: 0 periodic, 1 out-of-band
-	evStage                    // a: task index; ver: task progress version
-	evPlan                     // a: task index; ver: task run number
+	evStage                    // a: task index; ver: task progress version (stage end or plan step)
 	evSample                   // periodic metrics sample
+	evTick                     // periodic Ticker call
+	evUsage                    // periodic usage samples (UsageWatcher)
 	evBackground               // a: index into Config.Background
 	evNode                     // a: index into Config.NodeEvents
 )

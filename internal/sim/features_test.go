@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
@@ -242,6 +243,7 @@ func TestConfigErrors(t *testing.T) {
 		"slow-start > 1":  func(c *sim.Config) { c.SlowStart = 1.5 },
 		"NaN penalty":     func(c *sim.Config) { c.Penalty = math.NaN() },
 		"negative hb":     func(c *sim.Config) { c.HeartbeatInterval = -1 },
+		"hb overflow":     func(c *sim.Config) { c.HeartbeatInterval = math.MaxInt64 / 2 }, // stagger node·interval
 		"negative horiz":  func(c *sim.Config) { c.Horizon = -1 },
 		"bg node":         func(c *sim.Config) { c.Background = []sim.BackgroundStep{{Node: 5, Demand: resource.Vector{0, 0}}} },
 		"bg demand":       func(c *sim.Config) { c.Background = []sim.BackgroundStep{{Demand: resource.Vector{-1, 0}}} },
@@ -330,30 +332,44 @@ func TestCost(t *testing.T) {
 	}
 }
 
-// Observed stage durations include contention.
-func TestObserved(t *testing.T) {
-	cfg := sim.DefaultConfig(cpuMem, nodesOf(resource.Vector{2, 8}))
-	cfg.RecordObserved = true
-	w := &workload.Workload{Jobs: []workload.JobSpec{
-		oneTask("a", 0, resource.Vector{1, 1}, st(4*time.Second, 2, 1), st(2*time.Second, 1, 1)),
-		oneTask("b", 0, resource.Vector{1, 1}, st(4*time.Second, 2, 1)),
-	}}
-	var obs []time.Duration
-	cfg.AfterEvent = func(s *sim.Sim) error {
-		if t := s.Job(0).Task(0, 0); t.State() == schedkit.TaskSucceeded && obs == nil {
-			obs = append(obs, t.Observed()...)
-		}
-		return nil
-	}
-	s, err := sim.New(cfg, w, &greedy{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Run(); err != nil {
-		t.Fatal(err)
-	}
-	// Stage 1: both demand 2 of 2 CPUs: rc = 1/2, 8 s; stage 2 alone: 2 s.
-	if d := cmp.Diff([]time.Duration{8 * time.Second, 2 * time.Second}, obs); d != "" {
-		t.Errorf("observed (-want +got):\n%s", d)
+// Task records: duration with contention, time-weighted allocation,
+// actual usage and true demand, in both enforcement modes (the same
+// timings here: under Limits each task's quota of 1 CPU halves it, under
+// Shares the node's 4 CPUs of demand on 2 do).
+func TestTaskRecords(t *testing.T) {
+	for _, e := range []sim.Enforcement{sim.Limits, sim.Shares} {
+		t.Run(e.String(), func(t *testing.T) {
+			cfg := sim.DefaultConfig(cpuMem, nodesOf(resource.Vector{2, 8}))
+			cfg.Enforcement = e
+			cfg.RecordTasks = true
+			cfg.Prices = resource.Vector{1, 0}
+			w := &workload.Workload{Jobs: []workload.JobSpec{
+				oneTask("a", 0, resource.Vector{1, 1}, st(4*time.Second, 2, 1), st(2*time.Second, 1, 1)),
+				oneTask("b", 0, resource.Vector{1, 1}, st(4*time.Second, 2, 1)),
+			}}
+			run, _ := runChecked(t, cfg, w, &greedy{})
+			if len(run.Tasks) != 2 {
+				t.Fatalf("%d records, want 2", len(run.Tasks))
+			}
+			var a metrics.TaskRecord
+			for _, r := range run.Tasks {
+				if r.Job == "a" {
+					a = r
+				}
+			}
+			// Stage 1 at half speed: 8 s; stage 2 alone: 2 s.
+			want := metrics.TaskRecord{
+				Job: "a", Task: "a/0/0", Attempt: 1, Start: 0, End: 10 * time.Second,
+				Outcome: metrics.TaskSucceeded,
+				Alloc:   resource.Vector{1, 1},
+				Used:    resource.Vector{1, 1},                  // 2 CPUs at half pace, then 1 at full
+				Demand:  resource.Vector{(2*8 + 1*2) / 10.0, 1}, // 1.8 CPUs
+				Cost:    10,
+				Work:    6 * time.Second,
+			}
+			if d := cmp.Diff(want, a, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+				t.Errorf("record (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -49,6 +49,7 @@ type Job struct {
 	startAt     int64
 	endAt       int64
 	alloc       resource.Vector
+	price       resource.Vector // nil: Config.Prices
 	cost        float64
 	costAt      int64
 	could       bool
@@ -119,6 +120,25 @@ func (j *Job) Active() bool { return j.state == jobActive }
 
 // Allocated is the sum of the allocations of the job's running tasks.
 func (j *Job) Allocated() resource.Vector { return j.alloc }
+
+// Price is the job's price vector in force: Config.Prices until a
+// SetPrice decision gave it its own (nil: it is charged nothing).
+func (j *Job) Price() resource.Vector {
+	if j.price != nil {
+		return j.price
+	}
+	return j.s.cfg.Prices
+}
+
+// Cost is what the job has been charged so far: the integral of its
+// price in force times its allocation, up to now.
+func (j *Job) Cost() float64 {
+	c := j.cost
+	if p := j.Price(); p != nil && j.s.now > j.costAt {
+		c += dot(p, j.alloc) * time.Duration(j.s.now-j.costAt).Seconds()
+	}
+	return c
+}
 
 // Tasks returns the number of tasks in phase p.
 func (j *Job) Tasks(p schedkit.Phase) int {
@@ -217,7 +237,7 @@ func (r readyRef) valid(j *Job) bool {
 }
 
 // Task is the simulator's view of one task. It implements schedkit.Task.
-// Its true profile is not visible to policies.
+// Its true profile is not visible to policies (TestNoOracle).
 type Task struct {
 	job      *Job
 	spec     *workload.TaskSpec
@@ -234,32 +254,50 @@ type Task struct {
 	ver      uint32 // progress version; stage events carry it
 	run      *attempt
 	node     *Node
-	observed []time.Duration
 }
 
 // attempt is the state of a running task attempt. Attempts are pooled by
 // the simulator, so starting and ending tasks does not allocate.
 type attempt struct {
-	alloc      resource.Vector
-	allocBuf   []float64
-	plan       []AllocStep
-	planBuf    []float64
-	planIdx    int
-	profile    []workload.Stage
-	stage      int
-	rem        float64 // isolated nanoseconds left in the current stage
-	rate       float64
+	alloc    resource.Vector
+	allocBuf []float64
+	plan     []AllocStep
+	planBuf  []float64
+	planIdx  int
+	profile  []workload.Stage
+	stage    int
+	rem      float64 // isolated nanoseconds left in the current stage
+	rate     float64
+	// pace is the fraction of its full speed the attempt progresses at,
+	// penalty excluded: the factor its compressible usage is scaled by.
+	pace float64
+	// planRem is the work (isolated nanoseconds) left before the plan's
+	// next step; meaningful only while planNext.
+	planRem    float64
 	last       int64 // when rem was last brought up to date
 	stageStart int64
 	start      int64
 	startSeq   uint64
-	runNo      uint32
 	slot       int // position in node.running
 	gslot      int // position in host.guests, -1 if none
 	host       *Node
-	pin        *Node // Decision.Target of the assignment: host whatever the binding
+	pin        *Node       // Decision.Target of the assignment: host whatever the binding
+	rec        *attemptRec // Config.RecordTasks only
+	runNo      uint32
 	waiting    bool
 	fresh      bool // rem was just set: reschedule whatever the rate
+	planNext   bool
+	toPlan     bool // the scheduled progress event is a plan step, not a stage end
+}
+
+// attemptRec is what a task record of an attempt accumulates: integrals
+// since the start of allocation, actual usage and true demand (amount ×
+// ns) up to intAt, and cost up to costAt.
+type attemptRec struct {
+	intAt                     int64
+	allocSum, usedSum, demSum []float64
+	cost                      float64
+	costAt                    int64
 }
 
 // ID implements schedkit.Task: "<job>/<phase>/<index>".
@@ -347,17 +385,6 @@ func (t *Task) Started() time.Time {
 // waiting for an earlier phase to finish (slow-start).
 func (t *Task) Waiting() bool { return t.run != nil && t.run.waiting }
 
-// Observed returns the wall-clock duration of each stage of the task's
-// last successful attempt (contention included), or nil if it has not
-// succeeded or Config.RecordObserved is off. The slice belongs to the
-// simulator.
-func (t *Task) Observed() []time.Duration {
-	if t.state != schedkit.TaskSucceeded {
-		return nil
-	}
-	return t.observed
-}
-
 // Node is the simulator's view of one server. It implements schedkit.Node.
 type Node struct {
 	s         *Sim
@@ -367,7 +394,7 @@ type Node struct {
 	capacity  resource.Vector
 	alloc     resource.Vector
 	avail     resource.Vector
-	used      resource.Vector // true demand of running tasks + background
+	used      resource.Vector // true demand of running tasks (capped at allocation under Limits) + background
 	bg        resource.Vector
 	rc        []float64 // compression rate per kind, formula (1)
 	speed     float64
@@ -415,23 +442,6 @@ func (n *Node) Bound() *Node { return n.bound }
 // Allocated is the sum of the allocations held on the node (including
 // offloaded allocations of guests).
 func (n *Node) Allocated() resource.Vector { return n.alloc }
-
-// Used is the node's true usage: running tasks' current demand plus
-// background load, as a monitoring agent would measure it. It may exceed
-// capacity for compressible kinds (the excess is compressed).
-func (n *Node) Used() resource.Vector { return n.used }
-
-// Background is the node's current background demand.
-func (n *Node) Background() resource.Vector { return n.bg }
-
-// Compression returns the node's current compression rate of kind k,
-// formula (1) over its total demand and capacity.
-func (n *Node) Compression(k int) float64 {
-	if k < 0 || k >= len(n.rc) {
-		return 0
-	}
-	return n.rc[k]
-}
 
 // Running returns the tasks running on the node. The slice belongs to the
 // simulator and changes as tasks start and end.

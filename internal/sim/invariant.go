@@ -21,7 +21,12 @@ import (
 //   - node allocation and availability equal the sum over running tasks;
 //   - every ended job ended exactly once and holds nothing; the active
 //     list holds exactly the active jobs, in submission order;
-//   - the cluster counters (ready, running, progressing) match.
+//   - the cluster counters (ready, running, progressing) match;
+//   - every running task's rate and pace are what the compression model
+//     gives now (settled); its pace is in [0, 1], its rate at most the
+//     node's speed times its pace; under Limits its pace is at most a/d
+//     of every compressible kind it demands and its load at most its
+//     allocation; its plan position is consistent.
 //
 // It costs O(tasks of active jobs + nodes); tests call it after every
 // event through Config.AfterEvent.
@@ -108,6 +113,9 @@ func (s *Sim) CheckInvariants() error {
 					}
 					if t.run.waiting != !j.PhaseComputes(t.phase) {
 						return fail("task %s waiting=%v, phase computes=%v", t.id, t.run.waiting, j.PhaseComputes(t.phase))
+					}
+					if err := s.checkProgress(t); err != "" {
+						return fail("task %s: %s", t.id, err)
 					}
 				case schedkit.TaskSucceeded:
 					if t.run != nil {
@@ -214,4 +222,38 @@ func (s *Sim) CheckInvariants() error {
 		return fail("%d tasks on nodes, %d running", onNodes, s.running)
 	}
 	return nil
+}
+
+// checkProgress checks a running task's compression and plan state; ""
+// if it holds.
+func (s *Sim) checkProgress(t *Task) string {
+	a, n := t.run, t.node
+	r, pace := s.rate(t)
+	if r != a.rate || pace != a.pace {
+		return fmt.Sprintf("rate %g pace %g, model says %g %g", a.rate, a.pace, r, pace)
+	}
+	if !(a.pace >= 0 && a.pace <= 1) || a.rate > n.speed*a.pace*(1+1e-12) {
+		return fmt.Sprintf("rate %g pace %g on a node of speed %g", a.rate, a.pace, n.speed)
+	}
+	if s.cfg.Enforcement == Limits {
+		for _, k := range s.compKinds {
+			if d := s.demand(a, k); d > 0 && a.pace > a.alloc[k]/d*(1+1e-12) {
+				return fmt.Sprintf("pace %g above its %s quota %g/%g", a.pace, s.space.Kind(k).Name, a.alloc[k], d)
+			}
+			if s.load(a, k) > a.alloc[k]+slack(a.alloc[k]) {
+				return fmt.Sprintf("load %g of %s above its allocation %g", s.load(a, k), s.space.Kind(k).Name, a.alloc[k])
+			}
+		}
+	}
+	if len(a.plan) > 0 {
+		if a.planIdx >= len(a.plan) || a.planNext != (a.planIdx+1 < len(a.plan)) || a.planRem < 0 {
+			return fmt.Sprintf("plan step %d of %d, next %v, %g left", a.planIdx, len(a.plan), a.planNext, a.planRem)
+		}
+		if &a.alloc[0] != &a.plan[a.planIdx].Alloc[0] {
+			return "allocation is not its plan step's"
+		}
+	} else if a.planNext {
+		return "plan step pending without a plan"
+	}
+	return ""
 }

@@ -61,6 +61,32 @@ type NodeWatcher interface {
 	NodeChanged(now time.Time, n *Node, up bool, c *Cluster, dst []Decision) ([]Decision, error)
 }
 
+// Ticker is implemented by policies that want a periodic call (dbs's
+// weight update, fgm's server-policy adjustment): Tick is called every
+// Config.TickInterval while any job is active (not at all when the
+// interval is 0). Its decisions are applied like a heartbeat's, except
+// that there is no default node: an Assign or AssignPhase must name its
+// Node. A non-nil error stops the run with ErrPolicy.
+type Ticker interface {
+	Tick(now time.Time, c *Cluster, dst []Decision) ([]Decision, error)
+}
+
+// UsageWatcher is implemented by policies that learn from measured usage,
+// as a node agent reports it: every Config.SampleInterval while any job
+// is active, TaskSampled once per running task (node by node, in node
+// order) and then NodeSampled once per live node. Samples carry
+// multiplicative noise (Config.SampleNoise). A task's sample is what it
+// actually used: its true demand of incompressible kinds, and of
+// compressible kinds its demand times its current pace, so a compressed
+// task shows compressed usage (and, over its samples, a longer duration);
+// a task waiting for an earlier phase shows only its held memory. A
+// node's sample is the sum of its tasks' actual usage plus its
+// background load. The vector is valid only during the call.
+type UsageWatcher interface {
+	TaskSampled(now time.Time, t *Task, used resource.Vector)
+	NodeSampled(now time.Time, n *Node, used resource.Vector)
+}
+
 // DecisionKind says what a Decision asks the simulator to do.
 type DecisionKind uint8
 
@@ -83,9 +109,12 @@ const (
 	// Bind binds Node to Target (nil unbinds): Node's demand of the
 	// Config.OffloadKinds it has no capacity for is served by Target.
 	Bind
+	// SetPrice sets Job's price vector to Price (per unit of each kind
+	// allocated per second); cost accrued so far stays at the old price.
+	SetPrice
 )
 
-var decisionKindNames = [...]string{"invalid", "assign", "assign-phase", "kill-job", "preempt", "bind"}
+var decisionKindNames = [...]string{"invalid", "assign", "assign-phase", "kill-job", "preempt", "bind", "set-price"}
 
 // String returns the kind's lower-case name.
 func (k DecisionKind) String() string {
@@ -97,10 +126,10 @@ func (k DecisionKind) String() string {
 
 // Decision is one action a policy asks of the simulator. Which fields
 // matter depends on Kind; see the kind constants and the constructors
-// (AssignTask, AssignTasks, Kill, PreemptTask, BindNode).
+// (AssignTask, AssignTasks, Kill, PreemptTask, BindNode, PriceJob).
 type Decision struct {
 	Kind  DecisionKind
-	Job   *Job  // AssignPhase, KillJob
+	Job   *Job  // AssignPhase, KillJob, SetPrice
 	Task  *Task // Assign, Preempt
 	Node  *Node // Assign, AssignPhase (nil: the heartbeating node); Bind (the NNode)
 	Phase schedkit.Phase
@@ -115,20 +144,31 @@ type Decision struct {
 	Target *Node
 	// Alloc is the allocation for Assign and AssignPhase; nil means the
 	// task's Requested vector. It may be below the request (fine-grained
-	// policies); incompressible kinds must fit the node's free capacity,
-	// compressible kinds may over-subscribe it (formula (5) then slows the
-	// tasks that contend). The simulator copies it.
+	// policies): under Limits, a compressible kind allocated below the
+	// task's demand slows it to a/d (package doc, "Compression"); an
+	// incompressible kind below its true demand risks an over-commit.
+	// Incompressible kinds must fit the node's free capacity; compressible
+	// kinds may over-subscribe it (formula (5) then slows the tasks that
+	// contend). The simulator copies it.
 	Alloc resource.Vector
-	// Plan, for Assign only, replaces Alloc with a time-varying allocation:
-	// step i holds for Plan[i].Duration of wall time after the previous
-	// step, and the last step holds until the task ends. The simulator
+	// Plan, for Assign only, replaces Alloc with an allocation that
+	// follows the task's progress: step i holds while the task does
+	// Plan[i].Duration of work after the previous step (work measured like
+	// a stage's Duration: uncompressed time on a speed-1 node, so a
+	// compressed or waiting task stays in step), and the last step holds
+	// until the task ends. Every step must fit the node's free capacity in
+	// its incompressible kinds when the task is assigned. The simulator
 	// copies it.
 	Plan []AllocStep
+	// Price is the new price vector of a SetPrice decision (length
+	// Space.Len(), finite, ≥ 0). The simulator copies it.
+	Price resource.Vector
 	// Reason explains a KillJob or Preempt, for reports.
 	Reason string
 }
 
-// AllocStep is one step of an allocation plan (Decision.Plan).
+// AllocStep is one step of an allocation plan (Decision.Plan): Alloc
+// holds for Duration of the task's work.
 type AllocStep struct {
 	Duration time.Duration
 	Alloc    resource.Vector
@@ -154,3 +194,8 @@ func PreemptTask(t *Task, reason string) Decision {
 
 // BindNode returns a decision binding n to target (nil unbinds).
 func BindNode(n, target *Node) Decision { return Decision{Kind: Bind, Node: n, Target: target} }
+
+// PriceJob returns a decision setting j's price vector.
+func PriceJob(j *Job, price resource.Vector) Decision {
+	return Decision{Kind: SetPrice, Job: j, Price: price}
+}

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -42,9 +43,12 @@ func randomSetup(seed uint64, nJobs int) (sim.Config, *workload.Workload) {
 	cfg.HeartbeatInterval = time.Duration(1+rng.IntN(5)) * time.Second
 	cfg.SlowStart = []float64{0, 0.05, 0.5, 1}[rng.IntN(4)]
 	cfg.Penalty = []float64{0, 0.1}[rng.IntN(2)]
-	cfg.SampleInterval = 30 * time.Second
+	cfg.MetricsInterval = 30 * time.Second
 	cfg.OffloadKinds = []string{"acc"}
-	cfg.RecordObserved = true
+	cfg.RecordTasks = true
+	cfg.Enforcement = []sim.Enforcement{sim.Limits, sim.Shares}[rng.IntN(2)]
+	cfg.TickInterval = []time.Duration{0, 500 * time.Millisecond, 7 * time.Second}[rng.IntN(3)]
+	cfg.SampleInterval = time.Duration(1+rng.IntN(5)) * time.Second
 	cfg.Prices = resource.Vector{0.01, 0.001, 0.1}
 	w := &workload.Workload{Name: "random"}
 	var at time.Duration
@@ -113,6 +117,9 @@ type chaos struct {
 	chosen   map[*sim.Task]bool
 	invalid  int
 	rejected int
+	// usage samples heard, and samples of a task not running or of a
+	// node down, or with invalid amounts
+	samples, badSample int
 }
 
 func newChaos(seed uint64) *chaos {
@@ -178,7 +185,7 @@ func (c *chaos) Heartbeat(now time.Time, n *sim.Node, cl *sim.Cluster, dst []sim
 				if fitCount(alloc[:2], c.avail[:2]) == 0 {
 					if c.rng.IntN(8) == 0 {
 						c.invalid++ // over the free memory
-						dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Alloc: resource.Vector{0, c.avail[1] + 1, 0}})
+						dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Alloc: resource.Vector{0, max(c.avail[1], 0) + 1, 0}})
 					}
 					continue
 				}
@@ -188,11 +195,17 @@ func (c *chaos) Heartbeat(now time.Time, n *sim.Node, cl *sim.Cluster, dst []sim
 				c.chosen[t] = true
 				_ = c.avail.Sub(alloc)
 				d := sim.Decision{Kind: sim.Assign, Task: t, Alloc: alloc}
-				if c.rng.IntN(6) == 0 { // a plan that shrinks after a while
+				switch c.rng.IntN(8) {
+				case 0: // a plan that shrinks after a while
 					later := alloc.Clone()
 					later[0] /= 2
 					later[1] = float64(int(later[1] / 2))
 					d.Alloc, d.Plan = nil, []sim.AllocStep{{Duration: 3 * time.Second, Alloc: alloc}, {Duration: time.Second, Alloc: later}}
+				case 1: // one that grows, fitting now but maybe not later
+					if later := alloc.Clone(); c.avail[1] >= 1 {
+						later[1]++
+						d.Alloc, d.Plan = nil, []sim.AllocStep{{Duration: 2 * time.Second, Alloc: alloc}, {Alloc: later}}
+					}
 				}
 				dst = append(dst, d)
 			}
@@ -207,6 +220,31 @@ func (c *chaos) Heartbeat(now time.Time, n *sim.Node, cl *sim.Cluster, dst []sim
 		dst = append(dst, sim.Kill(jobs[c.rng.IntN(len(jobs))], "chaos"))
 	}
 	return dst, nil
+}
+
+// Tick changes a random job's price now and then.
+func (c *chaos) Tick(now time.Time, cl *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	if jobs := cl.Jobs(); len(jobs) > 0 && c.rng.IntN(3) == 0 {
+		j := jobs[c.rng.IntN(len(jobs))]
+		if j.Cost() < 0 {
+			return dst, errors.New("negative cost")
+		}
+		dst = append(dst, sim.PriceJob(j, resource.Vector{c.rng.Float64(), c.rng.Float64() / 100, 0}))
+	}
+	return dst, nil
+}
+
+func (c *chaos) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+	if t.Node() == nil || used.Validate() != nil {
+		c.badSample++
+	}
+	c.samples++
+}
+
+func (c *chaos) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+	if !n.Up() || used.Validate() != nil {
+		c.badSample++
+	}
 }
 
 func (c *chaos) TaskEnded(time.Time, *sim.Task, schedkit.TaskState) {}
@@ -266,6 +304,13 @@ func TestInvariantsUnderChaos(t *testing.T) {
 		if st.RejectedJobs != p.rejected {
 			t.Fatalf("seed %d: %d rejected, chaos rejected %d", seed, st.RejectedJobs, p.rejected)
 		}
+		if p.badSample > 0 {
+			t.Fatalf("seed %d: %d bad usage samples", seed, p.badSample)
+		}
+		checkRecords(t, seed, run, st)
+		total.Ticks += st.Ticks
+		total.UsageSamples += st.UsageSamples
+		total.PlanOvercommit += st.PlanOvercommit
 		total.Failed += st.Failed
 		total.Preempted += st.Preempted
 		total.Lost += st.Lost
@@ -275,10 +320,45 @@ func TestInvariantsUnderChaos(t *testing.T) {
 		total.Events += st.Events
 	}
 	// The chaos must actually exercise the paths.
-	if total.Failed == 0 || total.Preempted == 0 || total.Lost == 0 || total.KilledJobs == 0 || total.StaleEvents == 0 {
+	if total.Failed == 0 || total.Preempted == 0 || total.Lost == 0 || total.KilledJobs == 0 || total.StaleEvents == 0 ||
+		total.Ticks == 0 || total.UsageSamples == 0 || total.PlanOvercommit == 0 {
 		t.Errorf("paths not exercised: %+v", total)
 	}
 	t.Logf("%+v", total)
+}
+
+// checkRecords checks the task records against the counters: one per
+// attempt started, outcomes as counted, costs adding up to the jobs'.
+func checkRecords(t *testing.T, seed uint64, run metrics.Run, st sim.Stats) {
+	t.Helper()
+	if len(run.Tasks) != st.Assigned {
+		t.Fatalf("seed %d: %d task records, %d attempts", seed, len(run.Tasks), st.Assigned)
+	}
+	count := map[metrics.TaskOutcome]int{}
+	cost := 0.0
+	for _, r := range run.Tasks {
+		count[r.Outcome]++
+		cost += r.Cost
+		if r.End < r.Start || r.Cost < 0 || r.Attempt < 1 {
+			t.Fatalf("seed %d: bad record %+v", seed, r)
+		}
+		for _, v := range []resource.Vector{r.Alloc, r.Used, r.Demand} {
+			if v != nil && v.Validate() != nil {
+				t.Fatalf("seed %d: bad record %+v", seed, r)
+			}
+		}
+	}
+	if count[metrics.TaskSucceeded] != st.Succeeded || count[metrics.TaskFailed] != st.Failed ||
+		count[metrics.TaskLost] != st.Lost || count[metrics.TaskPreempted] != st.Preempted {
+		t.Fatalf("seed %d: record outcomes %v, stats %+v", seed, count, st)
+	}
+	jobCost := 0.0
+	for _, j := range run.Jobs {
+		jobCost += j.Cost
+	}
+	if math.Abs(cost-jobCost) > 1e-6*math.Max(1, jobCost) {
+		t.Fatalf("seed %d: records cost %v, jobs %v", seed, cost, jobCost)
+	}
 }
 
 // Same seed, same run; different seeds, different runs.

@@ -79,8 +79,11 @@ func TestScenarioFIFOOrder(t *testing.T) {
 
 // Compression slowdown per paper 004 formula (5): node with 4 CPUs, two
 // tasks each demanding 3 CPUs for 10 s (requesting 2, so both are placed),
-// penalty p = 0.1. Together they demand 6 > 4: rc = (6−4)/6 = 1/3, each
-// runs at rate (1 − 1/3)/1.1 = 0.6061 and takes T' = 1.1·10/(2/3) = 16.5 s.
+// penalty p = 0.1. Under Shares, together they demand 6 > 4:
+// rc = (6−4)/6 = 1/3, each runs at rate (1 − 1/3)/1.1 = 0.6061 and takes
+// T' = 1.1·10/(2/3) = 16.5 s. Under Limits each is capped at its 2 CPUs
+// (formula (4), rc = 1 − 2/3): 15 s alone or together, as the node's
+// capped load, 4, does not exceed its capacity (no penalty).
 func TestScenarioCompressionFormula5(t *testing.T) {
 	mk := func(id string, submit time.Duration) workload.JobSpec {
 		return workload.JobSpec{ID: id, Submit: submit, Phases: []workload.PhaseSpec{{Tasks: []workload.TaskSpec{
@@ -89,20 +92,24 @@ func TestScenarioCompressionFormula5(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
+		mode    sim.Enforcement
 		submitB time.Duration
 		want    []span
 	}{
 		// Both from t=0: 16.5 s each.
-		{"together", 0, []span{{ID: "a", Finish: 16.5}, {ID: "b", Finish: 16.5}}},
+		{"shares/together", sim.Shares, 0, []span{{ID: "a", Finish: 16.5}, {ID: "b", Finish: 16.5}}},
 		// b from t=5: a alone 0–5 (5 s of work), both at 0.6061 until a's
 		// last 5 s are done at 5 + 5/0.6061 = 13.25; b has then done
 		// 8.25·0.6061 = 5 s and finishes alone at 18.25.
-		{"staggered", 5 * time.Second, []span{{ID: "a", Finish: 13.25}, {ID: "b", Start: 5, Finish: 18.25}}},
+		{"shares/staggered", sim.Shares, 5 * time.Second, []span{{ID: "a", Finish: 13.25}, {ID: "b", Start: 5, Finish: 18.25}}},
+		{"limits/together", sim.Limits, 0, []span{{ID: "a", Finish: 15}, {ID: "b", Finish: 15}}},
+		{"limits/staggered", sim.Limits, 5 * time.Second, []span{{ID: "a", Finish: 15}, {ID: "b", Start: 5, Finish: 20}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			w := &workload.Workload{Jobs: []workload.JobSpec{mk("a", 0), mk("b", tc.submitB)}}
 			cfg := sim.DefaultConfig(cpuMem, nodesOf(resource.Vector{4, 16}))
+			cfg.Enforcement = tc.mode
 			cfg.Penalty = 0.1
 			cfg.HeartbeatInterval = 5 * time.Second
 			run, _ := runChecked(t, cfg, w, &greedy{})

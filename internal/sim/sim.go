@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -31,7 +30,9 @@ type Stats struct {
 	Invalid        int // decisions that could not be carried out
 	PolicyCalls    int // Submit, Heartbeat and NodeChanged calls
 	MaxHeap        int // largest event-heap size
-	PlanOvercommit int // plan steps that over-committed an incompressible kind
+	PlanOvercommit int // plan steps applied although their incompressible allocation no longer fit
+	Ticks          int // Ticker calls
+	UsageSamples   int // usage sampling rounds delivered to a UsageWatcher
 }
 
 // Sim is one simulation of one policy on one workload. It is not safe for
@@ -44,7 +45,10 @@ type Sim struct {
 	tw     TaskWatcher
 	jw     JobWatcher
 	nw     NodeWatcher
+	tk     Ticker
+	uw     UsageWatcher
 	rng    *rand.Rand
+	noise  *rand.Rand // usage-sample noise, apart from rng
 	name   string
 
 	jobs     []Job
@@ -74,6 +78,12 @@ type Sim struct {
 	taskBuf  []*Task
 	sumVec   resource.Vector
 	hbNode   *Node
+	useBuf   resource.Vector // a task's usage sample
+	nodeBuf  resource.Vector // a node's usage sample
+	tickOn   bool            // a tick is scheduled
+	usageOn  bool            // a usage sample is scheduled
+	records  []metrics.TaskRecord
+	recVecs  []float64 // arena the records' vectors are cut from
 
 	ready       int // Σ Ready over active jobs
 	readyIn     [schedkit.MaxPhases]int
@@ -122,6 +132,13 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 	s.tw, _ = p.(TaskWatcher)
 	s.jw, _ = p.(JobWatcher)
 	s.nw, _ = p.(NodeWatcher)
+	s.tk, _ = p.(Ticker)
+	s.uw, _ = p.(UsageWatcher)
+	if s.cfg.TickInterval == 0 {
+		s.tk = nil
+	}
+	s.noise = rand.New(rand.NewPCG(cfg.Seed^0x6e6f697365, cfg.Seed+0x5a3c))
+	s.useBuf, s.nodeBuf = s.space.Zero(), s.space.Zero()
 	s.compressible = make([]bool, s.k)
 	s.integral = make([]bool, s.k)
 	for i := 0; i < s.k; i++ {
@@ -363,413 +380,4 @@ func sortInt32(a []int32) {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
-}
-
-// Now returns the current virtual time.
-func (s *Sim) Now() time.Time { return s.nowT }
-
-// Elapsed returns the virtual time since the start of the run.
-func (s *Sim) Elapsed() time.Duration { return time.Duration(s.now) }
-
-// Cluster returns the cluster view policies receive.
-func (s *Sim) Cluster() *Cluster { return &s.cluster }
-
-// Stats returns the counters so far.
-func (s *Sim) Stats() Stats { return s.stats }
-
-// Jobs returns the number of jobs in the workload.
-func (s *Sim) Jobs() int { return len(s.jobs) }
-
-// Ended returns the number of jobs that have ended so far.
-func (s *Sim) Ended() int { return s.ended }
-
-// Job returns the job at workload position i, or nil.
-func (s *Sim) Job(i int) *Job {
-	if i < 0 || i >= len(s.jobs) {
-		return nil
-	}
-	return &s.jobs[i]
-}
-
-func (s *Sim) setNow(t int64) {
-	s.now = t
-	s.nowT = Epoch.Add(time.Duration(t))
-}
-
-// start schedules the initial events and tells a NodeWatcher about the
-// nodes.
-func (s *Sim) start() error {
-	s.started = true
-	s.setNow(0)
-	s.heap.ev = make([]event, 0, 64+len(s.jobs)+len(s.cfg.Background)+len(s.cfg.NodeEvents)+2*len(s.nodes))
-	for i := range s.jobs {
-		s.heap.push(s.jobs[i].submitOff, evSubmit, int32(i), 0)
-	}
-	for i, b := range s.cfg.Background {
-		s.heap.push(int64(b.At), evBackground, int32(i), 0)
-	}
-	for i, e := range s.cfg.NodeEvents {
-		s.heap.push(int64(e.At), evNode, int32(i), 0)
-	}
-	s.external = len(s.jobs) + len(s.cfg.Background) + len(s.cfg.NodeEvents)
-	s.heap.push(0, evSample, 0, 0)
-	for i := range s.nodes {
-		if s.nodes[i].up {
-			s.dormant++
-		}
-	}
-	if s.nw != nil {
-		for i := range s.nodes {
-			if n := &s.nodes[i]; n.up {
-				if err := s.callNodeChanged(n, true); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	s.settle()
-	if len(s.jobs) == 0 {
-		s.done = true
-	}
-	return nil
-}
-
-// Run runs the simulation to the end and returns its record. The error is
-// non-nil if the policy returned an error, the run stalled, an AfterEvent
-// hook failed, or the policy made invalid decisions (a *DecisionError);
-// the record is filled in any case.
-func (s *Sim) Run() (metrics.Run, error) {
-	if s.done && s.started {
-		return metrics.Run{}, ErrDone
-	}
-	for {
-		more, err := s.Step()
-		if err != nil || !more {
-			break
-		}
-	}
-	return s.Record(), s.Err()
-}
-
-// Err returns the error that ended the run and, joined to it, a
-// *DecisionError if the policy made invalid decisions; nil if neither.
-func (s *Sim) Err() error {
-	if s.decErr.Count == 0 {
-		return s.err
-	}
-	e := s.decErr
-	if s.err != nil {
-		return errors.Join(s.err, &e)
-	}
-	return &e
-}
-
-// Step processes one event and reports whether the run continues.
-func (s *Sim) Step() (bool, error) {
-	if !s.started {
-		if err := s.start(); err != nil {
-			s.fail(err)
-			return false, err
-		}
-	}
-	if s.done {
-		return false, s.err
-	}
-	for {
-		if s.heap.len() == 0 {
-			s.finish()
-			if s.ended < len(s.jobs) && s.err == nil {
-				s.err = fmt.Errorf("%w: no events left with %d jobs not ended", ErrStalled, len(s.jobs)-s.ended)
-			}
-			return false, s.err
-		}
-		if h := s.cfg.Horizon; h > 0 && s.heap.peek().at > int64(h) {
-			s.setNow(int64(h))
-			s.finish()
-			return false, nil
-		}
-		e := s.heap.pop()
-		if e.kind == evStage && !s.stageCurrent(&e) {
-			s.stats.StaleEvents++
-			continue
-		}
-		if len(s.heap.ev) >= s.stats.MaxHeap {
-			s.stats.MaxHeap = len(s.heap.ev) + 1
-		}
-		s.setNow(e.at)
-		s.stats.Events++
-		if err := s.dispatch(&e); err != nil {
-			s.fail(err)
-			return false, err
-		}
-		s.settle()
-		if s.cfg.AfterEvent != nil {
-			if err := s.cfg.AfterEvent(s); err != nil {
-				s.fail(err)
-				return false, err
-			}
-		}
-		if s.ended == len(s.jobs) {
-			s.finish()
-			return false, nil
-		}
-		if len(s.active) > 0 && s.progressing == 0 && s.external == 0 &&
-			s.now-s.lastChange >= int64(s.cfg.StallAfter) {
-			s.finish()
-			s.err = fmt.Errorf("%w: %d jobs waiting, nothing progressing since %v", ErrStalled, len(s.active), time.Duration(s.lastChange))
-			return false, s.err
-		}
-		return true, nil
-	}
-}
-
-func (s *Sim) fail(err error) {
-	if s.err == nil {
-		s.err = err
-	}
-	s.finish()
-}
-
-func (s *Sim) dispatch(e *event) error {
-	switch e.kind {
-	case evSubmit:
-		s.external--
-		return s.submit(&s.jobs[e.a])
-	case evHeartbeat:
-		return s.heartbeat(&s.nodes[e.a], e.ver != 0)
-	case evStage:
-		s.stageEnd(&s.tasks[e.a])
-	case evPlan:
-		s.planStep(&s.tasks[e.a], e.ver)
-	case evSample:
-		s.sample()
-		if s.ended < len(s.jobs) {
-			s.heap.push(s.now+int64(s.cfg.SampleInterval), evSample, 0, 0)
-		}
-	case evBackground:
-		s.external--
-		b := &s.cfg.Background[e.a]
-		n := &s.nodes[b.Node]
-		copy(n.bg, b.Demand)
-		s.markDirty(n)
-		s.lastChange = s.now
-	case evNode:
-		s.external--
-		return s.nodeEvent(&s.cfg.NodeEvents[e.a])
-	}
-	return nil
-}
-
-func (s *Sim) submit(j *Job) error {
-	j.state = jobActive
-	j.activeIdx = len(s.active)
-	s.active = append(s.active, j)
-	j.costAt = s.now
-	s.lastChange = s.now
-	s.wakeHeartbeats()
-	t0 := time.Now()
-	err := s.policy.Submit(s.nowT, j)
-	s.decTime += time.Since(t0)
-	s.decCalls++
-	s.stats.PolicyCalls++
-	if err != nil {
-		s.stats.RejectedJobs++
-		s.checkKill(j)
-		s.killJob(j, metrics.Rejected, err.Error())
-		return nil
-	}
-	s.unlock(j, 0)
-	s.advancePhases(j)
-	return nil
-}
-
-// wakeHeartbeats schedules the periodic heartbeats of nodes that went
-// quiet while no job was active.
-func (s *Sim) wakeHeartbeats() {
-	if s.dormant == 0 {
-		return
-	}
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		if n.up && !n.hbOn {
-			n.hbOn = true
-			s.heap.push(s.now+n.hbOffset, evHeartbeat, n.idx, 0)
-		}
-	}
-	s.dormant = 0
-}
-
-func (s *Sim) heartbeat(n *Node, oob bool) error {
-	if oob {
-		n.oob = false
-	} else {
-		if !n.up || len(s.active) == 0 {
-			n.hbOn = false
-			if n.up {
-				s.dormant++
-			}
-			return nil
-		}
-		s.heap.push(s.now+int64(s.cfg.HeartbeatInterval), evHeartbeat, n.idx, 0)
-	}
-	if !n.up || len(s.active) == 0 {
-		return nil
-	}
-	s.stats.Heartbeats++
-	t0 := time.Now()
-	dst, err := s.policy.Heartbeat(s.nowT, n, &s.cluster, s.dst[:0])
-	s.decTime += time.Since(t0)
-	s.decCalls++
-	s.stats.PolicyCalls++
-	if err != nil {
-		return fmt.Errorf("%w: %s: heartbeat of %s at %v: %w", ErrPolicy, s.policy.Name(), n.id, time.Duration(s.now), err)
-	}
-	s.applyAll(dst, n)
-	return nil
-}
-
-func (s *Sim) callNodeChanged(n *Node, up bool) error {
-	t0 := time.Now()
-	dst, err := s.nw.NodeChanged(s.nowT, n, up, &s.cluster, s.dst[:0])
-	s.decTime += time.Since(t0)
-	s.decCalls++
-	s.stats.PolicyCalls++
-	if err != nil {
-		return fmt.Errorf("%w: %s: node %s changed at %v: %w", ErrPolicy, s.policy.Name(), n.id, time.Duration(s.now), err)
-	}
-	s.applyAll(dst, n)
-	return nil
-}
-
-func (s *Sim) applyAll(dst []Decision, n *Node) {
-	s.hbNode = n
-	for i := range dst {
-		s.apply(&dst[i])
-		dst[i] = Decision{} // drop references held by the reused buffer
-	}
-	s.dst = dst[:0]
-	s.hbNode = nil
-}
-
-// outOfBand schedules an immediate heartbeat of n (a task ended there).
-func (s *Sim) outOfBand(n *Node) {
-	if n.oob || !n.up {
-		return
-	}
-	n.oob = true
-	s.heap.push(s.now, evHeartbeat, n.idx, 1)
-}
-
-func (s *Sim) nodeEvent(e *NodeEvent) error {
-	n := &s.nodes[e.Node]
-	if n.up == e.Up {
-		return nil
-	}
-	s.lastChange = s.now
-	if !e.Up {
-		for len(n.running) > 0 {
-			t := n.running[len(n.running)-1]
-			s.stats.Lost++
-			s.requeue(t, schedkit.TaskFailed)
-		}
-		// Tasks pinned to n (Decision.Target) lose their remote work.
-		for i := len(n.guests) - 1; i >= 0; i-- {
-			if i < len(n.guests) && n.guests[i].run.pin == n {
-				s.stats.Lost++
-				s.requeue(n.guests[i], schedkit.TaskFailed)
-			}
-		}
-		for i := range s.nodes {
-			if m := &s.nodes[i]; m.bound == n {
-				s.bind(m, nil)
-			}
-		}
-		n.up = false
-		if !n.hbOn {
-			s.dormant--
-		}
-	} else {
-		n.up = true
-		if len(s.active) > 0 {
-			n.hbOn = true
-			s.heap.push(s.now+n.hbOffset, evHeartbeat, n.idx, 0)
-		} else if !n.hbOn {
-			s.dormant++
-		}
-	}
-	s.rebuildLive()
-	s.markDirty(n)
-	if s.nw != nil {
-		s.settle()
-		return s.callNodeChanged(n, e.Up)
-	}
-	return nil
-}
-
-// finish ends the run: jobs not ended are Unfinished.
-func (s *Sim) finish() {
-	if s.done {
-		return
-	}
-	s.done = true
-	for i := range s.jobs {
-		j := &s.jobs[i]
-		if j.state != jobEnded {
-			s.accrue(j)
-			j.outcome = metrics.Unfinished
-			if j.state == jobActive {
-				j.endAt = s.now
-			} else {
-				j.endAt = j.submitOff
-			}
-		}
-	}
-}
-
-// Record returns the run's metrics record (complete once the run ended).
-func (s *Sim) Record() metrics.Run {
-	r := metrics.Run{
-		Policy:       s.policy.Name(),
-		Workload:     s.name,
-		Jobs:         make([]metrics.JobRecord, len(s.jobs)),
-		Kinds:        make([]string, s.k),
-		Samples:      s.samples,
-		FailedTasks:  s.stats.Failed,
-		RetriedTasks: s.stats.Retried,
-		DecisionTime: s.decTime,
-		Decisions:    s.decCalls,
-		Events:       s.stats.Events,
-		End:          time.Duration(s.now),
-	}
-	for i := range r.Kinds {
-		r.Kinds[i] = s.space.Kind(i).Name
-	}
-	for i := range s.jobs {
-		j := &s.jobs[i]
-		rec := &r.Jobs[i]
-		rec.ID, rec.Class = string(j.id), j.spec.Class
-		rec.Submit, rec.Deadline = time.Duration(j.submitOff), j.spec.Deadline
-		rec.Budget, rec.Phi = j.spec.Budget, j.spec.Phi
-		rec.Outcome = j.outcome
-		rec.Finish = time.Duration(j.endAt)
-		rec.Start = rec.Finish
-		if j.started {
-			rec.Start = time.Duration(j.startAt)
-		}
-		rec.Cost = j.cost
-		rec.CouldHaveMade, rec.CheckedKill = j.could, j.checked
-		if j.state != jobEnded && j.state != jobActive {
-			rec.Finish, rec.Start = rec.Submit, rec.Submit
-		}
-	}
-	return r
-}
-
-// KillReason returns the reason recorded when job i was killed, rejected
-// or failed ("" otherwise).
-func (s *Sim) KillReason(i int) string {
-	if i < 0 || i >= len(s.jobs) {
-		return ""
-	}
-	return s.jobs[i].reason
 }

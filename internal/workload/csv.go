@@ -70,7 +70,7 @@ func ReadCSV(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Worklo
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
-		return Workload{}, &ParseError{File: name, Err: fmt.Errorf("%w (CSV: no header)", ErrEmpty)}
+		return Workload{}, &ParseError{File: name, Err: because(ErrEmpty, "no jobs in input (CSV: no header)")}
 	}
 	if err != nil {
 		return Workload{}, csvErr(name, err)
@@ -160,6 +160,9 @@ func ReadCSV(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Worklo
 		if p.data, err = csvInt(name, line, colData, get(colData), 0, math.MaxInt64, 0); err != nil {
 			return Workload{}, err
 		}
+		if err := checkBytes(name, line, colData, p.data); err != nil {
+			return Workload{}, err
+		}
 		p.logic = get(colLogic)
 		if ds := get(colDuration); ds != "" {
 			d, err := csvDuration(name, line, colDuration, ds)
@@ -184,7 +187,7 @@ func ReadCSV(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Worklo
 		j.groups = append(j.groups, g)
 	}
 	if len(jobs) == 0 {
-		return Workload{}, &ParseError{File: name, Err: fmt.Errorf("%w (CSV: header only)", ErrEmpty)}
+		return Workload{}, &ParseError{File: name, Err: because(ErrEmpty, "no jobs in input (CSV: header only)")}
 	}
 	b := newTaskBuilder(o.Shaper, o.Model, rng, o.Logic)
 	w := Workload{Name: name, Jobs: make([]JobSpec, 0, len(jobs))}

@@ -18,6 +18,15 @@
 //	var pe *workload.ParseError // file, line, field of malformed input
 //	if errors.As(err, &pe) { ... }
 //
+// Paper 004 and 003 workloads (for fgm and dbs; see the sections below):
+//
+//	w, err := workload.Paper004Offline(1, rng)        // 400 GB at once
+//	w, err = workload.Paper004Online(200, rng)        // one step of 50→400 GB
+//	w, steps, err := workload.Paper004Cloud(200, 23, rng) // + background
+//	cluster, err := workload.Paper004Cluster(workload.Paper004Workers)
+//	w, err = workload.Paper003Workload("exp1", workload.Paper003Exp1(), rng)
+//	err = workload.ApplyDBSRules(&w, workload.DefaultDBSRules(price), rng)
+//
 // # Paper 000 workflows
 //
 // A workflow W = (λ, D, S, M, R) submits identical WordCount jobs as a
@@ -85,7 +94,12 @@
 // non-numbers, negative or out-of-range values, duplicate job IDs, an empty
 // input — with a *ParseError naming the file, line and field, wrapping one
 // of ErrEmpty, ErrColumns, ErrSyntax, ErrRange, ErrDuplicate,
-// ErrInconsistent. MaxTasksPerJob (default 2^20) bounds one job's tasks.
+// ErrInconsistent; the message is "file:line: field: what is wrong", with
+// no package prefix of its own. MaxTasksPerJob (default 2^20) bounds one
+// job's tasks and MaxTraceBytes (10^15) every byte count. A SWIM trace's
+// submit_time_s is authoritative: lines out of order are sorted, and
+// inter_arrival_gap_s values that contradict it become "warning:" lines
+// of the Assumptions (see ReadSWIM).
 // Reading the full FB-2009 day (5,894 jobs, ~428,000 tasks) takes well
 // under a second: tasks are laid out in a few slab allocations per job.
 //
@@ -110,4 +124,47 @@
 // a reduce shuffles (network), computes, writes (disk); memory is held
 // throughout, a little more while computing; Requested is the padded peak.
 // Kind indices are resolved from the Space once, at construction.
+//
+// # Paper 004: the Facebook mix and three setups
+//
+// Paper004Space is cpu (cores), memory (GB), disk-bw and net-bw (MB/s);
+// Paper004Cluster(n) is n workers of the paper's Table 1 (16 cores,
+// 32 GB, 300 MB/s disk, 125 MB/s network; 23 in the paper).
+// GenerateFacebookMix draws MapReduce and Spark jobs whose map counts
+// follow the job-size bins Zaharia et al. published for Facebook's 2009
+// cluster (the workload paper 004 cites as [4]; FacebookBins gives the
+// table and its source) until a total input is reached. Each task has a
+// stage profile that varies over its life (map: read with disk + CPU →
+// compute with CPU + memory → spill to disk; reduce: shuffle over the
+// network → compute → write to disk), per-task heavy-tailed variation
+// (lognormal durations, Pareto stragglers, clipped demand factors), and
+// a request declared as the padded peak: CPU and memory at the demand
+// cap × U[1, 1.6], in whole cores and whole GB as YARN rounds them
+// (bandwidths, which YARN does not ask for, at their peak), so that, as
+// in public traces (a Twitter cluster reserved 80% of its CPU and used
+// under 20%), requests far exceed use; the draw's request/use ratios are
+// printed among the Assumptions. All tasks of one job phase share a
+// similarity key (Logic, DataSize) — paper 004's definition 3 — yet
+// differ in duration and demand, so estimating them is a real problem.
+//
+// The setups of paper 004 §4.1: Paper004Offline (400 GB × scale, all at
+// 0), Paper004Online (a Poisson stream over a fixed 5-minute window, so
+// the totals 50 → 400 GB of Paper004OnlineTotals are increasing loads)
+// and Paper004Cloud (the online workload plus BackgroundSteps from
+// GenerateBackground: foreign applications no policy controls, busy two
+// thirds of the time with 8–24 cores of demand). BackgroundStep has the
+// shape of sim.BackgroundStep; this package does not import the
+// simulator.
+//
+// # Paper 003: two experiments and dbs constraints
+//
+// The job tables of paper 003 are lost; Paper003Exp1 and Paper003Exp2
+// reconstruct them from the prose, in one place (paper003.go): each
+// function's doc says which numbers the paper fixes and which are ours.
+// Job sizes are chosen so that FIFO on 5 workers × (2 map + 2 reduce)
+// slots at Paper003Price per slot-second lands near the paper's FIFO
+// figures (exp. 1: 1175.5 s, 152.6; exp. 2: 1306.5 s, 169.97) — a
+// calibration against the paper's baseline, not against DBS.
+// ApplyDBSRules gives any workload (the paper-000 workflows, the FB-2009
+// day) seeded deadlines, budgets and φ by the stated DefaultDBSRules.
 package workload

@@ -71,9 +71,26 @@ func (e *ConfigError) Error() string {
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 func configErr(field string, sentinel error, format string, args ...any) error {
-	return &ConfigError{Field: field, Err: fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)}
+	return &ConfigError{Field: field, Err: because(sentinel, format, args...)}
 }
 
 func parseErr(file string, line int, field string, sentinel error, format string, args ...any) error {
-	return &ParseError{File: file, Line: line, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)}
+	return &ParseError{File: file, Line: line, Field: field, Err: because(sentinel, format, args...)}
+}
+
+// reason is a message that matches a sentinel (errors.Is) without
+// repeating the sentinel's text: "x.tsv:4: reduce_output_bytes: 1e18
+// bytes exceeds the limit 1e15", not "...: workload: value out of range:
+// ...".
+type reason struct {
+	sentinel error
+	msg      string
+}
+
+func (r *reason) Error() string { return r.msg }
+func (r *reason) Unwrap() error { return r.sentinel }
+
+// because returns a reason for sentinel with the formatted message.
+func because(sentinel error, format string, args ...any) error {
+	return &reason{sentinel, fmt.Sprintf(format, args...)}
 }

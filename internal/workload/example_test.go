@@ -60,7 +60,7 @@ func ExampleParseError() {
 	fmt.Println(err)
 	// Output:
 	// true 2 map_input_bytes true
-	// fb.tsv:2: map_input_bytes: workload: value out of range: negative value -3
+	// fb.tsv:2: map_input_bytes: negative value -3
 }
 
 func ExampleNewMultiShaper() {
@@ -77,4 +77,29 @@ func ExampleNewMultiShaper() {
 	// 3s: cpu 0.3, mem 1.00 GiB, disk 10 MiB/s
 	// 7s: cpu 1.0, mem 1.25 GiB, disk 0 MiB/s
 	// requested: cpu 1.2, mem 1.50 GiB, disk 12 MiB/s
+}
+
+func ExampleGenerateFacebookMix() {
+	w, err := workload.Paper004Offline(0.25, rand.New(rand.NewPCG(1, 4)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(w.Name, len(w.Jobs), "jobs,", w.Tasks(), "tasks")
+	j := w.Jobs[2]
+	task := j.Phases[0].Tasks[0]
+	fmt.Printf("%s %s: %d maps, request %.0f cores %.0f GB, key %s/%d\n",
+		j.ID, j.Class, len(j.Phases[0].Tasks), task.Requested[0], task.Requested[1], task.Logic, task.DataSize)
+	for _, st := range task.Profile {
+		fmt.Printf("  %-8v cpu %.2f  mem %.2f GB  disk %4.1f MB/s  net %4.1f MB/s\n",
+			st.Duration, st.Demand[0], st.Demand[1], st.Demand[2], st.Demand[3])
+	}
+	c, _ := workload.Paper004Cluster(workload.Paper004Workers)
+	fmt.Println(c.Workers, "workers of", []float64(c.Capacity))
+	// Output:
+	// paper004-offline-100GB 33 jobs, 896 tasks
+	// fb-3 mapreduce/sort: 8 maps, request 2 cores 3 GB, key mapreduce/sort/map/118264680
+	//   4.391s   cpu 0.20  mem 1.00 GB  disk 25.0 MB/s  net  0.0 MB/s
+	//   2.744s   cpu 1.24  mem 1.88 GB  disk  0.0 MB/s  net  0.0 MB/s
+	//   4.391s   cpu 0.20  mem 1.00 GB  disk 25.0 MB/s  net  0.0 MB/s
+	// 23 workers of [16 32 300 125]
 }

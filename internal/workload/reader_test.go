@@ -70,8 +70,70 @@ func TestReadSWIMErrors(t *testing.T) {
 		{"overflow", "job1\t101\t5\t99999999999999999999\t1\t2\n", 1, "map_input_bytes", ErrRange},
 		{"duplicate id", ok + ok, 2, "job_id", ErrDuplicate},
 		{"submit too large", "job1\t9223372036854775807\t5\t1\t1\t2\n", 1, "submit_time_s", ErrRange},
-		{"too many tasks", "job1\t1\t5\t9223372036854775807\t1\t2\n", 1, "map_input_bytes", ErrRange},
+		{"too many tasks", "job1\t1\t5\t1000000000000000\t1\t2\n", 1, "map_input_bytes", ErrRange},
+		{"map bytes over the limit", "job1\t1\t5\t9223372036854775807\t1\t2\n", 1, "map_input_bytes", ErrRange},
+		{"shuffle over the limit", ok + "job1\t101\t52\t1\t1000000000000001\t2\n", 2, "shuffle_bytes", ErrRange},
+		{"output over the limit", ok + ok[:1] + "1\t101\t52\t1\t1\t1000000000000000000\n", 2, "reduce_output_bytes", ErrRange},
 	})
+}
+
+// An input far outside any real trace is refused with the limit named,
+// in one line without nested prefixes.
+func TestReadSWIMLimitMessage(t *testing.T) {
+	in := "job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t1\t1\t1000000000000000000\n"
+	_, err := ReadSWIM(strings.NewReader(in), "x.tsv", exactOptions(), seeded(1))
+	if want := "x.tsv:2: reduce_output_bytes: 1e18 bytes exceeds the limit 1e15"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	in = "job0\t0\t0\t1000000000000001\t1\t1\n"
+	if _, err := ReadSWIM(strings.NewReader(in), "x.tsv", exactOptions(), seeded(1)); err == nil || !strings.HasSuffix(err.Error(), "1.000000000000001e15 bytes exceeds the limit 1e15") {
+		t.Errorf("just over: %v", err)
+	}
+	// At the limit is accepted.
+	in = "job0\t0\t0\t1\t1\t1000000000000000\n"
+	if _, err := ReadSWIM(strings.NewReader(in), "x.tsv", exactOptions(), seeded(1)); err != nil {
+		t.Error(err)
+	}
+}
+
+// submit_time_s is authoritative; gaps that contradict it and lines out
+// of submission order are stated as warnings naming the first line.
+func TestReadSWIMGapWarnings(t *testing.T) {
+	warnings := func(in string) []string {
+		t.Helper()
+		w, err := ReadSWIM(strings.NewReader(in), "x.tsv", exactOptions(), seeded(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, a := range w.Assumptions {
+			if strings.HasPrefix(a, "warning: ") {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	if got := warnings("a\t10\t10\t1\t0\t0\nb\t15\t5\t1\t0\t0\n"); len(got) != 0 {
+		t.Errorf("consistent trace: %q", got)
+	}
+	got := warnings("a\t10\t10\t1\t0\t0\nb\t15\t7\t1\t0\t0\nc\t20\t5\t1\t0\t0\n")
+	if want := []string{"warning: SWIM: 1 of 3 lines have an inter_arrival_gap_s that contradicts submit_time_s (first: line 2, gap 7 s, submit times 5 s apart); submit_time_s used"}; !cmp.Equal(got, want) {
+		t.Errorf("gap: %q", got)
+	}
+	got = warnings("a\t10\t10\t1\t0\t0\nb\t5\t0\t1\t0\t0\n")
+	if len(got) != 2 || !strings.Contains(got[0], "1 of 2 lines submit before the line above (first: line 2)") {
+		t.Errorf("backwards: %q", got)
+	}
+	// The real FB-2009 day is consistent.
+	f, err := os.Open(fbTrace)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(f)
+	if got := warnings(string(b)); len(got) != 0 {
+		t.Errorf("FB-2009: %q", got)
+	}
 }
 
 func TestReadSWIMWorked(t *testing.T) {
@@ -304,6 +366,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"negative duration", h + "a,0,1,-5,0,,,,\n", 2, "duration", ErrRange},
 		{"zero duration", h + "a,0,1,0,0,,,,\n", 2, "duration", ErrRange},
 		{"negative data", h + "a,0,1,,0,,,-1,\n", 2, "data", ErrRange},
+		{"data over the limit", h + "a,0,1,,0,,,1000000000000001,\n", 2, "data", ErrRange},
 		{"phi above 1", h + "a,0,1,5,0,,1.5,,\n", 2, "phi", ErrRange},
 		{"NaN deadline", h + "a,0,1,5,0,NaN,,,\n", 2, "deadline", ErrRange},
 		{"bad kind", h + "a,0,1,5,0,,,,shuffle\n", 2, "kind", ErrSyntax},

@@ -137,7 +137,7 @@ func ReadSWF(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Worklo
 		gv = append(gv, given{})
 	}
 	if len(w.Jobs) == 0 {
-		return Workload{}, &ParseError{File: name, Err: fmt.Errorf("%w (SWF)", ErrEmpty)}
+		return Workload{}, &ParseError{File: name, Err: because(ErrEmpty, "no jobs in input (SWF)")}
 	}
 	lines := []string{
 		"SWF: each job = one phase of N compute tasks × run time (N = allocated processors, else requested); no jitter",

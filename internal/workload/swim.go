@@ -34,7 +34,12 @@ func sizeClass(maps int64) string {
 //	job_id  submit_time_s  inter_arrival_gap_s  map_input_bytes  shuffle_bytes  reduce_output_bytes
 //
 // Blank lines are skipped. All numbers are non-negative integers; job IDs
-// are unique. Each job becomes a map phase of max(1, ⌈input/BlockSize⌉)
+// are unique; byte counts are at most MaxTraceBytes. submit_time_s is
+// authoritative: lines out of submission order are sorted stably, and
+// inter_arrival_gap_s, which should equal the difference to the previous
+// line's submit_time_s (to 0 on the first line), is only checked — lines
+// where it does not (a trace cut, merged or edited by hand) are counted
+// in a "warning:" line of the Assumptions, which name the first such line. Each job becomes a map phase of max(1, ⌈input/BlockSize⌉)
 // maps and, unless shuffle_bytes is 0, a reduce phase of
 // ⌈shuffle/ReduceBytes⌉ reduces (at most MaxReduces); durations come from
 // opt.Model, then opt.Constraints and opt.Shaper apply. The job's Class
@@ -51,6 +56,7 @@ func ReadSWIM(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workl
 	var gv []given
 	seen := make(map[string]int)
 	var f [6][]byte
+	var gaps swimGaps
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
@@ -76,7 +82,13 @@ func ReadSWIM(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workl
 			if v[i], err = parseCount(name, lr.line, swimFields[i+1], f[i+1]); err != nil {
 				return Workload{}, err
 			}
+			if i >= 2 {
+				if err := checkBytes(name, lr.line, swimFields[i+1], v[i]); err != nil {
+					return Workload{}, err
+				}
+			}
 		}
+		gaps.check(lr.line, v[0], v[1])
 		submit, err := secondsField(name, lr.line, swimFields[1], float64(v[0]))
 		if err != nil {
 			return Workload{}, err
@@ -98,14 +110,15 @@ func ReadSWIM(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Workl
 		gv = append(gv, given{})
 	}
 	if len(w.Jobs) == 0 {
-		return Workload{}, &ParseError{File: name, Err: fmt.Errorf("%w (SWIM)", ErrEmpty)}
+		return Workload{}, &ParseError{File: name, Err: because(ErrEmpty, "no jobs in input (SWIM)")}
 	}
 	lines := []string{
 		fmt.Sprintf("SWIM: maps = max(1, ⌈input/%d MiB⌉), each ⌈input/maps⌉ bytes", o.BlockSize/MiB),
 		reduceRule(o),
 		"SWIM: class = size bin by maps: small < 25, medium 25–400, large > 400",
-		"SWIM: inter_arrival_gap_s is checked but unused; submit_time_s is the submission offset",
+		"SWIM: submit_time_s is the submission offset; inter_arrival_gap_s is only checked against it",
 	}
+	lines = append(lines, gaps.warnings()...)
 	lines = append(lines, o.Model.assumptions(false)...)
 	o.finish(&w, gv, rng, lines)
 	return w, nil
@@ -144,4 +157,40 @@ func splitFields(line []byte, dst [][]byte) int {
 		line = line[j:]
 	}
 	return n
+}
+
+// swimGaps checks inter_arrival_gap_s against submit_time_s.
+type swimGaps struct {
+	prev                  int64 // previous submit_time_s
+	lines, bad, backwards int
+	firstBad, firstBack   int   // line numbers
+	badGap, badDiff       int64 // at firstBad
+}
+
+func (g *swimGaps) check(line int, submit, gap int64) {
+	g.lines++
+	if submit < g.prev {
+		if g.backwards == 0 {
+			g.firstBack = line
+		}
+		g.backwards++
+	}
+	if gap != submit-g.prev {
+		if g.bad == 0 {
+			g.firstBad, g.badGap, g.badDiff = line, gap, submit-g.prev
+		}
+		g.bad++
+	}
+	g.prev = submit
+}
+
+func (g *swimGaps) warnings() []string {
+	var out []string
+	if g.backwards > 0 {
+		out = append(out, fmt.Sprintf("warning: SWIM: %d of %d lines submit before the line above (first: line %d); replayed in submit_time_s order", g.backwards, g.lines, g.firstBack))
+	}
+	if g.bad > 0 {
+		out = append(out, fmt.Sprintf("warning: SWIM: %d of %d lines have an inter_arrival_gap_s that contradicts submit_time_s (first: line %d, gap %d s, submit times %d s apart); submit_time_s used", g.bad, g.lines, g.firstBad, g.badGap, g.badDiff))
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -145,7 +144,7 @@ func ceilDiv(a, b int64) int64 {
 // checkTasks reports whether n tasks are within the per-job bound.
 func checkTasks(n int64, limit int) error {
 	if n > int64(limit) {
-		return fmt.Errorf("%w: job would have %d tasks, more than the limit %d", ErrRange, n, limit)
+		return because(ErrRange, "job would have %d tasks, more than the limit %d", n, limit)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package workload
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/resource"
@@ -45,7 +47,7 @@ func (w *Workload) Validate(space *resource.Space) error {
 	for i := range w.Jobs {
 		j := &w.Jobs[i]
 		bad := func(phase, task int, sentinel error, format string, args ...any) error {
-			return &SpecError{Job: j.ID, Phase: phase, Task: task, Err: fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)}
+			return &SpecError{Job: j.ID, Phase: phase, Task: task, Err: because(sentinel, format, args...)}
 		}
 		if j.ID == "" {
 			return bad(-1, -1, ErrInconsistent, "empty ID (job %d)", i)
@@ -104,6 +106,29 @@ func (w *Workload) Validate(space *resource.Space) error {
 		}
 	}
 	return nil
+}
+
+// MaxTraceBytes bounds every byte count a trace states (SWIM's map input,
+// shuffle and reduce output; a CSV row's data size): 10^15 bytes, one
+// petabyte. The largest fields of SWIM's FB-2009 day are 7.6 TB of map
+// input and 8.8 TB of shuffle, and a Facebook day four times its size
+// stays within ten times that; a value a hundred times beyond is a
+// corrupt or synthetic line whose tasks would last years (durations are
+// linear in bytes), so readers refuse it with this limit named.
+const MaxTraceBytes = 1e15
+
+// checkBytes refuses a byte count above MaxTraceBytes.
+func checkBytes(file string, line int, field string, v int64) error {
+	if v > MaxTraceBytes {
+		return parseErr(file, line, field, ErrRange, "%s bytes exceeds the limit %s", shortE(float64(v)), shortE(MaxTraceBytes))
+	}
+	return nil
+}
+
+// shortE formats x as "1e18" or "1.000000000000001e15": the shortest
+// exact form, exponent without "+".
+func shortE(x float64) string {
+	return strings.Replace(strconv.FormatFloat(x, 'g', -1, 64), "e+", "e", 1)
 }
 
 // Tasks returns the number of tasks in the workload.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -58,8 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		res, err := e.Run(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "schedsim: %s: %v\n", name, oneLine(err))
-			if errors.Is(err, experiment.ErrParams) || errors.Is(err, experiment.ErrUnknown) {
+			fmt.Fprintf(stderr, "schedsim: %v\n", oneLine(err))
+			if errors.Is(err, experiment.ErrParams) || errors.Is(err, experiment.ErrUnknown) || errors.Is(err, experiment.ErrInput) {
 				return exitUsage
 			}
 			return exitError
@@ -107,8 +108,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&pols, "policies", "", "comma-separated policy `names` replacing each experiment's own (see -list)")
 	fs.Uint64Var(&opt.params.Seed, "seed", opt.params.Seed, "`seed` of workload generation and simulation; same seed, same tables")
 	fs.Float64Var(&opt.params.Scale, "scale", opt.params.Scale, "size `factor`: arrival horizon of generated workloads, leading share of a trace's jobs (≤ 1)")
-	fs.IntVar(&opt.params.Nodes, "nodes", 0, "cluster size `n` for trace replays (default 600)")
-	fs.StringVar(&opt.out, "out", "text", "output `format`: text (aligned tables), csv (one row per metric and policy) or json")
+	fs.IntVar(&opt.params.Nodes, "nodes", 0, fmt.Sprintf("cluster size `n`, 1 to %d, for experiments with a variable cluster (trace replays: default 600)", experiment.MaxNodes))
+	fs.Float64Var(&opt.params.Load, "load", 0, "size a trace replay's cluster for this offered `load` (e.g. 0.8: the busier slot kind is asked for 80% of its capacity); excludes -nodes")
+	fs.StringVar(&opt.out, "out", "text", "output `format`: text (aligned tables), csv (one row per metric and policy: snake_case metric keys ending in their unit, numeric values, then notes and assumptions) or json (the same, per table)")
 	fs.StringVar(&opt.svgDir, "svg", "", "also write plots to `dir`: per experiment, a CDF of job response times and deadline success bars")
 	fs.BoolVar(&opt.list, "list", false, "list experiments and policies, then exit")
 	fs.BoolVar(&opt.assumptions, "assumptions", true, "print each workload's assumptions after its tables (text output)")
@@ -132,20 +134,37 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	default:
 		return opt, fmt.Errorf("-out %q: want text, csv or json", opt.out)
 	}
-	if opt.params.Scale <= 0 {
+	if !(opt.params.Scale > 0) || math.IsInf(opt.params.Scale, 0) {
 		return opt, fmt.Errorf("-scale %v: want a positive number", opt.params.Scale)
 	}
-	if opt.params.Nodes < 0 || opt.params.Parallel < 0 {
-		return opt, errors.New("-nodes and -parallel must not be negative")
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["nodes"] && (opt.params.Nodes < 1 || opt.params.Nodes > experiment.MaxNodes) {
+		return opt, fmt.Errorf("-nodes %d: want 1 to %d", opt.params.Nodes, experiment.MaxNodes)
+	}
+	if set["load"] && !(opt.params.Load > 0 && opt.params.Load <= experiment.MaxLoad) {
+		return opt, fmt.Errorf("-load %v: want a target offered load in (0, %d], e.g. 0.8", opt.params.Load, experiment.MaxLoad)
+	}
+	if set["load"] && set["nodes"] {
+		return opt, errors.New("-load sizes the cluster: give -nodes or -load, not both")
+	}
+	if opt.params.Parallel < 0 {
+		return opt, fmt.Errorf("-parallel %d: want 0 (GOMAXPROCS) or more", opt.params.Parallel)
 	}
 	if opt.params.Format != "" && opt.params.Trace == "" {
 		return opt, errors.New("-format needs -trace")
 	}
-	if pols != "" {
+	if set["policies"] {
 		opt.params.Policies = splitList(pols)
+		if len(opt.params.Policies) == 0 {
+			return opt, fmt.Errorf("-policies %q names no policy (see -list)", pols)
+		}
 		if _, err := experiment.LookupPolicies(opt.params.Policies); err != nil {
 			return opt, err
 		}
+	}
+	if set["experiment"] && len(splitList(exps)) == 0 {
+		return opt, fmt.Errorf("-experiment %q names no experiment (see -list)", exps)
 	}
 	switch {
 	case exps != "":
@@ -156,14 +175,25 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		opt.experiments = experiment.Default()
 		opt.suite = true
 	}
-	for _, e := range opt.experiments {
-		if _, err := experiment.Lookup(e); err != nil {
+	for _, name := range opt.experiments {
+		e, err := experiment.Lookup(name)
+		if err != nil {
+			return opt, err
+		}
+		if err := e.Check(opt.params); err != nil {
+			if opt.suite {
+				return opt, fmt.Errorf("%v, which the default suite runs; name experiments with -experiment", err)
+			}
 			return opt, err
 		}
 	}
 	if opt.params.Trace != "" {
-		if _, err := os.Stat(opt.params.Trace); err != nil {
+		fi, err := os.Stat(opt.params.Trace)
+		if err != nil {
 			return opt, fmt.Errorf("-trace: %w", err)
+		}
+		if fi.IsDir() {
+			return opt, fmt.Errorf("-trace %s: is a directory, want a trace file", opt.params.Trace)
 		}
 	}
 	opt.params.Progress = stderr
@@ -192,7 +222,11 @@ func writeList(w io.Writer) {
 		if def[e.Name] {
 			mark = " (default)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s%s\n", e.Name, e.Summary, mark)
+		uses := "uses none of -policies -nodes -trace -load -timing"
+		if f := e.Uses.Flags(); len(f) > 0 {
+			uses = "uses " + strings.Join(f, " ")
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s [%s]\n", e.Name, e.Summary, mark, uses)
 	}
 	fmt.Fprintln(tw, "\nPolicies:")
 	for _, p := range experiment.Policies() {

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/metrics"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -25,7 +30,7 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 	if code != exitOK || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	for _, f := range []string{"-experiment", "-trace", "-format", "-policies", "-seed", "-scale", "-out", "-svg", "-list", "-nodes", "-assumptions", "-timing", "-parallel"} {
+	for _, f := range []string{"-experiment", "-trace", "-format", "-policies", "-seed", "-scale", "-out", "-svg", "-list", "-nodes", "-load", "-assumptions", "-timing", "-parallel"} {
 		if !strings.Contains(errOut, "  "+f) {
 			t.Errorf("-h does not explain %s:\n%s", f, errOut)
 		}
@@ -51,6 +56,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\tx\t1\t2\t3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	huge := filepath.Join(dir, "huge.tsv")
+	if err := os.WriteFile(huge, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t1\t1\t1000000000000000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	odd := filepath.Join(dir, "odd.dat")
 	if err := os.WriteFile(odd, []byte("hello world\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -63,12 +72,33 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-out", "xml"}, "-out"},
 		{[]string{"-scale", "0"}, "-scale"},
 		{[]string{"-scale", "abc"}, "invalid value"},
-		{[]string{"-experiment", "nope"}, "unknown name"},
+		{[]string{"-experiment", "nope"}, "unknown experiment \"nope\""},
+		{[]string{"-experiment", ","}, "names no experiment"},
+		{[]string{"-nodes", "0"}, "-nodes 0: want 1 to 100000"},
+		{[]string{"-nodes", "-3"}, "-nodes -3: want 1 to 100000"},
+		{[]string{"-nodes", "100001", "-experiment", "fb2009"}, "-nodes 100001: want 1 to 100000"},
+		{[]string{"-nodes", "10000000", "-trace", bad}, "-nodes 10000000: want 1 to 100000"},
+		{[]string{"-policies", ","}, "-policies \",\" names no policy"},
+		{[]string{"-policies", ""}, "names no policy"},
+		{[]string{"-load", "0", "-trace", bad}, "-load 0: want"},
+		{[]string{"-load", "NaN", "-trace", bad}, "-load NaN: want"},
+		{[]string{"-load", "0.8", "-nodes", "5", "-trace", bad}, "not both"},
+		{[]string{"-parallel", "-1"}, "-parallel -1"},
+		// A flag an experiment does not use is an error, never ignored.
+		{[]string{"-experiment", "lss", "-trace", bad}, "experiment lss does not use -trace"},
+		{[]string{"-experiment", "fb2009", "-trace", bad}, "experiment fb2009 does not use -trace"},
+		{[]string{"-experiment", "paper000-light", "-nodes", "9"}, "experiment paper000-light does not use -nodes"},
+		{[]string{"-experiment", "accel", "-policies", "fifo"}, "experiment accel does not use -policies"},
+		{[]string{"-experiment", "lss", "-load", "0.5"}, "experiment lss does not use -load"},
+		{[]string{"-experiment", "lss", "-timing"}, "experiment lss does not use -timing"},
+		{[]string{"-nodes", "9"}, "paper000-light does not use -nodes, which the default suite runs"},
 		{[]string{"-policies", "fifo,nope"}, "nope"},
 		{[]string{"-policies", "fifo,fifo"}, "twice"},
 		{[]string{"-trace", filepath.Join(dir, "missing.tsv")}, "missing.tsv"},
-		{[]string{"-trace", bad}, "bad.tsv:2"},
+		{[]string{"-trace", bad}, "bad.tsv:2: inter_arrival_gap_s: \"x\" is not an integer"},
+		{[]string{"-trace", huge}, "huge.tsv:2: reduce_output_bytes: 1e18 bytes exceeds the limit 1e15"},
 		{[]string{"-trace", odd}, "format"},
+		{[]string{"-trace", dir}, "is a directory"},
 		{[]string{"-trace", bad, "-format", "xls"}, "xls"},
 		{[]string{"-format", "swim"}, "-format needs -trace"},
 		{[]string{"extra"}, "unexpected argument"},
@@ -99,7 +129,7 @@ func TestTextOutputDeterministic(t *testing.T) {
 	if a == c {
 		t.Fatal("different seeds, same output")
 	}
-	for _, s := range []string{"== paper000-light ==", "FIFO", "Fair", "Capacity", "DRF", "EDF", "deadline success", "W1 response mean", "Assumptions (paper000-light):", "workflow W1"} {
+	for _, s := range []string{"== paper000-light ==", "FIFO", "Fair", "Capacity", "DRF", "EDF", "deadline success", "W1 response mean (completed)", "Assumptions (paper000-light):", "workflow W1"} {
 		if !strings.Contains(a, s) {
 			t.Errorf("output lacks %q", s)
 		}
@@ -116,22 +146,72 @@ func TestCSVAndJSON(t *testing.T) {
 		t.Fatal("exit", code)
 	}
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "experiment,table,metric,policy,value" {
+	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "experiment,table,policy,metric,value,display" {
 		t.Fatalf("csv: %v, %d rows, header %v", err, len(rows), rows[0])
+	}
+	byKey := map[string][]string{}
+	assumptions := 0
+	for _, r := range rows[1:] {
+		if r[3] == "assumption" {
+			assumptions++
+			continue
+		}
+		byKey[r[3]+"/"+r[2]] = r
+	}
+	if assumptions == 0 {
+		t.Error("csv drops the assumptions")
+	}
+	for key, want := range map[string]string{
+		"jobs_count/FIFO":                   `^[0-9]+$`,
+		"deadline_success_ratio/FIFO":       `^(0|1|0\.[0-9]+)$`,
+		"response_mean_completed_s/DRF":     `^[0-9]+(\.[0-9]+)?$`,
+		"utilisation_map_slot_ratio/FIFO":   `^0\.[0-9]+$`,
+		"w1_response_mean_completed_s/FIFO": `^[0-9]+(\.[0-9]+)?$`,
+	} {
+		r, ok := byKey[key]
+		if !ok || !regexp.MustCompile(want).MatchString(r[4]) {
+			t.Errorf("csv %s: %q, want a value matching %s", key, r, want)
+		}
 	}
 	code, out, _ = runCLI(t, append(small, "-out", "json")...)
 	if code != exitOK {
 		t.Fatal("exit", code)
 	}
-	var res []struct {
-		Experiment string
-		Tables     []struct {
-			Title   string
-			Columns []string
+	var res []map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 1 {
+		t.Fatalf("json: %v %+v", err, res)
+	}
+	// Every key is snake_case, and metric values are numbers or null.
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if !snake.MatchString(k) {
+					t.Errorf("json key %q is not snake_case", k)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 1 || len(res[0].Tables[0].Columns) != 5 {
-		t.Fatalf("json: %v %+v", err, res)
+	walk(res)
+	tables := res[0]["tables"].([]any)
+	first := tables[0].(map[string]any)
+	if len(first["policies"].([]any)) != 5 || len(res[0]["assumptions"].([]any)) == 0 {
+		t.Fatalf("json table: %v", first)
+	}
+	for _, m := range first["metrics"].([]any) {
+		row := m.(map[string]any)
+		for _, v := range row["values"].([]any) {
+			if _, ok := v.(float64); !ok && v != nil {
+				t.Errorf("metric %v: value %v is not a number", row["key"], v)
+			}
+		}
 	}
 }
 
@@ -145,6 +225,102 @@ func TestSVG(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(b, []byte("<svg")) || !bytes.Contains(b, []byte("FIFO")) {
 			t.Errorf("%s: %v %.80q", f, err, b)
 		}
+	}
+}
+
+// Each trace's plots are named after it (a second trace does not
+// overwrite the first's), titles start with the plot type, and a
+// policy that leaves jobs out ends below 1 with its share in the legend.
+func TestSVGTraceNamesAndTitles(t *testing.T) {
+	dir := t.TempDir()
+	plots := filepath.Join(dir, "plots")
+	for _, name := range []string{"day-one.tsv", "a-trace-with-a-rather-long-name-that-would-not-fit-in-a-title.tsv"} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t736346\t1700537\t432269\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut := runCLI(t, "-trace", f, "-nodes", "4", "-policies", "fifo", "-svg", plots); code != exitOK {
+			t.Fatal(code, errOut)
+		}
+	}
+	for _, f := range []string{"trace-day-one-response-cdf.svg", "trace-a-trace-with-a-rather-long-name-that-would-not-fit-in-a-title-response-cdf.svg"} {
+		b, err := os.ReadFile(filepath.Join(plots, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		title := regexp.MustCompile(`font-size="14">([^<]*)<`).FindSubmatch(b)
+		if title == nil || !strings.HasPrefix(string(title[1]), "Response-time CDF: trace-") || len([]rune(string(title[1]))) > titleChars {
+			t.Errorf("%s: title %q", f, title)
+		}
+		if bytes.Contains(b, []byte("(s)")) {
+			t.Errorf("%s: axis labelled (s)", f)
+		}
+	}
+	sums := []metrics.Summary{metrics.Summarize(metrics.Run{Policy: "P", Jobs: []metrics.JobRecord{
+		{ID: "a", Finish: 10 * time.Second}, {ID: "b", Finish: 2000 * time.Second}, {ID: "c", Finish: 5 * time.Second, Outcome: metrics.Killed},
+		{ID: "d", Finish: 5 * time.Second, Outcome: metrics.Rejected},
+	}})}
+	b := string(cdfSVG("x", "sub", sums))
+	if !strings.Contains(b, "P (50.0% done)") || !strings.Contains(b, "curves end at the share") {
+		t.Errorf("killed jobs not shown:\n%s", b)
+	}
+	// the curve's last step is at y(0.5), not y(1)
+	if y := fmt.Sprintf("%.1f", marginT+innerH*0.5); !strings.Contains(b, ","+y+`"/>`) {
+		t.Errorf("CDF does not end at 0.5 (y %s):\n%s", y, b)
+	}
+}
+
+// Log-axis ticks are round time units; linear ones a round step in one
+// unit; labels never read "1m40s".
+func TestTimeTicks(t *testing.T) {
+	labels := func(ts []tick) string {
+		var out []string
+		for _, x := range ts {
+			out = append(out, x.label)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		lo, hi float64
+		log    bool
+		want   string
+	}{
+		{1, 20000, true, "1s 10s 1m 10m 1h"},
+		{0.05, 300000, true, "100ms 1s 10s 1m 10m 1h 10h 1d"},
+		{3, 200, true, "5s 10s 20s 30s 1m 2m"},
+		{0, 300, false, "0 1m 2m 3m 4m 5m"},
+		{0, 7200, false, "0 20m 40m 60m 80m 100m 120m"},
+		{0, 40000, false, "0 2h 4h 6h 8h 10h"},
+		{0, 12, false, "0 2s 4s 6s 8s 10s 12s"},
+		{0, 0.3, false, "0 50ms 100ms 150ms 200ms 250ms 300ms"},
+	} {
+		if got := labels(timeTicks(tc.lo, tc.hi, tc.log)); got != tc.want {
+			t.Errorf("ticks(%g, %g, log %v) = %q, want %q", tc.lo, tc.hi, tc.log, got, tc.want)
+		}
+	}
+}
+
+// Gaps that contradict submit times and an overloaded cluster are
+// warned about on stderr (and in the table), and the run goes on.
+func TestTraceWarnings(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "gap.tsv")
+	if err := os.WriteFile(f, []byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t5\t68719476736\t0\t0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "-trace", f, "-nodes", "1", "-policies", "fifo")
+	if code != exitOK {
+		t.Fatal(code, errOut)
+	}
+	for _, want := range []string{
+		"schedsim: trace: warning: SWIM: 1 of 2 lines have an inter_arrival_gap_s that contradicts submit_time_s (first: line 2, gap 5 s, submit times 52 s apart); submit_time_s used\n",
+		"schedsim: trace: warning: offered load exceeds capacity on 1 workers (map-slot ",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if !strings.Contains(out, "note: warning: offered load exceeds capacity") || !strings.Contains(out, "offered load on 1 workers") {
+		t.Errorf("stdout lacks the load note or line:\n%s", out)
 	}
 }
 

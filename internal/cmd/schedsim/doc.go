@@ -14,9 +14,42 @@
 //	go run ./internal/cmd/schedsim -list                # experiments, policies
 //	go run ./internal/cmd/schedsim -experiment paper000-heavy -policies fifo,edf
 //	go run ./internal/cmd/schedsim -trace jobs.swf -nodes 128 -out csv
+//	go run ./internal/cmd/schedsim -trace day.tsv -load 0.8  # size the cluster for 80% load
 //	go run ./internal/cmd/schedsim -svg plots           # also write SVG plots
 //
-// -h explains every flag. Bad flags or files exit with status 2 and one
-// line on stderr; a failed run exits with status 1. Runs longer than a
-// few seconds report progress on stderr.
+// -h explains every flag. Bad flags or input files exit with status 2
+// and one line on stderr, "schedsim: " and then what is wrong, e.g.
+//
+//	schedsim: -nodes 0: want 1 to 100000
+//	schedsim: experiment lss does not use -trace
+//	schedsim: x.tsv:4: reduce_output_bytes: 1e18 bytes exceeds the limit 1e15
+//
+// A flag an experiment does not use is an error, never silently ignored
+// (experiment.Experiment.Uses); a failed run exits with status 1.
+//
+// # Trace replays
+//
+// A replay states its offered load — per slot kind, the task time it
+// asks for at isolated speed over the capacity times the span of
+// submissions — in its assumptions, and warns on stderr and in a table
+// note when a kind is offered more than 100%: queues then grow for the
+// whole trace. -load L picks the fewest workers that keep the busiest
+// kind at or below L. Readers' warnings (SWIM gaps contradicting submit
+// times) are echoed the same way.
+//
+// # Output
+//
+// Text output is for people. -out csv and -out json carry numbers:
+// every metric has a snake_case key ending in its unit
+// ("response_mean_completed_s", "deadline_success_ratio", "jobs_count"),
+// its values in that unit (empty or null where undefined), the display
+// text beside them, and the tables' notes and the assumptions. Response
+// and wait figures count completed jobs only: their rows say
+// "(completed)", the row "not completed" beside them counts the jobs they
+// leave out, and -svg's response-time CDFs end at each policy's completed
+// share. Plots are named after the experiment, or for -trace after the
+// trace file (trace-NAME-response-cdf.svg).
+//
+// Runs longer than a few seconds report progress on stderr every 3 s of
+// wall-clock time.
 package main

@@ -13,6 +13,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("-out json -policies fifo,drf -svg /tmp/x")
 	f.Add("-trace /nonexistent -format swf -nodes -1")
 	f.Add("-scale NaN -experiment ,,,")
+	f.Add("-nodes 0 -policies , -load 0.8")
+	f.Add("-experiment lss -trace x.tsv -timing -load 1e308")
 	f.Fuzz(func(t *testing.T, line string) {
 		_, _ = parse(strings.Fields(line), io.Discard)
 	})

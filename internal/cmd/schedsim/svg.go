@@ -7,8 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/schedkit/schedkit/internal/experiment"
 	"github.com/schedkit/schedkit/internal/metrics"
@@ -18,14 +18,19 @@ import (
 const (
 	plotW, plotH             = 640, 400
 	marginL, marginR         = 70, 150
-	marginT, marginB         = 40, 50
+	marginT, marginB         = 48, 50
 	innerW, innerH   float64 = plotW - marginL - marginR, plotH - marginT - marginB
+	// titleChars and subtitleChars are how many characters fit across
+	// the plot at the title's and subtitle's font sizes.
+	titleChars, subtitleChars = 72, 95
 )
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
 // writeSVGs writes, per experiment and workload, response-time CDFs and
-// deadline success bars into dir.
+// deadline success bars into dir, named after the result's FileName (a
+// trace replay: after the trace) and, when an experiment has several
+// workloads, the workload.
 func writeSVGs(dir string, results []experiment.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("-svg: %w", err)
@@ -38,24 +43,25 @@ func writeSVGs(dir string, results []experiment.Result) error {
 			}
 			groups[run.Workload] = append(groups[run.Workload], run)
 		}
+		stem := r.FileName
+		if stem == "" {
+			stem = r.Experiment
+		}
 		for _, wl := range order {
 			runs := groups[wl]
-			base := fileName(r.Experiment)
+			base, label := fileName(stem), stem
 			if len(order) > 1 {
 				base += "-" + fileName(wl)
+				label += ", " + wl
 			}
 			sums := make([]metrics.Summary, len(runs))
 			for i := range runs {
 				sums[i] = metrics.Summarize(runs[i])
 			}
-			title := r.Title
-			if len(order) > 1 {
-				title += " — " + wl
-			}
-			if err := os.WriteFile(filepath.Join(dir, base+"-response-cdf.svg"), cdfSVG(title, sums), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, base+"-response-cdf.svg"), cdfSVG(label, r.Title, sums), 0o644); err != nil {
 				return fmt.Errorf("-svg: %w", err)
 			}
-			if b := successSVG(title, sums); b != nil {
+			if b := successSVG(label, r.Title, sums); b != nil {
 				if err := os.WriteFile(filepath.Join(dir, base+"-deadline-success.svg"), b, 0o644); err != nil {
 					return fmt.Errorf("-svg: %w", err)
 				}
@@ -74,15 +80,31 @@ func fileName(s string) string {
 	}, s)
 }
 
-func header(b *bytes.Buffer, title string) {
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", plotW, plotH, plotW, plotH)
-	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="white"/>`+"\n", plotW, plotH)
-	fmt.Fprintf(b, `<text x="%d" y="22" font-size="14">%s</text>`+"\n", marginL, html.EscapeString(title))
+// clip shortens s to n characters, ending in "…" when cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
-// cdfSVG plots each policy's empirical CDF of job response time (completed
-// jobs), on a log time axis when the times span two decades or more.
-func cdfSVG(title string, sums []metrics.Summary) []byte {
+// header starts a plot: the title names the plot type first, so that
+// clipping a long label never hides it; the subtitle is the
+// experiment's one-line description.
+func header(b *bytes.Buffer, title, subtitle string) {
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", plotW, plotH, plotW, plotH)
+	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="white"/>`+"\n", plotW, plotH)
+	fmt.Fprintf(b, `<text x="%d" y="18" font-size="14">%s</text>`+"\n", marginL, html.EscapeString(clip(title, titleChars)))
+	fmt.Fprintf(b, `<text x="%d" y="34" font-size="11" fill="#555">%s</text>`+"\n", marginL, html.EscapeString(clip(subtitle, subtitleChars)))
+}
+
+// cdfSVG plots each policy's empirical CDF of job response time over all
+// its jobs: only completed jobs have a response time, so a curve ends at
+// the policy's completed share (below 1 when it killed, rejected or
+// failed jobs), and the legend gives that share. The time axis is
+// logarithmic when the times span two decades or more.
+func cdfSVG(label, subtitle string, sums []metrics.Summary) []byte {
 	lo, hi := math.Inf(1), 0.0
 	for i := range sums {
 		for _, p := range sums[i].Response.CDF {
@@ -91,7 +113,7 @@ func cdfSVG(title string, sums []metrics.Summary) []byte {
 		}
 	}
 	var b bytes.Buffer
-	header(&b, title+": CDF of job response time")
+	header(&b, "Response-time CDF: "+label, subtitle)
 	if hi == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d">no completed jobs</text></svg>`+"\n", marginL, plotH/2)
 		return b.Bytes()
@@ -120,18 +142,24 @@ func cdfSVG(title string, sums []metrics.Summary) []byte {
 	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%.2f</text>`+"\n", marginL-6, y(f)+4, f)
 	}
-	for _, t := range ticks(lo, hi, logX) {
+	fmt.Fprintf(&b, `<text x="16" y="%.0f" text-anchor="middle" transform="rotate(-90 16 %.0f)">share of jobs</text>`+"\n", marginT+innerH/2, marginT+innerH/2)
+	for _, t := range timeTicks(lo, hi, logX) {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#999"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n",
-			x(t), marginT+innerH, x(t), marginT+innerH+5, x(t), marginT+innerH+18, secondsLabel(t))
+			x(t.at), marginT+innerH, x(t.at), marginT+innerH+5, x(t.at), marginT+innerH+18, t.label)
 	}
-	axis := "response time (s)"
+	axis := "job response time"
 	if logX {
-		axis += ", log scale"
+		axis += " (log scale)"
 	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="middle">%s</text>`+"\n", marginL+innerW/2, plotH-10, axis)
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="black"/>`+"\n", marginL, marginT, innerW, innerH)
+	partial := false
 	for i := range sums {
 		color := palette[i%len(palette)]
+		share := 1.0
+		if sums[i].Jobs > 0 {
+			share = float64(sums[i].Completed) / float64(sums[i].Jobs)
+		}
 		var pts strings.Builder
 		prev := 0.0
 		for j, p := range sums[i].Response.CDF {
@@ -139,51 +167,110 @@ func cdfSVG(title string, sums []metrics.Summary) []byte {
 			if j == 0 {
 				fmt.Fprintf(&pts, "%.1f,%.1f ", px, y(0))
 			}
-			fmt.Fprintf(&pts, "%.1f,%.1f %.1f,%.1f ", px, y(prev), px, y(p.Fraction))
-			prev = p.Fraction
+			f := p.Fraction * share
+			fmt.Fprintf(&pts, "%.1f,%.1f %.1f,%.1f ", px, y(prev), px, y(f))
+			prev = f
+		}
+		if len(sums[i].Response.CDF) > 0 {
+			fmt.Fprintf(&pts, "%.1f,%.1f", marginL+innerW, y(prev))
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`+"\n", color, strings.TrimSpace(pts.String()))
+		name := sums[i].Policy
+		if sums[i].Completed < sums[i].Jobs {
+			partial = true
+			name = fmt.Sprintf("%s (%.1f%% done)", name, 100*share)
+		}
 		ly := marginT + 14*float64(i) + 10
 		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="3"/><text x="%.0f" y="%.0f">%s</text>`+"\n",
-			marginL+innerW+10, ly, marginL+innerW+28, ly, color, marginL+innerW+32, ly+4, html.EscapeString(sums[i].Policy))
+			marginL+innerW+10, ly, marginL+innerW+28, ly, color, marginL+innerW+32, ly+4, html.EscapeString(clip(name, 16)))
+	}
+	if partial {
+		ly := marginT + 14*float64(len(sums)) + 20
+		for k, line := range []string{"curves end at the share", "of jobs completed; killed,", "rejected and failed jobs", "have no response time"} {
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#555">%s</text>`+"\n", marginL+innerW+10, ly+12*float64(k), line)
+		}
 	}
 	b.WriteString("</svg>\n")
 	return b.Bytes()
 }
 
-func ticks(lo, hi float64, logX bool) []float64 {
-	var out []float64
-	if logX {
-		for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-			if t := math.Pow(10, e); t >= lo && t <= hi {
-				out = append(out, t)
+// tick is one labelled position on a time axis, in seconds.
+type tick struct {
+	at    float64
+	label string
+}
+
+// roundTimes are round durations in seconds, 1-2-5 steps within each
+// unit: the candidates for ticks.
+var roundTimes = []float64{
+	0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
+	1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800,
+	3600, 2 * 3600, 5 * 3600, 10 * 3600, 86400, 2 * 86400, 5 * 86400, 10 * 86400, 20 * 86400, 50 * 86400,
+}
+
+// decades are the log-axis ticks: 1 ms … 100 ms, 1 s, 10 s, 1 m, 10 m,
+// 1 h, 10 h, 1 d, 10 d.
+var decades = []float64{0.001, 0.01, 0.1, 1, 10, 60, 600, 3600, 36000, 86400, 864000}
+
+// timeTicks returns round ticks in [lo, hi] seconds: on a log axis the
+// decades of time units (1 s, 10 s, 1 m, 10 m, 1 h…), filled in with
+// 1-2-5 steps when fewer than three fall in range; on a linear axis the
+// smallest round step giving at most six ticks.
+func timeTicks(lo, hi float64, logX bool) []tick {
+	in := func(cands []float64) []tick {
+		var out []tick
+		for _, t := range cands {
+			if t >= lo*(1-1e-9) && t <= hi*(1+1e-9) {
+				out = append(out, tick{t, timeLabel(t, t)})
 			}
 		}
 		return out
 	}
-	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/5)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if (hi-lo)/(step*m) <= 6 {
-			step *= m
+	if logX {
+		if out := in(decades); len(out) >= 3 {
+			return out
+		}
+		return in(roundTimes)
+	}
+	step := roundTimes[len(roundTimes)-1]
+	for _, s := range roundTimes {
+		if (hi-lo)/s <= 6 {
+			step = s
 			break
 		}
 	}
-	for t := math.Ceil(lo/step) * step; t <= hi; t += step {
-		out = append(out, t)
+	for (hi-lo)/step > 6 { // beyond the table: whole multiples of its last step
+		step *= 2
+	}
+	var out []tick
+	for t := math.Ceil(lo/step) * step; t <= hi*(1+1e-9); t += step {
+		out = append(out, tick{t, timeLabel(t, step)})
 	}
 	return out
 }
 
-func secondsLabel(s float64) string {
-	if s >= 1 {
-		return (time.Duration(s) * time.Second).String()
+// timeLabel prints t seconds in the largest unit (ms, s, m, h, d) that
+// step fills at least once: "500ms", "30s", "10m", "1.5h", "2d".
+func timeLabel(t, step float64) string {
+	if t == 0 {
+		return "0"
 	}
-	return fmt.Sprintf("%gs", s)
+	units := []struct {
+		size float64
+		name string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}, {0.001, "ms"}}
+	for _, u := range units {
+		if step >= u.size*(1-1e-9) || u.name == "ms" {
+			return strconv.FormatFloat(math.Round(t/u.size*1000)/1000, 'g', -1, 64) + u.name
+		}
+	}
+	return ""
 }
 
-// successSVG draws deadline success ratio bars, or returns nil when no
-// job had a deadline.
-func successSVG(title string, sums []metrics.Summary) []byte {
+// successSVG draws deadline success ratio bars, with each policy's value
+// under its name below the axis (never on the frame), or returns nil
+// when no job had a deadline.
+func successSVG(label, subtitle string, sums []metrics.Summary) []byte {
 	any := false
 	for i := range sums {
 		any = any || sums[i].DeadlineSuccess.Total > 0
@@ -192,23 +279,24 @@ func successSVG(title string, sums []metrics.Summary) []byte {
 		return nil
 	}
 	var b bytes.Buffer
-	header(&b, title+": deadline success ratio")
+	header(&b, "Deadline success: "+label, subtitle)
 	y := func(f float64) float64 { return marginT + innerH*(1-f) }
 	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ccc"/><text x="%d" y="%.1f" text-anchor="end">%.2f</text>`+"\n",
 			marginL, y(f), marginL+innerW, y(f), marginL-6, y(f)+4, f)
 	}
+	fmt.Fprintf(&b, `<text x="16" y="%.0f" text-anchor="middle" transform="rotate(-90 16 %.0f)">share of jobs with a deadline that met it</text>`+"\n", marginT+innerH/2, marginT+innerH/2)
 	slot := innerW / float64(len(sums))
 	for i := range sums {
 		v := sums[i].DeadlineSuccess.Value()
 		x0 := marginL + slot*float64(i) + slot*0.15
-		label := "n/a"
+		value := "n/a"
 		if v.Valid {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x0, y(v.V), slot*0.7, innerH*v.V, palette[i%len(palette)])
-			label = fmt.Sprintf("%.3f", v.V)
+			value = fmt.Sprintf("%.3f", v.V)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x0+slot*0.35, y(v.V)-4, label)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", x0+slot*0.35, marginT+innerH+18, html.EscapeString(sums[i].Policy))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", x0+slot*0.35, marginT+innerH+16, html.EscapeString(sums[i].Policy))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">%s</text>`+"\n", x0+slot*0.35, marginT+innerH+30, value)
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="black"/>`+"\n", marginL, marginT, innerW, innerH)
 	b.WriteString("</svg>\n")

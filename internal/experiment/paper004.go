@@ -1,0 +1,186 @@
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/internal/workload"
+)
+
+// paper004Policies is what the paper-004 experiments compare by default:
+// the paper's baselines (FIFO, Capacity, Fair, DRF) and EDF. Adding a
+// policy (fgm) to these experiments is one name here.
+var paper004Policies = []string{"fifo", "fair", "capacity", "drf", "edf"}
+
+// paper004 experiments: §4 of paper 004 on its 23-worker cluster, with
+// Facebook-mix MapReduce and Spark jobs in the multi-resource space
+// (cpu, memory, disk, network); baselines allocate each task's request.
+var (
+	paper004Offline = Experiment{
+		Name:    "paper004-offline",
+		Summary: "paper 004 §4.2 offline: 400 GB of Facebook-mix MapReduce/Spark jobs at once on 23 workers × (16 cores, 32 GB, disk, 1 Gb/s); -scale sizes the input, -nodes the cluster",
+		Run:     runPaper004Offline,
+		Uses:    UsesPolicies | UsesNodes | UsesTiming,
+	}
+	paper004Online = Experiment{
+		Name:       "paper004-online",
+		Summary:    "paper 004 §4.3 online: Poisson arrivals, total input 50 → 400 GB by 50 GB, on 23 workers; -scale sizes the inputs",
+		Run:        func(p Params) (Result, error) { return runPaper004Online(p, false) },
+		Uses:       UsesPolicies | UsesNodes | UsesTiming,
+		SuiteScale: 0.5,
+	}
+	paper004Cloud = Experiment{
+		Name:       "paper004-cloud",
+		Summary:    "paper 004 §4.4 cloud: the online workloads plus foreign background load on every worker that no policy controls",
+		Run:        func(p Params) (Result, error) { return runPaper004Online(p, true) },
+		Uses:       UsesPolicies | UsesNodes | UsesTiming,
+		SuiteScale: 0.5,
+	}
+)
+
+// Paper004Config returns the simulator Config of a workload.ClusterSpec
+// (Paper004Cluster): identical workers, YARN defaults — NodeManager
+// heartbeat every second, 5% reduce slow-start, four attempts.
+func Paper004Config(cs workload.ClusterSpec, seed uint64) (sim.Config, []string) {
+	nodes := make([]sim.NodeSpec, cs.Workers)
+	for i := range nodes {
+		nodes[i] = sim.NodeSpec{
+			ID:       schedkit.NodeID(fmt.Sprintf("node%04d", i)),
+			Rack:     schedkit.RackID(fmt.Sprintf("rack%02d", i/max(1, cs.PerRack))),
+			Capacity: cs.Capacity.Clone(),
+		}
+	}
+	cfg := sim.DefaultConfig(cs.Space, nodes)
+	cfg.HeartbeatInterval = time.Second
+	cfg.Seed = seed
+	lines := append([]string(nil), cs.Assumptions...)
+	lines = append(lines, fmt.Sprintf("simulator: YARN NodeManager heartbeat every %v per node, staggered, plus one when a task ends; reduce slow-start %g; %d attempts per task; baselines allocate each task's Requested vector; seed %d",
+		cfg.HeartbeatInterval, cfg.SlowStart, cfg.MaxAttempts, seed))
+	return cfg, lines
+}
+
+// paper004Setup returns the cluster size and cluster of p.
+func paper004Setup(p Params) (int, sim.Config, []string, error) {
+	n := workload.Paper004Workers
+	if p.Nodes > 0 {
+		n = p.Nodes
+	}
+	cs, err := workload.Paper004Cluster(n)
+	if err != nil {
+		return 0, sim.Config{}, nil, fmt.Errorf("%w: %w", ErrParams, err)
+	}
+	cfg, lines := Paper004Config(cs, p.Seed)
+	return n, cfg, lines, nil
+}
+
+func runPaper004Offline(p Params) (Result, error) {
+	if err := p.normalize(); err != nil {
+		return Result{}, err
+	}
+	n, cfg, cl, err := paper004Setup(p)
+	if err != nil {
+		return Result{}, err
+	}
+	w, err := workload.Paper004Offline(p.Scale, rand.New(rand.NewPCG(p.Seed, 0x004)))
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+	}
+	pols, err := choose(p, paper004Policies)
+	if err != nil {
+		return Result{}, err
+	}
+	title := fmt.Sprintf("paper 004 offline: %g GB, %d jobs at once, %d workers", 400*p.Scale, len(w.Jobs), n)
+	res, err := Compare(p, "paper004-offline", title, cfg, &w, pols)
+	res.Assumptions = append(append(w.Assumptions, fmt.Sprintf("workload seed %d, scale %g (400 GB × scale)", p.Seed, p.Scale)), cl...)
+	return res, err
+}
+
+// runPaper004Online runs every total of the online setup (with the
+// cloud's background load if cloud) under each policy, and tabulates the
+// workload completion time (makespan), the mean job completion time and
+// completions per total, then every standard metric (fairness,
+// utilisation...) of the largest total.
+func runPaper004Online(p Params, cloud bool) (Result, error) {
+	if err := p.normalize(); err != nil {
+		return Result{}, err
+	}
+	n, cfg, cl, err := paper004Setup(p)
+	if err != nil {
+		return Result{}, err
+	}
+	pols, err := choose(p, paper004Policies)
+	if err != nil {
+		return Result{}, err
+	}
+	name, env := "paper004-online", "dedicated"
+	if cloud {
+		name, env = "paper004-cloud", "cloud (background load)"
+	}
+	totals := workload.Paper004OnlineTotals()
+	var cases []Case
+	var lines []string
+	for i, gb := range totals {
+		gb *= p.Scale
+		rng := rand.New(rand.NewPCG(p.Seed, 0x004_0000+uint64(i)))
+		c := cfg
+		var w workload.Workload
+		if cloud {
+			var steps []workload.BackgroundStep
+			w, steps, err = workload.Paper004Cloud(gb, n, rng)
+			c.Background = make([]sim.BackgroundStep, len(steps))
+			for k, s := range steps {
+				c.Background[k] = sim.BackgroundStep{At: s.At, Node: s.Node, Demand: s.Demand}
+			}
+		} else {
+			w, err = workload.Paper004Online(gb, rng)
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+		}
+		if i == len(totals)-1 {
+			lines = append(lines, fmt.Sprintf("assumptions of the largest workload (%g GB); the others differ only in their draws:", gb))
+			lines = append(lines, w.Assumptions...)
+		}
+		lines = append(lines, fmt.Sprintf("workload %g GB: %d jobs, %d tasks, last submission at %v", gb, len(w.Jobs), w.Tasks(), w.Jobs[len(w.Jobs)-1].Submit))
+		for _, pol := range pols {
+			cases = append(cases, Case{Label: fmt.Sprintf("%s/%gGB/%s", name, gb, pol.Name), Config: c, Workload: &w, Policy: pol})
+		}
+	}
+	runs, err := RunCases(p, cases)
+	if err != nil {
+		return Result{}, err
+	}
+	sums := Summaries(runs)
+	cols := make([]string, len(pols))
+	for i := range pols {
+		cols[i] = sums[i].Policy
+	}
+	title := fmt.Sprintf("paper 004 online, %s, %d workers", env, n)
+	mk := metrics.Table{Title: title + ": workload completion time (makespan)", Columns: cols}
+	resp := metrics.Table{Title: title + ": mean job completion time", Columns: cols}
+	fail := metrics.Table{Title: title + ": completed jobs / failed task attempts", Columns: cols}
+	for i, gb := range totals {
+		row := fmt.Sprintf("%g GB", gb*p.Scale)
+		r1, r2, r3 := metrics.Row{Name: row}, metrics.Row{Name: row}, metrics.Row{Name: row}
+		for k := range pols {
+			s := &sums[i*len(pols)+k]
+			r1.Cells = append(r1.Cells, s.Makespan.String())
+			r2.Cells = append(r2.Cells, s.Response.MeanSpan().String())
+			r3.Cells = append(r3.Cells, strconv.Itoa(s.Completed)+"/"+strconv.Itoa(s.Jobs)+" · "+strconv.Itoa(s.FailedTasks))
+			for _, wn := range s.Warnings {
+				mk.Notes = append(mk.Notes, row+" "+s.Policy+": "+wn)
+			}
+		}
+		mk.Rows, resp.Rows, fail.Rows = append(mk.Rows, r1), append(resp.Rows, r2), append(fail.Rows, r3)
+	}
+	last := sums[(len(totals)-1)*len(pols):]
+	full := metrics.Compare(fmt.Sprintf("%s: all metrics at %g GB", title, totals[len(totals)-1]*p.Scale), last, Rows(last, p.Timing))
+	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, full}, Runs: runs}
+	res.Assumptions = append(append(lines, fmt.Sprintf("workload seed %d, scale %g (totals × scale)", p.Seed, p.Scale)), cl...)
+	return res, nil
+}

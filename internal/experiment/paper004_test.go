@@ -1,0 +1,112 @@
+package experiment_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/internal/experiment"
+	"github.com/schedkit/schedkit/internal/metrics"
+)
+
+// The online and cloud experiments run every total under every policy,
+// one row per total, valid runs; the cloud's background load never makes
+// a run faster in total.
+func TestPaper004OnlineSmall(t *testing.T) {
+	var makespans [2][]string
+	for i, name := range []string{"paper004-online", "paper004-cloud"} {
+		e, err := experiment.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := experiment.Defaults()
+		p.Scale = 0.1
+		res, err := e.Run(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Runs) != 8*5 || len(res.Tables) != 4 || len(res.Assumptions) == 0 {
+			t.Fatalf("%s: %d runs, %d tables", name, len(res.Runs), len(res.Tables))
+		}
+		for _, tb := range res.Tables[:3] {
+			if d := cmp.Diff([]string{"FIFO", "Fair", "Capacity", "DRF", "EDF"}, tb.Columns); d != "" {
+				t.Errorf("%s columns (-want +got):\n%s", name, d)
+			}
+			if len(tb.Rows) != 8 || tb.Rows[0].Name != "5 GB" || tb.Rows[7].Name != "40 GB" {
+				t.Errorf("%s rows %v", name, tb.Rows)
+			}
+		}
+		for _, run := range res.Runs {
+			if err := run.Validate(); err != nil {
+				t.Error(err)
+			}
+		}
+		for _, r := range res.Tables[0].Rows {
+			makespans[i] = append(makespans[i], r.Cells...)
+		}
+	}
+	if cmp.Equal(makespans[0], makespans[1]) {
+		t.Error("background load changed nothing")
+	}
+}
+
+// The offline experiment scales the input and the cluster.
+func TestPaper004OfflineNodes(t *testing.T) {
+	e, _ := experiment.Lookup("paper004-offline")
+	p := experiment.Defaults()
+	p.Scale, p.Nodes, p.Policies = 0.05, 4, []string{"drf"}
+	res, err := e.Run(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 1 || res.Runs[0].Validate() != nil {
+		t.Fatalf("%d runs", len(res.Runs))
+	}
+	if s := metrics.Summarize(res.Runs[0]); s.Completed != s.Jobs {
+		t.Errorf("%d of %d jobs completed", s.Completed, s.Jobs)
+	}
+	for _, name := range []string{"paper004-offline", "paper004-online", "paper004-cloud", "paper003-exp1"} {
+		e, _ := experiment.Lookup(name)
+		if err := e.Check(experiment.Params{Trace: "x.tsv"}); !errors.Is(err, experiment.ErrParams) {
+			t.Errorf("%s -trace: %v", name, err)
+		}
+	}
+}
+
+// FIFO lands within 3% of the paper's FIFO figures, which is what the
+// paper-003 job tables were reconstructed for (exp. 2's FIFO figures are
+// DBS's plus the paper's margins).
+func TestPaper003FIFO(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		response, cost float64
+	}{
+		{"paper003-exp1", 1175.5, 152.6},
+		{"paper003-exp2", 1230 + 76.5, 148.07 + 21.9},
+	} {
+		e, _ := experiment.Lookup(tc.name)
+		p := experiment.Defaults()
+		res, err := e.Run(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Runs) != 5 {
+			t.Fatalf("%d runs", len(res.Runs))
+		}
+		s := metrics.Summarize(res.Runs[0])
+		if s.Policy != "FIFO" || s.Completed != 4 {
+			t.Fatalf("%s: %s completed %d", tc.name, s.Policy, s.Completed)
+		}
+		if r := s.Response.Mean.Seconds(); math.Abs(r-tc.response) > 0.03*tc.response {
+			t.Errorf("%s: FIFO mean response %.1f s, paper %.1f s", tc.name, r, tc.response)
+		}
+		if c := s.MeanCost.V; math.Abs(c-tc.cost) > 0.03*tc.cost {
+			t.Errorf("%s: FIFO mean cost %.2f, paper %.2f", tc.name, c, tc.cost)
+		}
+		p.Scale = 0.5
+		if _, err := e.Run(p); !errors.Is(err, experiment.ErrParams) {
+			t.Errorf("%s -scale 0.5: %v", tc.name, err)
+		}
+	}
+}
