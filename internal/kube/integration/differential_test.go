@@ -155,7 +155,7 @@ func randomScenario(seed uint64) *scenario {
 // state.
 func TestDifferential(t *testing.T) {
 	all := scenarios()
-	for seed := range uint64(4) {
+	for seed := range uint64(8) {
 		all = append(all, randomScenario(seed))
 	}
 	for _, sc := range all {
@@ -175,6 +175,17 @@ func TestDifferential(t *testing.T) {
 					at[a.phase]++
 				}
 			}
+			var wantQueue []string
+			next = map[string]*[2]int{}
+			for _, a := range exp.queue {
+				at := next[a.job]
+				if at == nil {
+					at = new([2]int)
+					next[a.job] = at
+				}
+				wantQueue = append(wantQueue, sc.ready[a.job][a.phase][at[a.phase]])
+				at[a.phase]++
+			}
 			var wantPlain []string
 			for k := range sc.plain {
 				wantPlain = append(wantPlain, fmt.Sprintf("plain-%02d", k))
@@ -191,6 +202,16 @@ func TestDifferential(t *testing.T) {
 			}
 
 			res := run(t, sc, len(want)+len(wantPlain), len(wantHopeless))
+
+			// The queue: every ready deadline pod, first attempted in lss's
+			// hand-out order, then the plain pods.
+			popped := res.popped
+			t.Logf("lss queue %v; reserved %v", wantQueue, res.reserved)
+			if len(popped) < len(wantQueue) || !slices.Equal(popped[:len(wantQueue)], wantQueue) {
+				t.Errorf("queue order (first attempts):\n got %v\nwant %v (then plain %v)", popped, wantQueue, wantPlain)
+			} else if rest := slices.Sorted(slices.Values(popped[len(wantQueue):])); !slices.Equal(rest, wantPlain) {
+				t.Errorf("after the deadline pods, attempted %v; want the plain pods %v", rest, wantPlain)
+			}
 
 			got := res.reserved
 			if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {

@@ -211,15 +211,29 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 	return nodes, jobs, pods
 }
 
-// recorder is a Reserve plugin that records the order in which the
-// scheduler reserved pods: the order it popped them from its queue,
-// minus those that did not fit.
+// recorder is a PreFilter and Reserve plugin that records the order in
+// which the scheduler popped pods from its queue (first attempts only)
+// and the order in which it reserved them (those that fit).
 type recorder struct {
-	mu    sync.Mutex
-	names []string
+	mu     sync.Mutex
+	names  []string
+	popped []string
+	seen   map[string]bool
 }
 
 func (r *recorder) Name() string { return "Recorder" }
+
+func (r *recorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.seen[p.Name] {
+		r.seen[p.Name] = true
+		r.popped = append(r.popped, p.Name)
+	}
+	return nil, nil
+}
+
+func (r *recorder) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
 func (r *recorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) *fwk.Status {
 	r.mu.Lock()
@@ -230,15 +244,16 @@ func (r *recorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ str
 
 func (r *recorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
 
-func (r *recorder) reserved() []string {
+func (r *recorder) reserved() (reserved, popped []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.names)
+	return slices.Clone(r.names), slices.Clone(r.popped)
 }
 
 // result is what the real scheduler did with a scenario.
 type result struct {
 	reserved []string          // pod names in reserve order
+	popped   []string          // pod names in the order of their first scheduling attempt
 	bindings map[string]string // pod → node
 	hopeless map[string]string // Job or pod name → event note
 	deleted  map[string]bool   // deleted Jobs and pods
@@ -336,13 +351,14 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	}
 	prof := cfg.Profiles[0]
 	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
+	prof.Plugins.PreFilter.Enabled = append(prof.Plugins.PreFilter.Enabled, schedulerapi.Plugin{Name: "Recorder"})
 	for i := range prof.PluginConfig {
 		if prof.PluginConfig[i].Name == leastsparetime.Name {
 			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON,
 				Raw: fmt.Appendf(nil, `{"deleteHopelessJobs":%v,"hopelessCheckInterval":"20ms"}`, sc.deleteHopeless)}
 		}
 	}
-	rec := &recorder{}
+	rec := &recorder{seen: map[string]bool{}}
 	clk := clocktesting.NewFakePassiveClock(now)
 	registry := frameworkruntime.Registry{
 		leastsparetime.Name: leastsparetime.NewWithClock(clk),
@@ -382,7 +398,7 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	res.reserved = rec.reserved()
+	res.reserved, res.popped = rec.reserved()
 	return res
 }
 

@@ -54,6 +54,9 @@ type expectation struct {
 	// start, per slot kind, in order.
 	assigned [2][]assignment
 	killed   []string // job names, in the order lss reports them
+	// queue is the hand-out order with unlimited slots: the assignments
+	// of one heartbeat of a node with a million free slots of each kind.
+	queue []assignment
 	// refused are jobs lss refuses at Submit (e.g. deadline before submission).
 	refused []string
 }
@@ -96,6 +99,10 @@ func oracle(t *testing.T, sc *scenario) expectation {
 	if err != nil {
 		t.Fatal(err)
 	}
+	unlimited, err := lss.New(lss.Config{Cluster: cl})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var exp expectation
 	names := map[schedkit.JobID]string{}
 	for _, js := range sc.jobs {
@@ -130,6 +137,19 @@ func oracle(t *testing.T, sc *scenario) expectation {
 		names[j.id] = js.name
 		if err := sched.Submit(j.sub, j); err != nil {
 			exp.refused = append(exp.refused, js.name)
+		}
+		_ = unlimited.Submit(j.sub, j) // the same outcome
+	}
+	big := &oNode{id: "unlimited", cap: resource.Vector{1e6, 1e6}, avail: resource.Vector{1e6, 1e6}}
+	decs, err := unlimited.Heartbeat(now, big, nil)
+	if err != nil {
+		t.Fatalf("oracle heartbeat with unlimited slots: %v", err)
+	}
+	for _, d := range decs {
+		if d.Action == lss.Assign {
+			for range d.Count {
+				exp.queue = append(exp.queue, assignment{names[d.Job], int(d.Phase)})
+			}
 		}
 	}
 	for _, n := range cl.nodes {
