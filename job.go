@@ -70,7 +70,8 @@ func (p PhaseProgress) RunningElapsed(submitted, now time.Time) time.Duration {
 
 // Validate reports whether the counters are consistent: no negative
 // counts or sums, Running + Finished ≤ Total, Ready ≤ Total − Running −
-// Finished, and a zero start sum when nothing runs.
+// Finished, a zero start sum when nothing runs and a zero duration sum
+// when nothing has finished.
 func (p PhaseProgress) Validate() error {
 	switch {
 	case p.Total < 0, p.Running < 0, p.Finished < 0, p.Ready < 0:
@@ -85,6 +86,8 @@ func (p PhaseProgress) Validate() error {
 		return &ProgressError{Progress: p, Reason: "negative finished duration sum"}
 	case p.Running == 0 && p.RunningStartSum != 0:
 		return &ProgressError{Progress: p, Reason: "running start sum without running tasks"}
+	case p.Finished == 0 && p.FinishedDurationSum != 0:
+		return &ProgressError{Progress: p, Reason: "finished duration sum without finished tasks"}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package schedkit
 
 import (
 	"errors"
+	"github.com/schedkit/schedkit/resource"
 	"math"
 	"testing"
 	"time"
@@ -79,5 +80,61 @@ func TestStrings(t *testing.T) {
 	}
 	if !(SimilarityKey{}).IsZero() || (SimilarityKey{Logic: "x"}).IsZero() {
 		t.Error("IsZero wrong")
+	}
+}
+
+type chkNode struct {
+	id         NodeID
+	rack       RackID
+	cap, avail []float64
+}
+
+func (n *chkNode) ID() NodeID                      { return n.id }
+func (n *chkNode) Rack() RackID                    { return n.rack }
+func (n *chkNode) Capacity() resource.Vector       { return n.cap }
+func (n *chkNode) Available() resource.Vector      { return n.avail }
+func (n *chkNode) Accelerators() []AcceleratorInfo { return nil }
+
+type chkCluster struct {
+	sp    *resource.Space
+	nodes []Node
+	cap   resource.Vector
+}
+
+func (c *chkCluster) Space() *resource.Space    { return c.sp }
+func (c *chkCluster) Nodes() int                { return len(c.nodes) }
+func (c *chkCluster) Node(i int) Node           { return c.nodes[i] }
+func (c *chkCluster) Capacity() resource.Vector { return c.cap }
+
+func TestCheckCluster(t *testing.T) {
+	sp, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
+	mk := func() *chkCluster {
+		return &chkCluster{sp: sp, cap: resource.Vector{4, 2}, nodes: []Node{
+			&chkNode{id: "a", rack: "r", cap: []float64{2, 1}, avail: []float64{2, 1}},
+			&chkNode{id: "b", rack: "r", cap: []float64{2, 1}, avail: []float64{0, 1}},
+		}}
+	}
+	if err := CheckCluster(mk()); err != nil {
+		t.Fatal(err)
+	}
+	var nilNode *chkNode
+	for name, mut := range map[string]func(c *chkCluster){
+		"capacity not the sum":    func(c *chkCluster) { c.cap[0] = 5 },
+		"more free than capacity": func(c *chkCluster) { c.nodes[0].(*chkNode).avail[0] = 29 },
+		"duplicate ID":            func(c *chkCluster) { c.nodes[1].(*chkNode).id = "a" },
+		"no rack":                 func(c *chkCluster) { c.nodes[1].(*chkNode).rack = "" },
+		"NaN":                     func(c *chkCluster) { c.nodes[1].(*chkNode).cap[1] = math.NaN() },
+		"short vector":            func(c *chkCluster) { c.nodes[1].(*chkNode).avail = []float64{1} },
+		"typed nil node":          func(c *chkCluster) { c.nodes[1] = nilNode },
+		"nil space":               func(c *chkCluster) { c.sp = nil },
+	} {
+		c := mk()
+		mut(c)
+		if err := CheckCluster(c); !errors.Is(err, ErrInconsistentHost) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := CheckCluster((*chkCluster)(nil)); !errors.Is(err, ErrInconsistentHost) {
+		t.Errorf("typed nil cluster: %v", err)
 	}
 }

@@ -48,7 +48,9 @@
 //     removal plus an add.
 //   - An ANode's own units count as bound to itself: Lookup of an ANode
 //     returns the ANode, and a role change shows as moves to or from
-//     itself.
+//     itself. An ANode added or removed (or one of its containers) shows
+//     no move for its own units: there is nothing for the host to rebind,
+//     so every Move returned is one to carry out.
 //   - Liveness: a node is dead at Expire(now) when its last heartbeat is at
 //     or before now − Timeout. In one Expire the dead NNodes leave before
 //     the dead ANodes' stacks are dissolved, so no dead NNode is rebound.
@@ -70,9 +72,14 @@
 //     none). With Rebalance every rack keeps max − min ≤ 1 at all times,
 //     using the fewest moves (checked against a brute-force oracle): the
 //     top NNode of the largest stack moves to the smallest while they
-//     differ by two or more. This also replaces
-//     the paper's ANode-add loop, which moves one NNode more than needed
-//     when all other stacks are the same size.
+//     differ by two or more. This also replaces the paper's ANode-add
+//     loop, which is not minimal (measured by TestPaperAddLoopMoves over
+//     every rack of up to four stacks of up to six NNodes): with the k
+//     other stacks all of size s it moves the minimum, except one NNode
+//     more exactly when k·s mod (k+1) = k (two stacks of one: it moves
+//     one, though the rack is already balanced); on unequal stacks it
+//     can move more ({3, 2}: two moves where one balances) or fewer,
+//     leaving the rack unbalanced ({2, 0}: none).
 //   - Weighted: the paper's §5 weight table. Load is measured per unit of
 //     accelerator capacity (summed weights of healthy devices, from a
 //     host WeightTable by model or AcceleratorInfo.EffectiveWeight), the
@@ -106,4 +113,27 @@
 //
 // Loads, Stack, Waiting and Bindings report the state for monitoring and
 // experiments (per-ANode load, per-NNode and per-container binding).
+//
+// # Host duties
+//
+// The host must:
+//
+//  1. Call Add(now, status) when a node joins (its first heartbeat), with
+//     its rack and accelerators; Add of a node the table holds is
+//     ErrDuplicateNode.
+//  2. Call Heartbeat(now, status) on every heartbeat, with the node's
+//     current devices and health and (Containers) container count; on
+//     ErrUnknownNode, Add the node again (it expired or was removed).
+//     Times of one node must not run backwards (ErrStaleHeartbeat).
+//  3. Carry out every Move it is returned: from then on send the unit's
+//     accelerator work to To, or hold it while To is "" (no ANode in its
+//     rack). Moves are net per call; to apply several calls' moves at
+//     once, net them with Coalesce.
+//  4. Route accelerator work with Lookup (LookupContainer), not with a
+//     copy of the moves.
+//  5. Call Expire(now) on a timer and forget the nodes it returns (they
+//     are gone: no Remove); call Remove when it decommissions a node.
+//  6. Use a Table from one goroutine, or a SyncTable from several.
+//  7. In its tests, run bindingtest.Checker after every operation, or
+//     drive its configuration through bindingtest.Fleet.
 package binding

@@ -3,6 +3,7 @@ package binding
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/schedkit/schedkit"
 )
@@ -44,11 +45,16 @@ type Error struct {
 	Err  error           // wraps a sentinel error
 }
 
+// Error returns "binding: <Op>: [node "<id>": ]<what is wrong>", naming
+// the package once (wrapped sentinels' and schedkit's prefixes are left
+// out).
 func (e *Error) Error() string {
+	msg := strings.ReplaceAll(e.Err.Error(), "binding: ", "")
+	msg = strings.ReplaceAll(msg, "schedkit: ", "")
 	if e.Node == "" {
-		return fmt.Sprintf("binding: %s: %v", e.Op, e.Err)
+		return fmt.Sprintf("binding: %s: %s", e.Op, msg)
 	}
-	return fmt.Sprintf("binding: %s %q: %v", e.Op, e.Node, e.Err)
+	return fmt.Sprintf("binding: %s: node %q: %s", e.Op, e.Node, msg)
 }
 
 // Unwrap returns the cause.

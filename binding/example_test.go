@@ -43,7 +43,6 @@ func Example() {
 	fmt.Println("loads:", t.Loads("rack1", nil))
 	// Output:
 	// a1: [n1 n3 n5] a2: [n2 n4]
-	// move a3: - -> a3
 	// move n5: a1 -> a3
 	// move n3: a1 -> a3
 	// n5 sends its GPU tasks to a3

@@ -2,6 +2,7 @@ package binding
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -24,8 +25,15 @@ type NodeStatus struct {
 
 // StatusOf reads a node's status through the root schedkit.Node interface
 // (ID, rack, accelerators). Containers is left zero (one unit); set it when
-// binding containers.
+// binding containers. A nil node (also a typed nil pointer) gives the zero
+// NodeStatus, which the table refuses (ErrInvalidNode).
 func StatusOf(n schedkit.Node) NodeStatus {
+	if n == nil {
+		return NodeStatus{}
+	}
+	if v := reflect.ValueOf(n); v.Kind() == reflect.Pointer && v.IsNil() {
+		return NodeStatus{}
+	}
 	return NodeStatus{ID: n.ID(), Rack: n.Rack(), Accelerators: n.Accelerators()}
 }
 
@@ -68,16 +76,56 @@ func (u Unit) String() string {
 // Move is one rebinding for the host to carry out: unit's accelerator work
 // went to From before the change and goes to To after it. The empty NodeID
 // means "nowhere": the unit did not exist yet, was waiting unbound (a rack
-// without an ANode), or has left. An ANode's own units are bound to itself,
-// so a node that becomes an ANode shows moves to itself and one that stops
-// being an ANode shows moves away from itself.
+// without an ANode), or has left. An ANode's own units are bound to itself
+// (Lookup of an ANode returns itself), so a node that becomes an ANode
+// shows moves from its old ANode to itself and one that stops being an
+// ANode shows moves from itself to its new one.
+//
+// Moves that carry nothing for the host are left out: an ANode's own unit
+// arriving bound to itself (an ANode added) or leaving from itself (an
+// ANode removed). Every Move returned names a binding the host must change.
 //
 // The moves returned by one call are net: each unit appears at most once,
 // From is its binding before the call and To its binding after, and
-// From ≠ To. They are listed in the order the units first moved.
+// From ≠ To. They are listed in the order the units first moved. A host
+// that applies the moves of several calls at once (removing and re-adding
+// an ANode, say) nets them with Coalesce, so no unit moves twice.
 type Move struct {
 	Unit
 	From, To schedkit.NodeID
+}
+
+// Coalesce nets the moves of several calls, in the order they were
+// returned, into the moves a host applying them all at once must carry
+// out: each unit at most once, from its binding before the first call to
+// its binding after the last, in the order units first moved; a unit
+// that ends where it started (an ANode removed and re-added gives its
+// NNodes back) does not appear. The result is fresh; the inputs are not
+// modified.
+func Coalesce(calls ...[]Move) []Move {
+	var out []Move
+	at := make(map[Unit]int)
+	for _, ms := range calls {
+		for _, m := range ms {
+			if i, ok := at[m.Unit]; ok {
+				out[i].To = m.To
+				continue
+			}
+			at[m.Unit] = len(out)
+			out = append(out, m)
+		}
+	}
+	k := 0
+	for _, m := range out {
+		if m.From != m.To {
+			out[k] = m
+			k++
+		}
+	}
+	if k == 0 {
+		return nil
+	}
+	return out[:k]
 }
 
 // String returns "unit: from -> to", with "-" for nowhere.

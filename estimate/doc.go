@@ -1,6 +1,7 @@
 // Package estimate holds the runtime estimators schedkit's schedulers
-// share. It now provides the least-spare-time figures of paper 000 §3.1,
-// as lss uses them:
+// share: the least-spare-time figures of paper 000 §3.1 (lss, dbs), and
+// similar-task demand profiles of paper 004 §2.2 (History, for fgm; see
+// "Demand profiles" below). The least-spare-time figures:
 //
 //	(2) T_AvgTask   = Σ T_FinishedTask / N_FinishedTask          TaskTime, PooledTaskTime, PhaseTaskTime, PriorTaskTime
 //	(3) T_Remaining = (⌈U_m/S_m⌉ + ⌈U_r/S_r⌉)·T_AvgTask
@@ -27,6 +28,19 @@
 //     (5) still applies, and the kill threshold stays the pooled average.
 //     A zero prior means none; a negative one, or one beyond Horizon, is
 //     an error.
+//
+// # Demand profiles
+//
+// History learns, per schedkit.SimilarityKey (paper 004 definition 3:
+// same logic, same data size), what a task demands over its life from
+// finished similar tasks' usage samples, normalising samples taken under
+// compression by inverting formula (4), smoothing iteratively, and
+// cutting the curve into stages where demand changes; it predicts a
+// Profile (stages of demand and duration) for the next similar task, or
+// nothing while a key has too few observations (the task is then
+// "unpredictable" and gets its requested quantity). Its memory is
+// bounded per key and in keys (least recently used evicted). See History
+// for every rule.
 //
 // # Cannot finish
 //
@@ -61,6 +75,30 @@
 //	// rem.Time = (⌈10/4⌉ + ⌈1/2⌉)·20s − 30s/4 = 80s − 7.5s = 72.5s
 //	spare := estimate.SpareTime(deadline, now, rem)
 //
-// or, for a schedkit.Job, EstimateJob does all of it. Everything here is a
-// pure function, safe for concurrent use.
+// or, for a schedkit.Job, EstimateJob does all of it. The least-spare-time
+// functions are pure, safe for concurrent use; a History is a learner,
+// not safe for concurrent use:
+//
+//	h, _ := estimate.NewHistory(estimate.HistoryConfig{Space: space}) // defaults for the rest
+//	_, _ = h.Observe(key, samples) // a similar task finished: its usage samples
+//	if p, ok := h.Predict(key); ok { /* p.Stages: demand and duration per stage */ }
+//
+// # Caller duties
+//
+//  1. Validate counters once where they enter (EstimateJob does;
+//     schedkit.PhaseProgress.Validate), then evaluate them as often as
+//     needed with Evaluate, which assumes them valid and cannot fail.
+//  2. Count capacities in thousandths of a reference slot (Slot,
+//     SlotCapacity), so heterogeneous speeds stay exact.
+//  3. Treat CannotFinish as a result, not an error: NoCapacity says a
+//     phase has no slots at all (a cluster state), otherwise the work is
+//     beyond Horizon.
+//  4. Print a Spare with its String ("cannot finish"), never its Time
+//     alone (−∞ is math.MinInt64).
+//  5. Feed a History only finished tasks' samples, each with the
+//     compression rate the task ran under (what the host enforced), and
+//     give a task with no prediction its requested quantity.
+//
+// Evaluate is the one implementation of formulas (2)–(5): RemainingTime,
+// EstimateJob and package lss all go through it.
 package estimate

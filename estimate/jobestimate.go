@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -41,13 +42,16 @@ type JobEstimate struct {
 // EstimateJob evaluates formulas (2)–(5) for j at now. capacity[p] is the
 // capacity of phase p's slots (see Capacity); it needs at least
 // j.Phases() entries. The job's counters are checked with
-// schedkit.PhaseProgress.Validate. Running tasks' elapsed time is
-// PhaseProgress.RunningElapsed(j.Submitted(), now), taken as zero if the
-// counters put it below zero (a task "started" after now).
+// schedkit.PhaseProgress.Validate, then evaluated by Evaluate. Running
+// tasks' elapsed time is RunningElapsed (zero if the counters put it
+// below zero: a task "started" after now).
 func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options) (JobEstimate, error) {
 	const op = "EstimateJob"
 	if j == nil {
 		return JobEstimate{}, invalid(op, -1, "nil job")
+	}
+	if v := reflect.ValueOf(j); v.Kind() == reflect.Pointer && v.IsNil() {
+		return JobEstimate{}, invalid(op, -1, "nil job (a typed nil %T)", j)
 	}
 	n := j.Phases()
 	if n < 1 || n > schedkit.MaxPhases {
@@ -68,45 +72,17 @@ func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options
 			return JobEstimate{}, &Error{Op: op, Phase: p, Reason: err.Error()}
 		}
 	}
-	pooled, err := PooledTaskTime(progress[:n])
-	if err != nil {
-		return JobEstimate{}, err
+	for _, c := range capacity[:n] {
+		if c < 0 {
+			return JobEstimate{}, invalid(op, -1, "negative capacity %d", int64(c))
+		}
 	}
-	est := JobEstimate{TaskTime: pooled}
 	deadline := j.Deadline()
-	est.NoDeadline = deadline.IsZero()
-	if !pooled.Known {
-		if !est.NoDeadline {
-			est.Spare = InitialSpareTime(deadline, now)
-		}
-		return est, nil
-	}
-	var loads [schedkit.MaxPhases]PhaseLoad
-	for p := range n {
-		pr := progress[p]
-		t := pooled
-		switch {
-		case p < len(opt.Priors):
-			if t, err = PriorTaskTime(pr, pooled, opt.Priors[p], opt.PerPhase); err != nil {
-				return JobEstimate{}, &Error{Op: op, Phase: p, Reason: err.(*Error).Reason}
-			}
-		case opt.PerPhase:
-			if t, err = PhaseTaskTime(pr, pooled); err != nil {
-				return JobEstimate{}, err
-			}
-		}
-		loads[p] = PhaseLoad{
-			Unfinished: pr.Unfinished(),
-			Elapsed:    max(pr.RunningElapsed(j.Submitted(), now), 0),
-			TaskTime:   t.Avg,
-			Capacity:   capacity[p],
-		}
-	}
-	if est.Remaining, err = RemainingTime(loads[:n]); err != nil {
-		return JobEstimate{}, err
-	}
-	if !est.NoDeadline {
-		est.Spare = SpareTime(deadline, now, est.Remaining)
-	}
-	return est, nil
+	return Evaluate(Counters{
+		Phases:      progress[:n],
+		Capacity:    capacity,
+		SinceSubmit: now.Sub(j.Submitted()),
+		Left:        deadline.Sub(now),
+		NoDeadline:  deadline.IsZero(),
+	}, opt), nil
 }

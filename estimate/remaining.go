@@ -124,7 +124,7 @@ func ElapsedShare(elapsed time.Duration, c Capacity) time.Duration {
 // (see Capacity).
 func RemainingTime(phases []PhaseLoad) (Remaining, error) {
 	const op = "RemainingTime"
-	var r Remaining
+	var acc remainingSum
 	for p, ph := range phases {
 		switch {
 		case ph.Unfinished < 0:
@@ -136,34 +136,7 @@ func RemainingTime(phases []PhaseLoad) (Remaining, error) {
 		case ph.Capacity < 0:
 			return Remaining{}, invalid(op, p, "negative capacity %d", int64(ph.Capacity))
 		}
-		w, ok := Waves(ph.Unfinished, ph.Capacity)
-		if !ok {
-			r.CannotFinish, r.NoCapacity = true, true
-			continue
-		}
-		if r.CannotFinish {
-			continue // keep validating and looking for NoCapacity
-		}
-		if w > 0 && ph.TaskTime > 0 {
-			if w > int64(Horizon/ph.TaskTime) {
-				r.CannotFinish = true
-				continue
-			}
-			r.Work += time.Duration(w) * ph.TaskTime
-			if r.Work > Horizon {
-				r.CannotFinish = true
-				continue
-			}
-		}
-		r.Credit += ElapsedShare(ph.Elapsed, ph.Capacity)
-		if r.Credit > Horizon {
-			r.Credit = Horizon
-		}
+		acc.add(ph.Unfinished, ph.Elapsed, ph.TaskTime, ph.Capacity)
 	}
-	if r.CannotFinish {
-		r.Work, r.Time, r.Credit = Horizon, Horizon, 0
-		return r, nil
-	}
-	r.Time = r.Work - r.Credit
-	return r, nil
+	return acc.result(), nil
 }

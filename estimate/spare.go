@@ -22,6 +22,20 @@ type Spare struct {
 	CannotFinish bool
 }
 
+// String returns the spare time for display: "cannot finish" when
+// CannotFinish is set (rather than the minus-infinity sentinel, which
+// prints as -2562047h47m16.854775808s), otherwise the duration, followed
+// by " (initial)" when formula (5) gave it.
+func (s Spare) String() string {
+	switch {
+	case s.CannotFinish:
+		return "cannot finish"
+	case s.Initial:
+		return s.Time.String() + " (initial)"
+	}
+	return s.Time.String()
+}
+
 // SpareTime returns formula (4): deadline − now − r.Time. A CannotFinish
 // remaining time gives a CannotFinish spare time.
 func SpareTime(deadline, now time.Time, r Remaining) Spare {

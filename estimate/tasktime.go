@@ -45,7 +45,6 @@ func AverageTaskTime(finishedSum time.Duration, finished int) (TaskTime, error) 
 // duration sum without finished tasks).
 func PooledTaskTime(phases []schedkit.PhaseProgress) (TaskTime, error) {
 	const op = "PooledTaskTime"
-	var hi, lo, n uint64
 	for p, pr := range phases {
 		switch {
 		case pr.Finished < 0:
@@ -55,18 +54,27 @@ func PooledTaskTime(phases []schedkit.PhaseProgress) (TaskTime, error) {
 		case pr.Finished == 0 && pr.FinishedDurationSum != 0:
 			return TaskTime{}, invalid(op, p, "duration sum %v without finished tasks", pr.FinishedDurationSum)
 		}
+	}
+	return pooledTaskTime(phases), nil
+}
+
+// pooledTaskTime is PooledTaskTime on counters known to be valid.
+func pooledTaskTime(phases []schedkit.PhaseProgress) TaskTime {
+	var hi, lo, n uint64
+	for p := range phases {
+		pr := &phases[p]
 		var c uint64
 		lo, c = bits.Add64(lo, uint64(pr.FinishedDurationSum), 0)
 		hi += c
 		n += uint64(pr.Finished)
 	}
 	if n == 0 {
-		return TaskTime{}, nil
+		return TaskTime{}
 	}
 	// Every phase's sum is at most MaxInt64 times its count, so the
 	// quotient fits in 63 bits and hi < n.
 	q, _ := bits.Div64(hi, lo, n)
-	return TaskTime{Avg: time.Duration(q), Known: true}, nil
+	return TaskTime{Avg: time.Duration(q), Known: true}
 }
 
 // PhaseTaskTime returns formula (2) over the finished tasks of one phase
@@ -74,14 +82,18 @@ func PooledTaskTime(phases []schedkit.PhaseProgress) (TaskTime, error) {
 // pooled, the job's pooled average (see PooledTaskTime), which may itself
 // be unknown.
 func PhaseTaskTime(p schedkit.PhaseProgress, pooled TaskTime) (TaskTime, error) {
-	t, err := AverageTaskTime(p.FinishedDurationSum, p.Finished)
-	if err != nil {
+	if _, err := AverageTaskTime(p.FinishedDurationSum, p.Finished); err != nil {
 		return TaskTime{}, &Error{Op: "PhaseTaskTime", Phase: -1, Reason: err.(*Error).Reason}
 	}
-	if !t.Known {
-		return pooled, nil
+	return phaseTaskTime(&p, pooled), nil
+}
+
+// phaseTaskTime is PhaseTaskTime on valid counters.
+func phaseTaskTime(p *schedkit.PhaseProgress, pooled TaskTime) TaskTime {
+	if p.Finished == 0 {
+		return pooled
 	}
-	return t, nil
+	return TaskTime{Avg: p.FinishedDurationSum / time.Duration(p.Finished), Known: true}
 }
 
 // PriorTaskTime returns the task time formula (3) uses for phase p under
@@ -103,17 +115,21 @@ func PriorTaskTime(p schedkit.PhaseProgress, pooled TaskTime, prior time.Duratio
 	if prior < 0 || prior > Horizon {
 		return TaskTime{}, invalid(op, -1, "prior task time %v outside [0, 2^60 ns]", prior)
 	}
-	own, err := AverageTaskTime(p.FinishedDurationSum, p.Finished)
-	if err != nil {
+	if _, err := AverageTaskTime(p.FinishedDurationSum, p.Finished); err != nil {
 		return TaskTime{}, &Error{Op: op, Phase: -1, Reason: err.(*Error).Reason}
 	}
+	return priorTaskTime(&p, pooled, prior, perPhase), nil
+}
+
+// priorTaskTime is PriorTaskTime on valid counters and prior.
+func priorTaskTime(p *schedkit.PhaseProgress, pooled TaskTime, prior time.Duration, perPhase bool) TaskTime {
 	switch {
-	case own.Known && perPhase:
-		return own, nil
-	case own.Known:
-		return pooled, nil
+	case p.Finished > 0 && perPhase:
+		return phaseTaskTime(p, pooled)
+	case p.Finished > 0:
+		return pooled
 	case prior > 0:
-		return TaskTime{Avg: prior, Known: true}, nil
+		return TaskTime{Avg: prior, Known: true}
 	}
-	return pooled, nil
+	return pooled
 }

@@ -51,26 +51,21 @@ func (s *Scheduler) admit(now time.Time, nowOff int64, j schedkit.Job, id schedk
 	if err := s.readCapacity("Submit", caps); err != nil {
 		return err
 	}
-	loads := s.loads[:n]
-	for p := range n {
-		pr := &s.prog[p]
-		tp := t
-		if s.cfg.PerPhaseTaskTime && tavg.Known {
-			pt, _ := estimate.PhaseTaskTime(*pr, tavg)
-			tp = pt.Avg
-		}
-		if s.cfg.PhaseTaskTimeHints && pr.Finished == 0 && s.hint[p] > 0 {
-			tp = s.hint[p]
-		}
-		loads[p] = estimate.PhaseLoad{
-			Unfinished: pr.Total - pr.Finished,
-			Elapsed:    elapsed(pr, sub, nowOff),
-			TaskTime:   tp,
-			Capacity:   caps[p],
-		}
+	opt := estimate.Options{PerPhase: s.cfg.PerPhaseTaskTime}
+	if s.cfg.PhaseTaskTimeHints {
+		opt.Priors = s.hint[:n]
 	}
-	rem, _ := estimate.RemainingTime(loads)
-	spare := estimate.SpareLeft(time.Duration(dl-nowOff), rem)
+	est := estimate.Evaluate(estimate.Counters{
+		Phases:      s.prog[:n],
+		Capacity:    caps,
+		SinceSubmit: time.Duration(nowOff - sub),
+		Left:        time.Duration(dl - nowOff),
+		Fallback:    t,
+	}, opt)
+	rem, spare := est.Remaining, est.Spare
+	if rem.NoCapacity {
+		return nil // no slots of a phase's kind right now: nothing to judge by
+	}
 	if spare.CannotFinish || spare.Time < 0 {
 		return &RefusedError{
 			Job: id, Now: now, Deadline: j.Deadline(),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/lss"
+	"github.com/schedkit/schedkit/lss/lsstest"
 )
 
 // benchHost is an allocation-free host for the benchmarks: a cluster of
@@ -22,7 +23,7 @@ type benchHost struct {
 	cl      *hostCluster
 	s       *lss.Scheduler
 	now     time.Time
-	running []task
+	running []lsstest.Task
 	free    []*hostJob // job objects not in the queue
 	byID    map[schedkit.JobID]*hostJob
 	dec     []lss.Decision
@@ -44,14 +45,14 @@ func newBenchHost(b testing.TB, jobs, warmSteps int, literal bool) *benchHost {
 	}
 	h := &benchHost{
 		rng: rand.New(rand.NewPCG(42, uint64(jobs))), cl: cl, s: s, now: t0,
-		running: make([]task, 0, 400), byID: make(map[schedkit.JobID]*hostJob, 2*jobs),
+		running: make([]lsstest.Task, 0, 400), byID: make(map[schedkit.JobID]*hostJob, 2*jobs),
 		dec: make([]lss.Decision, 0, 256),
 	}
 	// Twice as many job objects as queued, with fixed IDs, recycled.
 	for i := range 2 * jobs {
 		h.free = append(h.free, &hostJob{
-			id: schedkit.JobID(fmt.Sprintf("b%06d", i)),
-			ph: make([]schedkit.PhaseProgress, 2), base: make([]time.Duration, 2),
+			Key:      schedkit.JobID(fmt.Sprintf("b%06d", i)),
+			Counters: make([]schedkit.PhaseProgress, 2), Nominal: make([]time.Duration, 2),
 		})
 	}
 	for range jobs {
@@ -89,35 +90,35 @@ func (h *benchHost) arrive(initial bool) {
 	h.free = h.free[:len(h.free)-1]
 	maps := 1 + h.rng.IntN(40)
 	red := h.rng.IntN(3)
-	j.base[0] = time.Duration(10+h.rng.IntN(50)) * sec
-	j.base[1] = time.Duration(10+h.rng.IntN(80)) * sec
-	j.submitted = h.now
-	j.ph[0] = schedkit.PhaseProgress{Total: maps, Ready: maps}
-	j.ph[1] = schedkit.PhaseProgress{Total: red}
+	j.Nominal[0] = time.Duration(10+h.rng.IntN(50)) * sec
+	j.Nominal[1] = time.Duration(10+h.rng.IntN(80)) * sec
+	j.SubmittedAt = h.now
+	j.Counters[0] = schedkit.PhaseProgress{Total: maps, Ready: maps}
+	j.Counters[1] = schedkit.PhaseProgress{Total: red}
 	if initial {
-		j.submitted = h.now.Add(-time.Duration(h.rng.Int64N(int64(time.Hour))))
+		j.SubmittedAt = h.now.Add(-time.Duration(h.rng.Int64N(int64(time.Hour))))
 		if f := h.rng.IntN(maps); h.rng.IntN(2) == 0 && f > 0 {
-			j.ph[0].Finished, j.ph[0].Ready = f, maps-f
-			j.ph[0].FinishedDurationSum = time.Duration(f) * j.base[0]
+			j.Counters[0].Finished, j.Counters[0].Ready = f, maps-f
+			j.Counters[0].FinishedDurationSum = time.Duration(f) * j.Nominal[0]
 		}
 	}
 	// Deadlines from 2 minutes to 12 hours after now; one job in five
 	// has a tight one, from 30 s to 5 minutes, and many of those are
 	// killed early.
-	j.deadline = h.now.Add(2*time.Minute + time.Duration(h.rng.Int64N(int64(12*time.Hour))))
+	j.DeadlineAt = h.now.Add(2*time.Minute + time.Duration(h.rng.Int64N(int64(12*time.Hour))))
 	if h.rng.IntN(5) == 0 {
-		j.deadline = h.now.Add(30*time.Second + time.Duration(h.rng.Int64N(int64(270*time.Second))))
+		j.DeadlineAt = h.now.Add(30*time.Second + time.Duration(h.rng.Int64N(int64(270*time.Second))))
 	}
 	if err := h.s.Submit(h.now, j); err != nil {
 		panic(err)
 	}
-	h.byID[j.id] = j
+	h.byID[j.Key] = j
 }
 
 // leave returns a finished or killed job's object to the pool and queues
 // a replacement.
 func (h *benchHost) leave(j *hostJob) {
-	delete(h.byID, j.id)
+	delete(h.byID, j.Key)
 	h.free = append(h.free, j)
 	h.arrive(false)
 }
@@ -126,7 +127,7 @@ func (h *benchHost) step() {
 	h.steps++
 	h.now = h.now.Add(30 * time.Millisecond)
 	for i := 0; i < len(h.running); {
-		if t := h.running[i]; !t.end.After(h.now) {
+		if t := h.running[i]; !t.End.After(h.now) {
 			h.running[i] = h.running[len(h.running)-1]
 			h.running = h.running[:len(h.running)-1]
 			h.complete(t)
@@ -134,7 +135,7 @@ func (h *benchHost) step() {
 		}
 		i++
 	}
-	n := h.cl.nodes[h.steps%len(h.cl.nodes)]
+	n := h.cl.NodeList[h.steps%len(h.cl.NodeList)]
 	var err error
 	h.dec, err = h.s.Heartbeat(h.now, n, h.dec[:0])
 	if err != nil {
@@ -147,8 +148,8 @@ func (h *benchHost) step() {
 		case lss.Kill:
 			h.kills++
 			for k := 0; k < len(h.running); {
-				if t := h.running[k]; t.job == j {
-					t.node.avail[1+t.phase]++
+				if t := h.running[k]; t.Job == j {
+					t.Node.Free[1+t.Phase]++
 					h.running[k] = h.running[len(h.running)-1]
 					h.running = h.running[:len(h.running)-1]
 					continue
@@ -159,41 +160,41 @@ func (h *benchHost) step() {
 		case lss.Assign:
 			h.assigns += d.Count
 			p := int(d.Phase)
-			pr := &j.ph[p]
-			n.avail[1+p] -= float64(d.Count)
+			pr := &j.Counters[p]
+			n.Free[1+p] -= float64(d.Count)
 			pr.Ready -= d.Count
 			pr.Running += d.Count
-			pr.RunningStartSum += time.Duration(d.Count) * h.now.Sub(j.submitted)
+			pr.RunningStartSum += time.Duration(d.Count) * h.now.Sub(j.SubmittedAt)
 			for range d.Count {
-				dur := j.base[p] * time.Duration(80+h.rng.IntN(41)) / 100
-				h.running = append(h.running, task{job: j, phase: p, node: n, start: h.now, end: h.now.Add(dur)})
+				dur := j.Nominal[p] * time.Duration(80+h.rng.IntN(41)) / 100
+				h.running = append(h.running, lsstest.Task{Job: j, Phase: p, Node: n, Start: h.now, End: h.now.Add(dur)})
 			}
-			if err := h.s.Update(j.id); err != nil {
+			if err := h.s.Update(j.Key); err != nil {
 				panic(err)
 			}
 		}
 	}
 }
 
-func (h *benchHost) complete(t task) {
-	t.node.avail[1+t.phase]++
-	j := t.job
-	pr := &j.ph[t.phase]
+func (h *benchHost) complete(t lsstest.Task) {
+	t.Node.Free[1+t.Phase]++
+	j := t.Job
+	pr := &j.Counters[t.Phase]
 	pr.Running--
 	pr.Finished++
-	pr.FinishedDurationSum += h.now.Sub(t.start)
-	pr.RunningStartSum -= t.start.Sub(j.submitted)
-	if t.phase == 0 && pr.Finished == pr.Total {
-		j.ph[1].Ready = j.ph[1].Total
+	pr.FinishedDurationSum += h.now.Sub(t.Start)
+	pr.RunningStartSum -= t.Start.Sub(j.SubmittedAt)
+	if t.Phase == 0 && pr.Finished == pr.Total {
+		j.Counters[1].Ready = j.Counters[1].Total
 	}
-	if j.ph[0].Finished == j.ph[0].Total && j.ph[1].Finished == j.ph[1].Total {
-		if err := h.s.Remove(j.id); err != nil {
+	if j.Counters[0].Finished == j.Counters[0].Total && j.Counters[1].Finished == j.Counters[1].Total {
+		if err := h.s.Remove(j.Key); err != nil {
 			panic(err)
 		}
 		h.leave(j)
 		return
 	}
-	if err := h.s.Update(j.id); err != nil {
+	if err := h.s.Update(j.Key); err != nil {
 		panic(err)
 	}
 }

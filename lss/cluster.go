@@ -46,8 +46,8 @@ func (s *Scheduler) readCapacity(op string, dst []estimate.Capacity) error {
 	} else {
 		for j := range s.cluster.Nodes() {
 			node := s.cluster.Node(j)
-			if node == nil {
-				return bad("", "cluster node %d is nil", j)
+			if isNil(node) {
+				return bad("", "cluster.Node(%d) returned a %s", j, nilText("node", node))
 			}
 			v := node.Capacity()
 			if len(v) != s.space.Len() {
@@ -72,20 +72,65 @@ func (s *Scheduler) readCapacity(op string, dst []estimate.Capacity) error {
 	return nil
 }
 
-// readFree fills s.free with the node's free slots per kind.
+// readFree fills s.free with the node's free slots per kind, checking
+// them against the node's capacity.
 func (s *Scheduler) readFree(op string, node schedkit.Node) error {
-	v := node.Available()
+	bad := func(format string, args ...any) error {
+		return &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode, Reason: fmt.Sprintf(format, args...)}
+	}
+	v, c := node.Available(), node.Capacity()
 	if len(v) != s.space.Len() {
-		return &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode,
-			Reason: fmt.Sprintf("available vector has %d elements, the Space %d", len(v), s.space.Len())}
+		return bad("available vector has %d elements, the Space %d", len(v), s.space.Len())
+	}
+	if len(c) != s.space.Len() {
+		return bad("capacity vector has %d elements, the Space %d", len(c), s.space.Len())
 	}
 	for k, i := range s.lay.kindIndex {
-		c, ok := slotCount(v, i)
+		free, ok := slotCount(v, i)
 		if !ok {
-			return &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode,
-				Reason: fmt.Sprintf("free %q slots: %v", s.space.Kind(i).Name, v[i])}
+			return bad("free %q slots: %v", s.space.Kind(i).Name, v[i])
 		}
-		s.free[k] = int(c)
+		total, ok := slotCount(c, i)
+		if !ok {
+			return bad("capacity of %q: %v", s.space.Kind(i).Name, c[i])
+		}
+		if free > total {
+			return bad("%v free %q slots, more than its capacity %v", v[i], s.space.Kind(i).Name, c[i])
+		}
+		s.free[k] = int(free)
 	}
 	return nil
+}
+
+// member checks that node id is one of the cluster's live nodes, in O(1)
+// while the cluster's membership is unchanged: it remembers each node's
+// index and rescans the cluster, O(nodes), only when that index no longer
+// holds the node.
+func (s *Scheduler) member(op string, id schedkit.NodeID) error {
+	if s.memberAt(id) {
+		return nil
+	}
+	if s.nodeAt == nil {
+		s.nodeAt = make(map[schedkit.NodeID]int)
+	}
+	clear(s.nodeAt)
+	for i := range s.cluster.Nodes() {
+		if n := s.cluster.Node(i); !isNil(n) {
+			s.nodeAt[n.ID()] = i
+		}
+	}
+	if s.memberAt(id) {
+		return nil
+	}
+	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
+		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+}
+
+func (s *Scheduler) memberAt(id schedkit.NodeID) bool {
+	i, ok := s.nodeAt[id]
+	if !ok || i >= s.cluster.Nodes() {
+		return false
+	}
+	n := s.cluster.Node(i)
+	return !isNil(n) && n.ID() == id
 }

@@ -115,8 +115,8 @@ func (c *Config) resolve() (*resource.Space, layout, error) {
 	fail := func(format string, args ...any) (*resource.Space, layout, error) {
 		return nil, layout{}, &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
 	}
-	if c.Cluster == nil {
-		return fail("nil Cluster")
+	if isNil(c.Cluster) {
+		return fail("%s", nilText("Cluster", c.Cluster))
 	}
 	sp := c.Cluster.Space()
 	if sp == nil {

@@ -38,7 +38,38 @@
 // counts its own assignments as started until the job's next Update, so
 // no task or slot is handed out twice even if several nodes heartbeat
 // before the host applies anything. A killed job leaves the queue with
-// its Kill decision.
+// its Kill decision. Example_hostLoop is a complete host loop.
+//
+// # Host duties
+//
+// The host owns the state and the clock; the scheduler trusts what it is
+// told only as far as it can check (every breach it can detect is a
+// typed error that changes nothing). The host must:
+//
+//  1. Implement schedkit.Job, Node and Cluster over its own state; the
+//     Cluster lists the live nodes and its Capacity is the sum of theirs
+//     (check with schedkit.CheckCluster in tests).
+//  2. On a job's arrival call Submit(now, job), with job.Submitted() ≤
+//     now. A refused job (any error) is not queued.
+//  3. Give times that never run backwards: each Submit and Heartbeat at
+//     or after the latest one before it (else ErrStaleTime).
+//  4. Keep each job's counters with PhaseProgress.Start, Finish, Stop and
+//     MakeReady (they keep RunningStartSum right), and call Update(id)
+//     after every change to a queued job's counters: a task started,
+//     ended, failed, was lost with its node, or became ready.
+//  5. On each node's heartbeat call Heartbeat(now, node, ds[:0]) with a
+//     node of the Cluster (else ErrUnknownNode) whose Available excludes
+//     the slots of assignments it was given and has not started yet, and
+//     never exceeds its Capacity (else ErrInvalidNode).
+//  6. Carry out every decision, in order: Kill — kill the job's running
+//     tasks and free their slots; Assign — start Count ready tasks of
+//     Phase on Node, taking the slots, then Update the job; Infeasible
+//     (SoftDeadlines) — the job stays queued: tell its owner.
+//  7. Call Remove(id) when a job completes or is withdrawn; never Remove
+//     or Update a killed job: its Kill already dropped it (ErrUnknownJob).
+//  8. Call the Scheduler from one goroutine (the scheduling loop).
+//  9. In its tests, run lsstest.Checker beside the Scheduler, or drive
+//     its configuration through lsstest.Host.
 //
 // # Options
 //
@@ -98,9 +129,17 @@
 //     slot. "Deadline passed" is Now after Deadline. The Tavg of the kill
 //     threshold is the pooled average in every mode.
 //   - A phase with unfinished work and no slots makes Remaining "cannot
-//     finish" and the spare time −∞ (estimate.Remaining.CannotFinish):
-//     with Tavg known the job is killed (SpareExhausted); before, formula
-//     (5) applies and it is not.
+//     finish" and the spare time −∞ (estimate.Remaining.CannotFinish with
+//     NoCapacity). The paper never meets this; a host does, during a
+//     rolling restart that momentarily takes every slot of a kind away.
+//     Killing every job with work of that kind for it would be wrong (the
+//     slots come back), so by default no job is killed early, nor
+//     reported infeasible, on a spare time of −∞ due to missing
+//     capacity: it is reported instead, in Figures.Remaining.NoCapacity
+//     (Order, decisions), the job sorts first, and the deadline rule
+//     still applies. Admission admits such a job (nothing to judge by).
+//     Work beyond estimate.Horizon on existing slots is still
+//     SpareExhausted.
 //   - Which reduce tasks are ready is the host's knowledge
 //     (PhaseProgress.Ready); lss assigns only ready tasks, in every pass.
 //   - Jobs without a deadline (zero Deadline) are never killed and come

@@ -1,8 +1,6 @@
 package lss
 
 import (
-	"math"
-	"math/bits"
 	"strings"
 	"time"
 
@@ -123,61 +121,31 @@ func (e *entry) avail(p int) int {
 	return max(e.prog[p].Ready-e.out[p], 0)
 }
 
-// elapsed returns ΣR for one phase at now: Running·(now − sub) −
-// RunningStartSum, with the product saturated at MaxInt64 and the result
-// clamped at zero (a start "after now" counts nothing).
-func elapsed(pr *schedkit.PhaseProgress, sub, now int64) time.Duration {
-	if pr.Running <= 0 || now <= sub {
-		return 0
-	}
-	hi, lo := bits.Mul64(uint64(pr.Running), uint64(now-sub))
-	r := int64(math.MaxInt64)
-	if hi == 0 && lo <= math.MaxInt64 {
-		r = int64(lo)
-	}
-	r -= int64(pr.RunningStartSum)
-	return time.Duration(max(r, 0))
-}
-
 // evaluate computes formulas (2)–(5) for e at now on capacities caps
-// (one per configured phase). Both implementations call it, so they agree
-// to the nanosecond.
+// (one per configured phase), by estimate.Evaluate on the counters
+// validated at the job's snapshot. Both implementations call it, so they
+// agree to the nanosecond.
 func (s *Scheduler) evaluate(e *entry, now int64, caps []estimate.Capacity) eval {
-	var ev eval
-	ev.tavg, _ = estimate.PooledTaskTime(e.prog) // counters validated at snapshot
-	if !e.hasDL {
+	opt := estimate.Options{PerPhase: s.cfg.PerPhaseTaskTime}
+	if s.cfg.PhaseTaskTimeHints {
+		opt.Priors = e.hint
+	}
+	est := estimate.Evaluate(estimate.Counters{
+		Phases:      e.prog,
+		Capacity:    caps,
+		SinceSubmit: time.Duration(now - e.sub),
+		Left:        time.Duration(e.dl - now),
+		NoDeadline:  !e.hasDL,
+	}, opt)
+	ev := eval{tavg: est.TaskTime, rem: est.Remaining, spare: est.Spare}
+	switch {
+	case !e.hasDL:
 		ev.class = classNoLimit
-		return ev
-	}
-	ev.class = classFinite
-	if !ev.tavg.Known {
-		ev.spare = estimate.Spare{Time: time.Duration(e.dl - now), Initial: true} // (5)
-		ev.value = e.dl - now
-		return ev
-	}
-	loads := s.loads[:len(e.prog)]
-	for p := range e.prog {
-		pr := &e.prog[p]
-		t := ev.tavg
-		switch {
-		case s.cfg.PhaseTaskTimeHints:
-			t, _ = estimate.PriorTaskTime(*pr, ev.tavg, e.hint[p], s.cfg.PerPhaseTaskTime) // hint checked at snapshot
-		case s.cfg.PerPhaseTaskTime:
-			t, _ = estimate.PhaseTaskTime(*pr, ev.tavg)
-		}
-		loads[p] = estimate.PhaseLoad{
-			Unfinished: pr.Total - pr.Finished,
-			Elapsed:    elapsed(pr, e.sub, now),
-			TaskTime:   t.Avg,
-			Capacity:   caps[p],
-		}
-	}
-	ev.rem, _ = estimate.RemainingTime(loads) // inputs are non-negative
-	ev.spare = estimate.SpareLeft(time.Duration(e.dl-now), ev.rem)
-	if ev.spare.CannotFinish {
+	case est.Spare.CannotFinish:
 		ev.class = classNegInf
-	} else {
-		ev.value = int64(ev.spare.Time)
+	default:
+		ev.class = classFinite
+		ev.value = int64(est.Spare.Time)
 	}
 	return ev
 }
@@ -189,7 +157,9 @@ func threshold(t estimate.TaskTime) int64 {
 
 // killReason applies the kill rules of Algorithm 1 lines 4–5 to an
 // evaluation at now: deadline passed, else Spare + Tavg < 0 with Tavg
-// known (−∞ spare included).
+// known (−∞ spare included) — except while a phase with unfinished work
+// has no capacity at all (a rolling restart): that is the cluster's
+// state, not the job's, and no early kill is made on it.
 func killReason(e *entry, ev *eval, now int64) Reason {
 	if !e.hasDL {
 		return NoReason
@@ -197,7 +167,7 @@ func killReason(e *entry, ev *eval, now int64) Reason {
 	if now > e.dl {
 		return DeadlinePassed
 	}
-	if ev.tavg.Known && (ev.class == classNegInf || ev.value+threshold(ev.tavg) < 0) {
+	if ev.tavg.Known && !ev.rem.NoCapacity && (ev.class == classNegInf || ev.value+threshold(ev.tavg) < 0) {
 		return SpareExhausted
 	}
 	return NoReason

@@ -1,14 +1,12 @@
 package lss_test
 
 import (
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/lss"
+	"github.com/schedkit/schedkit/lss/lsstest"
 )
 
 // variant is one configuration the property test and the fuzz target run
@@ -41,90 +39,10 @@ func (v variant) pair() []lss.Config {
 	return []lss.Config{fast, lit}
 }
 
-// step performs one random host event, chosen by op, on the sim.
-func step(s *sim, op int, arg uint64) {
-	switch op % 16 {
-	case 0, 1, 2, 3: // a job arrives
-		j := s.randomJob()
-		if err := s.submit(j); err != nil && !errors.Is(err, lss.ErrNotAdmitted) {
-			s.failf("Submit: %v", err)
-		}
-	case 4, 5, 6, 7, 8: // a node heartbeats
-		s.now = s.now.Add(time.Duration(arg%5000) * time.Millisecond)
-		s.heartbeat(s.cl.node(int(arg>>16)), arg>>32%4 == 0)
-	case 9, 10, 11: // tasks end
-		if len(s.running) > 0 {
-			s.finish(int(arg % uint64(len(s.running))))
-		}
-		s.finishDue()
-	case 12: // the host withdraws a job
-		for _, id := range sortedIDs(s.jobs) {
-			if arg%3 == 0 {
-				j := s.jobs[id]
-				s.dropTasks(j)
-				delete(s.jobs, id)
-				delete(s.held, id)
-				s.call("Remove", func(sch *lss.Scheduler) error { return sch.Remove(id) })
-				break
-			}
-			arg /= 3
-		}
-	case 13: // membership changes
-		if arg%2 == 0 {
-			s.failNode(int(arg>>8) % len(s.cl.nodes))
-		} else if len(s.cl.nodes) < 12 {
-			n := s.cl.addNode(s.cl.nodes[0].cap...)
-			_ = n
-			s.call("SetNodeSpeed", func(sch *lss.Scheduler) error {
-				return sch.SetNodeSpeed(n.id, float64(1+arg%4)/2)
-			})
-		}
-	case 14: // bad input: unknown IDs, invalid jobs; nothing may change
-		id := schedkit.JobID(fmt.Sprintf("ghost%d", arg%7))
-		if err := s.call("Update ghost", func(sch *lss.Scheduler) error { return sch.Update(id) }); !errors.Is(err, lss.ErrUnknownJob) {
-			s.failf("Update of unknown job: %v", err)
-		}
-		bad := newJob("bad", s.now, s.now.Add(-sec), 1, 1)
-		if err := s.call("Submit bad", func(sch *lss.Scheduler) error { return sch.Submit(s.now, bad) }); !errors.Is(err, lss.ErrInvalidJob) {
-			s.failf("Submit with deadline before submission: %v", err)
-		}
-		for _, id := range sortedIDs(s.jobs) {
-			if s.held[id] {
-				continue
-			}
-			j := s.jobs[id]
-			saved := j.ph[0]
-			j.ph[0].Running = j.ph[0].Total + 1 // inconsistent counters
-			if err := s.call("Update corrupt", func(sch *lss.Scheduler) error { return sch.Update(id) }); !errors.Is(err, schedkit.ErrInvalidProgress) {
-				s.failf("Update with inconsistent counters: %v", err)
-			}
-			j.ph[0] = saved
-			// A negative per-phase hint: refused with the option (the
-			// snapshot is kept), ignored without it.
-			if len(j.phint) > 0 {
-				savedHint, savedOK := j.phint[0], j.phintOK[0]
-				j.phint[0], j.phintOK[0] = -sec, true
-				err := s.call("Update bad hint", func(sch *lss.Scheduler) error { return sch.Update(id) })
-				j.phint[0], j.phintOK[0] = savedHint, savedOK
-				if s.hints != errors.Is(err, lss.ErrInvalidJob) {
-					s.failf("Update with a negative phase hint (option %v): %v", s.hints, err)
-				}
-			}
-			break
-		}
-	case 15: // a quiet stretch: time passes, every node heartbeats
-		s.now = s.now.Add(time.Duration(arg%60) * sec)
-		s.finishDue()
-		for i := range s.cl.nodes {
-			s.heartbeat(s.cl.nodes[i], false)
-		}
-	}
-}
-
-func newVariantSim(v variant, seed uint64, failf func(string, ...any)) *sim {
+func newVariantHost(v variant, seed uint64, failf func(string, ...any)) *lsstest.Host {
 	rng := rand.New(rand.NewPCG(seed, 0x155))
 	cl := newCluster(3+int(seed%3), v.slots...)
-	return newSim(rng, cl, v.phases, v.pair(), failf)
+	return lsstest.NewHost(rng, cl, v.phases, v.pair(), failf)
 }
 
 // TestFastEqualsLiteral runs the indexed and the literal implementation
@@ -141,12 +59,12 @@ func TestFastEqualsLiteral(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			kills, assigned := 0, 0
 			for seed := range uint64(seeds) {
-				s := newVariantSim(v, seed, t.Fatalf)
+				h := newVariantHost(v, seed, t.Fatalf)
 				for range steps {
-					step(s, s.rng.IntN(16), s.rng.Uint64())
+					h.Step(lsstest.RandomEvent(h.Rand))
 				}
-				kills += s.kills
-				assigned += s.assigned
+				kills += h.Kills
+				assigned += h.Assigned
 			}
 			t.Logf("%d tasks assigned, %d jobs killed", assigned, kills)
 			if assigned == 0 {
@@ -174,9 +92,9 @@ func FuzzEvents(f *testing.F) {
 			ops = ops[:400]
 		}
 		v := variants[int(vi)%len(variants)]
-		s := newVariantSim(v, seed, t.Fatalf)
+		h := newVariantHost(v, seed, t.Fatalf)
 		for i, op := range ops {
-			step(s, int(op), seed*uint64(i+1)^uint64(op)<<40)
+			h.Step(lsstest.Event{Op: int(op), Arg: seed*uint64(i+1) ^ uint64(op)<<40})
 		}
 	})
 }

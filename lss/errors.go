@@ -3,14 +3,16 @@ package lss
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 )
 
-// Sentinel errors. Every error the package returns wraps exactly one of
-// them (and, for inconsistent job counters, schedkit.ErrInvalidProgress
+// Sentinel errors. Every error the package returns is an *Error or a
+// *RefusedError, whose text names the package once ("lss: Submit: job
+// "j1": invalid job: ..."), and wraps exactly one of them (and, for inconsistent job counters, schedkit.ErrInvalidProgress
 // too), so errors.Is works; errors.As on *Error or *RefusedError gives the
 // details. A call that returns an error changes nothing: no job is added,
 // dropped or altered and no decision is taken.
@@ -28,8 +30,18 @@ var (
 	// (never submitted, already removed, or killed by a decision).
 	ErrUnknownJob = errors.New("lss: unknown job ID")
 	// ErrInvalidNode reports a nil node or a node or cluster whose vectors
-	// do not fit the Space or hold NaN, negative or fractional slot counts.
+	// do not fit the Space, hold NaN, negative or fractional slot counts,
+	// or report more free slots than the node's capacity.
 	ErrInvalidNode = errors.New("lss: invalid node or cluster")
+	// ErrUnknownNode reports a Heartbeat from a node that is not among
+	// the cluster's live nodes (Cluster.Node). The host must not hand out
+	// slots of a node it no longer counts in the cluster's capacity.
+	ErrUnknownNode = errors.New("lss: node not in the cluster")
+	// ErrStaleTime reports a Submit or Heartbeat dated before the latest
+	// time given to an earlier Submit or Heartbeat: the scheduler's
+	// decisions (kills in particular) are not reversible, so time must
+	// not run backwards.
+	ErrStaleTime = errors.New("lss: time before an earlier call")
 	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
 	// from the first time the scheduler was given, the range its exact
 	// integer arithmetic covers.
@@ -60,12 +72,12 @@ func (e *Error) Error() string {
 	if e.Node != "" {
 		msg += fmt.Sprintf(": node %q", e.Node)
 	}
-	msg += ": " + e.Err.Error()
+	msg += ": " + bare(e.Err)
 	if e.Reason != "" {
 		msg += ": " + e.Reason
 	}
 	if e.Cause != nil {
-		msg += ": " + e.Cause.Error()
+		msg += ": " + bare(e.Cause)
 	}
 	return msg
 }
@@ -98,14 +110,27 @@ type RefusedError struct {
 // Error describes the refusal and its figures.
 func (e *RefusedError) Error() string {
 	if e.Spare.CannotFinish {
-		return fmt.Sprintf("lss: Submit: job %q: %v: it cannot finish on the cluster's slots", e.Job, ErrNotAdmitted)
+		return fmt.Sprintf("lss: Submit: job %q: %s: it cannot finish on the cluster's slots", e.Job, bare(ErrNotAdmitted))
 	}
-	return fmt.Sprintf("lss: Submit: job %q: %v: needs %v alone with %s task time %v, deadline in %v",
-		e.Job, ErrNotAdmitted, e.Remaining.Time, e.Source, e.TaskTime, e.Deadline.Sub(e.Now))
+	return fmt.Sprintf("lss: Submit: job %q: %s: needs %v alone with %s task time %v, deadline in %v",
+		e.Job, bare(ErrNotAdmitted), e.Remaining.Time, e.Source, e.TaskTime, e.Deadline.Sub(e.Now))
 }
 
 // Unwrap returns ErrNotAdmitted.
 func (e *RefusedError) Unwrap() error { return ErrNotAdmitted }
+
+// bare returns err's text without its package prefix (lss's own, or the
+// root package's on a wrapped *schedkit.ProgressError), so that the text
+// names a package once.
+func bare(err error) string {
+	msg := err.Error()
+	for _, p := range [...]string{"lss: ", "schedkit: "} {
+		if m, ok := strings.CutPrefix(msg, p); ok {
+			return m
+		}
+	}
+	return msg
+}
 
 func errf(op string, sentinel error, id schedkit.JobID, format string, args ...any) error {
 	return &Error{Op: op, Job: id, Err: sentinel, Reason: fmt.Sprintf(format, args...)}

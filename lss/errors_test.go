@@ -25,7 +25,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"nil space", lss.Config{Cluster: &hostCluster{}}},
 		{"unknown kind", lss.Config{Cluster: cl, PhaseKinds: []string{"map-slot", "gpu"}}},
 		{"non-integral kind", lss.Config{Cluster: cl, PhaseKinds: []string{"cpu"}}},
-		{"no map slot kind in space", lss.Config{Cluster: &hostCluster{space: cpuOnly}}},
+		{"no map slot kind in space", lss.Config{Cluster: &hostCluster{Resources: cpuOnly}}},
 		{"too many phases", lss.Config{Cluster: cl, PhaseKinds: make([]string, schedkit.MaxPhases+1)}},
 		{"speeds without heterogeneous", lss.Config{Cluster: cl, NodeSpeeds: map[schedkit.NodeID]float64{"n00": 2}}},
 		{"NaN speed", lss.Config{Cluster: cl, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": math.NaN()}}},
@@ -61,18 +61,18 @@ func TestBadJobsChangeNothing(t *testing.T) {
 			want error
 		}{
 			{"nil job", nil, lss.ErrInvalidJob},
-			{"empty ID", &hostJob{ph: p(ok), submitted: t0}, lss.ErrInvalidJob},
+			{"empty ID", &hostJob{Counters: p(ok), SubmittedAt: t0}, lss.ErrInvalidJob},
 			{"duplicate ID", newJob("good", t0, at(100*sec), 1), lss.ErrDuplicateJob},
-			{"deadline before submission", &hostJob{id: "x", submitted: at(50 * sec), deadline: at(40 * sec), ph: p(ok)}, lss.ErrInvalidJob},
-			{"deadline already passed", &hostJob{id: "x", submitted: at(-50 * sec), deadline: at(-1), ph: p(ok)}, lss.ErrInvalidJob},
-			{"no phases", &hostJob{id: "x", submitted: t0, deadline: at(sec)}, lss.ErrInvalidJob},
-			{"three phases, two configured", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(ok, ok, ok)}, lss.ErrInvalidJob},
-			{"negative count", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: -1})}, schedkit.ErrInvalidProgress},
-			{"running exceeds total", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, Running: 2})}, schedkit.ErrInvalidProgress},
-			{"negative finished duration", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, Finished: 1, FinishedDurationSum: -sec})}, schedkit.ErrInvalidProgress},
-			{"negative running start sum", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, Running: 1, RunningStartSum: -sec})}, schedkit.ErrInvalidProgress},
-			{"duration sum without finished tasks", &hostJob{id: "x", submitted: t0, deadline: at(sec), ph: p(schedkit.PhaseProgress{Total: 1, FinishedDurationSum: sec})}, lss.ErrInvalidJob},
-			{"deadline centuries away", &hostJob{id: "x", submitted: t0, deadline: at(100 * 365 * 24 * time.Hour), ph: p(ok)}, lss.ErrTimeRange},
+			{"deadline before submission", &hostJob{Key: "x", SubmittedAt: at(50 * sec), DeadlineAt: at(40 * sec), Counters: p(ok)}, lss.ErrInvalidJob},
+			{"deadline already passed", &hostJob{Key: "x", SubmittedAt: at(-50 * sec), DeadlineAt: at(-1), Counters: p(ok)}, lss.ErrInvalidJob},
+			{"no phases", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec)}, lss.ErrInvalidJob},
+			{"three phases, two configured", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(ok, ok, ok)}, lss.ErrInvalidJob},
+			{"negative count", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: -1})}, schedkit.ErrInvalidProgress},
+			{"running exceeds total", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, Running: 2})}, schedkit.ErrInvalidProgress},
+			{"negative finished duration", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, Finished: 1, FinishedDurationSum: -sec})}, schedkit.ErrInvalidProgress},
+			{"negative running start sum", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, Running: 1, RunningStartSum: -sec})}, schedkit.ErrInvalidProgress},
+			{"duration sum without finished tasks", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, FinishedDurationSum: sec})}, lss.ErrInvalidJob},
+			{"deadline centuries away", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(100 * 365 * 24 * time.Hour), Counters: p(ok)}, lss.ErrTimeRange},
 		}
 		for _, b := range bad {
 			err := s.Submit(t0, b.job)
@@ -90,18 +90,18 @@ func TestBadJobsChangeNothing(t *testing.T) {
 			}
 		}
 		// Inconsistent counters on Update: the old snapshot stays.
-		good.ph[0].Running = 9
+		good.Counters[0].Running = 9
 		if err := s.Update("good"); !errors.Is(err, schedkit.ErrInvalidProgress) || !errors.Is(err, lss.ErrInvalidJob) {
 			t.Errorf("Update with inconsistent counters: %v", err)
 		}
-		good.ph = append(good.ph, schedkit.PhaseProgress{})
+		good.Counters = append(good.Counters, schedkit.PhaseProgress{})
 		if err := s.Update("good"); !errors.Is(err, lss.ErrInvalidJob) {
 			t.Errorf("Update with a changed phase count: %v", err)
 		}
 		if s.Len() != 1 {
 			t.Fatalf("Len = %d, want 1", s.Len())
 		}
-		expect(t, heartbeat(t, s, t0, cl.nodes[0]), ""+
+		expect(t, heartbeat(t, s, t0, cl.NodeList[0]), ""+
 			"assign good map×1 on n00 (pass 1)\n"+
 			"assign good map×1 on n00 (pass 2)\n")
 	})
@@ -114,17 +114,17 @@ func TestBadHeartbeats(t *testing.T) {
 		cl := newCluster(1, 2, 1, 0)
 		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
 		mustSubmit(t, s, t0, pjob("late", 0, 10*sec, schedkit.PhaseProgress{Total: 1, Ready: 1}))
-		n := cl.nodes[0]
+		n := cl.NodeList[0]
 		corrupt := []struct {
 			name string
 			mut  func() func() // corrupts, returns the undo
 		}{
-			{"NaN free slots", func() func() { n.avail[1] = math.NaN(); return func() { n.avail[1] = 2 } }},
-			{"negative free slots", func() func() { n.avail[1] = -1; return func() { n.avail[1] = 2 } }},
-			{"fractional free slots", func() func() { n.avail[2] = 0.5; return func() { n.avail[2] = 1 } }},
-			{"short vector", func() func() { v := n.avail; n.avail = v[:2]; return func() { n.avail = v } }},
-			{"NaN cluster capacity", func() func() { cl.cap[2] = math.NaN(); return func() { cl.recount() } }},
-			{"negative cluster capacity", func() func() { cl.cap[1] = -4; return func() { cl.recount() } }},
+			{"NaN free slots", func() func() { n.Free[1] = math.NaN(); return func() { n.Free[1] = 2 } }},
+			{"negative free slots", func() func() { n.Free[1] = -1; return func() { n.Free[1] = 2 } }},
+			{"fractional free slots", func() func() { n.Free[2] = 0.5; return func() { n.Free[2] = 1 } }},
+			{"short vector", func() func() { v := n.Free; n.Free = v[:2]; return func() { n.Free = v } }},
+			{"NaN cluster capacity", func() func() { cl.Cap[2] = math.NaN(); return func() { cl.Recount() } }},
+			{"negative cluster capacity", func() func() { cl.Cap[1] = -4; return func() { cl.Recount() } }},
 		}
 		for _, c := range corrupt {
 			undo := c.mut()
@@ -142,7 +142,7 @@ func TestBadHeartbeats(t *testing.T) {
 		}
 		// Nothing was lost: the kill still happens, on a node with no
 		// free slot.
-		n.avail[1], n.avail[2] = 0, 0
+		n.Free[1], n.Free[2] = 0, 0
 		expect(t, heartbeat(t, s, at(20*sec), n), "kill late: deadline passed (spare -10s, tavg unknown)\n")
 	})
 	cl := newCluster(1, 2, 1, 0)
@@ -173,12 +173,12 @@ func FuzzSubmitHeartbeat(f *testing.F) {
 		for i, lit := range []bool{false, true} {
 			cl := newCluster(2, 2, 1, 0)
 			s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
-			j := &hostJob{id: "j", submitted: at(time.Duration(sub)), ph: []schedkit.PhaseProgress{
+			j := &hostJob{Key: "j", SubmittedAt: at(time.Duration(sub)), Counters: []schedkit.PhaseProgress{
 				{Total: tot, Running: run, Finished: fin, Ready: rdy, RunningStartSum: time.Duration(ss), FinishedDurationSum: time.Duration(fs)},
 				{Total: tot2, Running: run2, Finished: fin2, Ready: rdy2, RunningStartSum: time.Duration(ss2), FinishedDurationSum: time.Duration(fs2)},
 			}}
 			if dl != 0 {
-				j.deadline = at(time.Duration(dl))
+				j.DeadlineAt = at(time.Duration(dl))
 			}
 			other := newJob("other", t0, at(time.Hour), 3, 1)
 			mustSubmit(t, s, t0, other)
@@ -189,8 +189,8 @@ func FuzzSubmitHeartbeat(f *testing.F) {
 					t.Fatalf("Submit: untyped error or queue changed: %v (Len %d)", err, s.Len())
 				}
 			}
-			cl.nodes[0].avail[1], cl.nodes[0].avail[2] = freeMap, freeRed
-			ds, err := s.Heartbeat(at(time.Duration(now)), cl.nodes[0], nil)
+			cl.NodeList[0].Free[1], cl.NodeList[0].Free[2] = freeMap, freeRed
+			ds, err := s.Heartbeat(at(time.Duration(now)), cl.NodeList[0], nil)
 			if err != nil && !errors.Is(err, lss.ErrInvalidNode) && !errors.Is(err, lss.ErrTimeRange) {
 				t.Fatalf("Heartbeat: %v", err)
 			}
@@ -198,7 +198,7 @@ func FuzzSubmitHeartbeat(f *testing.F) {
 			for _, d := range ds {
 				if d.Action == lss.Assign {
 					free[d.Phase] += d.Count
-					if float64(free[d.Phase]) > cl.nodes[0].avail[1+int(d.Phase)] {
+					if float64(free[d.Phase]) > cl.NodeList[0].Free[1+int(d.Phase)] {
 						t.Fatalf("over-assigned: %v", ds)
 					}
 				}
@@ -207,6 +207,79 @@ func FuzzSubmitHeartbeat(f *testing.F) {
 		}
 		if d := diffDecisions(decs[0], decs[1]); d != "" || errs[0] != errs[1] {
 			t.Fatalf("indexed and literal differ (%s / %s):\n%s", errs[0], errs[1], d)
+		}
+	})
+}
+
+// The host's mistakes an adopter makes in the first hour are typed errors
+// that change nothing: the scheduler given them decides exactly as one
+// that never saw them.
+func TestHostMisuseChangesNothing(t *testing.T) {
+	both(t, func(t *testing.T, lit bool) {
+		cl := newCluster(2, 2, 1, 0)
+		clean := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
+		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
+		mk := func() *hostJob {
+			return pjob("j", 0, 200*sec,
+				schedkit.PhaseProgress{Total: 6, Finished: 1, Ready: 5, FinishedDurationSum: 20 * sec},
+				schedkit.PhaseProgress{Total: 1})
+		}
+		mustSubmit(t, clean, at(90*sec), mk())
+		mustSubmit(t, s, at(90*sec), mk())
+		n := cl.NodeList[0]
+		var nilJob *hostJob
+		var nilNode *hostNode
+		stranger := &hostNode{Key: "stranger", Cap: n.Cap.Clone(), Free: n.Free.Clone()}
+		misuse := []struct {
+			name string
+			call func() error
+			want error
+			text string
+		}{
+			{"Submit dated before an earlier Submit", func() error {
+				return s.Submit(at(10*sec), pjob("k", 0, 300*sec, schedkit.PhaseProgress{Total: 1, Ready: 1}))
+			}, lss.ErrStaleTime, `lss: Submit: job "k": time before an earlier call: now 2013-10-01 00:00:10 +0000 UTC is before 2013-10-01 00:01:30 +0000 UTC, given earlier`},
+			{"Heartbeat dated before an earlier Submit", func() error {
+				_, err := s.Heartbeat(at(10*sec), n, nil)
+				return err
+			}, lss.ErrStaleTime, `lss: Heartbeat: node "n00": time before an earlier call: now 2013-10-01 00:00:10 +0000 UTC is before 2013-10-01 00:01:30 +0000 UTC, given earlier`},
+			{"Submit of a job submitted after now", func() error {
+				return s.Submit(at(90*sec), pjob("k", 100*sec, 300*sec, schedkit.PhaseProgress{Total: 1, Ready: 1}))
+			}, lss.ErrInvalidJob, `lss: Submit: job "k": invalid job: submitted 2013-10-01 00:01:40 +0000 UTC, after now 2013-10-01 00:01:30 +0000 UTC`},
+			{"Heartbeat from a node the cluster does not know", func() error {
+				_, err := s.Heartbeat(at(90*sec), stranger, nil)
+				return err
+			}, lss.ErrUnknownNode, `lss: Heartbeat: node "stranger": node not in the cluster: none of the cluster's 2 nodes has this ID`},
+			{"node reporting more free slots than its capacity", func() error {
+				n.Free[1] = 29
+				defer func() { n.Free[1] = 2 }()
+				_, err := s.Heartbeat(at(90*sec), n, nil)
+				return err
+			}, lss.ErrInvalidNode, `lss: Heartbeat: node "n00": invalid node or cluster: 29 free "map-slot" slots, more than its capacity 2`},
+			{"typed nil job", func() error { return s.Submit(at(90*sec), nilJob) },
+				lss.ErrInvalidJob, `lss: Submit: invalid job: nil job (a typed nil *schedkittest.Job)`},
+			{"typed nil node", func() error {
+				_, err := s.Heartbeat(at(90*sec), nilNode, nil)
+				return err
+			}, lss.ErrInvalidNode, `lss: Heartbeat: invalid node or cluster: nil node (a typed nil *schedkittest.Node)`},
+		}
+		for _, m := range misuse {
+			err := m.call()
+			var e *lss.Error
+			if !errors.Is(err, m.want) || !errorsAs(err, &e) || err.Error() != m.text {
+				t.Errorf("%s:\n got %v\nwant %s", m.name, err, m.text)
+			}
+		}
+		if s.Len() != 1 {
+			t.Fatalf("Len = %d after misuse, want 1", s.Len())
+		}
+		for _, now := range []time.Duration{90 * sec, 100 * sec, 190 * sec} {
+			want := lines(heartbeat(t, clean, at(now), n))
+			expect(t, heartbeat(t, s, at(now), n), want)
+		}
+		if _, err := lss.New(lss.Config{Cluster: (*hostCluster)(nil)}); !errors.Is(err, lss.ErrConfig) ||
+			err.Error() != "lss: New: invalid config: nil Cluster (a typed nil *schedkittest.Cluster)" {
+			t.Errorf("typed nil cluster: %v", err)
 		}
 	})
 }

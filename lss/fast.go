@@ -46,10 +46,14 @@ func (s *Scheduler) classify(e *entry) {
 	default:
 		// No task runs, so spare(now) = evaluate(now=0) − now exactly.
 		ev := s.evaluate(e, 0, s.caps)
-		if ev.class == classNegInf {
+		switch {
+		case ev.class == classNegInf && ev.rem.NoCapacity:
+			e.static = sKey{class: classNegInf}
+			e.killAt = e.dl // only the deadline rule applies (killReason)
+		case ev.class == classNegInf:
 			e.static = sKey{class: classNegInf}
 			e.killAt = math.MinInt64
-		} else {
+		default:
 			e.static = sKey{class: classFinite, key: ev.value}
 			e.killAt = min(e.dl, ev.value+threshold(ev.tavg))
 		}

@@ -26,31 +26,43 @@ import (
 // Kills come first in dst, in queue order; then assignments in the order
 // made. The host carries them out and calls Update for each job whose
 // counters change. Kills run on every heartbeat, also of a node with no
-// free slot. On an error (nil node, vectors that do not fit the Space or
-// hold NaN, negative or fractional slots, now out of range) nothing is
-// decided and dst is returned unchanged.
+// free slot. On an error nothing is decided and dst is returned
+// unchanged: a nil node (also a typed nil pointer), a node that is not
+// among the cluster's nodes (ErrUnknownNode), vectors that do not fit the
+// Space or hold NaN, negative or fractional slots, free slots above the
+// node's capacity (ErrInvalidNode), a now before the latest time given to
+// Submit or Heartbeat (ErrStaleTime), or a now out of range.
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"
-	if node == nil {
-		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	if isNil(node) {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
 	}
+	id := node.ID()
 	epoch, epochSet := s.epoch, s.epochSet
 	s.setEpoch(now)
+	fail := func(err error) ([]Decision, error) {
+		s.epoch, s.epochSet = epoch, epochSet
+		return dst, err
+	}
 	nowOff, ok := s.offset(now)
 	if !ok {
-		s.epoch, s.epochSet = epoch, epochSet
-		return dst, &Error{Op: op, Node: node.ID(), Err: ErrTimeRange, Reason: "now more than 2^60 ns from the first time given"}
+		return fail(&Error{Op: op, Node: id, Err: ErrTimeRange, Reason: "now more than 2^60 ns from the first time given"})
+	}
+	if err := s.staleErr(op, "", id, now, nowOff); err != nil {
+		return fail(err)
+	}
+	if err := s.member(op, id); err != nil {
+		return fail(err)
 	}
 	if err := s.readCapacity(op, s.capsNew); err != nil {
-		s.epoch, s.epochSet = epoch, epochSet
-		return dst, err
+		return fail(err)
 	}
 	if err := s.readFree(op, node); err != nil {
-		s.epoch, s.epochSet = epoch, epochSet
-		return dst, err
+		return fail(err)
 	}
+	s.latest = nowOff
 	s.seq++
-	hb := beat{now: nowOff, nowT: now, node: node.ID()}
+	hb := beat{now: nowOff, nowT: now, node: id}
 	if s.cfg.Literal {
 		return s.heartbeatLiteral(&hb, dst), nil
 	}

@@ -13,11 +13,11 @@ import (
 
 // hinted returns j with per-phase hints (a negative entry: no hint).
 func hinted(j *hostJob, hints ...time.Duration) *hostJob {
-	j.phint = make([]time.Duration, len(hints))
-	j.phintOK = make([]bool, len(hints))
+	j.PhaseHints = make([]time.Duration, len(hints))
+	j.PhaseHintSet = make([]bool, len(hints))
 	for p, h := range hints {
 		if h >= 0 {
-			j.phint[p], j.phintOK[p] = h, true
+			j.PhaseHints[p], j.PhaseHintSet[p] = h, true
 		}
 	}
 	return j
@@ -77,7 +77,7 @@ func TestPhaseHintsChangeOrder(t *testing.T) {
 						t.Fatalf("%s: kill threshold %+v, want the pooled 10s", js.Job, js.Figures.TaskTime)
 					}
 				}
-				expect(t, heartbeat(t, s, t0, cl.nodes[0]), tc.want)
+				expect(t, heartbeat(t, s, t0, cl.NodeList[0]), tc.want)
 			})
 		})
 	}
@@ -136,13 +136,13 @@ func TestBadPhaseHints(t *testing.T) {
 		off := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
 		for _, h := range []time.Duration{-1, -time.Hour, estimate.Horizon + 1, math.MaxInt64} {
 			a, _ := twoJobs()
-			a.phint[1] = h
+			a.PhaseHints[1] = h
 			err := s.Submit(t0, a)
 			var e *lss.Error
 			if !errors.Is(err, lss.ErrInvalidJob) || !errorsAs(err, &e) || e.Op != "Submit" {
 				t.Errorf("hint %v: Submit error %v, want ErrInvalidJob", h, err)
 			}
-			a.id = schedkit.JobID("off" + h.String())
+			a.Key = schedkit.JobID("off" + h.String())
 			if err := off.Submit(t0, a); err != nil {
 				t.Errorf("hint %v without the option: %v", h, err)
 			}
@@ -152,18 +152,18 @@ func TestBadPhaseHints(t *testing.T) {
 		}
 		a, b := twoJobs()
 		mustSubmit(t, s, t0, a, b)
-		a.phint[1] = -sec
+		a.PhaseHints[1] = -sec
 		if err := s.Update("A"); !errors.Is(err, lss.ErrInvalidJob) {
 			t.Fatalf("Update with a negative hint: %v", err)
 		}
 		// The snapshot with the 120s hint stays: A first.
-		expect(t, heartbeat(t, s, t0, cl.nodes[0]), "assign A map×2 on n00 (pass 2)\n")
+		expect(t, heartbeat(t, s, t0, cl.NodeList[0]), "assign A map×2 on n00 (pass 2)\n")
 
 		s2 := mustNew(t, lss.Config{Cluster: cl, PhaseTaskTimeHints: true, Literal: lit})
 		a, _ = twoJobs()
-		a.phint[1] = estimate.Horizon
+		a.PhaseHints[1] = estimate.Horizon
 		mustSubmit(t, s2, t0, a)
-		ds := heartbeat(t, s2, t0, cl.nodes[0])
+		ds := heartbeat(t, s2, t0, cl.NodeList[0])
 		if len(ds) != 1 || ds[0].Action != lss.Kill || ds[0].Reason != lss.SpareExhausted {
 			t.Fatalf("hint at Horizon: %v", lines(ds))
 		}
@@ -178,8 +178,8 @@ func TestPhaseHintsAdmission(t *testing.T) {
 		cl := newCluster(1, 2, 1, 0)
 		s := mustNew(t, lss.Config{Cluster: cl, Admission: true, PhaseTaskTimeHints: on})
 		j := hinted(newJob("j", t0, at(100*sec), 10, 1), -1, 60*sec)
-		j.hint = 10 * sec
-		err := s.Submit(t0, hintJob{j})
+		j.Hint = 10 * sec
+		err := s.Submit(t0, j)
 		var re *lss.RefusedError
 		switch {
 		case on && (!errorsAs(err, &re) || re.Remaining.Time != 110*sec):

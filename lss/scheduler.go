@@ -1,7 +1,9 @@
 package lss
 
 import (
+	"fmt"
 	"math"
+	"reflect"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -32,6 +34,11 @@ type Scheduler struct {
 
 	epoch    time.Time
 	epochSet bool
+	latest   int64 // the latest now given to Submit or Heartbeat, from the epoch
+
+	// nodeAt caches each live node's index in the cluster, to check that
+	// a heartbeating node belongs to it in O(1) (rebuilt on a miss).
+	nodeAt map[schedkit.NodeID]int
 
 	jobs map[schedkit.JobID]*entry
 	all  []*entry // queued jobs, dense, in no particular order
@@ -43,7 +50,6 @@ type Scheduler struct {
 	capsNew []estimate.Capacity
 	kindCap []estimate.Capacity
 	free    []int // free slots per kind on the heartbeating node
-	loads   [schedkit.MaxPhases]estimate.PhaseLoad
 	prog    [schedkit.MaxPhases]schedkit.PhaseProgress
 	hint    [schedkit.MaxPhases]time.Duration
 	kills   []*entry
@@ -94,6 +100,29 @@ func New(cfg Config) (*Scheduler, error) {
 	return s, nil
 }
 
+// isNil reports whether v is nil or an interface holding a nil pointer,
+// map, slice, channel or function: a host's typed nil, whose methods
+// would panic.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return r.IsNil()
+	}
+	return false
+}
+
+// nilText describes a nil host value: "nil job", or "nil job (a typed
+// nil *main.job)".
+func nilText(what string, v any) string {
+	if v == nil {
+		return "nil " + what
+	}
+	return fmt.Sprintf("nil %s (a typed nil %T)", what, v)
+}
+
 // Len returns the number of queued jobs.
 func (s *Scheduler) Len() int { return len(s.all) }
 
@@ -110,8 +139,18 @@ func (s *Scheduler) offset(t time.Time) (int64, bool) {
 // setEpoch fixes the epoch at the first time the scheduler is given.
 func (s *Scheduler) setEpoch(now time.Time) {
 	if !s.epochSet {
-		s.epoch, s.epochSet = now, true
+		s.epoch, s.epochSet, s.latest = now, true, 0
 	}
+}
+
+// staleErr returns an ErrStaleTime error if nowOff is before the latest
+// time given to Submit or Heartbeat.
+func (s *Scheduler) staleErr(op string, job schedkit.JobID, node schedkit.NodeID, now time.Time, nowOff int64) error {
+	if nowOff >= s.latest {
+		return nil
+	}
+	return &Error{Op: op, Job: job, Node: node, Err: ErrStaleTime,
+		Reason: fmt.Sprintf("now %v is before %v, given earlier", now, s.epoch.Add(time.Duration(s.latest)))}
 }
 
 // readProgress reads and checks j's counters into s.prog.
@@ -120,9 +159,6 @@ func (s *Scheduler) readProgress(op string, j schedkit.Job, id schedkit.JobID, n
 		pr := j.Progress(schedkit.Phase(p))
 		if err := pr.Validate(); err != nil {
 			return &Error{Op: op, Job: id, Err: ErrInvalidJob, Reason: "phase " + schedkit.Phase(p).String(), Cause: err}
-		}
-		if pr.Finished == 0 && pr.FinishedDurationSum != 0 {
-			return errf(op, ErrInvalidJob, id, "phase %s: finished duration sum %v without finished tasks", schedkit.Phase(p), pr.FinishedDurationSum)
 		}
 		s.prog[p] = pr
 	}
@@ -156,15 +192,17 @@ func (s *Scheduler) readHints(op string, j schedkit.Job, id schedkit.JobID, n in
 // Submit queues job j, which arrived at now (or earlier). It reads the
 // job's ID, submission time, deadline and counters (and, with
 // PhaseTaskTimeHints, its phase hints). It fails, queuing nothing, on a
-// nil job, an empty or duplicate ID, more phases than configured,
-// inconsistent counters or a bad phase hint, a deadline before the submission or
-// already passed at now, times out of range, or — with Admission — a job
-// refused (*RefusedError). A zero Deadline means the job has none: it is
+// nil job (also a typed nil pointer), an empty or duplicate ID, more
+// phases than configured, inconsistent counters or a bad phase hint, a
+// submission time after now, a deadline before the submission or already
+// passed at now, a now before the latest time given to Submit or
+// Heartbeat (ErrStaleTime), times out of range, or — with Admission — a
+// job refused (*RefusedError). A zero Deadline means the job has none: it is
 // never killed and comes after every deadline job.
 func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
 	const op = "Submit"
-	if j == nil {
-		return &Error{Op: op, Err: ErrInvalidJob, Reason: "nil job"}
+	if isNil(j) {
+		return &Error{Op: op, Err: ErrInvalidJob, Reason: nilText("job", j)}
 	}
 	id := j.ID()
 	if id == "" {
@@ -189,6 +227,10 @@ func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
 	switch {
 	case !ok1 || !ok2 || !ok3:
 		return undo(&Error{Op: op, Job: id, Err: ErrTimeRange, Reason: "now, submission or deadline more than 2^60 ns from the first time given"})
+	case nowOff < s.latest:
+		return undo(s.staleErr(op, id, "", now, nowOff))
+	case sub > nowOff:
+		return undo(errf(op, ErrInvalidJob, id, "submitted %v, after now %v", j.Submitted(), now))
 	case hasDL && dl < sub:
 		return undo(errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, j.Submitted()))
 	case hasDL && nowOff > dl:
@@ -207,6 +249,7 @@ func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
 		}
 	}
 
+	s.latest = nowOff
 	e := s.newEntry(n)
 	e.job, e.id, e.sub, e.dl, e.hasDL, e.deadline = j, id, sub, dl, hasDL, deadline
 	copy(e.prog, s.prog[:n])

@@ -16,9 +16,9 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 // pjob returns a job submitted at sub (after t0) with deadline dl (after
 // t0; negative: none) and the given counters.
 func pjob(id string, sub, dl time.Duration, phases ...schedkit.PhaseProgress) *hostJob {
-	j := &hostJob{id: schedkit.JobID(id), submitted: at(sub), ph: phases}
+	j := &hostJob{Key: schedkit.JobID(id), SubmittedAt: at(sub), Counters: phases}
 	if dl >= 0 {
-		j.deadline = at(dl)
+		j.DeadlineAt = at(dl)
 	}
 	return j
 }
@@ -85,7 +85,7 @@ func TestNewJobGetsFirstMapBeforeOlderJobsFillTheNode(t *testing.T) {
 			schedkit.PhaseProgress{Total: 1})
 		fresh := pjob("new", 100*sec, 2000*sec, schedkit.PhaseProgress{Total: 5, Ready: 5}, schedkit.PhaseProgress{Total: 1})
 		mustSubmit(t, s, at(100*sec), old, fresh)
-		expect(t, heartbeat(t, s, at(100*sec), cl.nodes[0]), ""+
+		expect(t, heartbeat(t, s, at(100*sec), cl.NodeList[0]), ""+
 			"assign new map×1 on n00 (pass 1)\n"+
 			"assign old map×1 on n00 (pass 2)\n")
 	})
@@ -105,7 +105,7 @@ func TestReducesOnlyInPassThree(t *testing.T) {
 			schedkit.PhaseProgress{Total: 4, Finished: 1, Ready: 3, FinishedDurationSum: 20 * sec},
 			schedkit.PhaseProgress{Total: 2})
 		mustSubmit(t, s, at(10*sec), a, b)
-		expect(t, heartbeat(t, s, at(10*sec), cl.nodes[0]), ""+
+		expect(t, heartbeat(t, s, at(10*sec), cl.NodeList[0]), ""+
 			"assign b map×2 on n00 (pass 2)\n"+
 			"assign a reduce×1 on n00 (pass 3)\n")
 	})
@@ -122,7 +122,7 @@ func TestNoSlotOverAssigned(t *testing.T) {
 				schedkit.PhaseProgress{Total: 1 + i%3, Ready: 1 + i%3},
 				schedkit.PhaseProgress{Total: 2, Ready: i % 2}))
 		}
-		ds := heartbeat(t, s, t0, cl.nodes[0])
+		ds := heartbeat(t, s, t0, cl.NodeList[0])
 		perKind := map[schedkit.Phase]int{}
 		for _, d := range ds {
 			perKind[d.Phase] += d.Count
@@ -142,7 +142,7 @@ func TestNoSlotOverAssigned(t *testing.T) {
 		// j00–j02 and j03 (its reduce) are no longer first-map candidates
 		// — what was assigned counts as running — and the ready reduces
 		// of j01 and j03 are taken.
-		n2 := cl.addNode(8, 2, 1, 0)
+		n2 := cl.AddNode("", "rack0", []float64{8, 2, 1, 0})
 		expect(t, heartbeat(t, s, t0, n2), ""+
 			"assign j04 map×1 on n01 (pass 1)\n"+
 			"assign j05 map×1 on n01 (pass 1)\n"+
@@ -173,7 +173,7 @@ func TestKillThreshold(t *testing.T) {
 			// no deadline: never killed, served last
 			pjob("relaxed", 0, -1, done(2), red),
 		)
-		ds := heartbeat(t, s, at(100*sec), cl.nodes[0])
+		ds := heartbeat(t, s, at(100*sec), cl.NodeList[0])
 		expect(t, ds, ""+
 			"kill hopeless: spare+tavg<0 (spare -25s, tavg 20s)\n"+
 			"assign young map×1 on n00 (pass 1)\n"+
@@ -185,7 +185,7 @@ func TestKillThreshold(t *testing.T) {
 		// 121s: young's deadline has passed; edge's spare is 140 − 121 −
 		// 60 = −41s and tolerated's 145 − 121 − 60 = −36s, both below
 		// −20s. Kills come in queue order; relaxed's reduce is not ready.
-		ds = heartbeat(t, s, at(121*sec), cl.nodes[1])
+		ds = heartbeat(t, s, at(121*sec), cl.NodeList[1])
 		expect(t, ds, ""+
 			"kill edge: spare+tavg<0 (spare -41s, tavg 20s)\n"+
 			"kill tolerated: spare+tavg<0 (spare -36s, tavg 20s)\n"+
@@ -205,8 +205,8 @@ func TestKilledJobsGetNothing(t *testing.T) {
 		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
 		late := pjob("late", 0, 50*sec, schedkit.PhaseProgress{Total: 4, Ready: 4}, schedkit.PhaseProgress{Total: 1, Ready: 1})
 		mustSubmit(t, s, t0, late)
-		expect(t, heartbeat(t, s, at(51*sec), cl.nodes[0]), "kill late: deadline passed (spare -1s, tavg unknown)\n")
-		expect(t, heartbeat(t, s, at(52*sec), cl.nodes[0]), "")
+		expect(t, heartbeat(t, s, at(51*sec), cl.NodeList[0]), "kill late: deadline passed (spare -1s, tavg unknown)\n")
+		expect(t, heartbeat(t, s, at(52*sec), cl.NodeList[0]), "")
 		if err := s.Update("late"); err == nil {
 			t.Fatal("Update of a killed job: no error")
 		}
@@ -216,12 +216,12 @@ func TestKilledJobsGetNothing(t *testing.T) {
 		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit, SoftDeadlines: true})
 		late := pjob("late", 0, 50*sec, schedkit.PhaseProgress{Total: 4, Ready: 4}, schedkit.PhaseProgress{Total: 1, Ready: 1})
 		mustSubmit(t, s, t0, late)
-		expect(t, heartbeat(t, s, at(51*sec), cl.nodes[0]), ""+
+		expect(t, heartbeat(t, s, at(51*sec), cl.NodeList[0]), ""+
 			"infeasible late: deadline passed (spare -1s, tavg unknown)\n"+
 			"assign late map×1 on n00 (pass 1)\n"+
 			"assign late map×1 on n00 (pass 2)\n"+
 			"assign late reduce×1 on n00 (pass 3)\n")
-		expect(t, heartbeat(t, s, at(52*sec), cl.nodes[0]), "assign late map×2 on n00 (pass 2)\n")
+		expect(t, heartbeat(t, s, at(52*sec), cl.NodeList[0]), "assign late map×2 on n00 (pass 2)\n")
 	})
 }
 
@@ -237,7 +237,7 @@ func TestOrderTies(t *testing.T) {
 		// like the fresh "a", "b", "c" (deadline 100s): equal spare, so
 		// earlier deadline first, then earlier submission (b), then ID.
 		x := pjob("x", 0, 120*sec, schedkit.PhaseProgress{Total: 2, Finished: 1, Ready: 1, FinishedDurationSum: 10 * sec}, schedkit.PhaseProgress{Total: 1})
-		mustSubmit(t, s, t0,
+		mustSubmit(t, s, at(sec),
 			pjob("nodl", 0, -1, m()),
 			pjob("c", 1*sec, 100*sec, m()),
 			pjob("b", 0, 100*sec, m()),
@@ -260,26 +260,54 @@ func TestOrderTies(t *testing.T) {
 	})
 }
 
-// A phase with unfinished work and no slots: remaining is "cannot
-// finish", spare −∞; with Tavg known the job is killed (soft: reported).
-func TestCannotFinishWithoutSlots(t *testing.T) {
-	both(t, func(t *testing.T, lit bool) {
-		cl := newCluster(1, 2, 0, 0) // no reduce slots anywhere
-		s := mustNew(t, lss.Config{Cluster: cl, Literal: lit})
-		j := pjob("j", 0, 1000*sec,
-			schedkit.PhaseProgress{Total: 4, Finished: 1, Ready: 3, FinishedDurationSum: 10 * sec},
-			schedkit.PhaseProgress{Total: 1})
-		fresh := pjob("fresh", 0, 1000*sec, schedkit.PhaseProgress{Total: 4, Ready: 4}, schedkit.PhaseProgress{Total: 1})
-		mustSubmit(t, s, t0, j, fresh)
-		ds := heartbeat(t, s, t0, cl.nodes[0])
-		expect(t, ds, ""+
-			"kill j: spare+tavg<0 (spare -inf, tavg 10s)\n"+
-			"assign fresh map×1 on n00 (pass 1)\n"+
-			"assign fresh map×1 on n00 (pass 2)\n")
-		if r := ds[0].Figures.Remaining; !r.CannotFinish || !r.NoCapacity {
-			t.Fatalf("remaining %+v, want CannotFinish and NoCapacity", r)
-		}
-	})
+// A phase with unfinished work and no slots (a rolling restart took
+// every reduce slot away): remaining is "cannot finish", spare −∞, but
+// that is the cluster's state, not the job's, so no job is killed early
+// (nor reported infeasible) for it; Order and the figures report it
+// (Remaining.NoCapacity), the job is ordered first, and the deadline
+// rule still applies. Once the slots are back, the job is judged as
+// usual.
+func TestNoCapacityDoesNotKill(t *testing.T) {
+	for _, soft := range []bool{false, true} {
+		both(t, func(t *testing.T, lit bool) {
+			cl := newCluster(1, 2, 0, 0) // no reduce slots anywhere
+			s := mustNew(t, lss.Config{Cluster: cl, Literal: lit, SoftDeadlines: soft, Admission: true, AdmissionTaskTime: 10 * sec})
+			j := pjob("j", 0, 100*sec,
+				schedkit.PhaseProgress{Total: 4, Finished: 1, Ready: 3, FinishedDurationSum: 10 * sec},
+				schedkit.PhaseProgress{Total: 1})
+			fresh := pjob("fresh", 0, 1000*sec, schedkit.PhaseProgress{Total: 4, Ready: 4}, schedkit.PhaseProgress{Total: 1})
+			mustSubmit(t, s, t0, j, fresh) // admission: nothing to judge by
+			ds := heartbeat(t, s, t0, cl.NodeList[0])
+			expect(t, ds, ""+
+				"assign fresh map×1 on n00 (pass 1)\n"+
+				"assign j map×1 on n00 (pass 2)\n")
+			if r := ds[1].Figures.Remaining; !r.CannotFinish || !r.NoCapacity {
+				t.Fatalf("remaining %+v, want CannotFinish and NoCapacity", r)
+			}
+			st, err := s.Order(t0, nil)
+			if err != nil || len(st) != 2 || st[0].Job != "j" || st[0].Kill != lss.NoReason || !st[0].Figures.Remaining.NoCapacity {
+				t.Fatalf("Order = %+v, %v; want j first, NoCapacity, no kill", st, err)
+			}
+			// The deadline rule still applies.
+			cl.NodeList[0].Free[1] = 0
+			want := "kill j: deadline passed (spare -inf, tavg 10s)\n"
+			if soft {
+				want = "infeasible j: deadline passed (spare -inf, tavg 10s)\n"
+			}
+			expect(t, heartbeat(t, s, at(101*sec), cl.NodeList[0]), want)
+		})
+	}
+	// Slots back: the usual early kill.
+	cl := newCluster(1, 2, 0, 0)
+	s := mustNew(t, lss.Config{Cluster: cl})
+	mustSubmit(t, s, t0, pjob("j", 0, 15*sec,
+		schedkit.PhaseProgress{Total: 4, Finished: 1, Ready: 3, FinishedDurationSum: 10 * sec},
+		schedkit.PhaseProgress{Total: 1}))
+	cl.NodeList[0].Free[1] = 0
+	expect(t, heartbeat(t, s, t0, cl.NodeList[0]), "")
+	cl.NodeList[0].Cap[2], cl.NodeList[0].Free[2] = 1, 1
+	cl.Recount()
+	expect(t, heartbeat(t, s, at(sec), cl.NodeList[0]), "kill j: spare+tavg<0 (spare -16s, tavg 10s)\n")
 }
 
 // With more phases, formula (3) sums over all of them and each kind gets
@@ -294,7 +322,7 @@ func TestThreePhases(t *testing.T) {
 			schedkit.PhaseProgress{Total: 2, Ready: 1})
 		two := pjob("two", 0, 900*sec, schedkit.PhaseProgress{Total: 3, Ready: 3}, schedkit.PhaseProgress{Total: 1})
 		mustSubmit(t, s, t0, j, two)
-		ds := heartbeat(t, s, at(100*sec), cl.nodes[0])
+		ds := heartbeat(t, s, at(100*sec), cl.NodeList[0])
 		expect(t, ds, ""+
 			"assign two map×1 on n00 (pass 1)\n"+
 			"assign two map×1 on n00 (pass 2)\n"+
@@ -356,7 +384,7 @@ func TestOptionFigures(t *testing.T) {
 	if err := s.SetNodeSpeed("n00", 3); err != nil {
 		t.Fatal(err)
 	}
-	ds := heartbeat(t, s, t0, cl.nodes[1])
+	ds := heartbeat(t, s, t0, cl.NodeList[1])
 	if got := ds[0].Figures.Remaining.Time; got != 40*sec {
 		t.Fatalf("after SetNodeSpeed: remaining %v, want 40s", got)
 	}
@@ -369,14 +397,14 @@ func TestAdmission(t *testing.T) {
 	s := mustNew(t, lss.Config{Cluster: cl, Admission: true})
 	// 10 maps on 2 slots + 1 reduce: (5 + 1)·T. Deadline 100s.
 	j := newJob("hinted", t0, at(100*sec), 10, 1)
-	j.hint = 20 * sec // 6·20s = 120s > 100s: refused
-	err := s.Submit(t0, hintJob{j})
+	j.Hint = 20 * sec // 6·20s = 120s > 100s: refused
+	err := s.Submit(t0, j)
 	var re *lss.RefusedError
 	if !errorsAs(err, &re) || re.Remaining.Time != 120*sec || re.Spare.Time != -20*sec || re.Source != "hint" {
 		t.Fatalf("Submit: %v (%+v)", err, re)
 	}
-	j.hint = 15 * sec // 90s ≤ 100s: admitted
-	if err := s.Submit(t0, hintJob{j}); err != nil {
+	j.Hint = 15 * sec // 90s ≤ 100s: admitted
+	if err := s.Submit(t0, j); err != nil {
 		t.Fatal(err)
 	}
 	// No hint and no configured default: admitted, nothing to judge by.
@@ -405,7 +433,7 @@ func TestHeartbeatAppends(t *testing.T) {
 	mustSubmit(t, s, t0, newJob("a", t0, at(100*sec), 3, 1))
 	buf := make([]lss.Decision, 1, 8)
 	buf[0].Job = "keep"
-	out, err := s.Heartbeat(t0, cl.nodes[0], buf)
+	out, err := s.Heartbeat(t0, cl.NodeList[0], buf)
 	if err != nil || len(out) != 3 || out[0].Job != "keep" || &out[0] != &buf[0] {
 		t.Fatalf("Heartbeat appended %v, %v", out, err)
 	}

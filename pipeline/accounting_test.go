@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/schedkit/schedkit/pipeline"
+	"github.com/schedkit/schedkit/pipeline/pipelinetest"
 )
 
 // TestAccounting is the property test of the issue: many runs with random
@@ -25,19 +26,23 @@ func TestAccounting(t *testing.T) {
 	rng := rand.New(rand.NewPCG(accountingSeed, 2024))
 	seen := map[string]int{} // outcome kinds, to show the runs cover them
 	for run := range runs {
-		s := randomScenario(rng, maxItems)
+		s := pipelinetest.RandomScenario(rng, maxItems)
 		base := runtime.NumGoroutine()
-		o := s.run(t)
-		s.check(t, o)
-		waitGoroutines(t, base)
+		o := s.Run()
+		if err := s.Check(o); err != nil {
+			t.Fatal(err)
+		}
+		if err := pipelinetest.WaitGoroutines(base); err != nil {
+			t.Fatal(err)
+		}
 		if t.Failed() {
 			t.Fatalf("run %d: %v", run, s)
 		}
 		seen[outcomeKind(o)]++
-		if o.stats.Dropped > 0 {
+		if o.Stats.Dropped > 0 {
 			seen["some dropped"]++
 		}
-		if o.stats.Process.Failed > 0 {
+		if o.Stats.Process.Failed > 0 {
 			seen["some failed processing"]++
 		}
 	}
@@ -49,16 +54,16 @@ func TestAccounting(t *testing.T) {
 	}
 }
 
-func outcomeKind(o *outcome) string {
+func outcomeKind(o *pipelinetest.Outcome) string {
 	var se *pipeline.StageError
 	switch {
-	case o.err == nil:
+	case o.Err == nil:
 		return "nil"
-	case errors.As(o.err, &se) && se.Stage == pipeline.StageRead:
+	case errors.As(o.Err, &se) && se.Stage == pipeline.StageRead:
 		return "read failed"
-	case errors.As(o.err, &se):
+	case errors.As(o.Err, &se):
 		return "write failed"
-	case errors.Is(o.err, context.Canceled):
+	case errors.Is(o.Err, context.Canceled):
 		return "cancelled"
 	}
 	return "other"

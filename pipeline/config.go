@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/schedkit/schedkit"
 )
@@ -32,10 +33,17 @@ type Config struct {
 	// processing thread: one accelerator with Streams 1.
 	Streams int
 	// ProcessQueue is the depth, in items, of the queue between the read
-	// and process stages; at least 1.
+	// and process stages; at least 1. It bounds the queue, not the items
+	// between the two stages: a lone worker takes everything queued at
+	// once (up to ProcessQueue) and several workers Batch each, so the
+	// read stage can run ahead of processing by up to 1 + ProcessQueue +
+	// ProcessQueue (lone worker) or + workers × Batch. The whole bound on
+	// items in flight is InFlightBound; MaxInFlight caps it exactly.
 	ProcessQueue int
 	// WriteQueue is the depth, in results, of the queue between the
-	// process and write stages; at least 1.
+	// process and write stages; at least 1. The writer takes everything
+	// queued at once, so a stalled Write holds up to WriteQueue results
+	// besides the queue's WriteQueue (see InFlightBound).
 	WriteQueue int
 	// Batch is the most items a worker hands to one Accelerator.Run
 	// call (and one ProcessBatch call). Stages never wait to fill a
@@ -101,6 +109,9 @@ func (c Config) Validate() error {
 	for i, a := range c.Accelerators {
 		if a == nil {
 			return &ConfigError{Field: fmt.Sprintf("Accelerators[%d]", i), Reason: "nil accelerator"}
+		}
+		if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
+			return &ConfigError{Field: fmt.Sprintf("Accelerators[%d]", i), Reason: fmt.Sprintf("nil accelerator (a typed nil %T)", a)}
 		}
 	}
 	if err := atLeast("Streams", c.Streams, 1); err != nil {

@@ -40,6 +40,27 @@
 // each stage was busy and blocked on each queue, and how full the queues
 // got.
 //
+// # Host duties
+//
+// The host's functions must:
+//
+//  1. Read: block until the next item arrives; return io.EOF itself (not
+//     wrapped) at the end of input, any other error to stop reading.
+//  2. Process or ProcessBatch: be safe to call from every worker at once;
+//     report an item's failure as its error (the result is still
+//     written), never by panicking (a panic is recovered into a
+//     *StageError wrapping *PanicError, but it is a bug).
+//  3. Write: return nil once the result is delivered, an error wrapping
+//     ErrUndeliverable when its requester has gone, any other error only
+//     when the writer itself is broken (it stops the pipeline).
+//  4. Drop: tell the requester; every item read and not written reaches
+//     Drop exactly once, with the reason.
+//  5. All of them: return soon once their ctx is done; Run waits for
+//     them.
+//  6. The host stops a run by cancelling ctx, reads Stats (String prints
+//     them) to find the bottleneck, and in its tests wraps its stages in
+//     a pipelinetest.Ledger.
+//
 // # Semantics
 //
 // Back-pressure. Both queues are bounded (ProcessQueue, WriteQueue items),

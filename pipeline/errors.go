@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 )
 
 // Sentinel errors. Every error Run returns, other than the context's own,
@@ -39,8 +40,9 @@ func (e *ConfigError) Error() string {
 func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 
 // StageError reports the stage whose failure stopped the pipeline and the
-// error that stage's function returned. errors.Is matches both
-// ErrStageFailed and the stage's own error.
+// error that stage's function returned, or a *PanicError if it panicked
+// (then it is also the Result.Err of an item whose processing panicked).
+// errors.Is matches both ErrStageFailed and the stage's own error.
 type StageError struct {
 	Stage Stage
 	Err   error
@@ -53,6 +55,35 @@ func (e *StageError) Error() string {
 
 // Unwrap returns ErrStageFailed and the stage's error.
 func (e *StageError) Unwrap() []error { return []error{ErrStageFailed, e.Err} }
+
+// PanicError is what a panic in one of the host's functions (Read,
+// Process, ProcessBatch, Write, Drop, or the Accelerator's Run) becomes:
+// the pipeline recovers it, as net/http recovers a handler's panic, so
+// that a long-running scheduler is not taken down by one bad item. It is
+// always wrapped in a *StageError naming the stage.
+//
+//   - Read: reading stops as for a read error; Run returns the
+//     *StageError.
+//   - Process, ProcessBatch, Accelerator.Run: the item (every item of the
+//     batch, for ProcessBatch or Run) fails with the *StageError as its
+//     Result.Err and is written as usual; the pipeline goes on. A Process
+//     panic fails only its own item.
+//   - Write: fatal, as a write error: the item is dropped and Run returns
+//     the *StageError.
+//   - Drop: the report is lost; Run returns the *StageError (StageWrite)
+//     unless it already has an error.
+type PanicError struct {
+	Value any    // the value passed to panic
+	Stack []byte // the panicking goroutine's stack, from runtime/debug.Stack
+}
+
+// Error returns "panic: <value>".
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// recovered turns a recovered panic value into a *StageError.
+func recovered(stage Stage, v any) *StageError {
+	return &StageError{Stage: stage, Err: &PanicError{Value: v, Stack: debug.Stack()}}
+}
 
 // Stage names one of the pipeline's three stages.
 type Stage uint8

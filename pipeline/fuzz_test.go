@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/pipeline"
+	"github.com/schedkit/schedkit/pipeline/pipelinetest"
 )
 
 // FuzzRun drives Run with fuzzed configuration fields (any int8, so
@@ -33,8 +34,8 @@ func fuzzRun(t *testing.T, pq, wq, batch, streams int8, nacc, flags uint8, maxIn
 	if len(seq) > 256 {
 		seq = seq[:256]
 	}
-	s := &scenario{n: len(seq), writeFatalAt: -1, readFatalAt: -1, cancelRead: -1, cancelWrite: -1}
-	s.cfg = pipeline.Config{
+	s := &pipelinetest.Scenario{N: len(seq), WriteFatalAt: -1, ReadFatalAt: -1, CancelRead: -1, CancelWrite: -1}
+	s.Config = pipeline.Config{
 		Streams:      int(streams),
 		ProcessQueue: int(pq),
 		WriteQueue:   int(wq),
@@ -43,44 +44,48 @@ func fuzzRun(t *testing.T, pq, wq, batch, streams int8, nacc, flags uint8, maxIn
 		Ordered:      flags&1 != 0,
 	}
 	for i := range int(nacc % 5) {
-		s.cfg.Accelerators = append(s.cfg.Accelerators, &testAcc{id: schedkit.AcceleratorID(fmt.Sprint("d", i)), serial: i%2 == 1, s: s})
+		s.Config.Accelerators = append(s.Config.Accelerators, &pipelinetest.FlakyAccelerator{ID: schedkit.AcceleratorID(fmt.Sprint("d", i)), Serial: i%2 == 1, S: s})
 	}
-	s.useBatchFn = flags&2 != 0
+	s.UseBatchFn = flags&2 != 0
 	for _, b := range seq {
-		s.requester = append(s.requester, schedkit.NodeID(fmt.Sprint("n", b&3)))
-		s.procFail = append(s.procFail, b&0x10 != 0)
-		s.devFail = append(s.devFail, b&0x4c == 0x4c)
-		s.undeliver = append(s.undeliver, b&0x20 != 0)
-		s.procDelay = append(s.procDelay, int(b>>7))
-		s.writeDelay = append(s.writeDelay, int(b>>7))
+		s.Requester = append(s.Requester, schedkit.NodeID(fmt.Sprint("n", b&3)))
+		s.ProcFail = append(s.ProcFail, b&0x10 != 0)
+		s.DevFail = append(s.DevFail, b&0x4c == 0x4c)
+		s.Undeliver = append(s.Undeliver, b&0x20 != 0)
+		s.ProcDelay = append(s.ProcDelay, int(b>>7))
+		s.WriteDelay = append(s.WriteDelay, int(b>>7))
 	}
-	if s.n > 0 {
-		k := int(at) % s.n
+	if s.N > 0 {
+		k := int(at) % s.N
 		switch flags >> 4 & 7 {
 		case 1:
-			s.writeFatalAt = k
+			s.WriteFatalAt = k
 		case 2:
-			s.readFatalAt = k
+			s.ReadFatalAt = k
 		case 3:
-			s.cancelRead = k
+			s.CancelRead = k
 		case 4:
-			s.cancelWrite = k
+			s.CancelWrite = k
 		}
 	}
 
 	base := runtime.NumGoroutine()
-	if err := s.cfg.Validate(); err != nil {
+	if err := s.Config.Validate(); err != nil {
 		var ce *pipeline.ConfigError
 		if !errors.As(err, &ce) || !errors.Is(err, pipeline.ErrInvalidConfig) {
 			t.Fatalf("Validate = %v, not a *ConfigError", err)
 		}
 		calls := 0
-		if _, rerr := pipeline.Run(context.Background(), s.cfg, countingStages(&calls)); !errors.Is(rerr, pipeline.ErrInvalidConfig) || calls != 0 {
+		if _, rerr := pipeline.Run(context.Background(), s.Config, countingStages(&calls)); !errors.Is(rerr, pipeline.ErrInvalidConfig) || calls != 0 {
 			t.Fatalf("Run = %v after %d calls; Validate said %v", rerr, calls, err)
 		}
 		return
 	}
-	o := s.run(t)
-	s.check(t, o)
-	waitGoroutines(t, base)
+	o := s.Run()
+	if err := s.Check(o); err != nil {
+		t.Fatal(err)
+	}
+	if err := pipelinetest.WaitGoroutines(base); err != nil {
+		t.Fatal(err)
+	}
 }

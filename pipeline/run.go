@@ -131,11 +131,12 @@ func (p *run[I, R]) run() (Stats, error) {
 		slices.SortFunc(left, func(a, b item[I, R]) int {
 			return cmp.Or(cmp.Compare(a.Requester, b.Requester), cmp.Compare(a.Seq, b.Seq))
 		})
-		if p.s.Drop != nil {
-			for _, it := range left {
-				p.s.Drop(it.Result, reason)
-			}
+		for _, it := range left {
+			p.drop(it.Result, reason)
 		}
+	}
+	if err == nil {
+		err = p.cause // a panic in Drop
 	}
 	return st, err
 }
@@ -210,14 +211,17 @@ func (p *run[I, R]) read() {
 				break
 			}
 		}
-		in, err := p.s.Read(p.ctx)
+		in, err := p.readOne()
 		if err != nil {
 			switch {
 			case p.isDone():
 				p.interrupted()
 			case err == io.EOF: // returned unwrapped, as io.Reader does: a graceful end
 			default:
-				p.fail(&StageError{Stage: StageRead, Err: err})
+				if _, ok := err.(*StageError); !ok {
+					err = &StageError{Stage: StageRead, Err: err}
+				}
+				p.fail(err)
 			}
 			break
 		}
@@ -257,6 +261,16 @@ func (p *run[I, R]) read() {
 	p.stats.Read = st // only this goroutine writes it; Run reads it after Wait
 }
 
+// readOne calls Read, turning a panic into a *StageError.
+func (p *run[I, R]) readOne() (in Item[I], err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = recovered(StageRead, v)
+		}
+	}()
+	return p.s.Read(p.ctx)
+}
+
 // worker is one processing goroutine, bound to one accelerator.
 type worker[I, R any] struct {
 	p     *run[I, R]
@@ -268,6 +282,7 @@ type worker[I, R any] struct {
 	buf   []item[I, R]                // what the last take returned
 	held  []item[I, R]                // the part of buf not yet passed on
 	batch []item[I, R]                // the group being processed: a prefix of held
+	next  int                         // runBatch: the next item of batch to Process
 	ins   []I                         // ProcessBatch buffers
 	outs  []R
 	errs  []error
@@ -326,12 +341,7 @@ func (w *worker[I, R]) process(st *StageStats) bool {
 		}
 		n := min(len(w.held), p.batch)
 		w.batch = w.held[:n]
-		var err error
-		if w.isCPU {
-			err = w.cpu.Run(p.ctx, w.runFn) // the same call, without the dynamic dispatch
-		} else {
-			err = w.acc.Run(p.ctx, w.runFn)
-		}
+		err := w.runOn()
 		for i := range w.batch {
 			it := &w.batch[i]
 			it.Device = w.dev
@@ -357,17 +367,66 @@ func (w *worker[I, R]) process(st *StageStats) bool {
 	return true
 }
 
+// runOn hands the current batch to the worker's accelerator, turning a
+// panic of its Run into a *StageError for the whole batch.
+func (w *worker[I, R]) runOn() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = recovered(StageProcess, v)
+		}
+	}()
+	if w.isCPU {
+		return w.cpu.Run(w.p.ctx, w.runFn) // the same call, without the dynamic dispatch
+	}
+	return w.acc.Run(w.p.ctx, w.runFn)
+}
+
 // runBatch is the work handed to Accelerator.Run: process every item of
-// the current batch, recording each item's output and error.
+// the current batch, recording each item's output and error. A panic of
+// Process fails its own item only; one of ProcessBatch fails the batch.
 func (w *worker[I, R]) runBatch(ctx context.Context) error {
 	s := &w.p.s
 	if s.ProcessBatch == nil {
-		for i := range w.batch {
-			it := &w.batch[i]
-			it.Output, it.Err = s.Process(ctx, it.Input)
+		for w.next = 0; w.next < len(w.batch); {
+			w.processFrom(ctx)
 		}
 		return nil
 	}
+	w.processBatch(ctx)
+	return nil
+}
+
+// processFrom processes the batch's items from w.next on, one Process
+// call each; if one panics, its item fails and w.next moves past it.
+func (w *worker[I, R]) processFrom(ctx context.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.batch[w.next].Err = recovered(StageProcess, v)
+			w.next++
+		}
+	}()
+	process := w.p.s.Process
+	for ; w.next < len(w.batch); w.next++ {
+		it := &w.batch[w.next]
+		it.Output, it.Err = process(ctx, it.Input)
+	}
+}
+
+// processBatch makes one ProcessBatch call for the batch.
+func (w *worker[I, R]) processBatch(ctx context.Context) {
+	s := &w.p.s
+	defer func() {
+		if v := recover(); v != nil {
+			err := recovered(StageProcess, v)
+			for i := range w.batch {
+				var zero R
+				w.batch[i].Output, w.batch[i].Err = zero, err
+			}
+			clear(w.ins)
+			clear(w.outs)
+			clear(w.errs)
+		}
+	}()
 	n := len(w.batch)
 	w.ins = slices.Grow(w.ins[:0], n)[:n]
 	w.outs = slices.Grow(w.outs[:0], n)[:n]
@@ -384,7 +443,6 @@ func (w *worker[I, R]) runBatch(ctx context.Context) error {
 	clear(w.ins)
 	clear(w.outs)
 	clear(w.errs)
-	return nil
 }
 
 // write is the remote-write goroutine.
@@ -454,7 +512,7 @@ func (p *run[I, R]) deliver(it item[I, R], st *StageStats) bool {
 		p.interrupted()
 		return false
 	}
-	err := p.s.Write(p.ctx, it.Result)
+	err := p.writeOne(it.Result)
 	switch {
 	case err == nil:
 		st.Items++
@@ -462,17 +520,43 @@ func (p *run[I, R]) deliver(it item[I, R], st *StageStats) bool {
 	case errors.Is(err, ErrUndeliverable):
 		st.Failed++
 		p.dropped++ // only this goroutine writes it; Run reads it after Wait
-		if p.s.Drop != nil {
-			p.s.Drop(it.Result, err)
-		}
+		p.drop(it.Result, err)
 		return true
 	case p.isDone():
 		p.leave(it)
 		p.interrupted()
 		return false
 	}
-	p.stop(&StageError{Stage: StageWrite, Err: err})
+	se, ok := err.(*StageError)
+	if !ok {
+		se = &StageError{Stage: StageWrite, Err: err}
+	}
+	p.stop(se)
 	p.cancel()
 	p.leave(it)
 	return false
+}
+
+// writeOne calls Write, turning a panic into a *StageError.
+func (p *run[I, R]) writeOne(r Result[I, R]) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = recovered(StageWrite, v)
+		}
+	}()
+	return p.s.Write(p.ctx, r)
+}
+
+// drop reports r to Stages.Drop, if set; a panic there becomes Run's
+// error unless it has one.
+func (p *run[I, R]) drop(r Result[I, R], reason error) {
+	if p.s.Drop == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			p.fail(recovered(StageWrite, v))
+		}
+	}()
+	p.s.Drop(r, reason)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/pipeline"
+	"github.com/schedkit/schedkit/pipeline/pipelinetest"
 )
 
 // sliceReader returns a Read function over items, then io.EOF.
@@ -266,7 +267,9 @@ func TestNoGoroutineLeak(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("Run = %v, want context.Canceled", err)
 			}
-			waitGoroutines(t, base)
+			if err := pipelinetest.WaitGoroutines(base); err != nil {
+				t.Fatal(err)
+			}
 		})
 	}
 }

@@ -1,6 +1,10 @@
 package pipeline
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Stats describes one Run: what each stage did and how full the queues
 // got, so a user can see which stage limits throughput.
@@ -34,11 +38,16 @@ type StageStats struct {
 	// Failed counts processing failures (Result.Err set) for the process
 	// stage, and undeliverable results for the write stage.
 	Failed int64
-	// Busy is the time the stage's goroutines were not waiting on a
-	// pipeline queue: time in the host's function (including any waiting
-	// of its own, such as Read waiting for a request) plus the
+	// Busy is the wall-clock time the stage's goroutines were not waiting
+	// on a pipeline queue: time in the host's function (including any
+	// waiting of its own, such as Read waiting for a request) plus the
 	// pipeline's bookkeeping, which includes the one yield of the
-	// processor a goroutine makes before it waits.
+	// processor a goroutine makes before it waits. It is measured with
+	// the clock, not the CPU: it also counts the time a goroutine was
+	// runnable but not running (more busy goroutines than GOMAXPROCS, or
+	// a loaded machine), so it is an upper bound on the stage's CPU time,
+	// and Utilisation can overstate how busy an oversubscribed stage's
+	// code really was.
 	Busy time.Duration
 	// BlockedIn is the time spent waiting for input on an empty queue
 	// (process and write stages).
@@ -76,4 +85,32 @@ func (s Stats) Bottleneck() Stage {
 		best = StageWrite
 	}
 	return best
+}
+
+// String renders s on one line, e.g. "3 items, 0 failed, busy 1.2ms,
+// blocked in 0s, out 4ms, 2 workers".
+func (s StageStats) String() string {
+	w := ""
+	if s.Workers != 1 {
+		w = fmt.Sprintf(", %d workers", s.Workers)
+	}
+	return fmt.Sprintf("%d items, %d failed, busy %v, blocked in %v, out %v%s",
+		s.Items, s.Failed, s.Busy, s.BlockedIn, s.BlockedOut, w)
+}
+
+// String renders s on five lines: each stage with its utilisation, the
+// queues' high-water marks against their depths, and the dropped count,
+// elapsed time and bottleneck.
+func (s Stats) String() string {
+	var b strings.Builder
+	for _, st := range [...]struct {
+		name string
+		s    StageStats
+	}{{"read", s.Read}, {"process", s.Process}, {"write", s.Write}} {
+		fmt.Fprintf(&b, "%-7s  %v (utilisation %.0f%%)\n", st.name, st.s, 100*st.s.Utilisation(s.Elapsed))
+	}
+	fmt.Fprintf(&b, "queues   process %d/%d, write %d/%d (high water/depth)\n",
+		s.ProcessQueue.HighWater, s.ProcessQueue.Depth, s.WriteQueue.HighWater, s.WriteQueue.Depth)
+	fmt.Fprintf(&b, "total    %d dropped, elapsed %v, bottleneck %v", s.Dropped, s.Elapsed, s.Bottleneck())
+	return b.String()
 }

@@ -3,6 +3,7 @@ package resource
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Every error returned by this package wraps exactly one of
@@ -38,26 +39,37 @@ var (
 type Error struct {
 	Op    string  // operation, e.g. "Vector.Add" or "CompressionBound"
 	Index int     // element index, -1 if not applicable
-	Value float64 // offending value, if any
-	Err   error   // one of the package's sentinel errors
+	Value float64 // offending value, if any (see HasValue)
+	Err   error   // one of the package's sentinel errors, possibly wrapped with details
+	// HasValue reports whether Value is meaningful; when it is not (a
+	// missing kind, an empty vector), the message leaves it out.
+	HasValue bool
 }
 
+// Error returns "resource: <Op>: [element <i> = <value>: ]<what is
+// wrong>", naming the package once.
 func (e *Error) Error() string {
-	if e.Index >= 0 {
-		return fmt.Sprintf("%s: element %d = %v: %v", e.Op, e.Index, e.Value, e.Err)
+	msg := "resource: " + e.Op
+	switch {
+	case e.Index >= 0 && e.HasValue:
+		msg += fmt.Sprintf(": element %d = %v", e.Index, e.Value)
+	case e.Index >= 0:
+		msg += fmt.Sprintf(": element %d", e.Index)
+	case e.HasValue:
+		msg += fmt.Sprintf(": value %v", e.Value)
 	}
-	return fmt.Sprintf("%s: %v: %v", e.Op, e.Value, e.Err)
+	return msg + ": " + strings.TrimPrefix(e.Err.Error(), "resource: ")
 }
 
 // Unwrap returns the sentinel error.
 func (e *Error) Unwrap() error { return e.Err }
 
 func errAt(op string, i int, v float64, err error) error {
-	return &Error{Op: op, Index: i, Value: v, Err: err}
+	return &Error{Op: op, Index: i, Value: v, Err: err, HasValue: true}
 }
 
 func errVal(op string, v float64, err error) error {
-	return &Error{Op: op, Index: -1, Value: v, Err: err}
+	return &Error{Op: op, Index: -1, Value: v, Err: err, HasValue: true}
 }
 
 func errLen(op string, got, want int) error {

@@ -63,10 +63,10 @@ func NewSpace(kinds ...Kind) (*Space, error) {
 	}
 	for i, k := range kinds {
 		if k.Name == "" {
-			return nil, &Error{Op: "NewSpace", Index: i, Err: fmt.Errorf("%w: empty name", ErrKind)}
+			return nil, &Error{Op: "NewSpace", Index: -1, Err: fmt.Errorf("%w: kind %d has an empty name", ErrKind, i)}
 		}
 		if _, dup := s.byName[k.Name]; dup {
-			return nil, &Error{Op: "NewSpace", Index: i, Err: fmt.Errorf("%w: duplicate name %q", ErrKind, k.Name)}
+			return nil, &Error{Op: "NewSpace", Index: -1, Err: fmt.Errorf("%w: kind %d repeats the name %q", ErrKind, i, k.Name)}
 		}
 		s.byName[k.Name] = i
 		s.compressible[i] = k.Compressible

@@ -157,7 +157,7 @@ func (t *Timeline) split(x time.Duration) int {
 
 func (t *Timeline) checkInterval(op string, start, end time.Duration, v Vector) error {
 	if start >= end {
-		return &Error{Op: op, Index: -1, Value: float64(end - start), Err: fmt.Errorf("%w: [%v, %v)", ErrInterval, start, end)}
+		return &Error{Op: op, Index: -1, Err: fmt.Errorf("%w: [%v, %v)", ErrInterval, start, end)}
 	}
 	if len(v) != t.dims {
 		return errLen(op, len(v), t.dims)
@@ -244,7 +244,7 @@ func (t *Timeline) addTimeline(op string, other *Timeline, offset time.Duration,
 
 func (t *Timeline) checkRange(op string, from, to time.Duration, dst Vector) error {
 	if from >= to {
-		return &Error{Op: op, Index: -1, Value: float64(to - from), Err: fmt.Errorf("%w: [%v, %v)", ErrInterval, from, to)}
+		return &Error{Op: op, Index: -1, Err: fmt.Errorf("%w: [%v, %v)", ErrInterval, from, to)}
 	}
 	if len(dst) != t.dims {
 		return errLen(op, len(dst), t.dims)

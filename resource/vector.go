@@ -146,9 +146,18 @@ func (v Vector) Max(w Vector) error {
 //
 // The printed formula ranges over 0 < i < n, which would skip the first and
 // last kinds; we read that as a typesetting slip and compare every element.
+// A NaN in either vector is an error (ErrNotFinite).
 func (v Vector) AnyLess(w Vector) (bool, error) {
 	if len(v) != len(w) {
 		return false, errLen("Vector.AnyLess", len(w), len(v))
+	}
+	for i := range v {
+		switch {
+		case math.IsNaN(v[i]):
+			return false, errAt("Vector.AnyLess", i, v[i], ErrNotFinite)
+		case math.IsNaN(w[i]):
+			return false, errAt("Vector.AnyLess", i, w[i], ErrNotFinite)
+		}
 	}
 	for i := range v {
 		if v[i] < w[i] {
@@ -159,10 +168,21 @@ func (v Vector) AnyLess(w Vector) (bool, error) {
 }
 
 // Fits reports whether v ≤ capacity in every element, that is, whether
-// capacity.AnyLess(v) is false: a demand v fits in capacity.
+// capacity.AnyLess(v) is false: a demand v fits in capacity. A NaN in
+// either vector is an error (ErrNotFinite), never a fit: NaN compares
+// false both ways, so it would otherwise fit anywhere.
 func (v Vector) Fits(capacity Vector) (bool, error) {
+	const op = "Vector.Fits"
 	if len(v) != len(capacity) {
-		return false, errLen("Vector.Fits", len(capacity), len(v))
+		return false, errLen(op, len(capacity), len(v))
+	}
+	for i := range v {
+		switch {
+		case math.IsNaN(v[i]):
+			return false, errAt(op, i, v[i], ErrNotFinite)
+		case math.IsNaN(capacity[i]):
+			return false, errAt(op, i, capacity[i], ErrNotFinite)
+		}
 	}
 	for i := range v {
 		if v[i] > capacity[i] {
@@ -199,12 +219,12 @@ func (v Vector) IsZero() bool {
 // or allocation v in a cluster of the given total (Ghodsi et al., DRF).
 // Kinds whose total is zero are skipped when v is zero there too; a
 // positive demand on a zero total returns ErrZeroCapacity naming the
-// element. Negative or non-finite elements return errors.
+// element. Negative or non-finite elements return errors. On valid input
+// it equals DominantShareUnchecked.
 func DominantShare(v, total Vector) (float64, error) {
 	if len(v) != len(total) {
 		return 0, errLen("DominantShare", len(total), len(v))
 	}
-	share := 0.0
 	for i := range v {
 		x, t := v[i], total[i]
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -225,13 +245,29 @@ func DominantShare(v, total Vector) (float64, error) {
 			}
 			continue
 		}
-		s := x / t
-		if math.IsInf(s, 0) {
+		if s := x / t; math.IsInf(s, 0) {
 			return 0, errAt("DominantShare", i, s, ErrOverflow)
 		}
-		if s > share {
-			share = s
+	}
+	return DominantShareUnchecked(v, total), nil
+}
+
+// DominantShareUnchecked is DominantShare for vectors the caller keeps
+// valid itself (a simulator's running allocations, a scheduler's per-job
+// sums): max_i v[i]/total[i] over the kinds whose total is positive, 0
+// when there are none. It never fails and never returns NaN (+Inf only if
+// a ratio overflows, which DominantShare reports as ErrOverflow): kinds whose
+// total is not positive are skipped, an element that is not positive
+// (rounding drift below zero included) or NaN never raises the share, and
+// elements beyond the shorter vector are ignored. It does not allocate.
+func DominantShareUnchecked(v, total Vector) float64 {
+	share := 0.0
+	for i := range min(len(v), len(total)) {
+		if t, x := total[i], v[i]; t > 0 && x > 0 {
+			if s := x / t; s > share {
+				share = s
+			}
 		}
 	}
-	return share, nil
+	return share
 }

@@ -80,6 +80,12 @@ func BenchmarkVector(b *testing.B) {
 				_, _ = DominantShare(x, y)
 			}
 		})
+		b.Run(fmt.Sprintf("op=dominant-share-unchecked/kinds=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = DominantShareUnchecked(x, y)
+			}
+		})
 	}
 }
 

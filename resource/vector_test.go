@@ -199,6 +199,41 @@ func TestDominantShare(t *testing.T) {
 	}
 }
 
+// DominantShareUnchecked equals DominantShare wherever DominantShare
+// accepts its input, and on what it rejects still returns a finite share
+// from the positive elements over positive totals only.
+func TestDominantShareUnchecked(t *testing.T) {
+	tests := []struct {
+		name   string
+		v, tot Vector
+		want   float64
+	}{
+		{"Ghodsi user A", Vector{1, 4}, Vector{9, 18}, 2.0 / 9},
+		{"rounding drift below zero", Vector{-1e-17, 2}, Vector{4, 8}, 0.25},
+		{"positive demand, zero total skipped", Vector{1, 1}, Vector{2, 0}, 0.5},
+		{"NaN element skipped", Vector{math.NaN(), 1}, Vector{1, 4}, 0.25},
+		{"shorter total", Vector{1, 1, 1}, Vector{4, 2}, 0.5},
+		{"nothing", nil, nil, 0},
+	}
+	for _, tc := range tests {
+		if got := DominantShareUnchecked(tc.v, tc.tot); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		n := 1 + r.IntN(5)
+		v, tot := randVector(r, n), randVector(r, n)
+		want, err := DominantShare(v, tot)
+		if err != nil {
+			continue
+		}
+		if got := DominantShareUnchecked(v, tot); got != want {
+			t.Fatalf("%v in %v: unchecked %v, checked %v", v, tot, got, want)
+		}
+	}
+}
+
 func randVector(r *rand.Rand, n int) Vector {
 	v := make(Vector, n)
 	for i := range v {
@@ -293,4 +328,30 @@ func FuzzVector(f *testing.F) {
 			t.Fatalf("DominantShare(%v, %v) = %v", a, b, d)
 		}
 	})
+}
+
+// NaN never fits and never compares: it is an error naming the element,
+// and error texts name the package once with no meaningless value.
+func TestNaNAndErrorTexts(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct{ v, w Vector }{{Vector{nan, 2}, Vector{4, 4}}, {Vector{1, 2}, Vector{4, nan}}} {
+		if ok, err := c.v.Fits(c.w); ok || !errors.Is(err, ErrNotFinite) {
+			t.Errorf("%v.Fits(%v) = %v, %v; want false, ErrNotFinite", c.v, c.w, ok, err)
+		}
+		if ok, err := c.w.AnyLess(c.v); ok || !errors.Is(err, ErrNotFinite) {
+			t.Errorf("%v.AnyLess(%v) = %v, %v; want false, ErrNotFinite", c.w, c.v, ok, err)
+		}
+	}
+	_, err := Vector{nan, 2}.Fits(Vector{4, 4})
+	_, err2 := NewSpace()
+	_, err3 := NewSpace(CPU, CPU)
+	for got, want := range map[error]string{
+		err:  "resource: Vector.Fits: element 0 = NaN: value is NaN or infinite",
+		err2: "resource: NewSpace: invalid kind: no kinds",
+		err3: `resource: NewSpace: invalid kind: kind 1 repeats the name "cpu"`,
+	} {
+		if got == nil || got.Error() != want {
+			t.Errorf("error %v\nwant      %s", got, want)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/binding"
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -237,8 +238,8 @@ func accelSimCase(space *resource.Space, c accelCase, seed uint64) Case {
 	}
 	job.Phases = []workload.PhaseSpec{{Tasks: tasks}}
 	w := &workload.Workload{Name: fmt.Sprintf("%s %s", c.cluster.name, job.ID), Jobs: []workload.JobSpec{job}}
-	pc := accelPolicyConfig{name: c.option.name, binding: c.option.cfg, accel: accel, pull: c.option.pull, containers: accelContainers}
-	pol := Policy{Name: c.option.name, New: func(Env) (sim.Policy, error) { return newAccelPolicy(pc, accelNodes) }}
+	pc := policy.AccelConfig{Name: c.option.name, Binding: c.option.cfg, Accel: accel, Pull: c.option.pull, Containers: accelContainers}
+	pol := Policy{Name: c.option.name, New: func(Env) (sim.Policy, error) { return policy.NewAccel(pc, accelNodes) }}
 	label := fmt.Sprintf("accel/%s/%s/x%d/%dMB/%s", app.name, c.cluster.name, c.key.intensity, c.key.mb, c.option.name)
 	return Case{Label: label, Config: cfg, Workload: w, Policy: pol}
 }

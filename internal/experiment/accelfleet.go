@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/binding"
 	"github.com/schedkit/schedkit/internal/metrics"
+	"golang.org/x/exp/stats"
 )
 
 // fleetConfig is the generated mixed GPU/CPU cluster whose binding the
@@ -359,8 +358,8 @@ func (s *fleetStats) summarize() fleetSummary {
 		spread:    s.spreadSum / float64(s.spreadN),
 		over1:     100 * float64(s.spreadOver1) / float64(s.spreadN),
 		spreadMax: float64(s.spreadMax),
-		ratioMean: mean(s.ratios),
-		ratioP95:  quantile(s.ratios, 0.95),
+		ratioMean: meanOf(s.ratios),
+		ratioP95:  p95(s.ratios),
 		maxLoad:   s.maxLoadSum / float64(s.samples),
 		unbound:   100 * s.waiting / s.nnode,
 		taskIdeal: s.idealSum / s.idealW,
@@ -375,13 +374,21 @@ var fleetOptions = []accelOption{
 	{name: "all three", cfg: binding.Config{Rebalance: true, Weighted: true, Weights: accelWeights, Containers: true}},
 }
 
-func quantile(xs []float64, q float64) float64 {
+// p95 is the 95th percentile of xs by stats.Quantiles (Hyndman–Fan R-7,
+// as metrics.Dist), NaN for no values.
+func p95(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(q*float64(len(s))))]
+	return stats.Quantiles(xs, 0.95)[0]
+}
+
+// meanOf is stats.Mean, NaN for no values.
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return stats.Mean(xs)
 }
 
 func weightedStats(xs []weighted, q float64) (mean, quant float64) {
@@ -412,27 +419,13 @@ func weightedStats(xs []weighted, q float64) (mean, quant float64) {
 func fleetTable(fc fleetConfig, seed uint64) (metrics.Table, []string, error) {
 	f := newFleet(fc, seed)
 	stats := make([]fleetStats, len(fleetOptions))
-	errs := make([]error, len(fleetOptions))
-	par := fc.parallel
-	if par <= 0 {
-		par = runtime.GOMAXPROCS(0)
-	}
-	sem := make(chan struct{}, par)
-	var wg sync.WaitGroup
-	for i, o := range fleetOptions {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			stats[i], errs[i] = f.run(o.cfg)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return metrics.Table{}, nil, err
-		}
+	err := forEach(fc.parallel, len(fleetOptions), func(i int) error {
+		var err error
+		stats[i], err = f.run(fleetOptions[i].cfg)
+		return err
+	})
+	if err != nil {
+		return metrics.Table{}, nil, err
 	}
 	nodes := len(f.nodes)
 	t := metrics.Table{
@@ -495,15 +488,4 @@ func fleetTable(fc fleetConfig, seed uint64) (metrics.Table, []string, error) {
 			fc.step, fc.timeout),
 	}
 	return t, lines, nil
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }

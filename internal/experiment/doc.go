@@ -23,6 +23,24 @@
 // wall-clock decision time is left out of the tables unless Params.Timing
 // is set, because it is not.
 //
+// Per-task figures need the simulator's task records
+// (sim.Config.RecordTasks), which only small experiments turn on:
+// paper000-light/heavy and lss at the paper's load print the slots each
+// workflow held over time (paper 000 fig. 2; schedsim -svg plots it), the
+// paper-004 experiments small vs large task and job completion (figs. 12
+// and 15; records dropped once counted), and the paper-003 experiments
+// add paper 003's cost rows (metrics.CostMetrics: mean cost, success and
+// mean cost per φ).
+//
+// Capacity and DRF with pools ("capacity", "drf-pools") print identical
+// numbers, and that is not a wiring mistake (TestPolicyWiring checks each
+// name builds its baseline): internal/baseline's Capacity orders jobs
+// within a queue by dominant share, as DRF does, instead of by
+// submission as its doc says; with equal queue shares its queue key is
+// DRF-pools' pool key, so every decision is the same. The fix belongs in
+// internal/baseline. In paper003, where every job is its own class,
+// Capacity also equals plain DRF.
+//
 // # Usage
 //
 //	e, err := experiment.Lookup("paper000-light")

@@ -51,7 +51,8 @@ func TestExperimentsRunSmall(t *testing.T) {
 	for _, e := range experiment.List() {
 		switch e.Name {
 		case "trace", "lss", "accel", // own tests: TestLSSExperimentSmall, TestAccelDeterministic
-			"paper004-online", "paper004-cloud", "paper003-exp1", "paper003-exp2": // TestPaper004OnlineSmall, TestPaper003FIFO
+			"paper004-online", "paper004-cloud", "paper003-exp1", "paper003-exp2", // TestPaper004OnlineSmall, TestPaper003FIFO
+			"fgm", "dbs": // TestFGMExperimentSmall, TestDBSExperiment
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {

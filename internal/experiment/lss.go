@@ -1,27 +1,27 @@
 package experiment
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
 )
 
 // lssExp is paper 000's experiment for package lss: LSS with and without
-// each of its options against FIFO, EDF and Fair, on the paper's §4
+// each of its options against FIFO, EDF and Fair (and, on the paper's
+// cluster, FIFO and EDF dropping jobs at their deadline), on the paper's §4
 // cluster and workflows over a sweep of offered load, on a heterogeneous
 // variant of that cluster, on three-phase jobs, and on the FB-2009 day
 // with generated deadlines.
 var lssExp = Experiment{
 	Name: "lss",
-	Summary: "lss (paper 000): LSS and its options vs FIFO, EDF, Fair on W1–W6 over a load sweep, " +
+	Summary: "lss (paper 000): LSS and its options vs FIFO, EDF (also dropping jobs at their deadline), Fair on W1–W6 over a load sweep, " +
 		"a heterogeneous cluster, 3-phase jobs, and FB-2009 with generated deadlines (600 and -nodes workers, default 100)",
 	Run:        runLSS,
 	Uses:       UsesPolicies | UsesNodes,
@@ -65,18 +65,17 @@ var lssSpeeds = []float64{0.5, 0.75, 1, 1.25, 1.5}
 // lssColumn is one policy of an lss table.
 type lssColumn struct {
 	name string
-	opt  *LSSOptions // nil: a baseline
-	base string      // baseline name in policies
+	opt  *policy.LSSOptions // nil: a baseline
+	base string             // baseline name in policies
 }
 
-func lssCol(opt LSSOptions) lssColumn { return lssColumn{name: opt.Name, opt: &opt} }
+func lssCol(opt policy.LSSOptions) lssColumn { return lssColumn{name: opt.Name, opt: &opt} }
 
-// lssBaselines returns the baseline columns: p.Policies, else FIFO, EDF
-// and Fair.
-func lssBaselines(p Params) ([]lssColumn, error) {
+// lssBaselines returns the baseline columns: p.Policies, else defaults.
+func lssBaselines(p Params, defaults []string) ([]lssColumn, error) {
 	names := p.Policies
 	if len(names) == 0 {
-		names = []string{"fifo", "edf", "fair"}
+		names = defaults
 	}
 	pols, err := LookupPolicies(names)
 	if err != nil {
@@ -89,19 +88,29 @@ func lssBaselines(p Params) ([]lssColumn, error) {
 	return out, nil
 }
 
+// lssBaseNames are the lss experiment's default baselines; the paper
+// tables and the load sweep add lssDropNames after FIFO and EDF, so that
+// the table separates what lss gains by its order from what it gains by
+// ending jobs that have missed (a drop variant ends a job at its
+// deadline, lss may end it before).
+var (
+	lssBaseNames = []string{"fifo", "edf", "fair"}
+	lssDropNames = []string{"fifo", "fifo-drop", "edf", "edf-drop", "fair"}
+)
+
 // lssCell is one simulation's outcome: the summary, the record and, for
 // an LSS column, the adapter's counts.
 type lssCell struct {
 	sum   metrics.Summary
 	run   metrics.Run
-	stats *LSSStats
+	stats *policy.LSSStats
 }
 
 // lssBatch collects the simulations of the whole experiment so that they
 // run in one parallel batch.
 type lssBatch struct {
 	cases    []Case
-	adapters []*LSSPolicy
+	adapters []*policy.LSS
 }
 
 // add queues every column on one workload and cluster and returns the
@@ -115,7 +124,7 @@ func (b *lssBatch) add(label string, cfg sim.Config, w *workload.Workload, cols 
 		if col.opt != nil {
 			opt := *col.opt
 			pol = Policy{Name: col.name, New: func(env Env) (sim.Policy, error) {
-				a, err := NewLSSPolicy(env.Config, opt)
+				a, err := policy.NewLSS(env.Config, opt)
 				b.adapters[i] = a
 				return a, err
 			}}
@@ -185,31 +194,35 @@ func runLSS(p Params) (Result, error) {
 	if err := p.normalize(); err != nil {
 		return Result{}, err
 	}
-	bases, err := lssBaselines(p)
+	bases, err := lssBaselines(p, lssBaseNames)
+	if err != nil {
+		return Result{}, err
+	}
+	mainBases, err := lssBaselines(p, lssDropNames)
 	if err != nil {
 		return Result{}, err
 	}
 	main := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS"}),
-		lssCol(LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
-		lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
-		lssCol(LSSOptions{Name: "LSS admission", Admission: true}),
-		lssCol(LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
-	}, bases...)
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
+		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS admission", Admission: true}),
+		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
+	}, mainBases...)
 	hetero := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS"}),
-		lssCol(LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
 	}, bases...)
 	threeKinds := []string{resource.MapSlot.Name, resource.ReduceSlot.Name, resource.ReduceSlot.Name}
 	three := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS 3-phase", PhaseKinds: threeKinds}),
-		lssCol(LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
-		lssCol(LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: threeKinds, PhaseTaskTimeHints: true}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase", PhaseKinds: threeKinds}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: threeKinds, PhaseTaskTimeHints: true}),
 	}, bases...)
 	fbCols := append([]lssColumn{
-		lssCol(LSSOptions{Name: "LSS"}),
-		lssCol(LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
-		lssCol(LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
 	}, bases...)
 
 	pw := p
@@ -240,8 +253,10 @@ func runLSS(p Params) (Result, error) {
 		lw.Name += tag
 		hw.Name += tag
 		pt := lssPoint{target: target, load: m, reduceLoad: r, factor: f, light: lw, heavy: hw}
-		pt.lightAt = b.add(lw.Name, cfg, lw, main)
-		pt.heavyAt = b.add(hw.Name, cfg, hw, main)
+		pc := cfg
+		pc.RecordTasks = target == 0 // the paper's load: slots held (fig. 2)
+		pt.lightAt = b.add(lw.Name, pc, lw, main)
+		pt.heavyAt = b.add(hw.Name, pc, hw, main)
 		points[i] = pt
 		if target == 0 {
 			defaultAt = i
@@ -332,7 +347,7 @@ func runLSS(p Params) (Result, error) {
 	)
 	// The sweep tables.
 	success := metrics.Table{Title: "deadline success by offered map-slot load (same jobs, light = W1–W3, heavy = W4–W6)", Columns: lssColumns(lightCells)}
-	loose := metrics.Table{Title: "loosest workflow's mean response (W1 light, W4 heavy) and LSS kills (light + heavy), by load", Columns: lssColumns(lightCells)}
+	loose := metrics.Table{Title: "loosest workflow's mean response (W1 light, W4 heavy) and kills by LSS and the -drop baselines (light + heavy), by load", Columns: lssColumns(lightCells)}
 	for _, pt := range points {
 		lc := b.cells(runs, pt.lightAt, len(main))
 		hc := b.cells(runs, pt.heavyAt, len(main))
@@ -348,12 +363,14 @@ func runLSS(p Params) (Result, error) {
 			lssRow(tag+" W1 response", lc, func(c *lssCell) string { return classResponse(c, "W1") }),
 			lssRow(tag+" W4 response", hc, func(c *lssCell) string { return classResponse(c, "W4") }),
 		)
-		kills := metrics.Row{Name: tag + " LSS kills: early (could) / at deadline", Cells: make([]string, len(main))}
+		kills := metrics.Row{Name: tag + " kills (LSS, -drop): early (could) / at deadline", Cells: make([]string, len(main))}
 		for i := range kills.Cells {
 			kills.Cells[i] = metrics.NA
 			if l, h := lc[i].stats, hc[i].stats; l != nil {
 				kills.Cells[i] = fmt.Sprintf("%d (%d) / %d", l.SpareExhausted+h.SpareExhausted,
 					couldHaveMade(&lc[i])+couldHaveMade(&hc[i]), l.DeadlinePassed+h.DeadlinePassed)
+			} else if lc[i].dropped() {
+				kills.Cells[i] = fmt.Sprintf("0 (0) / %d", lc[i].sum.Killed+hc[i].sum.Killed)
 			}
 		}
 		loose.Rows = append(loose.Rows, kills)
@@ -377,6 +394,9 @@ func runLSS(p Params) (Result, error) {
 				len(fc.w.Jobs), fc.nodes, pct(mapSlotLoad(fc.w, fc.nodes*fbMaps)), lssFBKMin, lssFBKMax),
 			cells, []string{workload.ClassSmall, workload.ClassMedium, workload.ClassLarge}))
 	}
+	res.Tables = append(res.Tables,
+		heldTable("slots held per workflow over time (paper 000 fig. 2), light load W1–W3", runs[dp.lightAt:dp.lightAt+len(main)]),
+		heldTable("slots held per workflow over time (paper 000 fig. 2), heavy load W4–W6", runs[dp.heavyAt:dp.heavyAt+len(main)]))
 	// Runs for plots: the paper-default load and the FB replays.
 	res.Runs = append(res.Runs, runs[dp.lightAt:dp.lightAt+len(main)]...)
 	res.Runs = append(res.Runs, runs[dp.heavyAt:dp.heavyAt+len(main)]...)
@@ -384,248 +404,13 @@ func runLSS(p Params) (Result, error) {
 		res.Runs = append(res.Runs, runs[fc.at:fc.at+len(fbCols)]...)
 	}
 	res.Assumptions = append(lines,
-		"LSS columns: lss.Scheduler through the simulator adapter (LSSPolicy); soft = SoftDeadlines, per-phase = PerPhaseTaskTime, "+
+		"LSS columns: lss.Scheduler through the simulator adapter (policy.LSS); soft = SoftDeadlines, per-phase = PerPhaseTaskTime, "+
 			"admission = Admission with each job's task time hinted by the mean finished task time of earlier jobs of its workflow, "+
-			"priors = PhaseTaskTimeHints with each phase's task time hinted by the mean finished task time of that phase in earlier jobs of its workflow (a reduce's time includes its shuffle wait)",
+			"priors = PhaseTaskTimeHints with each phase's task time hinted by the mean finished task time of that phase in earlier jobs of its workflow, "+
+			"a task of a later phase timed from the later of its start and the end of the previous phase (so an early reduce's shuffle wait is not counted)",
+		"-drop columns: the baseline wrapped in policy.DropAtDeadline, which ends a job at the first heartbeat past its deadline (freeing its slots) but never earlier; "+
+			"LSS soft never ends a job: together they split LSS's lead into what its order gains (LSS soft vs FIFO, EDF) and what ending hopeless jobs gains (FIFO-drop, EDF-drop vs FIFO, EDF)",
 		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot)",
 	)
 	return res, nil
-}
-
-// lssColumns returns the policies' names as the simulator recorded them.
-func lssColumns(cells []lssCell) []string {
-	out := make([]string, len(cells))
-	for i := range cells {
-		out[i] = cells[i].sum.Policy
-	}
-	return out
-}
-
-// lssRow builds one row; a nil cell function leaves the cells empty.
-func lssRow(name string, cells []lssCell, f func(*lssCell) string) metrics.Row {
-	r := metrics.Row{Name: name, Cells: make([]string, len(cells))}
-	if f != nil {
-		for i := range cells {
-			r.Cells[i] = f(&cells[i])
-		}
-	}
-	return r
-}
-
-func ratio3(r metrics.Ratio) string {
-	v := r.Value()
-	if !v.Valid {
-		return metrics.NA
-	}
-	return fmt.Sprintf("%.3f", v.V)
-}
-
-func classResponse(c *lssCell, class string) string {
-	for i := range c.sum.Classes {
-		if c.sum.Classes[i].Class == class {
-			return c.sum.Classes[i].Response.MeanSpan().String()
-		}
-	}
-	return metrics.NA
-}
-
-func classSuccess(c *lssCell, class string) string {
-	for i := range c.sum.Classes {
-		if c.sum.Classes[i].Class == class {
-			return c.sum.Classes[i].DeadlineSuccess.String()
-		}
-	}
-	return metrics.NA
-}
-
-// earlyKillCell is "early kills (of those could have made it)" for an
-// LSS column, n/a otherwise.
-func earlyKillCell(c *lssCell) string {
-	if c.stats == nil {
-		return metrics.NA
-	}
-	return fmt.Sprintf("%d (%d)", c.stats.SpareExhausted, couldHaveMade(c))
-}
-
-// couldHaveMade counts an LSS column's early-killed jobs the simulator
-// judged could have made their deadline.
-func couldHaveMade(c *lssCell) int {
-	n := 0
-	for _, i := range c.stats.EarlyKilledJobs {
-		if j := &c.run.Jobs[i]; j.CheckedKill && j.CouldHaveMade {
-			n++
-		}
-	}
-	return n
-}
-
-// refusedCouldHaveMade counts refused jobs the simulator judged could
-// have made it.
-func refusedCouldHaveMade(c *lssCell) int {
-	n := 0
-	for i := range c.run.Jobs {
-		j := &c.run.Jobs[i]
-		if j.Outcome == metrics.Rejected && j.CheckedKill && j.CouldHaveMade {
-			n++
-		}
-	}
-	return n
-}
-
-// infeasibleCell is "reports (of those met their deadline)" for a soft
-// LSS column, n/a otherwise.
-func infeasibleCell(c *lssCell) string {
-	if c.stats == nil {
-		return metrics.NA
-	}
-	met := 0
-	for _, i := range c.stats.InfeasibleJobs {
-		j := &c.run.Jobs[i]
-		if j.Outcome == metrics.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline {
-			met++
-		}
-	}
-	return fmt.Sprintf("%d (%d)", c.stats.Infeasible, met)
-}
-
-// lssDetail is a per-workflow table: success and mean response per
-// class, kills and what became of them.
-func lssDetail(title string, cells []lssCell, classes []string) metrics.Table {
-	t := metrics.Table{Title: title, Columns: lssColumns(cells)}
-	t.Rows = append(t.Rows, lssRow("deadline success", cells, func(c *lssCell) string { return c.sum.DeadlineSuccess.String() }))
-	for _, cl := range classes {
-		t.Rows = append(t.Rows, lssRow(cl+" success", cells, func(c *lssCell) string { return classSuccess(c, cl) }))
-	}
-	t.Rows = append(t.Rows, lssRow("response mean", cells, func(c *lssCell) string { return c.sum.Response.MeanSpan().String() }))
-	for _, cl := range classes {
-		t.Rows = append(t.Rows, lssRow(cl+" response mean", cells, func(c *lssCell) string { return classResponse(c, cl) }))
-	}
-	t.Rows = append(t.Rows, lssTail(cells)...)
-	return t
-}
-
-// lssTail are the kill rows every lss table ends with.
-func lssTail(cells []lssCell) []metrics.Row {
-	return []metrics.Row{
-		lssRow("killed early (could have made it)", cells, earlyKillCell),
-		lssRow("killed at deadline", cells, func(c *lssCell) string {
-			if c.stats == nil {
-				return metrics.NA
-			}
-			return fmt.Sprint(c.stats.DeadlinePassed)
-		}),
-		lssRow("refused at submit (could have)", cells, func(c *lssCell) string {
-			if c.stats == nil {
-				return metrics.NA
-			}
-			return fmt.Sprintf("%d (%d)", c.sum.Rejected, refusedCouldHaveMade(c))
-		}),
-		lssRow("infeasible reports (met anyway)", cells, infeasibleCell),
-	}
-}
-
-// lssPair is a compact table of one variant at light and heavy load.
-func lssPair(title string, light, heavy []lssCell) metrics.Table {
-	t := metrics.Table{Title: title, Columns: lssColumns(light)}
-	t.Rows = append(t.Rows,
-		lssRow("light success", light, func(c *lssCell) string { return c.sum.DeadlineSuccess.String() }),
-		lssRow("light W1 response", light, func(c *lssCell) string { return classResponse(c, "W1") }),
-		lssRow("heavy success", heavy, func(c *lssCell) string { return c.sum.DeadlineSuccess.String() }),
-		lssRow("heavy W4 response", heavy, func(c *lssCell) string { return classResponse(c, "W4") }),
-	)
-	for _, r := range lssTail(heavy) {
-		r.Name = "heavy " + r.Name
-		t.Rows = append(t.Rows, r)
-	}
-	return t
-}
-
-// threePhaseWorkload generates wc's workflows as three-phase jobs: the
-// maps, then lssStageReduces reduces sharing the shuffle, then one merge
-// task (reduce slot) reading their output — WordCount followed by a
-// global top-k. The merge reads the first reduces' output (shuffle ×
-// OutputRatio) and writes OutputRatio of it; its duration follows the
-// reduce rule of the model, with jitter.
-func threePhaseWorkload(wc workload.PoissonConfig, p Params) (*workload.Workload, []string, error) {
-	wc.Workflows = append([]workload.Workflow(nil), wc.Workflows...)
-	for i := range wc.Workflows {
-		wc.Workflows[i].Reduces = lssStageReduces
-	}
-	wc.Name += " 3-phase"
-	w, _, err := Paper000Workload(wc, p)
-	if err != nil {
-		return nil, nil, err
-	}
-	shaper, err := workload.NewSlotShaper(workload.SlotSpace())
-	if err != nil {
-		return nil, nil, err
-	}
-	m := wc.Model
-	rng := rand.New(rand.NewPCG(p.Seed, 0x3))
-	for i := range w.Jobs {
-		j := &w.Jobs[i]
-		var in int64
-		for _, wf := range wc.Workflows {
-			if wf.Name == j.Class {
-				in = int64(float64(wf.InputBytes) * m.ShuffleRatio * m.OutputRatio)
-			}
-		}
-		out := int64(float64(in) * m.OutputRatio)
-		d := m.Apply(m.ReduceBase(in, out), rng)
-		req, prof, err := workload.ShapeTask(shaper, workload.ReduceTask, d, in)
-		if err != nil {
-			return nil, nil, paramErr("%w", err)
-		}
-		j.Phases = append(j.Phases, workload.PhaseSpec{Tasks: []workload.TaskSpec{{
-			Logic: "wordcount/merge", DataSize: in, Requested: req, Profile: prof,
-		}}})
-	}
-	lines := []string{fmt.Sprintf("three-phase jobs: W1–W6 with %d first-stage reduces sharing the shuffle, then one merge task on a reduce slot reading their output (shuffle × %g) and writing %g of it, reduce duration rule; same deadlines; LSS 3-phase has PhaseKinds [map-slot reduce-slot reduce-slot]",
-		lssStageReduces, m.OutputRatio, m.OutputRatio)}
-	return w, lines, nil
-}
-
-// mapSlotLoad is a slot workload's offered map-slot load (OfferedLoad)
-// on the given number of map slots.
-func mapSlotLoad(w *workload.Workload, slots int) float64 {
-	space := workload.SlotSpace()
-	capacity := space.Zero()
-	mi, _ := space.Index(resource.MapSlot.Name)
-	capacity[mi] = float64(slots)
-	loads, _ := OfferedLoad(w, space, capacity)
-	for _, l := range loads {
-		if l.Kind == resource.MapSlot.Name {
-			return l.Load
-		}
-	}
-	return 0
-}
-
-// lssFBWorkload reads the embedded FB-2009 day with deadlines generated
-// for a cluster of n workers × (2 map + 2 reduce): submit + k × the job's
-// isolated run time alone on the whole cluster, k ~ U[lssFBKMin,
-// lssFBKMax]. The same seed draws the same task durations and the same k
-// for every n.
-func lssFBWorkload(p Params, n int) (*workload.Workload, []string, error) {
-	opt := workload.DefaultTraceOptions()
-	opt.Constraints.Deadline = workload.DeadlineRule{
-		KMin: lssFBKMin, KMax: lssFBKMax, Basis: workload.ClusterShare,
-		MapSlots: n * fbMaps, ReduceSlots: n * fbReduces,
-	}
-	rng := rand.New(rand.NewPCG(p.Seed, 0xfb))
-	w, err := workload.ReadSWIM(bytes.NewReader(fbTrace), FBTraceName, opt, rng)
-	if err != nil {
-		return nil, nil, paramErr("%w", err)
-	}
-	lines := append([]string{fmt.Sprintf("FB-2009: trace %s (SWIM): %d jobs", FBTraceName, len(w.Jobs))}, w.Assumptions...)
-	if p.Scale < 1 {
-		keep := int(math.Ceil(p.Scale * float64(len(w.Jobs))))
-		lines = append(lines, fmt.Sprintf("FB-2009 scale %g: kept the first %d of %d jobs", p.Scale, keep, len(w.Jobs)))
-		w.Jobs = w.Jobs[:keep:keep]
-	}
-	w.Name = fmt.Sprintf("FB-2009 on %d workers", n)
-	if n != fbNodes {
-		lines = append(lines, fmt.Sprintf("FB-2009 scaled-down cluster (%d workers, so that deadlines bind): %s", n, opt.Constraints.Deadline))
-	}
-	return &w, lines, nil
 }

@@ -64,7 +64,11 @@ func runPaper000(p Params, name string, wc workload.PoissonConfig, title string)
 	if err != nil {
 		return Result{}, err
 	}
+	cfg.RecordTasks = true // for the slots held per workflow (paper 000 fig. 2)
 	res, err := Compare(p, name, title, cfg, w, pols)
+	if err == nil {
+		res.Tables = append(res.Tables, heldTable("slots held per workflow over time (paper 000 fig. 2)", res.Runs))
+	}
 	res.Assumptions = append(lines, cl...)
 	return res, err
 }

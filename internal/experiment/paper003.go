@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/schedkit/schedkit/internal/metrics"
@@ -47,14 +48,14 @@ func Paper003Workload(name string, jobs []workload.Paper003Job, p Params) (*work
 	}
 	w, err := workload.Paper003Workload(name, jobs, rand.New(rand.NewPCG(p.Seed, 0x003)))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return nil, nil, paramErr("%w", err)
 	}
 	return &w, append(w.Assumptions, fmt.Sprintf("workload seed %d", p.Seed)), nil
 }
 
 func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, paper string) (Result, error) {
 	if p.Scale != 0 && p.Scale != 1 {
-		return Result{}, fmt.Errorf("%w: %s is the paper's four jobs on five workers: -scale does not apply", ErrParams, name)
+		return Result{}, paramErr("%s is the paper's four jobs on five workers: -scale does not apply", name)
 	}
 	w, lines, err := Paper003Workload(name, jobs, p)
 	if err != nil {
@@ -74,14 +75,18 @@ func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, pape
 	if err != nil {
 		return res, err
 	}
-	// Paper 003 reports mean cost and per-job response: add both.
+	// Paper 003 reports mean cost, success by its φ rule and per-job
+	// response: the cost rows (metrics.CostMetrics: mean cost, success
+	// and mean cost per φ) follow the standard ones, then one row per job.
 	sums := Summaries(res.Runs)
-	t := &res.Tables[0]
-	mean := metrics.Row{Name: "mean cost"}
-	for i := range sums {
-		mean.Cells = append(mean.Cells, sums[i].MeanCost.String())
+	ms := Rows(sums, p.Timing)
+	for _, m := range metrics.CostMetrics(sums) {
+		if !slices.ContainsFunc(ms, func(x metrics.Metric) bool { return x.Name == m.Name }) {
+			ms = append(ms, m)
+		}
 	}
-	t.Rows = append(t.Rows, mean)
+	res.Tables[0] = metrics.Compare(title, sums, ms)
+	t := &res.Tables[0]
 	for _, j := range w.Jobs {
 		r := metrics.Row{Name: j.ID + " response · cost"}
 		for i := range res.Runs {

@@ -72,7 +72,7 @@ func paper004Setup(p Params) (int, sim.Config, []string, error) {
 	}
 	cs, err := workload.Paper004Cluster(n)
 	if err != nil {
-		return 0, sim.Config{}, nil, fmt.Errorf("%w: %w", ErrParams, err)
+		return 0, sim.Config{}, nil, paramErr("%w", err)
 	}
 	cfg, lines := Paper004Config(cs, p.Seed)
 	return n, cfg, lines, nil
@@ -88,14 +88,18 @@ func runPaper004Offline(p Params) (Result, error) {
 	}
 	w, err := workload.Paper004Offline(p.Scale, rand.New(rand.NewPCG(p.Seed, 0x004)))
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+		return Result{}, paramErr("%w", err)
 	}
 	pols, err := choose(p, paper004Policies)
 	if err != nil {
 		return Result{}, err
 	}
 	title := fmt.Sprintf("paper 004 offline: %g GB, %d jobs at once, %d workers", 400*p.Scale, len(w.Jobs), n)
+	cfg.RecordTasks = true // small vs large tasks and jobs
 	res, err := Compare(p, "paper004-offline", title, cfg, &w, pols)
+	if err == nil {
+		res.Tables = append(res.Tables, sizeTable(title+": mean completion time by size", res.Runs, len(pols)))
+	}
 	res.Assumptions = append(append(w.Assumptions, fmt.Sprintf("workload seed %d, scale %g (400 GB × scale)", p.Seed, p.Scale)), cl...)
 	return res, err
 }
@@ -140,15 +144,16 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 			w, err = workload.Paper004Online(gb, rng)
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrParams, err)
+			return Result{}, paramErr("%w", err)
 		}
 		if i == len(totals)-1 {
 			lines = append(lines, fmt.Sprintf("assumptions of the largest workload (%g GB); the others differ only in their draws:", gb))
 			lines = append(lines, w.Assumptions...)
 		}
 		lines = append(lines, fmt.Sprintf("workload %g GB: %d jobs, %d tasks, last submission at %v", gb, len(w.Jobs), w.Tasks(), w.Jobs[len(w.Jobs)-1].Submit))
+		c.RecordTasks = true // small vs large tasks and jobs (figs. 12, 15)
 		for _, pol := range pols {
-			cases = append(cases, Case{Label: fmt.Sprintf("%s/%gGB/%s", name, gb, pol.Name), Config: c, Workload: &w, Policy: pol})
+			cases = append(cases, Case{Label: fmt.Sprintf("%s/%gGB/%s", name, gb, pol.Name), Config: c, Workload: &w, Policy: pol, Done: keepCompletions})
 		}
 	}
 	runs, err := RunCases(p, cases)
@@ -178,9 +183,52 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 		}
 		mk.Rows, resp.Rows, fail.Rows = append(mk.Rows, r1), append(resp.Rows, r2), append(fail.Rows, r3)
 	}
+	fig := "12"
+	if cloud {
+		fig = "15"
+	}
+	size := sizeTable(fmt.Sprintf("%s: mean completion time by size, all totals (paper 004 fig. %s)", title, fig), runs, len(pols))
 	last := sums[(len(totals)-1)*len(pols):]
 	full := metrics.Compare(fmt.Sprintf("%s: all metrics at %g GB", title, totals[len(totals)-1]*p.Scale), last, Rows(last, p.Timing))
-	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, full}, Runs: runs}
+	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, size, full}, Runs: runs}
 	res.Assumptions = append(append(lines, fmt.Sprintf("workload seed %d, scale %g (totals × scale)", p.Seed, p.Scale)), cl...)
 	return res, nil
+}
+
+// keepCompletions cuts run's task records down to what sizeTable reads:
+// the succeeded attempts, without their resource vectors.
+func keepCompletions(run *metrics.Run) {
+	var kept []metrics.TaskRecord
+	for _, r := range run.Tasks {
+		if r.Outcome == metrics.TaskSucceeded {
+			r.Alloc, r.Used, r.Demand = nil, nil, nil
+			kept = append(kept, r)
+		}
+	}
+	run.Tasks = kept
+}
+
+// sizeTable is paper 004's figs. 12 and 15: mean completion time of small,
+// large and all tasks (and jobs) per policy, pooling every workload of
+// runs (grouped per workload, npol policies each, in column order). It
+// then drops the runs' task records: they are only needed here, and a
+// large -scale would otherwise keep every attempt of every run.
+func sizeTable(title string, runs []metrics.Run, npol int) metrics.Table {
+	names := make([]string, npol)
+	pooled := make([]metrics.Run, npol)
+	for i := range runs {
+		k := i % npol
+		names[k] = runs[i].Policy
+		pooled[k].Tasks = append(pooled[k].Tasks, runs[i].Tasks...)
+		pooled[k].Jobs = append(pooled[k].Jobs, runs[i].Jobs...)
+		runs[i].Tasks = nil
+	}
+	cs := make([]metrics.SizeCompletion, npol)
+	for k := range pooled {
+		cs[k] = metrics.CompletionBySize(pooled[k], 0, 0)
+		pooled[k] = metrics.Run{}
+	}
+	t := metrics.SizeTable(title, names, cs)
+	t.Notes = append(t.Notes, "task completion: start to end of a succeeded attempt; job completion: submission to finish of a completed job")
+	return t
 }

@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,8 +27,26 @@ func TestPaper004OnlineSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Runs) != 8*5 || len(res.Tables) != 4 || len(res.Assumptions) == 0 {
+		if len(res.Runs) != 8*5 || len(res.Tables) != 5 || len(res.Assumptions) == 0 {
 			t.Fatalf("%s: %d runs, %d tables", name, len(res.Runs), len(res.Tables))
+		}
+		// Small vs large (figs. 12, 15): every policy completes tasks of
+		// both sizes; the task records were dropped after use.
+		size := res.Tables[3]
+		if len(size.Rows) != 6 || size.Rows[0].Name != "small tasks mean" {
+			t.Fatalf("%s size table %+v", name, size)
+		}
+		for _, r := range size.Rows[:2] {
+			for k, v := range r.Values {
+				if !v.Valid || v.V <= 0 {
+					t.Errorf("%s %s %s: %v", name, r.Name, size.Columns[k], r.Cells[k])
+				}
+			}
+		}
+		for _, run := range res.Runs {
+			if run.Tasks != nil {
+				t.Fatalf("%s: task records kept", name)
+			}
 		}
 		for _, tb := range res.Tables[:3] {
 			if d := cmp.Diff([]string{"FIFO", "Fair", "Capacity", "DRF", "EDF"}, tb.Columns); d != "" {
@@ -66,6 +85,9 @@ func TestPaper004OfflineNodes(t *testing.T) {
 	if s := metrics.Summarize(res.Runs[0]); s.Completed != s.Jobs {
 		t.Errorf("%d of %d jobs completed", s.Completed, s.Jobs)
 	}
+	if last := res.Tables[len(res.Tables)-1]; !strings.HasSuffix(last.Title, "mean completion time by size") || res.Runs[0].Tasks != nil {
+		t.Errorf("last table %q (want the size split); %d task records kept", last.Title, len(res.Runs[0].Tasks))
+	}
 	for _, name := range []string{"paper004-offline", "paper004-online", "paper004-cloud", "paper003-exp1"} {
 		e, _ := experiment.Lookup(name)
 		if err := e.Check(experiment.Params{Trace: "x.tsv"}); !errors.Is(err, experiment.ErrParams) {
@@ -103,6 +125,19 @@ func TestPaper003FIFO(t *testing.T) {
 		}
 		if c := s.MeanCost.V; math.Abs(c-tc.cost) > 0.03*tc.cost {
 			t.Errorf("%s: FIFO mean cost %.2f, paper %.2f", tc.name, c, tc.cost)
+		}
+		// Paper 003's cost rows: mean cost and success per φ.
+		rows := map[string]metrics.Row{}
+		for _, r := range res.Tables[0].Rows {
+			rows[r.Name] = r
+		}
+		for _, name := range []string{"mean cost", "φ=0 success", "φ=0.5 success", "φ=1 success", "φ=1 mean cost"} {
+			if r, ok := rows[name]; !ok || len(r.Cells) != 5 {
+				t.Errorf("%s: no row %q", tc.name, name)
+			}
+		}
+		if r := rows["mean cost"]; r.Unit != metrics.UnitCost || r.Values[0].V != s.MeanCost.V {
+			t.Errorf("%s: mean cost row %+v", tc.name, r)
 		}
 		p.Scale = 0.5
 		if _, err := e.Run(p); !errors.Is(err, experiment.ErrParams) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/baseline"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -39,6 +40,16 @@ var policies = []Policy{
 		return baseline.NewDRF(baseline.DRFConfig{Pools: true}), nil
 	}},
 	{"edf", "earliest deadline first", func(Env) (sim.Policy, error) { return baseline.NewEDF(), nil }},
+	{"fifo-drop", "FIFO, ending each job at the first heartbeat past its deadline", func(Env) (sim.Policy, error) {
+		return policy.DropAtDeadline(baseline.NewFIFO()), nil
+	}},
+	{"edf-drop", "EDF, ending each job at the first heartbeat past its deadline", func(Env) (sim.Policy, error) {
+		return policy.DropAtDeadline(baseline.NewEDF()), nil
+	}},
+	{"fgm", "paper 004's fine-grained stage matching with bounded compression, learned estimates, DRF order", newFGMPolicy},
+	{"dbs", "paper 003 DBS: φ queues High/Mid/Low at the reference price ±25%, weights, minimum slots, promotion/demotion", func(env Env) (sim.Policy, error) {
+		return policy.NewDBS(env.Config, policy.DBSOptions{})
+	}},
 }
 
 // baselines is the default set of the baseline experiments.

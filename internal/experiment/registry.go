@@ -14,6 +14,8 @@ var registry = []Experiment{
 	paper004Cloud,
 	paper003Exp1,
 	paper003Exp2,
+	fgmExp,
+	dbsExp,
 }
 
 // defaultSuite is what schedsim runs with no flags.
@@ -28,4 +30,6 @@ var defaultSuite = []string{
 	paper004Cloud.Name,
 	paper003Exp1.Name,
 	paper003Exp2.Name,
+	fgmExp.Name,
+	dbsExp.Name,
 }

@@ -20,6 +20,11 @@ type Case struct {
 	Config   sim.Config
 	Workload *workload.Workload
 	Policy   Policy
+	// Done, if set, is called with the run as soon as its simulation
+	// ends, in the goroutine that ran it: a place to cut per-task records
+	// down before the other cases finish, so that memory holds a few
+	// runs' records at a time, not every run's.
+	Done func(*metrics.Run)
 }
 
 // progressEvery is the wall-clock period of progress lines: a run
@@ -39,25 +44,37 @@ const progressCheck = 64
 // ErrRun), since a baseline making an invalid decision is a bug.
 func RunCases(p Params, cases []Case) ([]metrics.Run, error) {
 	runs := make([]metrics.Run, len(cases))
-	errs := make([]error, len(cases))
-	par := p.Parallel
+	var mu sync.Mutex // serialises progress lines
+	err := forEach(p.Parallel, len(cases), func(i int) error {
+		var err error
+		runs[i], err = runCase(p, &cases[i], &mu)
+		return err
+	})
+	return runs, err
+}
+
+// forEach calls f(0), …, f(n−1), up to par at a time (par ≤ 0: GOMAXPROCS),
+// and joins their errors in index order. It is the experiments' one
+// parallel runner: results land where f puts them, by index, so they do
+// not depend on par.
+func forEach(par, n int, f func(i int) error) error {
+	errs := make([]error, n)
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	var mu sync.Mutex // serialises progress lines
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
-	for i := range cases {
+	for i := range n {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(i int) {
+		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runs[i], errs[i] = runCase(p, &cases[i], &mu)
-		}(i)
+			errs[i] = f(i)
+		}()
 	}
 	wg.Wait()
-	return runs, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
@@ -86,10 +103,14 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 			}
 		}
 	}
-	if err := s.Err(); err != nil {
-		return s.Record(), runErr(c.Label, err)
+	run := s.Record()
+	if c.Done != nil {
+		c.Done(&run)
 	}
-	return s.Record(), nil
+	if err := s.Err(); err != nil {
+		return run, runErr(c.Label, err)
+	}
+	return run, nil
 }
 
 // Summaries summarises runs.

@@ -41,8 +41,11 @@
 //     and large (paper 004 figs. 12 and 15): a task is small if its
 //     isolated work is ≤ 30 s, a job if it has ≤ 10 tasks (defaults;
 //     stated in DefaultSmallTaskWork and DefaultSmallJobTasks).
-//     HeldOverTime is what each class (workflow) holds over time, as a
-//     table (paper 000 fig. 2): the slots held in a slot space.
+//     HeldSeries is what each class (workflow) holds over time (paper 000
+//     fig. 2), as the mean over windows of a fixed width (so a coarse
+//     window still accounts for every slot-second): the slots held in a
+//     slot space. HeldOverTime lays one run out as a table, HeldTable
+//     several runs side by side.
 //     CostMetrics adds mean cost, budget and per-φ success rows.
 //   - Failed and retried tasks, decision wall time (total and per
 //     decision), kills, rejections, and kills that could have made it (of

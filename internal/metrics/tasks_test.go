@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -36,14 +38,18 @@ func TestCompletionBySize(t *testing.T) {
 	if tb.Rows[0].Cells[0] != "16.0s (2)" || len(tb.Rows) != 6 {
 		t.Errorf("table %+v", tb)
 	}
+	if key, unit, v := tb.Rows[1].Numbers(); key != "large_tasks_mean_s" || unit != UnitSeconds || v[0] != (Number{V: 50, Valid: true}) {
+		t.Errorf("row numbers: %q %q %v", key, unit, v)
+	}
 	if empty := CompletionBySize(Run{}, 0, 0); empty.AllTasks.Valid() || empty.AllJobs.Valid() {
 		t.Error("empty run has figures")
 	}
 }
 
-// Slots held per class over time: w1 holds 2 slots 0–12 s then 1 until
-// 20 s (ended at 20 s: not held at 20 s); w2 holds 1 slot 5–55 s (the
-// failed attempt 5–9 s adds one, between samples).
+// Slots held per class over time, as means over 10 s windows: w1 holds 2
+// slots 0–12 s then 1 until 20 s (window 10–20 s: (2·2 + 1·8)/10 = 1.2);
+// w2 holds 1 slot 5–55 s plus a failed attempt 5–9 s (window 0–10 s:
+// (5 + 4)/10 = 0.9; window 50–60 s: 0.5).
 func TestHeldOverTime(t *testing.T) {
 	run := Run{
 		End: sec(60),
@@ -58,7 +64,7 @@ func TestHeldOverTime(t *testing.T) {
 		},
 	}
 	tb := HeldOverTime("held", run, 10*time.Second, nil)
-	want := [][]string{{"2", "0"}, {"2", "1"}, {"0", "1"}, {"0", "1"}, {"0", "1"}, {"0", "1"}, {"0", "0"}}
+	want := [][]string{{"2", "0.9"}, {"1.2", "1"}, {"0", "1"}, {"0", "1"}, {"0", "1"}, {"0", "0.5"}, {"0", "0"}}
 	if d := cmp.Diff([]string{"w1", "w2"}, tb.Columns); d != "" {
 		t.Fatalf("columns: %s", d)
 	}
@@ -78,6 +84,39 @@ func TestHeldOverTime(t *testing.T) {
 	}
 	if len(HeldOverTime("x", run, 0, nil).Rows) != 0 {
 		t.Error("step 0 gave rows")
+	}
+	// Side by side: a second run without w1's tasks.
+	other := run
+	other.Tasks = run.Tasks[:2]
+	cmpT := HeldTable("held", []string{"p", "q"}, []Run{run, other}, []string{"w1", "w2"}, 30*time.Second, nil)
+	if got, want := cmpT.Rows[0].Cells, []string{"1.07/0.97", "0/0.97"}; !slices.Equal(got, want) {
+		t.Errorf("HeldTable row 0 = %v, want %v", got, want)
+	}
+	if len(cmpT.Rows) != 3 {
+		t.Errorf("HeldTable has %d rows, want 3 (0, 30, 60 s)", len(cmpT.Rows))
+	}
+}
+
+// Held amounts are conserved: Σ over windows of amount × step equals Σ
+// over attempts of amount × duration.
+func TestHeldSeriesConserves(t *testing.T) {
+	run := Run{End: sec(100), Jobs: []JobRecord{{ID: "a", Class: "x"}}}
+	total := 0.0
+	for i := 0; i < 50; i++ {
+		s := time.Duration(i*37%97) * time.Second / 2
+		e := s + time.Duration(i*13%29+1)*time.Second
+		run.Tasks = append(run.Tasks, TaskRecord{Job: "a", Start: s, End: e})
+		total += (e - s).Seconds()
+	}
+	for _, step := range []time.Duration{time.Second, 7 * time.Second, 300 * time.Millisecond} {
+		h := HeldSeries(run, step, nil)
+		got := 0.0
+		for _, a := range h.Amount {
+			got += a[0] * step.Seconds()
+		}
+		if math.Abs(got-total) > 1e-6*total {
+			t.Errorf("step %v: Σ held = %g, want %g", step, got, total)
+		}
 	}
 }
 

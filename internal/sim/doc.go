@@ -66,7 +66,11 @@
 //
 // Worked example (ExampleEnforcement): a task with 10 s of CPU work
 // (demanding 2 CPUs) given 1 CPU on an idle 4-CPU node takes 20 s under
-// Limits (g = 1/2) and 10 s under Shares (the idle CPU is used).
+// Limits (g = 1/2) and 10 s under Shares (the idle CPU is used). Under
+// Limits a task given none of a compressible kind it demands makes no
+// progress at all; a host that allocates slots rather than quotas (the
+// accel experiment's containers) is modelled with Shares. A run in which
+// no task progresses for Config.StallAfter ends with ErrStalled.
 //
 // Incompressible kinds are never capped: a task uses its true demand of
 // memory whatever it was allocated (see Over-commit).
@@ -114,7 +118,8 @@
 //
 // Ticks. A policy implementing Ticker is called every
 // Config.TickInterval (0: never) while any job is active, and returns
-// decisions like a heartbeat (dbs's weight update, fgm's policy changes).
+// decisions like a heartbeat (dbs's weight update, fgm's policy changes),
+// except that there is no default node: an Assign must name its Node.
 //
 // Learning without an oracle. A task's true profile is never shown to a
 // policy (TestNoOracle checks the exported methods of the views). A
@@ -146,12 +151,15 @@
 // kinds, true usage capped at capacity otherwise; dominant share of every
 // active job), failed and retried attempt counts (retried counts every
 // attempt after a task's first, whatever ended the earlier one), the
-// wall-clock time spent inside Submit, Heartbeat and NodeChanged
-// (measured with time.Now), and the number of events. With
-// Config.RecordTasks, metrics.Run.Tasks holds one record per task attempt
-// (node, start, end, outcome, time-weighted mean allocation, actual usage
-// and true demand, cost); it is off by default, as a trace day has
-// millions of attempts.
+// wall-clock time spent inside the policy's calls (Submit, Heartbeat,
+// NodeChanged, Tick, and the usage-sample rounds, which include the
+// simulator's own measuring; measured with time.Now), and the number of
+// events. With Config.RecordTasks, metrics.Run.Tasks holds one record per
+// task attempt (node, attempt, start, end, outcome, time-weighted mean
+// allocation, actual usage and true demand, cost, isolated work); it is
+// off by default, as a trace day has millions of attempts. From them
+// package metrics computes small vs large task and job completion
+// (CompletionBySize) and what each workflow held over time (HeldSeries).
 //
 // # Usage
 //

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // sample records the cluster's utilisation per kind and the dominant
@@ -39,13 +40,7 @@ func (s *Sim) sample() {
 	}
 	shares := make([]float64, len(s.active))
 	for i, j := range s.active {
-		share := 0.0
-		for k, a := range j.alloc {
-			if c := s.capacity[k]; c > 0 && a > 0 {
-				share = math.Max(share, a/c)
-			}
-		}
-		shares[i] = share
+		shares[i] = resource.DominantShareUnchecked(j.alloc, s.capacity)
 	}
 	s.samples = append(s.samples, metrics.Sample{At: time.Duration(s.now), Utilisation: u, Shares: shares})
 }

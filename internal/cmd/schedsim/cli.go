@@ -111,7 +111,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&opt.params.Nodes, "nodes", 0, fmt.Sprintf("cluster size `n`, 1 to %d, for experiments with a variable cluster (trace replays: default 600)", experiment.MaxNodes))
 	fs.Float64Var(&opt.params.Load, "load", 0, "size a trace replay's cluster for this offered `load` (e.g. 0.8: the busier slot kind is asked for 80% of its capacity); excludes -nodes")
 	fs.StringVar(&opt.out, "out", "text", "output `format`: text (aligned tables), csv (one row per metric and policy: snake_case metric keys ending in their unit, numeric values, then notes and assumptions) or json (the same, per table)")
-	fs.StringVar(&opt.svgDir, "svg", "", "also write plots to `dir`: per experiment, a CDF of job response times and deadline success bars")
+	fs.StringVar(&opt.svgDir, "svg", "", "also write plots to `dir`: per experiment, a CDF of job response times, deadline success bars and, where tasks are recorded, slots held per workflow over time")
 	fs.BoolVar(&opt.list, "list", false, "list experiments and policies, then exit")
 	fs.BoolVar(&opt.assumptions, "assumptions", true, "print each workload's assumptions after its tables (text output)")
 	fs.BoolVar(&opt.params.Timing, "timing", false, "add the policies' wall-clock decision time to the tables (not reproducible)")

@@ -228,6 +228,40 @@ func TestSVG(t *testing.T) {
 	}
 }
 
+// A run with task records (paper000 records them) gets a slots-held plot
+// per policy: title with the plot type first, one line per workflow,
+// round ticks on both axes, and the line's mean equal to the table's.
+func TestSVGHeld(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plots")
+	if code, _, errOut := runCLI(t, append(small, "-svg", dir)...); code != exitOK {
+		t.Fatal("exit", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "paper000-light-held-FIFO.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{">Slots held per workflow: paper000-light, FIFO<", ">W1<", ">W2<", ">W3<", "slots held (mean per ", ">0<"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("held plot lacks %q", want)
+		}
+	}
+	if n := strings.Count(s, "<polyline"); n != 3 {
+		t.Errorf("%d lines, want one per workflow (3)", n)
+	}
+	for _, tc := range []struct {
+		top  float64
+		want []float64
+	}{{15, []float64{0, 5, 10, 15}}, {3.2, []float64{0, 1, 2, 3, 4}}, {0.7, []float64{0, 0.2, 0.4, 0.6, 0.8}}, {100, []float64{0, 20, 40, 60, 80, 100}}} {
+		if got := valueTicks(tc.top); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("valueTicks(%g) = %v, want %v", tc.top, got, tc.want)
+		}
+	}
+	if got := string(heldSVG("x", "sub", metrics.Run{Policy: "P"})); !strings.Contains(got, "no task held a slot") {
+		t.Errorf("empty run: %s", got)
+	}
+}
+
 // Each trace's plots are named after it (a second trace does not
 // overwrite the first's), titles start with the plot type, and a
 // policy that leaves jobs out ends below 1 with its share in the legend.

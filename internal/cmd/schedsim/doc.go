@@ -48,7 +48,10 @@
 // "(completed)", the row "not completed" beside them counts the jobs they
 // leave out, and -svg's response-time CDFs end at each policy's completed
 // share. Plots are named after the experiment, or for -trace after the
-// trace file (trace-NAME-response-cdf.svg).
+// trace file (trace-NAME-response-cdf.svg). Experiments that record task
+// attempts (paper000-light/heavy; lss at the paper's load) also get, per
+// policy, the slots each workflow held over time (paper 000 fig. 2,
+// NAME-held-POLICY.svg), as means over round windows.
 //
 // Runs longer than a few seconds report progress on stderr every 3 s of
 // wall-clock time.

@@ -11,10 +11,12 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the schedsim blocks of README.md with the current output")
+var update = flag.Bool("update", false, "rewrite the schedsim blocks of the guarded documents with the current output")
 
-// readmePath is the repository README, from this package's directory.
-const readmePath = "../../../README.md"
+// guarded lists the documents whose schedsim blocks TestREADME keeps
+// true, from this package's directory: the repository README and the
+// experiments' results beside the experiments.
+var guarded = []string{"../../../README.md", "../../experiment/README.md"}
 
 // readmeBlock matches
 //
@@ -25,24 +27,30 @@ const readmePath = "../../../README.md"
 //	<!-- END schedsim -->
 var readmeBlock = regexp.MustCompile("(?s)<!-- BEGIN schedsim([^>]*?)-->\\n```text\\n(.*?)```\\n<!-- END schedsim -->")
 
-// TestREADME keeps every schedsim block of README.md equal to what
-// `schedsim ARGS` prints on stdout. With -update it rewrites the blocks:
+// TestREADME keeps every schedsim block of the guarded documents equal
+// to what `schedsim ARGS` prints on stdout. With -update it rewrites the
+// blocks:
 //
 //	go test ./internal/cmd/schedsim -run TestREADME -update
 func TestREADME(t *testing.T) {
 	if raceEnabled && !*update {
 		t.Skip("the README guard runs in the plain test run (go test ./...)")
 	}
-	src, err := os.ReadFile(readmePath)
-	if os.IsNotExist(err) {
-		t.Skip("no README.md yet")
+	for _, path := range guarded {
+		t.Run(path, func(t *testing.T) { guardDocument(t, path) })
 	}
+}
+
+// guardDocument checks (or, with -update, rewrites) the schedsim blocks
+// of the document at path.
+func guardDocument(t *testing.T, path string) {
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	blocks := readmeBlock.FindAllSubmatchIndex(src, -1)
 	if len(blocks) == 0 {
-		t.Log("README.md has no schedsim blocks")
+		t.Logf("%s has no schedsim blocks", path)
 		return
 	}
 	var out bytes.Buffer
@@ -56,8 +64,8 @@ func TestREADME(t *testing.T) {
 		}
 		got := stdout.String()
 		if got != want && !*update {
-			t.Errorf("README block `schedsim %s` is stale; run go test ./internal/cmd/schedsim -run TestREADME -update\n%s",
-				strings.Join(args, " "), firstDiff(want, got))
+			t.Errorf("%s: block `schedsim %s` is stale; run go test ./internal/cmd/schedsim -run TestREADME -update\n%s",
+				path, strings.Join(args, " "), firstDiff(want, got))
 		}
 		out.Write(src[last:m[4]])
 		out.WriteString(got)
@@ -65,10 +73,10 @@ func TestREADME(t *testing.T) {
 	}
 	out.Write(src[last:])
 	if *update && !bytes.Equal(out.Bytes(), src) {
-		if err := os.WriteFile(readmePath, out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("rewrote %d schedsim blocks in README.md", len(blocks))
+		t.Logf("rewrote %d schedsim blocks in %s", len(blocks), path)
 	}
 }
 
@@ -84,7 +92,7 @@ func firstDiff(want, got string) string {
 			b = g[i]
 		}
 		if a != b {
-			return fmt.Sprintf("line %d:\n  README: %s\n  now:    %s", i+1, a, b)
+			return fmt.Sprintf("line %d:\n  document: %s\n  now:      %s", i+1, a, b)
 		}
 	}
 	return ""

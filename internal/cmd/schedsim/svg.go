@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/schedkit/schedkit/internal/experiment"
 	"github.com/schedkit/schedkit/internal/metrics"
@@ -27,8 +28,9 @@ const (
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
-// writeSVGs writes, per experiment and workload, response-time CDFs and
-// deadline success bars into dir, named after the result's FileName (a
+// writeSVGs writes, per experiment and workload, response-time CDFs,
+// deadline success bars and, for each run with task records, the slots
+// each workflow held over time (paper 000 fig. 2) into dir, named after the result's FileName (a
 // trace replay: after the trace) and, when an experiment has several
 // workloads, the workload.
 func writeSVGs(dir string, results []experiment.Result) error {
@@ -63,6 +65,14 @@ func writeSVGs(dir string, results []experiment.Result) error {
 			}
 			if b := successSVG(label, r.Title, sums); b != nil {
 				if err := os.WriteFile(filepath.Join(dir, base+"-deadline-success.svg"), b, 0o644); err != nil {
+					return fmt.Errorf("-svg: %w", err)
+				}
+			}
+			for _, run := range runs {
+				if len(run.Tasks) == 0 {
+					continue
+				}
+				if err := os.WriteFile(filepath.Join(dir, base+"-held-"+fileName(run.Policy)+".svg"), heldSVG(label, r.Title, run), 0o644); err != nil {
 					return fmt.Errorf("-svg: %w", err)
 				}
 			}
@@ -301,4 +311,85 @@ func successSVG(label, subtitle string, sums []metrics.Summary) []byte {
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="black"/>`+"\n", marginL, marginT, innerW, innerH)
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// heldPoints is about how many windows heldSVG averages a run into.
+const heldPoints = 200
+
+// heldSVG plots what each job class (workflow) of run held over time,
+// one line per class: paper 000's fig. 2. Amounts are means over round
+// windows (at least 1 s, at most heldPoints of them; metrics.HeldSeries),
+// so a line accounts for every slot-second however short a task was.
+func heldSVG(label, subtitle string, run metrics.Run) []byte {
+	step := time.Duration(roundTimes[len(roundTimes)-1] * float64(time.Second))
+	for _, t := range roundTimes {
+		if d := time.Duration(t * float64(time.Second)); d >= time.Second && d >= run.End/heldPoints {
+			step = d
+			break
+		}
+	}
+	h := metrics.HeldSeries(run, step, nil)
+	top := 0.0
+	for _, a := range h.Amount {
+		for _, v := range a {
+			top = math.Max(top, v)
+		}
+	}
+	var b bytes.Buffer
+	header(&b, "Slots held per workflow: "+label+", "+run.Policy, subtitle)
+	if len(h.Amount) == 0 || top == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d">no task held a slot</text></svg>`+"\n", marginL, plotH/2)
+		return b.Bytes()
+	}
+	ys := valueTicks(top)
+	top = ys[len(ys)-1]
+	hi := math.Max(float64(len(h.Amount))*step.Seconds(), 1)
+	x := func(s float64) float64 { return marginL + innerW*s/hi }
+	y := func(v float64) float64 { return marginT + innerH*(1-v/top) }
+	for _, v := range ys {
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ccc"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
+			marginL, y(v), marginL+innerW, y(v), marginL-6, y(v)+4, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	fmt.Fprintf(&b, `<text x="16" y="%.0f" text-anchor="middle" transform="rotate(-90 16 %.0f)">slots held (mean per %s)</text>`+"\n",
+		marginT+innerH/2, marginT+innerH/2, timeLabel(step.Seconds(), step.Seconds()))
+	for _, t := range timeTicks(0, hi, false) {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#999"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n",
+			x(t.at), marginT+innerH, x(t.at), marginT+innerH+5, x(t.at), marginT+innerH+18, t.label)
+	}
+	fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="middle">time</text>`+"\n", marginL+innerW/2, plotH-10)
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="black"/>`+"\n", marginL, marginT, innerW, innerH)
+	for c, class := range h.Classes {
+		color := palette[c%len(palette)]
+		var pts strings.Builder
+		for i, a := range h.Amount {
+			t0, t1 := float64(i)*step.Seconds(), float64(i+1)*step.Seconds()
+			fmt.Fprintf(&pts, "%.1f,%.1f %.1f,%.1f ", x(t0), y(a[c]), x(t1), y(a[c]))
+		}
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.2" points="%s"/>`+"\n", color, strings.TrimSpace(pts.String()))
+		ly := marginT + 14*float64(c) + 10
+		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="3"/><text x="%.0f" y="%.0f">%s</text>`+"\n",
+			marginL+innerW+10, ly, marginL+innerW+28, ly, color, marginL+innerW+32, ly+4, html.EscapeString(clip(class, 16)))
+	}
+	b.WriteString("</svg>\n")
+	return b.Bytes()
+}
+
+// valueTicks returns round ticks from 0 to at least top (> 0): a 1-2-5
+// step giving at most six intervals.
+func valueTicks(top float64) []float64 {
+	step := math.Pow(10, math.Floor(math.Log10(top)))
+	for _, m := range []float64{0.1, 0.2, 0.5, 1, 2, 5, 10} {
+		if top/(step*m) <= 6 {
+			step *= m
+			break
+		}
+	}
+	var out []float64
+	for k := 0; ; k++ {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(k)*step, 'g', 12, 64), 64) // 0.6, not 0.6000000000000001
+		out = append(out, v)
+		if v >= top*(1-1e-9) {
+			return out
+		}
+	}
 }

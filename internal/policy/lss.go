@@ -1,4 +1,4 @@
-package experiment
+package policy
 
 import (
 	"errors"
@@ -9,10 +9,9 @@ import (
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/lss"
-	"github.com/schedkit/schedkit/resource"
 )
 
-// LSSOptions selects the lss.Config options an LSSPolicy runs with. The
+// LSSOptions selects the lss.Config options an LSS runs with. The
 // zero value is the paper's algorithm (lss.Config with only Cluster set).
 type LSSOptions struct {
 	// Name is the policy's column name; "" means "LSS".
@@ -43,7 +42,7 @@ type LSSOptions struct {
 	PhaseKinds []string
 }
 
-// LSSStats counts what an LSSPolicy decided over one run.
+// LSSStats counts what an LSS decided over one run.
 type LSSStats struct {
 	// Assigned counts tasks handed out.
 	Assigned int
@@ -61,7 +60,7 @@ type LSSStats struct {
 	Refused int
 }
 
-// LSSPolicy runs an lss.Scheduler as a simulator policy: the adapter
+// LSS runs an lss.Scheduler as a simulator policy: the adapter
 // between the simulator's host view and the library, doing exactly what
 // a Hadoop JobTracker embedding lss would do.
 //
@@ -84,7 +83,7 @@ type LSSStats struct {
 //
 // It is not safe for concurrent use; the simulator calls it from one
 // goroutine.
-type LSSPolicy struct {
+type LSS struct {
 	name    string
 	opt     LSSOptions
 	sched   *lss.Scheduler
@@ -119,10 +118,10 @@ type classHistory struct {
 // Compile-time checks: the adapter is a full simulator policy, and what
 // it shows lss are schedkit types.
 var (
-	_ sim.Policy         = (*LSSPolicy)(nil)
-	_ sim.TaskWatcher    = (*LSSPolicy)(nil)
-	_ sim.JobWatcher     = (*LSSPolicy)(nil)
-	_ sim.NodeWatcher    = (*LSSPolicy)(nil)
+	_ sim.Policy         = (*LSS)(nil)
+	_ sim.TaskWatcher    = (*LSS)(nil)
+	_ sim.JobWatcher     = (*LSS)(nil)
+	_ sim.NodeWatcher    = (*LSS)(nil)
 	_ schedkit.Cluster   = (*clusterView)(nil)
 	_ schedkit.Job       = (*lssJob)(nil)
 	_ lss.TaskTimeHinter = (*lssJob)(nil)
@@ -132,13 +131,15 @@ var (
 	_ schedkit.Node           = (*sim.Node)(nil)
 )
 
-// NewLSSPolicy returns an adapter for a simulation configured by cfg.
-// Errors from lss.New (an invalid PhaseKinds, for example) are returned.
-func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
+// NewLSS returns an adapter for a simulation configured by cfg. A nil
+// cfg or one without a Space returns ErrConfig; errors from lss.New (an
+// invalid PhaseKinds, for example, wrapping lss.ErrConfig) are returned
+// as they are.
+func NewLSS(cfg *sim.Config, opt LSSOptions) (*LSS, error) {
 	if cfg == nil || cfg.Space == nil {
-		return nil, paramErr("lss policy needs a simulator Config with a Space")
+		return nil, fmt.Errorf("%w: lss policy needs a simulator Config with a Space", ErrConfig)
 	}
-	p := &LSSPolicy{name: opt.Name, opt: opt, cluster: clusterView{space: cfg.Space}}
+	p := &LSS{name: opt.Name, opt: opt, cluster: clusterView{space: cfg.Space}}
 	if p.name == "" {
 		p.name = "LSS"
 	}
@@ -169,17 +170,17 @@ func NewLSSPolicy(cfg *sim.Config, opt LSSOptions) (*LSSPolicy, error) {
 	}
 	s, err := lss.New(lc)
 	if err != nil {
-		return nil, paramErr("%w", err)
+		return nil, err
 	}
 	p.sched = s
 	return p, nil
 }
 
 // Name implements sim.Policy.
-func (p *LSSPolicy) Name() string { return p.name }
+func (p *LSS) Name() string { return p.name }
 
 // Stats returns the counts so far.
-func (p *LSSPolicy) Stats() LSSStats {
+func (p *LSS) Stats() LSSStats {
 	st := p.stats
 	st.InfeasibleJobs = append([]int(nil), st.InfeasibleJobs...)
 	st.EarlyKilledJobs = append([]int(nil), st.EarlyKilledJobs...)
@@ -192,7 +193,7 @@ func (o LSSOptions) needsWrap() bool {
 	return o.Heterogeneous || o.Admission || o.PhaseTaskTimeHints
 }
 
-func (p *LSSPolicy) track(j *sim.Job) *jobTrack {
+func (p *LSS) track(j *sim.Job) *jobTrack {
 	i := j.Index()
 	if i >= len(p.jobs) {
 		p.jobs = append(p.jobs, make([]jobTrack, i+1-len(p.jobs))...)
@@ -200,7 +201,7 @@ func (p *LSSPolicy) track(j *sim.Job) *jobTrack {
 	return &p.jobs[i]
 }
 
-func (p *LSSPolicy) mark(j *sim.Job) {
+func (p *LSS) mark(j *sim.Job) {
 	t := p.track(j)
 	if t.queued && !t.dirty {
 		t.dirty = true
@@ -208,7 +209,7 @@ func (p *LSSPolicy) mark(j *sim.Job) {
 	}
 }
 
-func (p *LSSPolicy) fail(err error) {
+func (p *LSS) fail(err error) {
 	if p.err == nil {
 		p.err = err
 	}
@@ -216,7 +217,7 @@ func (p *LSSPolicy) fail(err error) {
 
 // flush tells lss about every job whose counters changed since the last
 // callback.
-func (p *LSSPolicy) flush() error {
+func (p *LSS) flush() error {
 	if p.opt.Heterogeneous {
 		for _, n := range p.touched {
 			p.noteStarts(n)
@@ -240,7 +241,7 @@ func (p *LSSPolicy) flush() error {
 }
 
 // Submit implements sim.Policy.
-func (p *LSSPolicy) Submit(now time.Time, j *sim.Job) error {
+func (p *LSS) Submit(now time.Time, j *sim.Job) error {
 	if err := p.flush(); err != nil {
 		p.fail(err)
 		return err
@@ -268,7 +269,7 @@ func (p *LSSPolicy) Submit(now time.Time, j *sim.Job) error {
 }
 
 // Heartbeat implements sim.Policy.
-func (p *LSSPolicy) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+func (p *LSS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
 	if p.err != nil {
 		return dst, p.err
@@ -331,7 +332,7 @@ func killReason(d *lss.Decision) string {
 }
 
 // TaskEnded implements sim.TaskWatcher.
-func (p *LSSPolicy) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+func (p *LSS) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 	j := t.Owner()
 	tr := p.track(j)
 	if !tr.queued {
@@ -347,7 +348,7 @@ func (p *LSSPolicy) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskSta
 }
 
 // JobEnded implements sim.JobWatcher.
-func (p *LSSPolicy) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+func (p *LSS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
 	t := p.track(j)
 	if p.history != nil {
 		h := p.history[j.Class()]
@@ -381,186 +382,18 @@ func (p *LSSPolicy) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
 
 // NodeChanged implements sim.NodeWatcher: the adapter learns the
 // simulator's cluster view before the first job arrives.
-func (p *LSSPolicy) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+func (p *LSS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
 	return dst, nil
 }
 
 // noteStarts records the speed of the node every newly started task of a
 // wrapped job runs on (Heterogeneous).
-func (p *LSSPolicy) noteStarts(n *sim.Node) {
+func (p *LSS) noteStarts(n *sim.Node) {
 	for _, t := range n.Running() {
 		tr := p.track(t.Owner())
 		if tr.job != nil {
 			tr.job.started(t, n.Speed())
 		}
 	}
-}
-
-// clusterView is the schedkit.Cluster handed to lss.New before the
-// simulator exists; it forwards to the simulator's cluster once the
-// first callback brought it (NodeChanged runs at time zero, before any
-// submission).
-type clusterView struct {
-	space *resource.Space
-	c     *sim.Cluster
-}
-
-// Space implements schedkit.Cluster.
-func (v *clusterView) Space() *resource.Space { return v.space }
-
-// Nodes implements schedkit.Cluster.
-func (v *clusterView) Nodes() int {
-	if v.c == nil {
-		return 0
-	}
-	return v.c.Nodes()
-}
-
-// Node implements schedkit.Cluster.
-func (v *clusterView) Node(i int) schedkit.Node {
-	if v.c == nil {
-		return nil
-	}
-	if n := v.c.LiveNode(i); n != nil {
-		return n
-	}
-	return nil
-}
-
-// Capacity implements schedkit.Cluster.
-func (v *clusterView) Capacity() resource.Vector {
-	if v.c == nil {
-		return v.space.Zero()
-	}
-	return v.c.Capacity()
-}
-
-// lssJob is how a job is shown to lss when an option needs more than the
-// simulator's counters: a task time hint for admission control (the mean
-// task time of earlier jobs of the same class), and, with heterogeneous
-// slots, finished task times in speed-1 units.
-type lssJob struct {
-	*sim.Job
-	p *LSSPolicy
-	// Heterogeneous: per phase, the raw finished duration sum already
-	// accounted for and its speed-normalised counterpart; the speed of the
-	// node each running task started on.
-	raw, norm []time.Duration
-	speed     map[*sim.Task]float64
-	// PhaseTaskTimeHints: per phase, the finished duration sum already
-	// accounted for, the sum and count of task times measured from the
-	// later of start and the end of the previous phase, and when the
-	// previous phase ended (zero: not yet).
-	hintRaw []time.Duration
-	effSum  []time.Duration
-	effN    []int
-	barrier []time.Time
-}
-
-// Progress implements schedkit.Job. With Heterogeneous, the finished
-// duration sum is in speed-1 units: each finished task's run time times
-// the speed of the node it ran on.
-func (j *lssJob) Progress(ph schedkit.Phase) schedkit.PhaseProgress {
-	pr := j.Job.Progress(ph)
-	if j.p.opt.Heterogeneous {
-		if int(ph) < len(j.norm) {
-			pr.FinishedDurationSum = j.norm[ph]
-		} else {
-			pr.FinishedDurationSum = 0
-		}
-	}
-	return pr
-}
-
-// TaskTimeHint implements lss.TaskTimeHinter: the mean finished task time
-// of earlier jobs of the same class (0, none, before any has ended or
-// without admission control).
-func (j *lssJob) TaskTimeHint() time.Duration {
-	if j.p.history == nil {
-		return 0
-	}
-	h := j.p.history[j.Class()]
-	if h == nil || h.n == 0 {
-		return 0
-	}
-	return h.sum / time.Duration(h.n)
-}
-
-// PhaseTaskTimeHint implements lss.PhaseTaskTimeHinter: the mean
-// finished task time of phase ph over the earlier ended jobs of the same
-// class (none before one of them finished a task of ph). With
-// Heterogeneous the figure is in the simulator's raw times, not speed-1
-// units; the lss experiment does not combine the two options.
-func (j *lssJob) PhaseTaskTimeHint(ph schedkit.Phase) (time.Duration, bool) {
-	if !j.p.opt.PhaseTaskTimeHints || int(ph) >= schedkit.MaxPhases {
-		return 0, false
-	}
-	h := j.p.history[j.Class()]
-	if h == nil || h.phN[ph] == 0 {
-		return 0, false
-	}
-	return h.phSum[ph] / time.Duration(h.phN[ph]), true
-}
-
-// measure accounts a succeeded task for the phase hints: its run time
-// is the growth of the simulator's finished duration sum for its phase;
-// a task of phase p > 0 counts from the later of its start and the end
-// of phase p−1. When the task completes its phase, the next phase's
-// barrier is now.
-func (j *lssJob) measure(now time.Time, t *sim.Task) {
-	if j.hintRaw == nil {
-		n := j.Phases()
-		j.hintRaw = make([]time.Duration, n)
-		j.effSum = make([]time.Duration, n)
-		j.effN = make([]int, n)
-		j.barrier = make([]time.Time, n)
-	}
-	ph := t.Phase()
-	pr := j.Job.Progress(ph)
-	d := pr.FinishedDurationSum - j.hintRaw[ph]
-	j.hintRaw[ph] = pr.FinishedDurationSum
-	if b := j.barrier[ph]; ph > 0 && !b.IsZero() {
-		d = min(d, now.Sub(b))
-	}
-	j.effSum[ph] += max(d, 0)
-	j.effN[ph]++
-	if pr.Finished == pr.Total && int(ph)+1 < len(j.barrier) {
-		j.barrier[ph+1] = now
-	}
-}
-
-func (j *lssJob) started(t *sim.Task, speed float64) {
-	if j.speed == nil {
-		j.speed = make(map[*sim.Task]float64)
-		j.raw = make([]time.Duration, j.Phases())
-		j.norm = make([]time.Duration, j.Phases())
-	}
-	if _, ok := j.speed[t]; !ok {
-		j.speed[t] = speed
-	}
-}
-
-// taskEnded accounts a finished task in speed-1 units. Its run time is
-// the growth of the simulator's finished duration sum for its phase (the
-// simulator adds it before reporting the end). A task whose start went
-// unseen counts at speed 1.
-func (j *lssJob) taskEnded(t *sim.Task, state schedkit.TaskState) {
-	if j.raw == nil {
-		j.raw = make([]time.Duration, j.Phases())
-		j.norm = make([]time.Duration, j.Phases())
-	}
-	v, ok := j.speed[t]
-	if !ok {
-		v = 1
-	}
-	delete(j.speed, t)
-	if state != schedkit.TaskSucceeded {
-		return
-	}
-	ph := t.Phase()
-	sum := j.Job.Progress(ph).FinishedDurationSum
-	d := sum - j.raw[ph]
-	j.raw[ph] = sum
-	j.norm[ph] += time.Duration(float64(d) * v)
 }

@@ -1,4 +1,4 @@
-package experiment
+package policy
 
 import (
 	"fmt"
@@ -9,32 +9,32 @@ import (
 	"github.com/schedkit/schedkit/internal/sim"
 )
 
-// accelPolicyConfig configures the accel experiment's host policy.
-type accelPolicyConfig struct {
-	// name heads the column.
-	name string
-	// binding is the binding table's configuration (the option measured).
-	binding binding.Config
-	// accel sends every task to an accelerator: its own node's if it has
+// AccelConfig configures an Accel policy (the accel experiment's host).
+type AccelConfig struct {
+	// Name heads the column.
+	Name string
+	// Binding is the binding table's configuration (the option measured).
+	Binding binding.Config
+	// Accel sends every task to an accelerator: its own node's if it has
 	// one, else the ANode its node (or container) is bound to. Off, every
 	// task runs on its own node's CPU (Cluster4-0).
-	accel bool
-	// pull lets a free container take the next task of the job, wherever
+	Accel bool
+	// Pull lets a free container take the next task of the job, wherever
 	// it was dealt; off, each container runs the tasks dealt to it
 	// (static spread, the paper's setting).
-	pull bool
-	// containers is the number of containers per node.
-	containers int
+	Pull bool
+	// Containers is the number of containers per node.
+	Containers int
 }
 
-// accelPolicy plays the YARN side of paper 001 in the simulator: it keeps
+// Accel plays the YARN side of paper 001 in the simulator: it keeps
 // a binding.Table fed with node joins, departures and heartbeats, carries
 // out its moves (sim Bind decisions for node-level binding; for
 // container-level binding each task is pinned to its container's ANode
 // when it starts), and runs the tasks dealt to each container one after
 // the other. A container whose unit is unbound waits.
-type accelPolicy struct {
-	cfg     accelPolicyConfig
+type Accel struct {
+	cfg     AccelConfig
 	tab     *binding.Table
 	byID    map[schedkit.NodeID]*sim.Node
 	sims    []*sim.Node // by index
@@ -46,9 +46,9 @@ type accelPolicy struct {
 }
 
 var (
-	_ sim.Policy      = (*accelPolicy)(nil)
-	_ sim.NodeWatcher = (*accelPolicy)(nil)
-	_ sim.TaskWatcher = (*accelPolicy)(nil)
+	_ sim.Policy      = (*Accel)(nil)
+	_ sim.NodeWatcher = (*Accel)(nil)
+	_ sim.TaskWatcher = (*Accel)(nil)
 )
 
 type accelNode struct {
@@ -86,35 +86,37 @@ func (q *accelQueue) pop() {
 	q.head++
 }
 
-// newAccelPolicy returns the policy for a cluster of n nodes.
-func newAccelPolicy(cfg accelPolicyConfig, n int) (*accelPolicy, error) {
-	if cfg.containers <= 0 || n <= 0 {
-		return nil, paramErr("accel policy needs nodes and containers > 0")
+// NewAccel returns the policy for a cluster of n nodes. No containers or
+// no nodes return ErrConfig; an invalid cfg.Binding returns binding.New's
+// error as it is.
+func NewAccel(cfg AccelConfig, n int) (*Accel, error) {
+	if cfg.Containers <= 0 || n <= 0 {
+		return nil, fmt.Errorf("%w: accel policy needs nodes and containers > 0", ErrConfig)
 	}
-	tab, err := binding.New(cfg.binding)
+	tab, err := binding.New(cfg.Binding)
 	if err != nil {
-		return nil, paramErr("%w", err)
+		return nil, err
 	}
-	p := &accelPolicy{cfg: cfg, tab: tab, running: map[*sim.Task]accelSlot{},
+	p := &Accel{cfg: cfg, tab: tab, running: map[*sim.Task]accelSlot{},
 		nodes: make([]accelNode, n), sims: make([]*sim.Node, n), mark: make([]bool, n)}
 	for i := range p.nodes {
-		p.nodes[i].busy = make([]bool, cfg.containers)
-		p.nodes[i].queue = make([]accelQueue, cfg.containers)
+		p.nodes[i].busy = make([]bool, cfg.Containers)
+		p.nodes[i].queue = make([]accelQueue, cfg.Containers)
 	}
 	return p, nil
 }
 
 // Name implements sim.Policy.
-func (p *accelPolicy) Name() string { return p.cfg.name }
+func (p *Accel) Name() string { return p.cfg.Name }
 
 // Submit deals the job's tasks: each to the node its Locations name (else
 // round robin), and on that node to containers in turn; in pull mode they
 // join one queue.
-func (p *accelPolicy) Submit(_ time.Time, j *sim.Job) error {
+func (p *Accel) Submit(_ time.Time, j *sim.Job) error {
 	for ph := 0; ph < j.Phases(); ph++ {
 		for i := 0; i < j.Tasks(schedkit.Phase(ph)); i++ {
 			t := j.Task(schedkit.Phase(ph), i)
-			if p.cfg.pull {
+			if p.cfg.Pull {
 				p.pending.items = append(p.pending.items, t)
 				continue
 			}
@@ -126,7 +128,7 @@ func (p *accelPolicy) Submit(_ time.Time, j *sim.Job) error {
 				return fmt.Errorf("task %s on node %d: accel policy built for %d nodes", t.ID(), ni, len(p.nodes))
 			}
 			n := &p.nodes[ni]
-			c := n.dealt % p.cfg.containers
+			c := n.dealt % p.cfg.Containers
 			n.dealt++
 			n.queue[c].items = append(n.queue[c].items, t)
 		}
@@ -134,13 +136,13 @@ func (p *accelPolicy) Submit(_ time.Time, j *sim.Job) error {
 	return nil
 }
 
-func (p *accelPolicy) status(n *sim.Node) binding.NodeStatus {
-	return binding.NodeStatus{ID: n.ID(), Rack: n.Rack(), Accelerators: n.Accelerators(), Containers: p.cfg.containers}
+func (p *Accel) status(n *sim.Node) binding.NodeStatus {
+	return binding.NodeStatus{ID: n.ID(), Rack: n.Rack(), Accelerators: n.Accelerators(), Containers: p.cfg.Containers}
 }
 
 // Heartbeat implements sim.Policy: the node's status goes to the table,
 // then its free containers take their next tasks.
-func (p *accelPolicy) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+func (p *Accel) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	moves, err := p.tab.Heartbeat(now, p.status(n))
 	if err != nil {
 		return dst, err
@@ -152,7 +154,7 @@ func (p *accelPolicy) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst 
 
 // NodeChanged implements sim.NodeWatcher: a node joining is added to the
 // table, one leaving is removed; the moves are carried out.
-func (p *accelPolicy) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+func (p *Accel) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	if p.byID == nil {
 		if c.AllNodes() != len(p.nodes) {
 			return dst, fmt.Errorf("accel policy built for %d nodes, cluster has %d", len(p.nodes), c.AllNodes())
@@ -185,7 +187,7 @@ func (p *accelPolicy) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cl
 // TaskEnded implements sim.TaskWatcher: the container is free; a task
 // that failed (its node or its pinned ANode went down) goes back to the
 // front of its queue.
-func (p *accelPolicy) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) {
+func (p *Accel) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) {
 	s, ok := p.running[t]
 	if !ok {
 		return
@@ -196,7 +198,7 @@ func (p *accelPolicy) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskSta
 	if state == schedkit.TaskSucceeded {
 		return
 	}
-	if p.cfg.pull {
+	if p.cfg.Pull {
 		p.pending.retry = append(p.pending.retry, t)
 	} else {
 		n.queue[s.container].retry = append(n.queue[s.container].retry, t)
@@ -209,14 +211,14 @@ func (p *accelPolicy) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskSta
 // it now waits or serves itself; with containers nothing moves at once
 // (each task is pinned when it starts). Every moved node may now start
 // tasks.
-func (p *accelPolicy) carryOut(moves []binding.Move, dst []sim.Decision) []sim.Decision {
+func (p *Accel) carryOut(moves []binding.Move, dst []sim.Decision) []sim.Decision {
 	for _, m := range moves {
 		n := p.byID[m.Node]
 		if n == nil || !p.nodes[n.Index()].up {
 			continue
 		}
 		p.touch(n.Index())
-		if p.cfg.binding.Containers {
+		if p.cfg.Binding.Containers {
 			continue
 		}
 		var to *sim.Node
@@ -228,14 +230,14 @@ func (p *accelPolicy) carryOut(moves []binding.Move, dst []sim.Decision) []sim.D
 	return dst
 }
 
-func (p *accelPolicy) touch(i int) {
+func (p *Accel) touch(i int) {
 	if !p.mark[i] {
 		p.mark[i] = true
 		p.touched = append(p.touched, i)
 	}
 }
 
-func (p *accelPolicy) dispatchTouched(dst []sim.Decision) []sim.Decision {
+func (p *Accel) dispatchTouched(dst []sim.Decision) []sim.Decision {
 	for _, i := range p.touched {
 		p.mark[i] = false
 		dst = p.dispatch(p.sims[i], dst)
@@ -246,7 +248,7 @@ func (p *accelPolicy) dispatchTouched(dst []sim.Decision) []sim.Decision {
 
 // dispatch starts the next task in every free container of n whose
 // accelerator is known.
-func (p *accelPolicy) dispatch(n *sim.Node, dst []sim.Decision) []sim.Decision {
+func (p *Accel) dispatch(n *sim.Node, dst []sim.Decision) []sim.Decision {
 	if n == nil {
 		return dst
 	}
@@ -261,7 +263,7 @@ func (p *accelPolicy) dispatch(n *sim.Node, dst []sim.Decision) []sim.Decision {
 			continue
 		}
 		q := &p.pending
-		if !p.cfg.pull {
+		if !p.cfg.Pull {
 			q = &st.queue[c]
 		}
 		t := q.peek()
@@ -269,8 +271,8 @@ func (p *accelPolicy) dispatch(n *sim.Node, dst []sim.Decision) []sim.Decision {
 			continue
 		}
 		d := sim.AssignTask(t, n)
-		if p.cfg.accel && role == binding.NNode {
-			if !p.cfg.binding.Containers {
+		if p.cfg.Accel && role == binding.NNode {
+			if !p.cfg.Binding.Containers {
 				if _, ok := p.tab.Lookup(n.ID()); !ok {
 					continue // unbound: wait for an ANode
 				}

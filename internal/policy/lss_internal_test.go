@@ -1,4 +1,4 @@
-package experiment
+package policy
 
 import (
 	"testing"
@@ -13,10 +13,7 @@ import (
 // reports every finished map as 10 s of speed-1 work, while the
 // simulator's own counter holds the wall times.
 func TestLSSJobSpeedNormalised(t *testing.T) {
-	cfg, _, err := SlotCluster(workload.SlotSpace(), 2, 2, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := slotCluster(t, 2, 2, 1)
 	cfg.Nodes[0].Speed, cfg.Nodes[1].Speed = 2, 0.5
 	shaper, _ := workload.NewSlotShaper(workload.SlotSpace())
 	var maps workload.PhaseSpec
@@ -28,7 +25,7 @@ func TestLSSJobSpeedNormalised(t *testing.T) {
 		maps.Tasks = append(maps.Tasks, workload.TaskSpec{Requested: req, Profile: prof})
 	}
 	w := &workload.Workload{Name: "speeds", Jobs: []workload.JobSpec{{ID: "H", Submit: time.Second, Deadline: time.Hour, Phases: []workload.PhaseSpec{maps}}}}
-	pol, err := NewLSSPolicy(&cfg, LSSOptions{Heterogeneous: true})
+	pol, err := NewLSS(&cfg, LSSOptions{Heterogeneous: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,38 +59,6 @@ func TestLSSJobSpeedNormalised(t *testing.T) {
 	}
 }
 
-// -policies replaces the baselines; LSS columns stay.
-func TestLSSBaselines(t *testing.T) {
-	cols, err := lssBaselines(Params{Policies: []string{"EDF", "drf"}})
-	if err != nil || len(cols) != 2 || cols[0].base != "edf" || cols[1].base != "drf" || cols[0].opt != nil {
-		t.Fatalf("%+v, %v", cols, err)
-	}
-	if cols, _ := lssBaselines(Params{}); len(cols) != 3 || cols[0].base != "fifo" || cols[1].base != "edf" || cols[2].base != "fair" {
-		t.Fatalf("defaults %+v", cols)
-	}
-	if _, err := lssBaselines(Params{Policies: []string{"lifo"}}); err == nil {
-		t.Fatal("unknown policy accepted")
-	}
-}
-
-// scaleModel reaches the target load and keeps the model at target 0.
-func TestScaleModel(t *testing.T) {
-	wc := workload.Paper000Light()
-	_, f, m, _ := scaleModel(wc, 0)
-	if f != 1 || m < 0.5 || m > 0.6 {
-		t.Errorf("as is: factor %v load %v", f, m)
-	}
-	for _, target := range []float64{0.4, 1.2} {
-		c, f, m, _ := scaleModel(wc, target)
-		if d := m - target; d > 1e-6 || d < -1e-6 {
-			t.Errorf("target %v: load %v (factor %v)", target, m, f)
-		}
-		if got, _, _ := c.OfferedLoad(10, 5); got != m {
-			t.Errorf("target %v: config's load %v, reported %v", target, got, m)
-		}
-	}
-}
-
 // Phase hints come from the earlier ended jobs of the class: 4 maps of
 // 10 s and one 30 s reduce on one worker × (2 map + 1 reduce). The first
 // job's reduce starts after the first map (slow-start) and waits for the
@@ -117,12 +82,9 @@ func TestLSSPhaseHints(t *testing.T) {
 		return workload.JobSpec{ID: id, Class: "W", Submit: submit, Deadline: time.Hour, Phases: []workload.PhaseSpec{maps, red}}
 	}
 	for _, raw := range []bool{false, true} {
-		cfg, _, err := SlotCluster(workload.SlotSpace(), 1, 2, 1, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := slotCluster(t, 1, 2, 1)
 		w := &workload.Workload{Name: "hints", Jobs: []workload.JobSpec{job("X1", time.Second), job("X2", 200*time.Second)}}
-		pol, err := NewLSSPolicy(&cfg, LSSOptions{PhaseTaskTimeHints: true, RawPhaseHints: raw})
+		pol, err := NewLSS(&cfg, LSSOptions{PhaseTaskTimeHints: true, RawPhaseHints: raw})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,172 @@
+package dbs
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// QueueConfig is one queue's configured share of the slots and its price.
+type QueueConfig struct {
+	// Share is the fraction of each slot kind the queue is guaranteed, in
+	// [0, 1], rounded to millionths. Shares of the three queues add up to
+	// at most 1 (the rest is nobody's guarantee and goes to whoever has
+	// work).
+	Share float64
+	// Price is c_q, the charge per slot-second of a job in the queue:
+	// finite and positive.
+	Price float64
+}
+
+// DefaultQueues are the queues used when Config.Queues is the zero
+// value, indexed by Queue: Low 20% at 0.02, Mid 30% at 0.03, High 50% at
+// 0.05 per slot-second. The paper gives no figures (its configuration
+// file is not printed); these are ours, with High the largest share and
+// the highest price as the paper requires.
+var DefaultQueues = [3]QueueConfig{
+	Low:  {Share: 0.2, Price: 0.02},
+	Mid:  {Share: 0.3, Price: 0.03},
+	High: {Share: 0.5, Price: 0.05},
+}
+
+// DefaultInterval is Δ, the paper's weight update period.
+const DefaultInterval = 500 * time.Millisecond
+
+// Config configures a Scheduler. Only Cluster is required; the zero
+// value of every other field is the paper's algorithm with DefaultQueues.
+type Config struct {
+	// Cluster is the host's live view of the cluster. Tick and Heartbeat
+	// read its Capacity: the map and reduce slots the queue shares divide.
+	Cluster schedkit.Cluster
+	// MapKind and ReduceKind name the integral resource kinds of map and
+	// reduce slots in the cluster's Space. Default: resource.MapSlot and
+	// resource.ReduceSlot.
+	MapKind, ReduceKind string
+	// Queues configures Low, Mid and High (indexed by Queue). The zero
+	// value means DefaultQueues. Prices must not decrease from Low to High.
+	Queues [3]QueueConfig
+	// Interval is Δ, the least time between two weight updates (model 3);
+	// Tick updates when at least Interval has passed since the last
+	// update. Zero means DefaultInterval.
+	Interval time.Duration
+	// TransferRate is 1/Td in bytes per second: model 2's shuffle time of
+	// a job is its reduce input f·δ divided by it. Zero means transfer
+	// time is not modelled.
+	TransferRate float64
+	// DefaultTaskTime is the a-priori task time models 1 and 2 use for a
+	// job with no finished task and no TaskTimeHint. Zero means none:
+	// such a job has weight 0 and a minimum of one map slot until a task
+	// finishes (see JobStatus.TaskTimeUnknown).
+	DefaultTaskTime time.Duration
+
+	// StaticWeights (ablation) turns model 3 off: weights and minimum
+	// slots are computed once, at Submit, and no job ever changes queue.
+	StaticWeights bool
+	// NoQueueMoves (ablation) keeps model 3's weight updates but never
+	// promotes or demotes a job.
+	NoQueueMoves bool
+	// MinimumFirst (option, after Kc & Anyanwu's deadline scheduler)
+	// serves minimums before shares: a free slot goes first to a job
+	// below its model-2 minimum of the slot's kind, in queue order (High,
+	// Mid, Low) then weight, even if its queue is at or above its share;
+	// only when no queue's first job is below its minimum are slots
+	// divided by share. Minimums then guarantee what model 2 computes
+	// (the paper's "to guarantee the job's completion time"), at the cost
+	// of the share guarantee while minimums exceed the cluster.
+	MinimumFirst bool
+	// PhiAwareMoves (option) lets model 3 promote only jobs with φ > 0
+	// and demote only jobs with φ < 1: a promotion buys time at a higher
+	// price, which a budget-only job does not value; a demotion saves
+	// money at the cost of priority, which a deadline-only job does not
+	// want. Weights are updated as without the option.
+	PhiAwareMoves bool
+	// NoMinimumSlots (ablation) drops model 2 from slot assignment: jobs
+	// below their minimum get no precedence, a queue's jobs are served by
+	// weight alone. Model 3 still compares held with needed slots.
+	NoMinimumSlots bool
+}
+
+// maxSlots bounds slot counts read from vectors.
+const maxSlots = 1 << 32
+
+// resolved is Config after New's checks.
+type resolved struct {
+	kind     [2]int // map, reduce index in the Space
+	queues   [3]QueueConfig
+	micro    [3]int64 // shares in millionths
+	interval time.Duration
+	space    *resource.Space
+}
+
+func (c *Config) resolve() (resolved, error) {
+	fail := func(format string, args ...any) (resolved, error) {
+		return resolved{}, &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
+	}
+	var r resolved
+	if c.Cluster == nil {
+		return fail("nil Cluster")
+	}
+	sp := c.Cluster.Space()
+	if sp == nil {
+		return fail("cluster has a nil Space")
+	}
+	r.space = sp
+	names := [2]string{c.MapKind, c.ReduceKind}
+	if names[0] == "" {
+		names[0] = resource.MapSlot.Name
+	}
+	if names[1] == "" {
+		names[1] = resource.ReduceSlot.Name
+	}
+	for k, name := range names {
+		i, ok := sp.Index(name)
+		if !ok {
+			return fail("kind %q not in the cluster's Space", name)
+		}
+		if !sp.Kind(i).Integral {
+			return fail("kind %q is not integral (slots are counted whole)", name)
+		}
+		r.kind[k] = i
+	}
+	if r.kind[0] == r.kind[1] {
+		return fail("map and reduce slots are the same kind %q", names[0])
+	}
+	r.queues = c.Queues
+	if r.queues == ([3]QueueConfig{}) {
+		r.queues = DefaultQueues
+	}
+	sum := 0.0
+	for q, qc := range r.queues {
+		if math.IsNaN(qc.Share) || qc.Share < 0 || qc.Share > 1 {
+			return fail("queue %s: share %v outside [0, 1]", Queue(q), qc.Share)
+		}
+		if math.IsNaN(qc.Price) || math.IsInf(qc.Price, 0) || qc.Price <= 0 {
+			return fail("queue %s: price %v not finite and positive", Queue(q), qc.Price)
+		}
+		sum += qc.Share
+		r.micro[q] = int64(math.Round(qc.Share * 1e6))
+	}
+	if sum > 1+1e-9 {
+		return fail("shares add up to %v, more than 1", sum)
+	}
+	if r.queues[Low].Price > r.queues[Mid].Price || r.queues[Mid].Price > r.queues[High].Price {
+		return fail("prices must not decrease from low to high queue")
+	}
+	r.interval = c.Interval
+	switch {
+	case r.interval < 0:
+		return fail("negative Interval %v", c.Interval)
+	case r.interval == 0:
+		r.interval = DefaultInterval
+	}
+	if math.IsNaN(c.TransferRate) || math.IsInf(c.TransferRate, 0) || c.TransferRate < 0 {
+		return fail("TransferRate %v not finite and non-negative", c.TransferRate)
+	}
+	if c.DefaultTaskTime < 0 {
+		return fail("negative DefaultTaskTime %v", c.DefaultTaskTime)
+	}
+	return r, nil
+}

@@ -1,0 +1,146 @@
+package dbs_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// A host shows dbs its jobs through dbs.Job: the root schedkit.Job plus
+// budget, φ, cost so far and data sizes.
+type exJob struct {
+	id        schedkit.JobID
+	submit    time.Time
+	due       time.Time
+	phi       float64
+	budget    float64
+	cost      float64
+	maps, red schedkit.PhaseProgress
+}
+
+func (j *exJob) ID() schedkit.JobID   { return j.id }
+func (j *exJob) Submitted() time.Time { return j.submit }
+func (j *exJob) Deadline() time.Time  { return j.due }
+func (j *exJob) Phases() int          { return 2 }
+func (j *exJob) Progress(p schedkit.Phase) schedkit.PhaseProgress {
+	if p == schedkit.PhaseMap {
+		return j.maps
+	}
+	return j.red
+}
+func (j *exJob) Budget() float64           { return j.budget }
+func (j *exJob) Phi() float64              { return j.phi }
+func (j *exJob) CostSoFar() float64        { return j.cost }
+func (j *exJob) DataSizes() (int64, int64) { return 0, 0 }
+
+type exNode struct {
+	id   schedkit.NodeID
+	free resource.Vector
+}
+
+func (n *exNode) ID() schedkit.NodeID                      { return n.id }
+func (n *exNode) Rack() schedkit.RackID                    { return "r1" }
+func (n *exNode) Capacity() resource.Vector                { return resource.Vector{4, 2} }
+func (n *exNode) Available() resource.Vector               { return n.free }
+func (n *exNode) Accelerators() []schedkit.AcceleratorInfo { return nil }
+
+type exCluster struct{ space *resource.Space }
+
+func (c *exCluster) Space() *resource.Space    { return c.space }
+func (c *exCluster) Nodes() int                { return 1 }
+func (c *exCluster) Node(int) schedkit.Node    { return nil }
+func (c *exCluster) Capacity() resource.Vector { return resource.Vector{10, 5} } // 10 map, 5 reduce slots
+
+// Three jobs of 20 maps and 2 reduces, one per queue, with 30 s tasks
+// known from earlier runs (Config.DefaultTaskTime), on 10 map and 5
+// reduce slots shared 50/30/20% by High/Mid/Low. Each job, alone in its
+// queue, is estimated at its queue's share (model 1's V):
+//
+//   - urgent (High, 5 map and 2.5 reduce slots): T̂ = ⌈20/5⌉·30 + ⌈2/2.5⌉·30
+//     = 150 s of D = 200 s: W = 0.75. Model 2: Sr_max = 200 − 1·30 = 170 s,
+//     nm = ⌈600/170⌉ = 4, nr = ⌈60/(200 − 170)⌉ = 2.
+//   - both (Mid, 3 and 1.5): T̂ = 7·30 + 2·30 = 270 s of 400 s = 0.675;
+//     Ĉ = 0.03 × 660 slot-s = 19.8 of B = 40: 0.495; W = 0.585. Deadline
+//     view: Sr_max = 400 − 60 = 340, nm = ⌈600/340⌉ = 2, nr = ⌈60/60⌉ = 1;
+//     the budget view (1333 slot-s on one slot) needs less.
+//   - thrifty (Low): Ĉ = 0.02 × 660 = 13.2 of 25: W = 0.528; the budget
+//     view's window 25/0.02 = 1250 s gives nm = nr = 1.
+func Example() {
+	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
+	sched, err := dbs.New(dbs.Config{Cluster: &exCluster{space: space}, DefaultTaskTime: 30 * time.Second})
+	if err != nil {
+		panic(err)
+	}
+	t0 := time.Date(2014, 5, 1, 9, 0, 0, 0, time.UTC)
+	mk := func(id string, phi float64, deadline time.Duration, budget float64) *exJob {
+		return &exJob{id: schedkit.JobID(id), submit: t0, due: t0.Add(deadline), phi: phi, budget: budget,
+			maps: schedkit.PhaseProgress{Total: 20, Ready: 20}, red: schedkit.PhaseProgress{Total: 2}}
+	}
+	jobs := []*exJob{
+		mk("urgent", 1, 200*time.Second, 0),   // deadline only
+		mk("both", 0.5, 400*time.Second, 40),  // deadline and budget
+		mk("thrifty", 0, 900*time.Second, 25), // budget only
+	}
+	for _, j := range jobs {
+		if err := sched.Submit(t0, j); err != nil {
+			panic(err)
+		}
+	}
+	for _, j := range jobs {
+		st, _ := sched.Status(j.id)
+		fmt.Printf("%-7s %-4s W %.3f  min map %d reduce %d\n", j.id, st.Queue, st.Weight, st.Min.Map, st.Min.Reduce)
+	}
+
+	// A node reports 4 free map slots and 1 free reduce slot.
+	node := &exNode{id: "n1", free: resource.Vector{4, 1}}
+	decisions, _ := sched.Heartbeat(t0, node, nil)
+	for _, d := range decisions {
+		fmt.Println(d)
+	}
+	// Output:
+	// urgent  high W 0.750  min map 4 reduce 2
+	// both    mid  W 0.585  min map 2 reduce 1
+	// thrifty low  W 0.528  min map 1 reduce 1
+	// assign urgent map×1 on n1 (high, below minimum)
+	// assign both map×1 on n1 (mid, below minimum)
+	// assign thrifty map×1 on n1 (low, below minimum)
+	// assign urgent map×1 on n1 (high, below minimum)
+}
+
+// Model 3: every Δ (500 ms) Tick compares each job's held slots with its
+// model-2 minimum. A job short of slots and at or above its queue's
+// average weight is marked; still short at the next update, it is
+// promoted one queue up if its budget covers what is left at the higher
+// price. The host then charges it the new price.
+func Example_weightUpdate() {
+	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
+	sched, _ := dbs.New(dbs.Config{Cluster: &exCluster{space: space}, DefaultTaskTime: 30 * time.Second})
+	t0 := time.Date(2014, 5, 1, 9, 0, 0, 0, time.UTC)
+	job := &exJob{id: "both", submit: t0, due: t0.Add(400 * time.Second), phi: 0.5, budget: 40,
+		maps: schedkit.PhaseProgress{Total: 20, Ready: 20}, red: schedkit.PhaseProgress{Total: 2}}
+	_ = sched.Submit(t0, job)
+
+	// The job got one map slot (it needs 2) and the host started it.
+	ds, _ := sched.Heartbeat(t0, &exNode{id: "n1", free: resource.Vector{1, 0}}, nil)
+	fmt.Println(ds[0])
+	job.maps.Ready, job.maps.Running = 19, 1
+	_ = sched.Update("both")
+
+	for _, at := range []time.Duration{500 * time.Millisecond, time.Second} {
+		job.cost = 0.03 * at.Seconds() // one slot at Mid's price so far
+		moves, _ := sched.Tick(t0.Add(at), nil)
+		st, _ := sched.Status("both")
+		fmt.Printf("%v: queue %s, held %v, min map %d, %d moves\n", at, st.Queue, st.Held, st.Min.Map, len(moves))
+		for _, m := range moves {
+			fmt.Printf("%v at %.2f per slot-second (cost left %.2f ≤ budget left %.2f)\n", m, m.Price, m.Figures.CostAtTo, m.Figures.BudgetLeft)
+		}
+	}
+	// Output:
+	// assign both map×1 on n1 (mid, below minimum)
+	// 500ms: queue mid, held [1 0], min map 2, 0 moves
+	// 1s: queue high, held [1 0], min map 2, 1 moves
+	// promote both mid→high (held 1 needed 2, W 0.878 avg 0.585) at 0.05 per slot-second (cost left 32.95 ≤ budget left 39.97)
+}

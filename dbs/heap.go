@@ -1,0 +1,121 @@
+package dbs
+
+// qheap is an intrusive binary heap of the entries of one queue that have
+// ready tasks of one slot kind, ordered by less (head first). Each entry
+// records its position in pos[slot], so re-keying and removal are
+// O(log n) without allocation.
+type qheap struct {
+	items []*entry
+	slot  int // q*2 + kind
+	kind  int
+	noMin bool
+}
+
+// less orders a queue for one kind: jobs below their minimum of the kind
+// first (unless noMin), then weight descending, submission, ID.
+func (h *qheap) less(a, b *entry) bool {
+	if !h.noMin {
+		ab, bb := a.below(h.kind), b.below(h.kind)
+		if ab != bb {
+			return ab
+		}
+	}
+	return a.before(b)
+}
+
+func (h *qheap) len() int { return len(h.items) }
+
+func (h *qheap) top() *entry { return h.items[0] }
+
+// upsert inserts e, or restores the heap order around it if present.
+func (h *qheap) upsert(e *entry) {
+	if i := e.pos[h.slot]; i >= 0 {
+		if !h.down(int(i)) {
+			h.up(int(i))
+		}
+		return
+	}
+	e.pos[h.slot] = int32(len(h.items))
+	h.items = append(h.items, e)
+	h.up(len(h.items) - 1)
+}
+
+// remove deletes e if present.
+func (h *qheap) remove(e *entry) {
+	i := int(e.pos[h.slot])
+	if i < 0 {
+		return
+	}
+	n := len(h.items) - 1
+	if i != n {
+		h.swap(i, n)
+	}
+	h.items[n] = nil
+	h.items = h.items[:n]
+	e.pos[h.slot] = -1
+	if i != n {
+		if !h.down(i) {
+			h.up(i)
+		}
+	}
+}
+
+// reset empties the heap.
+func (h *qheap) reset() {
+	for i, e := range h.items {
+		e.pos[h.slot] = -1
+		h.items[i] = nil
+	}
+	h.items = h.items[:0]
+}
+
+// push appends e without restoring order (call heapify after).
+func (h *qheap) push(e *entry) {
+	e.pos[h.slot] = int32(len(h.items))
+	h.items = append(h.items, e)
+}
+
+// heapify restores the heap order of all items in O(n).
+func (h *qheap) heapify() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *qheap) swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.items[i].pos[h.slot] = int32(i)
+	h.items[j].pos[h.slot] = int32(j)
+}
+
+func (h *qheap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(h.items[i], h.items[p]) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+// down sifts item i down and reports whether it moved.
+func (h *qheap) down(i int) bool {
+	start, n := i, len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && h.less(h.items[r], h.items[l]) {
+			c = r
+		}
+		if !h.less(h.items[c], h.items[i]) {
+			break
+		}
+		h.swap(i, c)
+		i = c
+	}
+	return i > start
+}

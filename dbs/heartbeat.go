@@ -1,0 +1,142 @@
+package dbs
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+)
+
+// Heartbeat assigns node's free slots at now and appends the assignments
+// to dst, returning the extended slice (pass dst[:0] of a reused slice
+// for no allocation). Map slots first, then reduce slots, as a Hadoop-1
+// JobTracker does; each free slot goes to
+//
+//  1. the queue, among those with a ready task of the slot's kind, that
+//     uses the smallest fraction of its guaranteed share of that kind
+//     (capacity-scheduler semantics: a queue below its share is served
+//     first, an idle share is lent to the others, and lent slots come
+//     back to their queue as tasks end, without preemption; ties go to
+//     the higher queue);
+//  2. within the queue, the first job holding fewer slots of the kind
+//     than its model-2 minimum, by weight descending, submission, ID;
+//     if none, the first job by weight descending, submission, ID.
+//
+// A job gets at most its ready tasks; consecutive slots to the same job
+// and phase are merged into one Assign with Count. The host starts the
+// tasks and calls Update for each job. On an error (nil node, vectors
+// that do not fit the Space or hold NaN, negative or fractional slots,
+// time going backwards) nothing is decided and dst is returned unchanged.
+func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
+	const op = "Heartbeat"
+	if node == nil {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	}
+	if err := s.checkTime(op, now); err != nil {
+		err.(*Error).Node = node.ID()
+		return dst, err
+	}
+	capK, guar := s.capK, s.guar
+	if err := s.readCapacity(op); err != nil {
+		err.(*Error).Node = node.ID()
+		return dst, err
+	}
+	v := node.Available()
+	if len(v) != s.r.space.Len() {
+		s.capK, s.guar = capK, guar
+		return dst, &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode,
+			Reason: fmt.Sprintf("available vector has %d elements, the Space %d", len(v), s.r.space.Len())}
+	}
+	for k, i := range s.r.kind {
+		n, ok := slotCount(v[i])
+		if !ok {
+			s.capK, s.guar = capK, guar
+			return dst, &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode,
+				Reason: fmt.Sprintf("free %q slots: %v", s.r.space.Kind(i).Name, v[i])}
+		}
+		s.free[k] = n
+	}
+	s.advance(now)
+	id := node.ID()
+	start := len(dst)
+	for k := range 2 {
+		for s.free[k] > 0 {
+			q := s.pickQueue(k)
+			if q < 0 {
+				break
+			}
+			h := &s.heaps[q*2+k]
+			e := h.top()
+			below := !s.cfg.NoMinimumSlots && e.below(k)
+			e.heldK[k]++
+			e.availK[k]--
+			s.used[q][k]++
+			s.free[k]--
+			if e.avail(k) == 0 {
+				h.remove(e)
+			} else {
+				h.upsert(e)
+			}
+			if n := len(dst); n > start {
+				if d := &dst[n-1]; d.Job == e.id && int(d.Phase) == k && d.BelowMinimum == below {
+					d.Count++
+					d.Figures.Held++
+					continue
+				}
+			}
+			dst = append(dst, Decision{
+				Action: Assign, Job: e.id, Phase: schedkit.Phase(k), Node: id, Count: 1,
+				BelowMinimum: below, From: e.queue, To: e.queue, Price: s.r.queues[e.queue].Price,
+				Figures: Figures{Now: now, Held: e.held(k), Needed: e.minOf(k), Weight: e.w},
+			})
+		}
+	}
+	return dst, nil
+}
+
+// pickQueue returns the queue that gets the next slot of kind k (with
+// MinimumFirst, the highest queue whose first job is below its minimum,
+// if any; otherwise): among
+// queues with a ready task of the kind, the least used relative to its
+// guarantee (a queue with no guarantee only gets what others leave),
+// ties to the higher queue; -1 if none has a ready task.
+//
+// used/guarantee is compared as used/share, the kind's capacity being
+// common to all queues, in exact integer arithmetic with shares in
+// millionths, so equal ratios tie exactly.
+func (s *Scheduler) pickQueue(k int) int {
+	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots {
+		for q := int(High); q >= int(Low); q-- {
+			if h := &s.heaps[q*2+k]; h.len() > 0 && h.top().below(k) {
+				return q
+			}
+		}
+	}
+	best := -1
+	for q := int(High); q >= int(Low); q-- {
+		if s.heaps[q*2+k].len() == 0 {
+			continue
+		}
+		if best < 0 || s.lessRatio(q, best, k) {
+			best = q
+		}
+	}
+	return best
+}
+
+// lessRatio reports whether queue a uses less of its share of kind k
+// than queue b; a zero share counts as an infinite ratio (and two of
+// them compare by usage).
+func (s *Scheduler) lessRatio(a, b, k int) bool {
+	ua, ub := int64(s.used[a][k]), int64(s.used[b][k])
+	sa, sb := s.r.micro[a], s.r.micro[b]
+	switch {
+	case sa == 0 && sb == 0:
+		return ua < ub
+	case sa == 0:
+		return false
+	case sb == 0:
+		return true
+	}
+	return ua*sb < ub*sa
+}

@@ -1,0 +1,246 @@
+package dbs
+
+import (
+	"math"
+	"time"
+
+	"github.com/schedkit/schedkit/estimate"
+)
+
+// MaxTerm caps each term of model 1: a constraint that can no longer be
+// met (deadline passed, budget spent, no capacity) weighs MaxTerm rather
+// than infinity, so weights stay finite and averages stay numbers.
+const MaxTerm = 1e6
+
+// WeightInput is what model 1 reads about one job at one instant.
+type WeightInput struct {
+	// Phi is the time-influence factor φ.
+	Phi float64
+	// Remaining is T̂, the job's remaining time at the processing rate
+	// available to it (estimate.RemainingTime at the job's capacity), and
+	// CannotFinish that rate is zero for a phase with work left.
+	Remaining    time.Duration
+	CannotFinish bool
+	// DeadlineLeft is D, the deadline minus now.
+	DeadlineLeft time.Duration
+	// SlotSeconds is what is left of the job's work in slot-seconds:
+	// Σ unfinished × task time − Σ elapsed of running tasks, at least 0.
+	SlotSeconds float64
+	// Price is c_q, the price per slot-second of the job's queue.
+	Price float64
+	// BudgetLeft is B, the budget minus the cost so far.
+	BudgetLeft float64
+}
+
+// WeightFigures is model 1's result and the figures behind it.
+type WeightFigures struct {
+	// Cost is Ĉ = Price × SlotSeconds, the estimated cost of what is left.
+	Cost float64
+	// TimeTerm is T̂/D (0 when φ = 0) and CostTerm Ĉ/B (0 when φ = 1),
+	// each capped at MaxTerm; a term whose constraint can no longer be
+	// met (D ≤ 0 or no capacity, B ≤ 0) with work left is MaxTerm.
+	TimeTerm, CostTerm float64
+	// W = φ·TimeTerm + (1−φ)·CostTerm: the fraction of the remaining
+	// deadline and budget the job would use. Larger is more pressing.
+	W float64
+}
+
+// Weight is model 1 (reconstructed, see the package doc):
+//
+//	W = φ·T̂/D + (1−φ)·Ĉ/B,   Ĉ = c_q × remaining slot-seconds.
+//
+// The result is always finite and non-negative for finite inputs.
+func Weight(in WeightInput) WeightFigures {
+	f := WeightFigures{Cost: in.Price * max(in.SlotSeconds, 0)}
+	if in.Phi > 0 {
+		switch {
+		case in.CannotFinish:
+			f.TimeTerm = MaxTerm
+		case in.Remaining <= 0:
+			f.TimeTerm = 0
+		case in.DeadlineLeft <= 0:
+			f.TimeTerm = MaxTerm
+		default:
+			f.TimeTerm = min(float64(in.Remaining)/float64(in.DeadlineLeft), MaxTerm)
+		}
+	}
+	if in.Phi < 1 {
+		switch {
+		case f.Cost <= 0:
+			f.CostTerm = 0
+		case in.BudgetLeft <= 0:
+			f.CostTerm = MaxTerm
+		default:
+			f.CostTerm = min(f.Cost/in.BudgetLeft, MaxTerm)
+		}
+	}
+	f.W = in.Phi*f.TimeTerm + (1-in.Phi)*f.CostTerm
+	return f
+}
+
+// PhaseWork is what model 2 reads about one phase (map or reduce).
+type PhaseWork struct {
+	// Unfinished is the phase's pending plus running tasks.
+	Unfinished int
+	// TaskTime is Tm or Tr, the time of one task.
+	TaskTime time.Duration
+	// Elapsed is Σ elapsed time of the phase's running tasks; the work
+	// left is Unfinished × TaskTime − Elapsed.
+	Elapsed time.Duration
+}
+
+// work returns the phase's remaining slot-seconds.
+func (p PhaseWork) work() float64 {
+	return float64(p.Unfinished)*p.TaskTime.Seconds() - p.Elapsed.Seconds()
+}
+
+// MinInput is what model 2 reads about one job at one instant.
+type MinInput struct {
+	// Phi is the time-influence factor φ: the deadline view applies when
+	// φ > 0, the budget view when φ < 1.
+	Phi float64
+	// Map and Reduce are the phases' work left.
+	Map, Reduce PhaseWork
+	// ReduceCapacity is the reduce capacity available to the job (the
+	// same as model 1's), giving the ⌈R/nr⌉ waves of reduce in Sr_max.
+	ReduceCapacity estimate.Capacity
+	// ReduceStarted reports that a reduce task has run: the shuffle is
+	// then under way and its time is no longer charged.
+	ReduceStarted bool
+	// DeadlineLeft is the deadline minus now (t + D − now).
+	DeadlineLeft time.Duration
+	// Transfer is f·δ·Td, the shuffle time of the reduce input.
+	Transfer time.Duration
+	// Allowance is B/c_q, the slot-seconds the remaining budget buys at
+	// the queue's price; Held is the slots the job holds (at least 1 is
+	// used). The budget view's window is Allowance/Held seconds.
+	Allowance float64
+	Held      int
+}
+
+// MinResult is model 2's result.
+type MinResult struct {
+	// Map and Reduce are the minimum slots: the larger of the deadline
+	// view's (φ > 0) and the budget view's (φ < 1), each at most the
+	// phase's unfinished tasks. A view that cannot be met contributes
+	// nothing (its flag is set instead).
+	Map, Reduce int
+	// Deadline and Budget are the two views' figures.
+	Deadline, Budget MinView
+}
+
+// MinView is one view (deadline or budget) of model 2.
+type MinView struct {
+	// Applies reports whether φ selects this view.
+	Applies bool
+	// Window is the time the view allows from now: DeadlineLeft for the
+	// deadline view, Allowance/Held for the budget view.
+	Window time.Duration
+	// ReduceStartLatest is Sr_max − now = Window − ⌈R/nr⌉·Tr − f·δ·Td.
+	ReduceStartLatest time.Duration
+	// Map and Reduce are the view's minimum slots (capped at unfinished).
+	Map, Reduce int
+	// Unmeetable reports a non-positive denominator: the constraint can
+	// no longer be met at any slot count (never divided by).
+	Unmeetable bool
+}
+
+// MinimumSlots is model 2 (reconstructed after Kc & Anyanwu, see the
+// package doc), on what is left of the job at now:
+//
+//	Sr_max = now + W − ⌈Ur/nr⌉·Tr − f·δ·Td
+//	nm_min = ⌈(Um·Tm − ΣRm) / (Sr_max − now)⌉
+//	nr_min = ⌈(Ur·Tr − ΣRr) / (now + W − f·δ·Td − Sr)⌉
+//
+// with W the view's window (deadline: D left; budget: B/c_q slot-seconds
+// spread over the slots held), Sr = Sr_max while maps remain, else now,
+// and f·δ·Td dropped once a reduce has run. A phase with work left and a
+// non-positive denominator makes the view Unmeetable.
+func MinimumSlots(in MinInput) MinResult {
+	var r MinResult
+	if in.Phi > 0 {
+		r.Deadline = minView(in, in.DeadlineLeft)
+		r.Deadline.Applies = true
+	}
+	if in.Phi < 1 {
+		w := time.Duration(0)
+		if in.Allowance > 0 {
+			secs := in.Allowance / float64(max(in.Held, 1))
+			w = durationOf(secs)
+		}
+		r.Budget = minView(in, w)
+		r.Budget.Applies = true
+	}
+	for _, v := range [2]MinView{r.Deadline, r.Budget} {
+		if v.Applies && !v.Unmeetable {
+			r.Map = max(r.Map, v.Map)
+			r.Reduce = max(r.Reduce, v.Reduce)
+		}
+	}
+	return r
+}
+
+// durationOf converts seconds to a Duration, saturating at the estimate
+// package's Horizon.
+func durationOf(secs float64) time.Duration {
+	if !(secs < estimate.Horizon.Seconds()) {
+		return estimate.Horizon
+	}
+	if secs <= 0 {
+		return 0
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// minView evaluates model 2 for one window.
+func minView(in MinInput, window time.Duration) MinView {
+	v := MinView{Window: window}
+	transfer := in.Transfer
+	if in.ReduceStarted {
+		transfer = 0
+	}
+	um, ur := in.Map.Unfinished, in.Reduce.Unfinished
+	var wavesR int64
+	if ur > 0 {
+		w, ok := estimate.Waves(ur, in.ReduceCapacity)
+		if !ok {
+			v.Unmeetable = true
+			return v
+		}
+		wavesR = w
+	}
+	srMax := window.Seconds() - float64(wavesR)*in.Reduce.TaskTime.Seconds() - transfer.Seconds()
+	v.ReduceStartLatest = time.Duration(math.Max(math.Min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))
+	if um > 0 {
+		if srMax <= 0 {
+			v.Unmeetable = true
+			return v
+		}
+		v.Map = ceilSlots(in.Map.work()/srMax, um)
+	}
+	if ur > 0 {
+		sr := 0.0
+		if um > 0 {
+			sr = srMax
+		}
+		den := window.Seconds() - transfer.Seconds() - sr
+		if den <= 0 {
+			v.Unmeetable = true
+			return v
+		}
+		v.Reduce = ceilSlots(in.Reduce.work()/den, ur)
+	}
+	return v
+}
+
+// ceilSlots returns ⌈x⌉ clamped to [1, limit] (a phase with work left
+// needs at least one slot, and can use no more than its tasks).
+func ceilSlots(x float64, limit int) int {
+	if !(x < float64(limit)) {
+		return limit
+	}
+	if x <= 1 {
+		return 1
+	}
+	return int(math.Ceil(x))
+}

@@ -1,0 +1,176 @@
+package dbs_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/estimate"
+)
+
+const sec = time.Second
+
+func TestWeightModel1(t *testing.T) {
+	tests := []struct {
+		name string
+		in   dbs.WeightInput
+		want dbs.WeightFigures
+	}{
+		{
+			// T̂/D = 300/600 = 0.5; φ = 1 ignores the budget.
+			name: "deadline only",
+			in:   dbs.WeightInput{Phi: 1, Remaining: 300 * sec, DeadlineLeft: 600 * sec, SlotSeconds: 1000, Price: 0.05, BudgetLeft: 10},
+			want: dbs.WeightFigures{Cost: 50, TimeTerm: 0.5, W: 0.5},
+		},
+		{
+			// Ĉ = 0.05 × 1000 = 50; Ĉ/B = 50/200 = 0.25; φ = 0 ignores the deadline.
+			name: "budget only",
+			in:   dbs.WeightInput{Phi: 0, Remaining: 300 * sec, DeadlineLeft: -sec, SlotSeconds: 1000, Price: 0.05, BudgetLeft: 200},
+			want: dbs.WeightFigures{Cost: 50, CostTerm: 0.25, W: 0.25},
+		},
+		{
+			// 0.5 × 0.5 + 0.5 × 0.25 = 0.375.
+			name: "both",
+			in:   dbs.WeightInput{Phi: 0.5, Remaining: 300 * sec, DeadlineLeft: 600 * sec, SlotSeconds: 1000, Price: 0.05, BudgetLeft: 200},
+			want: dbs.WeightFigures{Cost: 50, TimeTerm: 0.5, CostTerm: 0.25, W: 0.375},
+		},
+		{
+			name: "deadline passed with work left",
+			in:   dbs.WeightInput{Phi: 1, Remaining: 10 * sec, DeadlineLeft: -5 * sec, SlotSeconds: 10, Price: 1},
+			want: dbs.WeightFigures{Cost: 10, TimeTerm: dbs.MaxTerm, W: dbs.MaxTerm},
+		},
+		{
+			name: "no capacity",
+			in:   dbs.WeightInput{Phi: 0.5, CannotFinish: true, DeadlineLeft: 600 * sec, SlotSeconds: 100, Price: 1, BudgetLeft: 400},
+			want: dbs.WeightFigures{Cost: 100, TimeTerm: dbs.MaxTerm, CostTerm: 0.25, W: 0.5*dbs.MaxTerm + 0.125},
+		},
+		{
+			name: "budget spent",
+			in:   dbs.WeightInput{Phi: 0, SlotSeconds: 100, Price: 1, BudgetLeft: -3},
+			want: dbs.WeightFigures{Cost: 100, CostTerm: dbs.MaxTerm, W: dbs.MaxTerm},
+		},
+		{
+			name: "nothing left",
+			in:   dbs.WeightInput{Phi: 0.5, DeadlineLeft: -sec, Price: 1, BudgetLeft: -1},
+			want: dbs.WeightFigures{},
+		},
+		{
+			// 1e9 s of work in 1 s: capped.
+			name: "capped",
+			in:   dbs.WeightInput{Phi: 1, Remaining: 1e9 * sec, DeadlineLeft: sec, Price: 1},
+			want: dbs.WeightFigures{TimeTerm: dbs.MaxTerm, W: dbs.MaxTerm},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, dbs.Weight(tc.in)); diff != "" {
+				t.Errorf("Weight(%+v) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+func TestMinimumSlotsModel2(t *testing.T) {
+	maps := dbs.PhaseWork{Unfinished: 20, TaskTime: 30 * sec} // 600 slot-s
+	reds := dbs.PhaseWork{Unfinished: 4, TaskTime: 30 * sec}  // 120 slot-s
+	two := 2 * estimate.Slot                                  // ⌈4/2⌉ = 2 reduce waves
+	tests := []struct {
+		name string
+		in   dbs.MinInput
+		want dbs.MinResult
+	}{
+		{
+			// Sr_max = 600 − 2·30 − 60 = 480; nm = ⌈600/480⌉ = 2;
+			// nr = ⌈120 / (600 − 60 − 480)⌉ = ⌈120/60⌉ = 2.
+			name: "deadline view",
+			in:   dbs.MinInput{Phi: 1, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: 600 * sec, Transfer: 60 * sec},
+			want: dbs.MinResult{Map: 2, Reduce: 2, Deadline: dbs.MinView{Applies: true, Window: 600 * sec, ReduceStartLatest: 480 * sec, Map: 2, Reduce: 2}},
+		},
+		{
+			// Maps done, a reduce ran (shuffle no longer charged): Sr = now,
+			// nr = ⌈(4·30 − 20) / 100⌉ = 1.
+			name: "reduce only, shuffle done",
+			in: dbs.MinInput{Phi: 1, Reduce: dbs.PhaseWork{Unfinished: 4, TaskTime: 30 * sec, Elapsed: 20 * sec},
+				ReduceCapacity: two, ReduceStarted: true, DeadlineLeft: 100 * sec, Transfer: 60 * sec},
+			want: dbs.MinResult{Map: 0, Reduce: 1, Deadline: dbs.MinView{Applies: true, Window: 100 * sec, ReduceStartLatest: 40 * sec, Reduce: 1}},
+		},
+		{
+			// Sr_max = 100 − 60 − 60 = −20 ≤ 0: the deadline cannot be met.
+			name: "deadline unmeetable",
+			in:   dbs.MinInput{Phi: 1, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: 100 * sec, Transfer: 60 * sec},
+			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 100 * sec, ReduceStartLatest: -20 * sec, Unmeetable: true}},
+		},
+		{
+			// Allowance 2000 slot-s over 4 held slots: window 500 s;
+			// Sr_max = 500 − 60 = 440; nm = ⌈600/440⌉ = 2; nr = ⌈120/60⌉ = 2.
+			name: "budget view",
+			in:   dbs.MinInput{Phi: 0, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: -sec, Allowance: 2000, Held: 4},
+			want: dbs.MinResult{Map: 2, Reduce: 2, Budget: dbs.MinView{Applies: true, Window: 500 * sec, ReduceStartLatest: 440 * sec, Map: 2, Reduce: 2}},
+		},
+		{
+			// Deadline: Sr_max = 300 − 60 = 240, nm = ⌈600/240⌉ = 3, nr = 2;
+			// budget as above (2, 2): the larger of each.
+			name: "both views",
+			in:   dbs.MinInput{Phi: 0.5, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: 300 * sec, Allowance: 2000, Held: 4},
+			want: dbs.MinResult{Map: 3, Reduce: 2,
+				Deadline: dbs.MinView{Applies: true, Window: 300 * sec, ReduceStartLatest: 240 * sec, Map: 3, Reduce: 2},
+				Budget:   dbs.MinView{Applies: true, Window: 500 * sec, ReduceStartLatest: 440 * sec, Map: 2, Reduce: 2}},
+		},
+		{
+			// Budget spent: window 0, Sr_max = −60: unmeetable; the deadline
+			// view still gives its minimum.
+			name: "budget unmeetable",
+			in:   dbs.MinInput{Phi: 0.5, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: 600 * sec, Allowance: -5, Held: 4},
+			want: dbs.MinResult{Map: 2, Reduce: 2,
+				Deadline: dbs.MinView{Applies: true, Window: 600 * sec, ReduceStartLatest: 540 * sec, Map: 2, Reduce: 2},
+				Budget:   dbs.MinView{Applies: true, ReduceStartLatest: -60 * sec, Unmeetable: true}},
+		},
+		{
+			// 90 slot-s of maps before Sr_max = 61 − 60 = 1 s: ⌈90⌉ capped at the 3 maps.
+			name: "capped at unfinished",
+			in: dbs.MinInput{Phi: 1, Map: dbs.PhaseWork{Unfinished: 3, TaskTime: 30 * sec},
+				Reduce: dbs.PhaseWork{Unfinished: 1, TaskTime: 60 * sec}, ReduceCapacity: two, DeadlineLeft: 61 * sec},
+			want: dbs.MinResult{Map: 3, Reduce: 1, Deadline: dbs.MinView{Applies: true, Window: 61 * sec, ReduceStartLatest: sec, Map: 3, Reduce: 1}},
+		},
+		{
+			// Reduce work left but no reduce capacity: never divided by.
+			name: "no reduce capacity",
+			in:   dbs.MinInput{Phi: 1, Map: maps, Reduce: reds, DeadlineLeft: 600 * sec},
+			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 600 * sec, Unmeetable: true}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, dbs.MinimumSlots(tc.in)); diff != "" {
+				t.Errorf("MinimumSlots (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQueueForAndSuccess(t *testing.T) {
+	for _, tc := range []struct {
+		phi float64
+		q   dbs.Queue
+		ok  bool
+	}{{1, dbs.High, true}, {0.5, dbs.Mid, true}, {0, dbs.Low, true}, {0.7, 0, false}, {math.Copysign(0, -1), dbs.Low, true}} {
+		if q, ok := dbs.QueueFor(tc.phi); q != tc.q || ok != tc.ok {
+			t.Errorf("QueueFor(%v) = %v, %v; want %v, %v", tc.phi, q, ok, tc.q, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		phi          float64
+		dl, bud, out bool
+	}{
+		{1, true, false, true}, {1, false, true, false},
+		{0, false, true, true}, {0, true, false, false},
+		{0.5, true, false, true}, {0.5, false, true, true}, {0.5, false, false, false},
+		{0.3, true, true, false},
+	} {
+		if got := dbs.Success(tc.phi, tc.dl, tc.bud); got != tc.out {
+			t.Errorf("Success(%v, %v, %v) = %v", tc.phi, tc.dl, tc.bud, got)
+		}
+	}
+}

@@ -1,0 +1,469 @@
+package dbs_test
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// world is a tiny host: it runs the tasks dbs assigns for a fixed
+// per-job task time, charges every running slot-second at the job's
+// current queue price, and checks invariants after every operation.
+type world struct {
+	t        *testing.T
+	rng      *rand.Rand
+	c        *hCluster
+	s        *dbs.Scheduler
+	queues   [3]dbs.QueueConfig
+	now      time.Time
+	jobs     map[schedkit.JobID]*wJob
+	order    []schedkit.JobID
+	tasks    []wTask
+	done     int
+	noMin    bool
+	minFirst bool
+	phiMoves bool
+	moves    [2]int // promotions, demotions
+}
+
+type wJob struct {
+	*hJob
+	taskTime time.Duration
+	queue    dbs.Queue
+	ended    bool
+}
+
+type wTask struct {
+	job   *wJob
+	phase int
+	node  *hNode
+	start time.Time
+	end   time.Time
+}
+
+func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	c := newCluster(2+rng.IntN(5), 2, 1)
+	cfg.Cluster = c
+	s, err := dbs.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves}
+}
+
+func (w *world) submit() {
+	r := w.rng
+	phi := []float64{0, 0.5, 1}[r.IntN(3)]
+	id := schedkit.JobID(fmt.Sprintf("j%03d", len(w.order)))
+	maps, reds := 1+r.IntN(12), r.IntN(4)
+	nph := 2
+	if reds == 0 {
+		nph = 1
+	}
+	tt := time.Duration(1+r.IntN(20)) * time.Second
+	work := float64(maps+reds) * tt.Seconds()
+	j := &wJob{hJob: &hJob{
+		id: id, sub: w.now, phi: phi, nph: nph,
+		dl:     w.now.Add(time.Duration(float64(maps+reds)*tt.Seconds()*(0.2+r.Float64())) * time.Second),
+		budget: work * w.queues[dbs.Mid].Price * (0.5 + r.Float64()),
+		red:    int64(r.IntN(1 << 20)),
+		ph:     [2]schedkit.PhaseProgress{{Total: maps, Ready: maps}, {Total: reds}},
+	}, taskTime: tt}
+	if phi == 1 && r.IntN(2) == 0 {
+		j.budget = 0
+	}
+	if r.IntN(3) == 0 {
+		j.hint = tt
+	}
+	q, _ := dbs.QueueFor(phi)
+	j.queue = q
+	if err := w.s.Submit(w.now, j); err != nil {
+		w.t.Fatalf("Submit %s: %v", id, err)
+	}
+	w.jobs[id] = j
+	w.order = append(w.order, id)
+}
+
+// advance moves the clock by d, charging running slot-seconds and ending
+// the tasks due.
+func (w *world) advance(d time.Duration) {
+	next := w.now.Add(d)
+	slices.SortFunc(w.tasks, func(a, b wTask) int { return a.end.Compare(b.end) })
+	kept := w.tasks[:0]
+	for _, tk := range w.tasks {
+		j := tk.job
+		end := tk.end
+		if end.After(next) {
+			j.cost += d.Seconds() * w.queues[j.queue].Price
+			kept = append(kept, tk)
+			continue
+		}
+		j.cost += end.Sub(w.now).Seconds() * w.queues[j.queue].Price
+		p := &j.ph[tk.phase]
+		p.Running--
+		p.RunningStartSum -= tk.start.Sub(j.sub)
+		p.Finished++
+		p.FinishedDurationSum += tk.end.Sub(tk.start)
+		if tk.phase == 0 && j.nph == 2 && j.ph[0].Finished == j.ph[0].Total {
+			j.ph[1].Ready = j.ph[1].Total - j.ph[1].Running - j.ph[1].Finished
+		}
+		tk.node.free[tk.phase]++
+		w.endIfDone(j)
+	}
+	w.tasks = kept
+	w.now = next
+}
+
+func (w *world) endIfDone(j *wJob) {
+	for p := range j.nph {
+		if j.ph[p].Finished < j.ph[p].Total {
+			if err := w.s.Update(j.id); err != nil {
+				w.t.Fatalf("Update %s: %v", j.id, err)
+			}
+			return
+		}
+	}
+	j.ended = true
+	w.done++
+	if err := w.s.Remove(j.id); err != nil {
+		w.t.Fatalf("Remove %s: %v", j.id, err)
+	}
+}
+
+func (w *world) tick() {
+	ds, err := w.s.Tick(w.now, nil)
+	if err != nil {
+		w.t.Fatalf("Tick: %v", err)
+	}
+	for _, d := range ds {
+		j := w.jobs[d.Job]
+		switch d.Action {
+		case dbs.Promote:
+			w.moves[0]++
+			if w.phiMoves && j.phi == 0 {
+				w.t.Fatalf("PhiAwareMoves promoted a φ=0 job: %v", d)
+			}
+			if d.To != d.From+1 || d.From != j.queue {
+				w.t.Fatalf("promotion %v of a job in %v", d, j.queue)
+			}
+			// Affordable: what is left at the new price fits the budget.
+			if j.budget > 0 && d.Figures.CostAtTo > j.budget-j.cost+1e-9 {
+				w.t.Fatalf("unaffordable promotion %v: cost at new price %v, budget left %v", d, d.Figures.CostAtTo, j.budget-j.cost)
+			}
+			if d.Figures.Held >= d.Figures.Needed {
+				w.t.Fatalf("promotion of a job not short of slots: %v", d)
+			}
+		case dbs.Demote:
+			w.moves[1]++
+			if w.phiMoves && j.phi == 1 {
+				w.t.Fatalf("PhiAwareMoves demoted a φ=1 job: %v", d)
+			}
+			if d.To+1 != d.From || d.From != j.queue {
+				w.t.Fatalf("demotion %v of a job in %v", d, j.queue)
+			}
+			if d.Figures.Held <= d.Figures.Needed {
+				w.t.Fatalf("demotion of a job without surplus: %v", d)
+			}
+		default:
+			w.t.Fatalf("Tick returned %v", d)
+		}
+		if d.Price != w.queues[d.To].Price {
+			w.t.Fatalf("move %v with price %v", d, d.Price)
+		}
+		j.queue = d.To
+		if st, _ := w.s.Status(d.Job); st.Queue != d.To {
+			w.t.Fatalf("status queue %v after %v", st.Queue, d)
+		}
+	}
+}
+
+// oracle computes, the naive way, the assignments for node's free slots:
+// per slot, the queue least used against its guarantee, then the job
+// below its minimum, by weight, submission, ID.
+func (w *world) oracle(node *hNode) []dbs.Decision {
+	type cand struct {
+		st    dbs.JobStatus
+		sub   time.Time
+		avail [2]int
+		held  [2]int
+	}
+	var cs []*cand
+	var used [3][2]int
+	for _, id := range w.order {
+		j := w.jobs[id]
+		if j.ended {
+			continue
+		}
+		st, err := w.s.Status(id)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		c := &cand{st: st, sub: j.sub, held: st.Held}
+		for p := range j.nph {
+			c.avail[p] = j.ph[p].Ready
+		}
+		used[st.Queue][0] += st.Held[0]
+		used[st.Queue][1] += st.Held[1]
+		cs = append(cs, c)
+	}
+	capv := w.c.capv
+	var out []dbs.Decision
+	free := [2]int{int(node.free[0]), int(node.free[1])}
+	for k := range 2 {
+		for ; free[k] > 0; free[k]-- {
+			best := -1
+			var bestRatio *big.Rat
+			if w.minFirst {
+				// The highest queue with a job below its minimum.
+				for q := 2; q >= 0 && best < 0; q-- {
+					for _, c := range cs {
+						m := c.st.Min.Map
+						if k == 1 {
+							m = c.st.Min.Reduce
+						}
+						if int(c.st.Queue) == q && c.avail[k] > 0 && c.held[k] < m {
+							best = q
+							break
+						}
+					}
+				}
+			}
+			for q := 2; q >= 0 && (best < 0 || bestRatio != nil); q-- {
+				has := false
+				for _, c := range cs {
+					has = has || (int(c.st.Queue) == q && c.avail[k] > 0)
+				}
+				if !has {
+					continue
+				}
+				// used / (share × capacity), shares in millionths; a zero
+				// share is an infinite ratio, ordered by use among zeros.
+				share := int64(math.Round(w.queues[q].Share * 1e6))
+				var r *big.Rat
+				if share == 0 {
+					r = new(big.Rat).SetInt64(1<<40 + int64(used[q][k]))
+				} else {
+					r = big.NewRat(int64(used[q][k])*1e6, share*int64(capv[k]))
+				}
+				if best < 0 || r.Cmp(bestRatio) < 0 {
+					best, bestRatio = q, r
+				}
+			}
+			if best < 0 {
+				break
+			}
+			var pick *cand
+			minOf := func(c *cand) int {
+				if k == 0 {
+					return c.st.Min.Map
+				}
+				return c.st.Min.Reduce
+			}
+			for _, c := range cs {
+				if int(c.st.Queue) != best || c.avail[k] == 0 {
+					continue
+				}
+				if pick == nil {
+					pick = c
+					continue
+				}
+				cb, pb := c.held[k] < minOf(c) && !w.noMin, pick.held[k] < minOf(pick) && !w.noMin
+				switch {
+				case cb != pb:
+					if cb {
+						pick = c
+					}
+				case c.st.Weight != pick.st.Weight:
+					if c.st.Weight > pick.st.Weight {
+						pick = c
+					}
+				case !c.sub.Equal(pick.sub):
+					if c.sub.Before(pick.sub) {
+						pick = c
+					}
+				case c.st.Job < pick.st.Job:
+					pick = c
+				}
+			}
+			below := pick.held[k] < minOf(pick) && !w.noMin
+			pick.avail[k]--
+			pick.held[k]++
+			used[best][k]++
+			if n := len(out); n > 0 && out[n-1].Job == pick.st.Job && int(out[n-1].Phase) == k && out[n-1].BelowMinimum == below {
+				out[n-1].Count++
+				continue
+			}
+			out = append(out, dbs.Decision{Action: dbs.Assign, Job: pick.st.Job, Phase: schedkit.Phase(k), Count: 1, BelowMinimum: below, From: pick.st.Queue})
+		}
+	}
+	return out
+}
+
+func (w *world) heartbeat(node *hNode) {
+	want := w.oracle(node)
+	ds, err := w.s.Heartbeat(w.now, node, nil)
+	if err != nil {
+		w.t.Fatalf("Heartbeat: %v", err)
+	}
+	got := make([]dbs.Decision, len(ds))
+	for i, d := range ds {
+		got[i] = dbs.Decision{Action: d.Action, Job: d.Job, Phase: d.Phase, Count: d.Count, BelowMinimum: d.BelowMinimum, From: d.From}
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		w.t.Fatalf("at %v on %s: decisions differ from the naive oracle (-oracle +dbs):\n%s", w.now.Sub(t0), node.id, diff)
+	}
+	touched := map[schedkit.JobID]bool{}
+	for _, d := range ds {
+		j := w.jobs[d.Job]
+		p := &j.ph[d.Phase]
+		if d.Count > p.Ready {
+			w.t.Fatalf("%v: more tasks than ready (%d)", d, p.Ready)
+		}
+		if float64(d.Count) > node.free[d.Phase] {
+			w.t.Fatalf("%v: more tasks than free slots (%v)", d, node.free)
+		}
+		p.Ready -= d.Count
+		p.Running += d.Count
+		p.RunningStartSum += time.Duration(d.Count) * w.now.Sub(j.sub)
+		node.free[d.Phase] -= float64(d.Count)
+		for range d.Count {
+			w.tasks = append(w.tasks, wTask{job: j, phase: int(d.Phase), node: node, start: w.now, end: w.now.Add(j.taskTime)})
+		}
+		touched[d.Job] = true
+	}
+	for id := range touched {
+		if err := w.s.Update(id); err != nil {
+			w.t.Fatalf("Update %s: %v", id, err)
+		}
+	}
+}
+
+func TestPropertyAgainstOracle(t *testing.T) {
+	configs := map[string]dbs.Config{
+		"paper":     {},
+		"no-min":    {NoMinimumSlots: true},
+		"min-first": {MinimumFirst: true},
+		"phi-moves": {PhiAwareMoves: true},
+		"no-moves":  {NoQueueMoves: true},
+		"static":    {StaticWeights: true},
+		"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
+		"zero-low": {Queues: [3]dbs.QueueConfig{
+			dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},
+	}
+	for name, cfg := range configs {
+		var total [2]int
+		seeds := uint64(8)
+		if raceEnabled {
+			seeds = 2
+		}
+		for seed := range seeds {
+			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
+				w := newWorld(t, seed, cfg)
+				for step := 0; step < 400 && (step < 200 || w.done < len(w.order)); step++ {
+					if step < 200 && w.rng.IntN(4) == 0 {
+						w.submit()
+					}
+					w.advance(time.Duration(100+w.rng.IntN(1500)) * time.Millisecond)
+					w.tick()
+					for _, n := range w.c.nodes {
+						if w.rng.IntN(3) > 0 {
+							w.heartbeat(n)
+						}
+					}
+				}
+				live := 0
+				for _, id := range w.order {
+					if !w.jobs[id].ended {
+						live++
+					}
+				}
+				if live != w.s.Len() {
+					t.Fatalf("%d jobs live, %d queued", live, w.s.Len())
+				}
+				total[0] += w.moves[0]
+				total[1] += w.moves[1]
+			})
+		}
+		t.Logf("%s: %d promotions, %d demotions", name, total[0], total[1])
+		if moves := !cfg.NoQueueMoves && !cfg.StaticWeights; moves != (total[0]+total[1] > 0) {
+			t.Errorf("%s: %d promotions, %d demotions", name, total[0], total[1])
+		}
+	}
+}
+
+// TestShareWithinOneRound: a queue with pending work gets at least its
+// guaranteed share of each kind within one heartbeat round once slots
+// free up, even though another queue had borrowed them all.
+func TestShareWithinOneRound(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		nodes := 3 + rng.IntN(8)
+		c := newCluster(nodes, 2, 1)
+		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := t0
+		// A High job borrows every slot.
+		hog := mrJob("hog", 1, 10*nodes, 0, 3600*sec, 0)
+		hog.nph = 1
+		if err := s.Submit(now, hog); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range c.nodes {
+			ds, _ := s.Heartbeat(now, n, nil)
+			for _, d := range ds {
+				hog.ph[0].Ready -= d.Count
+				hog.ph[0].Running += d.Count
+				n.free[0] -= float64(d.Count)
+			}
+		}
+		hog.ph[0].RunningStartSum = 0
+		_ = s.Update("hog")
+		// Low and Mid jobs arrive with plenty of work.
+		for i, phi := range []float64{0, 0.5} {
+			j := mrJob(fmt.Sprintf("q%d", i), phi, 10*nodes, 3*nodes, 3600*sec, 1e6)
+			j.ph[1].Ready = j.ph[1].Total
+			if err := s.Submit(now, j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Every hog task ends; one heartbeat round.
+		now = now.Add(10 * sec)
+		hog.ph[0].Finished, hog.ph[0].Running = hog.ph[0].Running, 0
+		hog.ph[0].FinishedDurationSum = time.Duration(hog.ph[0].Finished) * 10 * sec
+		_ = s.Update("hog")
+		held := map[schedkit.JobID][2]int{}
+		for _, n := range c.nodes {
+			n.free = resource.Vector{2, 1}
+			ds, err := s.Heartbeat(now, n, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds {
+				h := held[d.Job]
+				h[d.Phase] += d.Count
+				held[d.Job] = h
+			}
+		}
+		for k, capk := range []float64{float64(2 * nodes), float64(nodes)} {
+			for q, id := range []schedkit.JobID{"q0", "q1"} {
+				share := int(s.Queues()[q].Share * capk)
+				if held[id][k] < share {
+					t.Errorf("seed %d: queue %v holds %d of kind %d after one round, share %d (held %v)", seed, dbs.Queue(q), held[id][k], k, share, held)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package dbs
+
+import (
+	"slices"
+	"time"
+)
+
+// Tick runs model 3 when at least Config.Interval has passed since the
+// last weight update (or none has run yet), and appends the queue moves
+// it decides to dst. Call it periodically (the paper updates every 500
+// ms); a Tick before the interval is up only advances the clock.
+//
+// An update reads every queued job's CostSoFar, re-evaluates models 1
+// and 2 (minimum slots on what is left), and for each job compares the
+// slots it holds h with the slots it needs s (its minimum over the
+// phases that have ready or running tasks):
+//
+//   - h < s: W = W₁·(1 + (s−h)/s). If W₁ is below its queue's average
+//     model-1 weight, W is raised at least halfway to the average;
+//     otherwise the job is marked, and if it was already marked at the
+//     previous update it is promoted one queue up — if its budget covers
+//     what is left at the higher price (CostSoFar + c_{q+1}·slot-seconds
+//     left ≤ Budget and, for φ < 1, model 2's budget view still meetable
+//     at that price; a job without budget always can).
+//   - h > s: W = W₁·(1 − (h−s)/(2h)). If W₁ is at or above the average,
+//     W is lowered at least halfway to it, and the job is marked; marked
+//     at the previous update too, it is demoted one queue down.
+//   - h = s: W = W₁ and the marks are cleared.
+//
+// A job without a task time yet (no finished task, hint or default) has
+// W₁ = 0 and a placeholder minimum: it is neither marked nor moved.
+// PhiAwareMoves restricts promotions to φ > 0 and demotions to φ < 1.
+//
+// Moves come back as Promote and Demote decisions with their figures
+// (held, needed, W, queue average, cost at the new price, budget left),
+// ordered by the queue left (highest first), then weight, submission and
+// ID. The scheduler has already moved the jobs; the host charges the new
+// price from now on. On an error (a job's CostSoFar NaN, infinite or
+// negative, a cluster capacity it cannot read, time going backwards)
+// nothing changes and dst is returned as it was.
+func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
+	const op = "Tick"
+	if err := s.checkTime(op, now); err != nil {
+		return dst, err
+	}
+	if s.cfg.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
+		s.advance(now)
+		return dst, nil
+	}
+	capK, guar := s.capK, s.guar
+	if err := s.readCapacity(op); err != nil {
+		return dst, err
+	}
+	for _, e := range s.all {
+		c := e.job.CostSoFar()
+		if !validCost(c) {
+			s.capK, s.guar = capK, guar
+			return dst, errf(op, ErrInvalidJob, e.id, "cost so far %v not finite and non-negative", c)
+		}
+		e.newCost = c
+	}
+	s.advance(now)
+	s.updated, s.updatedSet = now, true
+
+	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
+	var sum [numQueues]float64
+	for _, e := range s.all {
+		s.evaluate(e, now, e.newCost)
+		sum[e.queue] += e.ev.m1.W
+	}
+	var avg [numQueues]float64
+	for q := range numQueues {
+		if s.nq[q] > 0 {
+			avg[q] = sum[q] / float64(s.nq[q])
+		}
+	}
+
+	// Pass 2: model 3.
+	s.moves = s.moves[:0]
+	for _, e := range s.all {
+		e.cost = e.ev.cost
+		e.updatedAt = now
+		if d, ok := s.update(e, avg[e.queue], now); ok {
+			s.moves = append(s.moves, d)
+		}
+	}
+	for i := range s.moves {
+		d := &s.moves[i]
+		e := s.jobs[d.Job]
+		s.addUsed(e, -1)
+		s.nq[e.queue]--
+		e.queue = d.To
+		s.nq[e.queue]++
+		s.addUsed(e, 1)
+	}
+	slices.SortFunc(s.moves, func(a, b Decision) int {
+		if a.From != b.From {
+			return int(b.From) - int(a.From)
+		}
+		ea, eb := s.jobs[a.Job], s.jobs[b.Job]
+		switch {
+		case ea.before(eb):
+			return -1
+		case eb.before(ea):
+			return 1
+		}
+		return 0
+	})
+	dst = append(dst, s.moves...)
+	s.rebuild()
+	return dst, nil
+}
+
+// update applies model 3 to e with its queue's average avg, setting its
+// weight and marks; it returns the move, if any.
+func (s *Scheduler) update(e *entry, avg float64, now time.Time) (Decision, bool) {
+	held, need := 0, 0
+	for p := range e.nph {
+		held += e.held(p)
+		if usable := e.prog[p].Ready + e.prog[p].Running; usable > 0 {
+			need += min(e.minOf(p), usable)
+		}
+	}
+	base := e.ev.m1.W
+	w := base
+	above := base >= avg
+	e.noAfford = false
+	if !e.ttKnown {
+		// No task time yet: the minimum is a placeholder (one map), so
+		// held-versus-needed says nothing; no marks, no moves.
+		e.w, e.pendUp, e.pendDown = base, false, false
+		return Decision{}, false
+	}
+	var move Action
+	switch {
+	case held < need:
+		w = base * (1 + float64(need-held)/float64(need))
+		e.pendDown = false
+		if !above {
+			w = max(w, (base+avg)/2)
+			e.pendUp = false
+			break
+		}
+		if e.pendUp && e.queue < High && (!s.cfg.PhiAwareMoves || e.phi > 0) {
+			move = Promote
+		}
+		e.pendUp = true
+	case held > need:
+		w = base * (1 - float64(held-need)/float64(2*held))
+		e.pendUp = false
+		if !above {
+			e.pendDown = false
+			break
+		}
+		w = min(w, (base+avg)/2)
+		if e.pendDown && e.queue > Low && (!s.cfg.PhiAwareMoves || e.phi < 1) {
+			move = Demote
+		}
+		e.pendDown = true
+	default:
+		e.pendUp, e.pendDown = false, false
+	}
+	e.w = w
+	if move == 0 || s.cfg.NoQueueMoves {
+		return Decision{}, false
+	}
+	to := e.queue + 1
+	if move == Demote {
+		to = e.queue - 1
+	}
+	price := s.r.queues[to].Price
+	d := Decision{
+		Action: move, Job: e.id, From: e.queue, To: to, Price: price,
+		Figures: Figures{
+			Now: now, Held: held, Needed: need, Weight: w, QueueAverage: avg,
+			CostAtTo: price * e.ev.slotSecs, BudgetLeft: e.budget - e.ev.cost,
+		},
+	}
+	if move == Promote && !s.affordable(e, to, d.Figures, now) {
+		e.noAfford = true
+		return Decision{}, false
+	}
+	e.pendUp, e.pendDown = false, false
+	return d, true
+}
+
+// affordable reports whether e's budget affords queue to's price: a job
+// without budget always can; otherwise what is left at the new price
+// must fit the budget left (f.CostAtTo ≤ f.BudgetLeft) and, when φ < 1,
+// model 2's budget view must still be meetable at the new price (so the
+// job is not promoted only to find its budget constraint lost there).
+func (s *Scheduler) affordable(e *entry, to Queue, f Figures, now time.Time) bool {
+	if e.budget == 0 {
+		return true
+	}
+	if f.CostAtTo > f.BudgetLeft {
+		return false
+	}
+	if e.phi < 1 {
+		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
+		in.Phi = 0 // the budget view only
+		in.Allowance = f.BudgetLeft / s.r.queues[to].Price
+		if MinimumSlots(in).Budget.Unmeetable {
+			return false
+		}
+	}
+	return true
+}
+
+// rebuild refills every queue heap from scratch (weights changed).
+func (s *Scheduler) rebuild() {
+	for i := range s.heaps {
+		s.heaps[i].reset()
+	}
+	for _, e := range s.all {
+		for k := range 2 {
+			if e.avail(k) > 0 {
+				s.heaps[int(e.queue)*2+k].push(e)
+			}
+		}
+	}
+	for i := range s.heaps {
+		s.heaps[i].heapify()
+	}
+}

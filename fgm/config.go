@@ -1,0 +1,205 @@
+package fgm
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Estimator predicts a pending task's stages (paper 004 §2.2). An
+// *estimate.History is one through HistoryEstimator; a host with better
+// knowledge (or a test's oracle) supplies its own. ok false means the
+// task is unpredictable: it gets its requested quantity.
+type Estimator interface {
+	Predict(t schedkit.Task) (p estimate.Profile, ok bool)
+}
+
+// HistoryEstimator predicts from an *estimate.History by the task's
+// similarity key.
+type HistoryEstimator struct{ History *estimate.History }
+
+// Predict returns the History's prediction for t's similarity key.
+func (h HistoryEstimator) Predict(t schedkit.Task) (estimate.Profile, bool) {
+	return h.History.Predict(t.Similarity())
+}
+
+// Config configures a Scheduler. Cluster is required; every other zero
+// field takes the default named, which is the paper's method.
+type Config struct {
+	// Cluster is the host's view of the cluster. New registers its live
+	// nodes (AddNode and RemoveNode change membership later) and reads
+	// its Space and total Capacity (the denominator of DRF shares).
+	Cluster schedkit.Cluster
+
+	// History, if set, learns from finished tasks: the scheduler buffers
+	// each running task's usage samples (SampleTask), tags each with the
+	// compression rate its plan expected, and hands them to
+	// History.Observe when the task succeeds (Release). Unless Estimator
+	// is set, predictions also come from it.
+	History *estimate.History
+	// Estimator, if set, predicts instead of History (an oracle, a
+	// host's own model). With neither, every task is unpredictable.
+	Estimator Estimator
+
+	// IdleThreshold is I_h of Algorithm 1 and Th of formula (16): a
+	// server whose free amount of some kind now is below IdleThreshold ×
+	// its capacity is skipped (and counts as used up after an
+	// allocation); conformity counts only while measured idle is below
+	// it. In [0, 1); default 0.05.
+	IdleThreshold float64
+	// CompressionLimit is the limitation of formula (7): the largest
+	// compression rate of a compressible kind. In [0, 1); default
+	// resource.DefaultCompressionLimit (10%). Use NoCompression to turn
+	// compression off.
+	CompressionLimit float64
+	// Penalty is p of formulas (5)–(7), the extra slowdown contention
+	// costs; finite, ≥ 0; default 0.05 (our choice: the paper measured
+	// its curve, figure 4, but printed no value).
+	Penalty float64
+	// Fairness orders pending jobs (Algorithm 1 line 4). Default DRF.
+	Fairness Fairness
+	// LocalityWait bounds delay scheduling: a task whose input lies on
+	// other nodes is skipped on a non-local server until it has waited
+	// this long since it was first skipped. Default 3 s; negative turns
+	// locality off (any server at once).
+	LocalityWait time.Duration
+	// Horizon is how long an open-ended reservation lasts: an
+	// unpredictable task's requested quantity, or an overdue task's
+	// peak, is reserved over [now, now+Horizon) until the task is
+	// released. Default 24 h.
+	Horizon time.Duration
+	// MaxStages caps the stages of a prediction; more is an
+	// ErrInvalidEstimate. Default 64.
+	MaxStages int
+	// MaxSamples caps the usage samples buffered per running task; when
+	// full, neighbouring pairs are merged (time-weighted, formula (14)),
+	// halving the buffer. Default 256.
+	MaxSamples int
+
+	// Thresholds of Algorithm 3 on the mean conformity (16) of a server's
+	// worst kind: above ThFG fine-grained without compression, above
+	// ThCG coarse-grained, above ThSA stop allocation. Conformity here is
+	// normalised by capacity (see Conformity), so 0.01 is a 10% of
+	// capacity shortfall held throughout. Defaults 0.0025, 0.01, 0.04;
+	// 0 ≤ ThFG < ThCG < ThSA required.
+	ThFG, ThCG, ThSA float64
+	// ConformityWindow is how many recent conformity values (one per
+	// Tick) a server's mean covers. Default 5.
+	ConformityWindow int
+	// DegradeSlack: a server under stop-allocation is degrading, and gets
+	// one task reclaimed per Tick, while a running task has run longer
+	// than (1 + DegradeSlack) × its formula (15) duration. Default 0.5.
+	DegradeSlack float64
+
+	// Ablations and options; all off in the paper's method.
+
+	// NoCompression never compresses (rc = 0 on every server).
+	NoCompression bool
+	// CoarseOnly matches every predictable task coarse-grained: its peak
+	// against the least free over its duration.
+	CoarseOnly bool
+	// NoPolicyAdjustment keeps every server fine-grained with compression
+	// (Tick still estimates foreign load).
+	NoPolicyAdjustment bool
+	// NoCheckQoS skips the deadline check of running tasks.
+	NoCheckQoS bool
+	// CapAtRequest allocates compressible kinds up to the task's request
+	// (a host limit such as a cgroup quota at the request) while still
+	// reserving the prediction on the server's timeline; without it the
+	// plan allocates the predicted demand, as the paper does.
+	CapAtRequest bool
+	// Progressive orders the jobs again after every allocation, as DRF's
+	// progressive filling does, instead of once per Schedule call as
+	// Algorithm 1 is printed (where a job first in order may take the
+	// whole server before the next is considered).
+	Progressive bool
+	// HostChecksSteps is for hosts that check every step of a plan
+	// against the node's free capacity at assignment (the simulator
+	// does): Schedule then also requires each step's incompressible
+	// demand to fit node.Available() now, less what the call has already
+	// placed on the node. It gives up the stage-by-stage reuse of
+	// incompressible kinds (memory freed later by a running task) that
+	// such a host would refuse; compressible kinds keep it.
+	HostChecksSteps bool
+}
+
+func (c *Config) resolve() (*resource.Space, error) {
+	bad := func(format string, args ...any) error {
+		return &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
+	}
+	if c.Cluster == nil {
+		return nil, bad("nil Cluster")
+	}
+	space := c.Cluster.Space()
+	if space == nil {
+		return nil, bad("cluster has no Space")
+	}
+	if c.IdleThreshold == 0 {
+		c.IdleThreshold = 0.05
+	}
+	if c.CompressionLimit == 0 {
+		c.CompressionLimit = resource.DefaultCompressionLimit
+	}
+	if c.Penalty == 0 {
+		c.Penalty = 0.05
+	}
+	if c.Fairness == nil {
+		c.Fairness = DRF{}
+	}
+	if c.LocalityWait == 0 {
+		c.LocalityWait = 3 * time.Second
+	}
+	if c.Horizon == 0 {
+		c.Horizon = 24 * time.Hour
+	}
+	if c.MaxStages == 0 {
+		c.MaxStages = 64
+	}
+	if c.MaxSamples == 0 {
+		c.MaxSamples = 256
+	}
+	if c.ThFG == 0 && c.ThCG == 0 && c.ThSA == 0 {
+		c.ThFG, c.ThCG, c.ThSA = 0.0025, 0.01, 0.04
+	}
+	if c.ConformityWindow == 0 {
+		c.ConformityWindow = 5
+	}
+	if c.DegradeSlack == 0 {
+		c.DegradeSlack = 0.5
+	}
+	in01 := func(x float64) bool { return x >= 0 && x < 1 }
+	switch {
+	case !in01(c.IdleThreshold):
+		return nil, bad("IdleThreshold %v outside [0, 1)", c.IdleThreshold)
+	case !in01(c.CompressionLimit):
+		return nil, bad("CompressionLimit %v outside [0, 1)", c.CompressionLimit)
+	case !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0):
+		return nil, bad("Penalty %v is not finite and ≥ 0", c.Penalty)
+	case c.Horizon < 0:
+		return nil, bad("negative Horizon %v", c.Horizon)
+	case c.MaxStages < 1 || c.MaxStages > 1<<16:
+		return nil, bad("MaxStages %d outside [1, 65536]", c.MaxStages)
+	case c.MaxSamples < 2 || c.MaxSamples > 1<<20:
+		return nil, bad("MaxSamples %d outside [2, 2^20]", c.MaxSamples)
+	case !(c.ThFG >= 0 && c.ThFG < c.ThCG && c.ThCG < c.ThSA) || math.IsInf(c.ThSA, 0):
+		return nil, bad("thresholds %v < %v < %v do not hold (finite, ≥ 0)", c.ThFG, c.ThCG, c.ThSA)
+	case c.ConformityWindow < 1 || c.ConformityWindow > 1<<16:
+		return nil, bad("ConformityWindow %d outside [1, 65536]", c.ConformityWindow)
+	case !(c.DegradeSlack > 0) || math.IsInf(c.DegradeSlack, 0):
+		return nil, bad("DegradeSlack %v is not finite and > 0", c.DegradeSlack)
+	}
+	if c.NoCompression {
+		c.CompressionLimit = 0
+	}
+	if c.Estimator == nil && c.History != nil {
+		c.Estimator = HistoryEstimator{c.History}
+	}
+	if err := space.Validate(c.Cluster.Capacity()); err != nil {
+		return nil, bad("cluster capacity: %v", err)
+	}
+	return space, nil
+}

@@ -1,0 +1,107 @@
+package fgm
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Action is what a Decision asks of the host.
+type Action uint8
+
+// Actions.
+const (
+	// Allocate: start Task on Node with the allocation Plan.
+	Allocate Action = iota + 1
+	// Reclaim: stop the running Task on Node and give its resources back
+	// (Algorithm 3 on a degrading server under stop-allocation). The
+	// scheduler has already released it; Submit it again if it should
+	// run later.
+	Reclaim
+)
+
+// String returns "allocate" or "reclaim".
+func (a Action) String() string {
+	switch a {
+	case Allocate:
+		return "allocate"
+	case Reclaim:
+		return "reclaim"
+	}
+	return fmt.Sprintf("Action(%d)", uint8(a))
+}
+
+// Mode says how an allocation was matched (Algorithm 1 lines 8–16).
+type Mode uint8
+
+// Modes.
+const (
+	// Requested: the task was unpredictable and got its requested
+	// quantity for as long as it runs.
+	Requested Mode = iota + 1
+	// FineGrained: Algorithm 2 matched its stages one by one.
+	FineGrained
+	// CoarseGrained: its peak demand fitted the least free over its
+	// predicted duration.
+	CoarseGrained
+)
+
+var modeNames = [...]string{"invalid", "requested", "fine-grained", "coarse-grained"}
+
+// String returns the mode's name.
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// PlanStep is one step of an allocation plan: Alloc held for Duration of
+// the task's uncompressed work (a host whose plans follow progress ends
+// the step when the task has done that much work; one following the wall
+// clock stretches it by 1/(1 − rc), formula (4)). The last step holds
+// until the task ends. Reserved is what the scheduler reserved on the
+// server's timeline for the step (the predicted demand; Alloc differs
+// only with CapAtRequest). Compression is the rate per kind the scheduler
+// expects the server to impose on the step (0 where uncompressed).
+type PlanStep struct {
+	Duration    time.Duration
+	Alloc       resource.Vector
+	Reserved    resource.Vector
+	Compression resource.Vector
+}
+
+// Decision is one action for the host. Plan and its vectors are owned by
+// the Scheduler and stay valid until the task is released; copy them to
+// keep them longer.
+type Decision struct {
+	Action Action
+	Task   schedkit.TaskID
+	Job    schedkit.JobID
+	Node   schedkit.NodeID
+	// Allocate only.
+	Mode Mode
+	Plan []PlanStep
+	// Reclaim only: why.
+	Reason string
+}
+
+// String renders d on one line, e.g.
+// "allocate t1 of j1 on n1 fine-grained: 10s×[4 2e+09] 20s×[1 6e+09]".
+func (d Decision) String() string {
+	if d.Action == Reclaim {
+		return fmt.Sprintf("reclaim %s of %s on %s: %s", d.Task, d.Job, d.Node, d.Reason)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s of %s on %s %s:", d.Action, d.Task, d.Job, d.Node, d.Mode)
+	for _, s := range d.Plan {
+		fmt.Fprintf(&b, " %v×%v", s.Duration, []float64(s.Alloc))
+		if !s.Compression.IsZero() {
+			fmt.Fprintf(&b, "(rc %.3g)", []float64(s.Compression))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,137 @@
+// Package fgm is the fine-grained scheduling method of paper 004 (Zhou,
+// Dong, Chen, Zhang, "Dynamically fine-grained scheduling method in cloud
+// environment", Journal of Software 31(12), 2020): tasks are matched to a
+// server stage by stage, by what they are predicted to use over their
+// life rather than by a fixed request, compressible resources may be
+// over-committed within a bound, and each server's policy adapts to how
+// well the predictions hold.
+//
+// # The method
+//
+//   - Estimation (§2.2): a task's stages (demand vector, duration) are
+//     predicted from similar tasks (same logic, same input size) by
+//     package estimate's History, or by any Estimator. A task without a
+//     prediction is unpredictable and gets its requested quantity.
+//   - Algorithm 1 (Schedule): for one server, skip it if it is used up
+//     or its policy is stop-allocation; order jobs by the Fairness policy
+//     (DRF by default); per task check locality (delay scheduling), match
+//     it (requested quantity, Algorithm 2, or coarse-grained), check QoS,
+//     allocate; stop when the server is used up.
+//   - Algorithm 2 (Matcher): walk the task's stages against the server's
+//     free-resource timeline (resource.Timeline: capacity minus foreign
+//     load minus the reservations of its running tasks); incompressible
+//     kinds must fit; compressible ones may dip by rc × N, rc the bound
+//     of formulas (6)/(7) (resource.CompressionBound).
+//   - checkQoS: when a placement compresses, every running task with a
+//     deadline on the server must still make it, durations by formula
+//     (15).
+//   - Conformity (16) per server and kind, and Algorithm 3 on each Tick:
+//     fine-grained, fine-grained without compression, coarse-grained or
+//     stop-allocation by thresholds ThFG < ThCG < ThSA; a degrading
+//     server under stop-allocation has its newest task reclaimed.
+//
+// # Host duties
+//
+// The host keeps its tasks and servers and calls the Scheduler from one
+// scheduling loop, always with a now that never goes backwards:
+//
+//  1. Create it with New(Config{Cluster: c, History: h}); the cluster's
+//     live nodes are registered. Call AddNode and RemoveNode when
+//     membership changes (RemoveNode releases the node's tasks; resubmit
+//     them).
+//  2. Submit each task when it becomes ready to run (for MapReduce,
+//     reduces after slow-start). A task is read once, at Submit.
+//  3. When a server has room (a heartbeat, a task ending), call
+//     Schedule(now, node, dst[:0]) and carry out every Allocate decision:
+//     start the task on the node with the plan's per-stage allocation
+//     (the last step holds until the task ends). The scheduler counts the
+//     task as running from the decision on; if the host cannot start it,
+//     Release it (succeeded false) and Submit it again.
+//  4. Report usage: SampleNode with each server's measured total usage
+//     and SampleTask with each running task's, periodically (the paper's
+//     node agents read /proc; every few seconds); or let nodes implement
+//     UsageNode and tasks UsageTask, and Tick reads them.
+//  5. When a task ends, Release(now, id, succeeded). Successful tasks
+//     teach the History; failed or killed ones do not. Submit a failed
+//     task again to retry it. Withdraw pending tasks of a killed job.
+//  6. Call Tick periodically (for example every 10 s) and carry out its
+//     Reclaim decisions: stop the task and give its resources back (the
+//     scheduler has already released it; Submit it again to rerun it).
+//  7. Never call it concurrently, never change a Task's answers between
+//     Submit and Release, and treat Decision plans as read-only views
+//     valid until the task is released.
+//
+// # Choices where the paper is silent or unclear
+//
+//   - Formula (7) is implemented as its text says (the bound clamped to
+//     [0, limit]); see resource.CompressionBound. In Algorithm 2, w_i of
+//     (6) is the server's reserved amount N − n over the overlap and
+//     w_{n+1} the stage's demand; the overlap's length cancels.
+//   - Compression is sharing: a placement that dips into a compressible
+//     kind allocates the full predicted demand, so every task on the
+//     server over that period is slowed, by (Σ reserved − N)/Σ reserved
+//     (formula (1) for the server), which is the rate the plan's
+//     Compression reports and checkQoS applies. With CapAtRequest, the
+//     plan allocates compressible kinds up to the request instead.
+//   - Reservations follow the predicted (uncompressed) stage timing. A
+//     task still running past it is overdue: its peak stays reserved from
+//     now over Horizon until it is released, so an incompressible kind is
+//     never under-reserved by a task that runs long.
+//   - A kind a stage does not demand never refuses it (the printed line 8
+//     would refuse a task with no CPU on a CPU-compressed server).
+//   - checkQoS takes each running task's remaining stages at their
+//     reserved timing, the compression over a stage as the largest the
+//     timeline implies there once the newcomer's largest demand over the
+//     stage is added (conservative), and ignores a task that would miss
+//     its deadline even without the newcomer. It runs only when the
+//     placement compresses something, as the paper says.
+//   - Idle resources (line 1) are read from the free timeline at now,
+//     whose base is capacity minus the foreign load estimated from
+//     samples by formula (14); the compression allowance counts for a
+//     compressible kind under fine-grained-with-compression. For
+//     incompressible kinds the measured idle amount (the latest node
+//     sample, less what was placed since) counts too, and a task's first
+//     stage must fit it: predictions err, and without this a node whose
+//     tasks use more memory than predicted keeps receiving tasks that
+//     fail one after another. The same test after an allocation is "the
+//     resource is used up" (line 19).
+//   - Conformity (16) is normalised by capacity so thresholds are
+//     unitless; μ is the measured node usage, α our reservations plus the
+//     foreign estimate in force, both formula (14) means between Ticks;
+//     Th of (16) is IdleThreshold. A server's figure for Algorithm 3 is
+//     its worst kind's mean over the last ConformityWindow Ticks.
+//   - isDegradation: a running task has run more than 1 + DegradeSlack
+//     times its formula (15) duration. "Recycle the resource" reclaims
+//     the newest task (the least work lost), one per Tick.
+//   - Delay scheduling is per task and node-local only: a task whose
+//     input is elsewhere waits LocalityWait from the first time it was
+//     skipped, then runs anywhere (no rack level; the simulator does not
+//     model one).
+//   - DRF charges a job the sum of its running tasks' peak allocations
+//     (what the host hands out: the prediction, or the request for
+//     compressible kinds with CapAtRequest and for unpredictable tasks);
+//     shares are taken of the registered nodes' total capacity.
+//   - Penalty p (5)–(7) defaults to 0.05: the paper measured its curve
+//     (figure 4) but printed no value.
+//
+// # Options
+//
+// Every option is off by default. NoCompression, CoarseOnly,
+// NoPolicyAdjustment and NoCheckQoS switch off one mechanism each (the
+// ablations of the fgm experiment); Estimator replaces the History's
+// prediction (an oracle in the experiment); Fairness replaces DRF
+// (FIFO, or the host's own); CapAtRequest is described above.
+//
+// # Cost
+//
+// Matcher.Match does not allocate and walks the task's stages and the
+// timeline's once: O(stages + timeline stages). Schedule sorts the jobs
+// with pending tasks once per call and stops at the first used-up test;
+// after a failed match, the job's later tasks with the same similarity
+// key are skipped on that server. BenchmarkMatch and BenchmarkRound
+// measure both against naive references.
+//
+// # Concurrency
+//
+// A Scheduler is not safe for concurrent use; a Matcher is.
+package fgm

@@ -1,0 +1,94 @@
+package fgm_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// A 4-core, 8 GiB server; two similar tasks have run before, each 10 s
+// of reading (1 core, 2 GiB) then 10 s of computing (3 cores, 6 GiB).
+// The host learns them into a History, then submits two more similar
+// tasks, a at once and b 10 s later. A request-based scheduler would
+// reserve 3 cores and 6 GiB for a until it ends and make b wait; fgm
+// starts b while a computes, because b reads while a computes and
+// computes once a is gone: their peaks do not overlap.
+func Example() {
+	space, _ := resource.NewSpace(resource.CPU, resource.Memory)
+	const gib = 1 << 30
+	c := &cluster{space: space, nodes: []*node{{id: "n1", rack: "r1", cap: resource.Vector{4, 8 * gib}}}}
+	h, _ := estimate.NewHistory(estimate.HistoryConfig{Space: space, Bins: 20})
+	key := schedkit.SimilarityKey{Logic: "wordcount/map", DataSize: 128 << 20}
+	var run []estimate.UsageSample
+	for i := range 20 {
+		u := resource.Vector{1, 2 * gib}
+		if i >= 10 {
+			u = resource.Vector{3, 6 * gib}
+		}
+		run = append(run, estimate.UsageSample{Duration: time.Second, Used: u})
+	}
+	h.Observe(key, run)
+	h.Observe(key, run)
+
+	s, _ := fgm.New(fgm.Config{Cluster: c, History: h})
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	_ = s.Submit(now, &task{id: "a", job: "j1", key: key, req: resource.Vector{3, 6 * gib}})
+	ds, _ := s.Schedule(now, c.nodes[0], nil)
+	later := now.Add(10 * time.Second)
+	_ = s.Submit(later, &task{id: "b", job: "j2", key: key, req: resource.Vector{3, 6 * gib}})
+	ds, _ = s.Schedule(later, c.nodes[0], ds)
+	for _, d := range ds {
+		fmt.Printf("%s on %s, %s:", d.Task, d.Node, d.Mode)
+		for _, p := range d.Plan {
+			fmt.Printf(" %v×(%g cores, %g GiB)", p.Duration, p.Alloc[0], p.Alloc[1]/gib)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// a on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB)
+	// b on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB)
+}
+
+// Algorithm 2 on one server: 16 cores, 32 GB, 14 cores and 20 GB taken
+// for the next 30 s. A task of two 10 s stages — 3 cores and 8 GB, then 1
+// core and 12 GB — fits stage by stage: its first stage is 1 core short,
+// and the compression bound (6)/(7) lets CPU dip by up to 10% of 16 cores
+// ((3 − 0.05·14)/17 = 0.135, clamped to 0.1); the server then holds 17
+// cores' demand on 16, a compression of 1/17.
+func ExampleMatcher_Match() {
+	space, _ := resource.NewSpace(resource.CPU, resource.Memory)
+	capacity := resource.Vector{16, 32}
+	free, _ := resource.NewTimeline(capacity)
+	_ = free.Sub(0, 30*time.Second, resource.Vector{14, 20})
+	m, _ := fgm.NewMatcher(space, 0.05, resource.DefaultCompressionLimit)
+	stages := []estimate.Stage{
+		{Duration: 10 * time.Second, Demand: resource.Vector{3, 8}},
+		{Duration: 10 * time.Second, Demand: resource.Vector{1, 12}},
+	}
+	rates := make([]float64, len(stages)*space.Len())
+	ok, _ := m.Match(free, capacity, stages, 0, true, rates)
+	fmt.Printf("fits: %v, cpu compression %.4f then %.4f\n", ok, rates[0], rates[2])
+	ok, _ = m.Match(free, capacity, stages, 0, false, rates)
+	fmt.Println("fits without compression:", ok)
+	// Output:
+	// fits: true, cpu compression 0.0588 then 0.0000
+	// fits without compression: false
+}
+
+// Formula (16) for a server's memory (32 GB): 30 s where the tasks used
+// 31 GB against 29 GB predicted, then 30 s as predicted, the server
+// nearly full throughout: ((31 − 29)/32)² · 30/60 ≈ 0.00195, below the
+// default Th_fg of 0.0025.
+func ExampleConformity() {
+	f, _ := fgm.Conformity([]fgm.Segment{
+		{Duration: 30 * time.Second, Used: 31, Predicted: 29, Idle: 1},
+		{Duration: 30 * time.Second, Used: 30.5, Predicted: 30.5, Idle: 1.5},
+	}, 32, 0.05)
+	fmt.Printf("%.5f\n", f)
+	// Output:
+	// 0.00195
+}

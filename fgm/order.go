@@ -1,0 +1,49 @@
+package fgm
+
+import (
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// JobState is what a Fairness policy reads of a job with pending tasks.
+type JobState struct {
+	ID schedkit.JobID
+	// Submitted is when the first of the job's tasks was submitted.
+	Submitted time.Time
+	// Allocated is what the scheduler charges the job now: the sum over
+	// its running tasks of their peak reservation (the requested
+	// quantity for unpredictable tasks). A view; do not modify or keep.
+	Allocated resource.Vector
+	// Share is Allocated's dominant share of the capacity of the nodes
+	// the scheduler knows (DRF).
+	Share float64
+	// Running and Pending count the job's tasks the scheduler holds.
+	Running, Pending int
+}
+
+// Fairness orders jobs for Algorithm 1 line 4: jobs whose Less is true
+// come first; jobs neither less than the other keep the order of their
+// IDs. Less must be a strict weak order and must not keep a or b.
+type Fairness interface {
+	Less(a, b *JobState) bool
+}
+
+// DRF is dominant resource fairness (Ghodsi et al.), the paper's
+// default: the lower dominant share first, then earlier submission.
+type DRF struct{}
+
+// Less orders by Share, then Submitted.
+func (DRF) Less(a, b *JobState) bool {
+	if a.Share != b.Share {
+		return a.Share < b.Share
+	}
+	return a.Submitted.Before(b.Submitted)
+}
+
+// FIFO orders jobs by submission.
+type FIFO struct{}
+
+// Less orders by Submitted.
+func (FIFO) Less(a, b *JobState) bool { return a.Submitted.Before(b.Submitted) }

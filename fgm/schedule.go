@@ -1,0 +1,478 @@
+package fgm
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Schedule runs Algorithm 1 for one server at now and appends its
+// Allocate decisions to dst (pass dst[:0] of a reused slice):
+//
+//  1. skip the server if its policy is stop-allocation, or if some kind's
+//     free amount now (plus the compression allowance limit × N of a
+//     compressible kind under fine-grained-with-compression) is below
+//     IdleThreshold × capacity, or if an incompressible kind's measured
+//     idle amount (the latest SampleNode, less what was placed since) is;
+//  2. order the jobs with pending tasks by the Fairness policy (DRF by
+//     default; ties by job ID), each job's tasks in submission order;
+//  3. for each task: check locality (delay scheduling: a task whose input
+//     is elsewhere waits up to LocalityWait for a local server); an
+//     unpredictable task gets its requested quantity if the least free
+//     over [now, now+Horizon) holds it; under a fine-grained policy the
+//     predicted stages go through Algorithm 2 (Matcher); otherwise
+//     coarse-grained: the predicted peak against the least free over the
+//     predicted duration;
+//     a task's first stage (its request if unpredictable) must also fit
+//     the measured idle amount of every incompressible kind;
+//  4. checkQoS: if the placement compresses anything, every running task
+//     with a deadline on the server must still make it, its remaining
+//     duration by formula (15) with the compression the new reservations
+//     imply (a task that would miss without the newcomer does not block
+//     it);
+//  5. allocate: reserve the stages on the server's timeline, charge the
+//     job its peak, and emit the decision; stop when the server is used
+//     up (the test of step 1).
+//
+// With Progressive, the jobs are ordered again after every allocation
+// (DRF's progressive filling) instead of once per call as printed; a job
+// that placed nothing in this call is not tried again in it.
+//
+// After a failed match, later tasks of the same job with the same
+// similarity key are skipped on this server when predictions come from a
+// History (they would fail the same way).
+//
+// With HostChecksSteps, every step's incompressible demand must also fit
+// the node's Available() now, less what this call has already placed
+// there.
+//
+// It fails, deciding nothing and changing nothing, for a nil or unknown
+// node (or, with HostChecksSteps, an Available vector that does not fit
+// the Space or holds NaN or infinite amounts),
+// a time before the latest given, or an Estimator prediction that is
+// invalid (ErrInvalidEstimate: a negative stage length, a demand of the
+// wrong length or with NaN, infinite or negative amounts, more than
+// MaxStages stages).
+func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
+	const op = "Schedule"
+	if node == nil {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	}
+	id := node.ID()
+	v := s.nodes[id]
+	if v == nil {
+		return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
+	}
+	if s.cfg.HostChecksSteps {
+		avail := node.Available()
+		if len(avail) != s.dims {
+			return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "Available does not fit the Space"}
+		}
+		for _, x := range avail {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "Available holds NaN or infinite amounts"}
+			}
+		}
+		s.hostFree = append(s.hostFree[:0], avail...)
+	}
+	off, err := s.advance(op, now)
+	if err != nil {
+		return dst, err
+	}
+	s.commit(now, off)
+	v.refresh(off)
+	if v.policy == StopAllocation || v.usedUp(off) || len(s.active) == 0 {
+		return dst, nil
+	}
+	fair := s.cfg.Fairness
+	sortJobs := func() {
+		s.order = append(s.order[:0], s.active...)
+		slices.SortFunc(s.order, func(a, b *jobEntry) int {
+			switch {
+			case fair.Less(&a.state, &b.state):
+				return -1
+			case fair.Less(&b.state, &a.state):
+				return 1
+			}
+			return cmp.Compare(a.state.ID, b.state.ID)
+		})
+	}
+	sortJobs()
+	_, keyed := s.cfg.Estimator.(HistoryEstimator)
+	start := len(dst)
+	s.placed, s.waits = s.placed[:0], s.waits[:0]
+	s.call++
+jobs:
+	for k := 0; k < len(s.order); k++ {
+		j := s.order[k]
+		if j.tried == s.call {
+			continue
+		}
+		var failKey schedkit.SimilarityKey
+		failed := false
+		for i := 0; i < len(j.pending); {
+			p := j.pending[i]
+			if !s.local(p, v, off) {
+				i++
+				continue
+			}
+			var prof estimate.Profile
+			ok := false
+			if s.cfg.Estimator != nil {
+				prof, ok = s.cfg.Estimator.Predict(p.t)
+			}
+			if ok {
+				if err := s.validProfile(prof); err != nil {
+					e := err.(*Error)
+					e.Op, e.Task, e.Node = op, p.id, id
+					s.rollback(v)
+					return dst[:start], e
+				}
+				if keyed && failed && p.key == failKey {
+					i++
+					continue
+				}
+			}
+			if !s.place(v, p, i, prof, ok, off) {
+				if ok {
+					failKey, failed = p.key, true
+				}
+				i++
+				continue
+			}
+			dst = append(dst, Decision{Action: Allocate, Task: p.id, Job: j.state.ID, Node: id, Mode: p.mode, Plan: p.plan})
+			if v.usedUp(off) {
+				break jobs
+			}
+			if s.cfg.Progressive {
+				// Shares changed: order again and start over; jobs that
+				// placed nothing on this server in this call stay done.
+				sortJobs()
+				k = -1
+				continue jobs
+			}
+		}
+		j.tried = s.call
+	}
+	return dst, nil
+}
+
+func (s *Scheduler) validProfile(p estimate.Profile) error {
+	if len(p.Stages) > s.cfg.MaxStages {
+		return &Error{Err: ErrInvalidEstimate, Reason: "more than MaxStages stages"}
+	}
+	if err := validStages(p.Stages, s.dims); err != nil {
+		e := err.(*Error)
+		return &Error{Err: ErrInvalidEstimate, Reason: e.Reason}
+	}
+	return nil
+}
+
+// local is delay scheduling's test for p on server v at now.
+func (s *Scheduler) local(p *ptask, v *server, now time.Duration) bool {
+	if len(p.locs) == 0 || s.cfg.LocalityWait < 0 {
+		return true
+	}
+	if slices.Contains(p.locs, v.id) {
+		return true
+	}
+	if !p.waiting {
+		s.waits = append(s.waits, waitUndo{t: p, since: p.waitSince, waiting: p.waiting})
+		p.waiting, p.waitSince = true, now
+	}
+	return now-p.waitSince >= s.cfg.LocalityWait
+}
+
+// place tries pending task p (index i of its job's queue) on v; on
+// success it is running there and reserved.
+func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) bool {
+	dims := s.dims
+	var mode Mode
+	var stages []estimate.Stage
+	var one [1]estimate.Stage
+	switch {
+	case !predictable:
+		mode = Requested
+		if s.cfg.Horizon > 0 {
+			_ = v.free.Min(now, now+s.cfg.Horizon, s.tmp)
+			if !fitsWithSlack(p.requested, s.tmp, v.capacity) {
+				return false
+			}
+		}
+	case !s.cfg.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
+		mode = FineGrained
+		stages = prof.Stages
+		if need := len(stages) * dims; len(s.rates) < need {
+			s.rates = make([]float64, need)
+		}
+		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
+		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates) {
+			return false
+		}
+		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
+			return false
+		}
+	default:
+		mode = CoarseGrained
+		prof.Peak(s.peakBuf)
+		d := max(prof.Duration(), 1)
+		_ = v.free.Min(now, now+d, s.tmp)
+		if !fitsWithSlack(s.peakBuf, s.tmp, v.capacity) {
+			return false
+		}
+		one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.peakBuf}
+		stages = one[:]
+		if len(s.rates) < dims {
+			s.rates = make([]float64, dims)
+		}
+		clear(s.rates[:dims])
+	}
+	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
+		return false
+	}
+	first := p.requested
+	if stages != nil {
+		first = stages[0].Demand
+	}
+	if !v.measuredFits(first) {
+		return false
+	}
+	for k, d := range first {
+		if !s.comp[k] {
+			v.placed[k] += d
+		}
+	}
+	s.commitPlace(v, p, i, mode, stages, now)
+	if s.cfg.HostChecksSteps {
+		// The host allocates the first step at once.
+		first := p.plan[0].Alloc
+		for k := range s.hostFree {
+			s.hostFree[k] -= first[k]
+		}
+	}
+	return true
+}
+
+// hostFits reports whether every step's incompressible demand (nil
+// stages: the request) fits what the host reports free now.
+func (s *Scheduler) hostFits(p *ptask, stages []estimate.Stage, v *server) bool {
+	check := func(d resource.Vector) bool {
+		for k, x := range d {
+			if !s.comp[k] && x > 0 && x > s.hostFree[k]+slack*v.capacity[k] {
+				return false
+			}
+		}
+		return true
+	}
+	if stages == nil {
+		return check(p.requested)
+	}
+	for _, st := range stages {
+		if !check(st.Demand) {
+			return false
+		}
+	}
+	return true
+}
+
+func fitsWithSlack(demand, free, capacity resource.Vector) bool {
+	for k, d := range demand {
+		if d > 0 && free[k]+slack*capacity[k] < d {
+			return false
+		}
+	}
+	return true
+}
+
+func anyPositive(x []float64) bool {
+	for _, v := range x {
+		if v > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// commitPlace makes p running on v with the given stages (nil: open-ended
+// at its requested quantity) and the rates in s.rates.
+func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []estimate.Stage, now time.Duration) {
+	dims := s.dims
+	j := p.job
+	s.dequeue(j, i)
+	p.running, p.srv, p.start, p.mode = true, v, now, mode
+	s.seq++
+	p.startSq = s.seq
+	p.lastSmp = now
+	p.samples = p.samples[:0]
+	p.open = stages == nil
+	n := max(len(stages), 1)
+	p.work = resizeD(p.work, n)
+	p.rc = resizeF(p.rc, n)
+	p.vals = resizeF(p.vals, n*dims)
+	p.planRC = resizeF(p.planRC, n*dims)
+	p.abuf = resizeF(p.abuf, n*dims)
+	abuf := p.abuf
+	if cap(p.plan) < n {
+		p.plan = make([]PlanStep, n)
+	}
+	p.plan = p.plan[:n]
+	if p.peak == nil {
+		p.peak, p.charge = s.space.Zero(), s.space.Zero()
+	}
+	if p.open {
+		p.work[0], p.rc[0] = 0, 0
+		copy(p.vals, p.requested)
+		clear(p.planRC)
+		copy(p.peak, p.requested)
+		copy(p.charge, p.requested)
+		copy(abuf, p.requested)
+		p.plan[0] = PlanStep{Alloc: abuf[:dims:dims], Reserved: p.vals[:dims:dims], Compression: p.planRC[:dims:dims]}
+		p.dueAt, p.predEnd = now+s.cfg.Horizon, now+s.cfg.Horizon
+	} else {
+		clear(p.peak)
+		due, pred := now, float64(now)
+		for si, st := range stages {
+			val := p.vals[si*dims : (si+1)*dims : (si+1)*dims]
+			copy(val, st.Demand)
+			rcv := p.planRC[si*dims : (si+1)*dims : (si+1)*dims]
+			copy(rcv, s.rates[si*dims:(si+1)*dims])
+			rc := 0.0
+			for k, x := range rcv {
+				if s.comp[k] {
+					rc = max(rc, x)
+				}
+				p.peak[k] = max(p.peak[k], val[k])
+			}
+			p.work[si], p.rc[si] = st.Duration, rc
+			due += st.Duration
+			pred += float64(st.Duration) / (1 - min(rc, 0.999)) // formula (15)
+			a := abuf[si*dims : (si+1)*dims : (si+1)*dims]
+			copy(a, val)
+			if s.cfg.CapAtRequest {
+				for k := range a {
+					if s.comp[k] {
+						a[k] = max(a[k], p.requested[k])
+					}
+				}
+			}
+			p.plan[si] = PlanStep{Duration: st.Duration, Alloc: a, Reserved: val, Compression: rcv}
+			if si == 0 {
+				copy(p.charge, a)
+			} else {
+				_ = p.charge.Max(a)
+			}
+		}
+		p.dueAt, p.predEnd = due, time.Duration(pred)
+	}
+	v.running = append(v.running, p)
+	v.reserve(p, now)
+	_ = j.state.Allocated.Add(p.charge)
+	j.state.Running++
+	s.share(j)
+	s.placed = append(s.placed, p)
+}
+
+func resizeF(x []float64, n int) []float64 {
+	if cap(x) < n {
+		return make([]float64, n)
+	}
+	return x[:n]
+}
+
+func resizeD(x []time.Duration, n int) []time.Duration {
+	if cap(x) < n {
+		return make([]time.Duration, n)
+	}
+	return x[:n]
+}
+
+// rollback undoes this Schedule call's placements and locality waits.
+func (s *Scheduler) rollback(v *server) {
+	for i := len(s.placed) - 1; i >= 0; i-- {
+		p := s.placed[i]
+		k := slices.Index(v.running, p)
+		v.running = slices.Delete(v.running, k, k+1)
+		j := p.job
+		_ = j.state.Allocated.Sub(p.charge)
+		j.state.Running--
+		s.share(j)
+		p.running, p.srv = false, nil
+		s.enqueue(p)
+	}
+	v.dirty = true
+	for i := len(s.waits) - 1; i >= 0; i-- {
+		w := s.waits[i]
+		w.t.waitSince, w.t.waiting = w.since, w.waiting
+	}
+	s.placed, s.waits = s.placed[:0], s.waits[:0]
+}
+
+// checkQoS reports whether every running task with a deadline on v still
+// meets it with the new stages (starting at now) reserved: its remaining
+// stages take their uncompressed time divided by 1 − rc, rc the largest
+// compression (formula (1) against capacity) the timeline minus the
+// newcomer's demand implies over the stage, among the compressible kinds
+// the stage demands: formula (15). A task that misses its deadline even
+// without the newcomer does not refuse it.
+func (s *Scheduler) checkQoS(v *server, stages []estimate.Stage, now time.Duration) bool {
+	for _, r := range v.running {
+		if !r.hasDL || r.open || now >= r.dueAt {
+			continue
+		}
+		if s.endWith(v, r, stages, now) > r.deadline && s.endWith(v, r, nil, now) <= r.deadline {
+			return false
+		}
+	}
+	return true
+}
+
+// endWith is r's formula (15) end with stages (nil: none) added at now.
+func (s *Scheduler) endWith(v *server, r *ptask, stages []estimate.Stage, now time.Duration) time.Duration {
+	dims := s.dims
+	end := float64(now)
+	t := r.start
+	for i, w := range r.work {
+		a, b := t, t+w
+		t = b
+		if b <= now || w == 0 {
+			continue
+		}
+		a = max(a, now)
+		_ = v.free.Min(a, b, s.tmp)
+		if stages != nil {
+			maxDemand(stages, now, a, b, s.tmp2)
+			_ = s.tmp.Sub(s.tmp2)
+		}
+		dem := r.vals[i*dims : (i+1)*dims]
+		rc := 0.0
+		for k, f := range s.tmp {
+			if s.comp[k] && f < 0 && dem[k] > 0 {
+				rc = max(rc, -f/(v.capacity[k]-f))
+			}
+		}
+		end += float64(b-a) / (1 - min(rc, 0.999))
+	}
+	return time.Duration(min(end, float64(1<<62)))
+}
+
+// maxDemand sets dst to the element-wise max demand of stages (starting
+// at at) over [a, b).
+func maxDemand(stages []estimate.Stage, at, a, b time.Duration, dst resource.Vector) {
+	clear(dst)
+	t := at
+	for _, st := range stages {
+		e := t + st.Duration
+		if e > a && t < b {
+			_ = dst.Max(st.Demand)
+		}
+		t = e
+		if t >= b {
+			return
+		}
+	}
+}

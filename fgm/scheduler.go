@@ -1,0 +1,544 @@
+package fgm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Scheduler is paper 004's fine-grained scheduler: pending tasks, each
+// server's free-resource timeline and scheduling policy, and the
+// decisions of Algorithms 1–3. See the package documentation for what the
+// host must do.
+//
+// A Scheduler is not safe for concurrent use: call it from the host's
+// scheduling loop.
+type Scheduler struct {
+	cfg     Config
+	space   *resource.Space
+	dims    int
+	comp    []bool
+	matcher *Matcher
+
+	epoch    time.Time
+	epochSet bool
+	last     time.Duration // latest now, as an offset from epoch
+
+	nodes    map[schedkit.NodeID]*server
+	servers  []*server // registration order, for Tick
+	capacity resource.Vector
+
+	tasks  map[schedkit.TaskID]*ptask
+	jobs   map[schedkit.JobID]*jobEntry
+	active []*jobEntry // jobs with pending tasks
+	seq    uint64      // submission and start sequence
+
+	// Per Schedule call.
+	call     uint64 // Schedule calls so far
+	order    []*jobEntry
+	placed   []*ptask
+	waits    []waitUndo
+	rates    []float64
+	tmp      resource.Vector
+	tmp2     resource.Vector
+	peakBuf  resource.Vector
+	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
+}
+
+// ptask is a task the scheduler holds, pending or running.
+type ptask struct {
+	t         schedkit.Task
+	id        schedkit.TaskID
+	job       *jobEntry
+	key       schedkit.SimilarityKey
+	requested resource.Vector
+	deadline  time.Duration
+	hasDL     bool
+	locs      []schedkit.NodeID
+	seq       uint64
+	waitSince time.Duration
+	waiting   bool
+
+	running bool
+	srv     *server
+	start   time.Duration
+	startSq uint64
+	mode    Mode
+	open    bool            // reserved over [now, now+Horizon) until released
+	work    []time.Duration // per stage, uncompressed
+	rc      []float64       // per stage, the (15) rate: max over kinds
+	vals    []float64       // stage demands, stages × dims
+	plan    []PlanStep      // the decision's plan (views into vals, planRC)
+	planRC  []float64       // stages × dims
+	abuf    []float64       // plan allocations, stages × dims
+	peak    resource.Vector // element-wise max reserved over stages
+	charge  resource.Vector // element-wise max allocated over steps (charged to the job)
+	dueAt   time.Duration   // start + Σ work: later than this it is overdue
+	predEnd time.Duration   // start + formula (15) at allocation
+	samples []estimate.UsageSample
+	sbuf    []float64
+	lastSmp time.Duration
+}
+
+// jobEntry is a job with pending or running tasks.
+type jobEntry struct {
+	state     JobState
+	sub       time.Duration
+	pending   []*ptask // by submission sequence
+	activePos int      // in Scheduler.active, −1 if none pending
+	tried     uint64   // the Schedule call that found nothing more to place for it
+}
+
+type waitUndo struct {
+	t       *ptask
+	since   time.Duration
+	waiting bool
+}
+
+// New returns a Scheduler for cfg, or an error wrapping ErrConfig.
+func New(cfg Config) (*Scheduler, error) {
+	space, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.History != nil && cfg.History.Config().Space.Len() != space.Len() {
+		return nil, &Error{Op: "New", Err: ErrConfig, Reason: "History's Space does not match the cluster's"}
+	}
+	m, err := NewMatcher(space, cfg.Penalty, cfg.CompressionLimit)
+	if err != nil {
+		return nil, err
+	}
+	dims := space.Len()
+	s := &Scheduler{
+		cfg:      cfg,
+		space:    space,
+		dims:     dims,
+		comp:     make([]bool, dims),
+		matcher:  m,
+		nodes:    make(map[schedkit.NodeID]*server),
+		capacity: space.Zero(),
+		tasks:    make(map[schedkit.TaskID]*ptask),
+		jobs:     make(map[schedkit.JobID]*jobEntry),
+		tmp:      space.Zero(),
+		tmp2:     space.Zero(),
+		peakBuf:  space.Zero(),
+	}
+	for k := range dims {
+		s.comp[k] = space.Compressible(k)
+	}
+	c := cfg.Cluster
+	for i := range c.Nodes() {
+		if err := s.AddNode(c.Node(i)); err != nil {
+			e := err.(*Error)
+			e.Op, e.Err = "New", ErrConfig
+			return nil, e
+		}
+	}
+	return s, nil
+}
+
+// Config returns the configuration with defaults filled in.
+func (s *Scheduler) Config() Config { return s.cfg }
+
+// advance checks now against the latest time given and returns its
+// offset; it does not record it (commit does, once the call succeeds).
+func (s *Scheduler) advance(op string, now time.Time) (time.Duration, error) {
+	if !s.epochSet {
+		return 0, nil
+	}
+	d := now.Sub(s.epoch)
+	if d < s.last {
+		return 0, &Error{Op: op, Err: ErrTimeBackwards, Reason: fmt.Sprintf("%v is before %v", now, s.epoch.Add(s.last))}
+	}
+	if d >= math.MaxInt64/4 || d <= math.MinInt64/4 {
+		return 0, &Error{Op: op, Err: ErrTimeBackwards, Reason: fmt.Sprintf("%v is too far from the first time given", now)}
+	}
+	return d, nil
+}
+
+func (s *Scheduler) commit(now time.Time, off time.Duration) {
+	if !s.epochSet {
+		s.epoch, s.epochSet = now, true
+		return
+	}
+	s.last = off
+}
+
+// AddNode registers a server: its capacity becomes a free-resource
+// timeline, fine-grained with compression. It fails with ErrInvalidNode
+// for a nil node, an empty or known ID, or a capacity that does not fit
+// the Space.
+func (s *Scheduler) AddNode(n schedkit.Node) error {
+	const op = "AddNode"
+	if n == nil {
+		return &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	}
+	id := n.ID()
+	if id == "" {
+		return &Error{Op: op, Err: ErrInvalidNode, Reason: "empty node ID"}
+	}
+	if _, dup := s.nodes[id]; dup {
+		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "already registered"}
+	}
+	capacity := n.Capacity()
+	if err := s.space.Validate(capacity); err != nil {
+		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "capacity: " + err.Error()}
+	}
+	srv, err := newServer(s, id, capacity)
+	if err != nil {
+		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: err.Error()}
+	}
+	srv.pos = len(s.servers)
+	srv.usage, _ = n.(UsageNode)
+	s.nodes[id] = srv
+	s.servers = append(s.servers, srv)
+	_ = s.capacity.Add(srv.capacity)
+	s.reshare()
+	return nil
+}
+
+// RemoveNode forgets a server. Its running tasks are released (not
+// learned from); the host decides whether to Submit them again. It fails
+// with ErrInvalidNode for an unknown ID.
+func (s *Scheduler) RemoveNode(id schedkit.NodeID) error {
+	srv := s.nodes[id]
+	if srv == nil {
+		return &Error{Op: "RemoveNode", Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
+	}
+	for len(srv.running) > 0 {
+		s.release(srv.running[len(srv.running)-1], false)
+	}
+	delete(s.nodes, id)
+	s.servers = slices.Delete(s.servers, srv.pos, srv.pos+1)
+	for i := srv.pos; i < len(s.servers); i++ {
+		s.servers[i].pos = i
+	}
+	_ = s.capacity.Sub(srv.capacity)
+	s.reshare()
+	return nil
+}
+
+// Submit queues task t as pending at now: it is ready to run and waits
+// for a server. It reads the task's ID, job, similarity key, requested
+// quantity, deadline and data locations once. It fails, changing
+// nothing, on a nil task, an empty task or job ID, a duplicate ID, a
+// requested vector that does not fit the Space (NaN, infinite, negative,
+// fractional slots), or a time before the latest given.
+func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
+	const op = "Submit"
+	if t == nil {
+		return &Error{Op: op, Err: ErrInvalidTask, Reason: "nil task"}
+	}
+	id := t.ID()
+	switch {
+	case id == "":
+		return &Error{Op: op, Err: ErrInvalidTask, Reason: "empty task ID"}
+	case t.Job() == "":
+		return &Error{Op: op, Task: id, Err: ErrInvalidTask, Reason: "empty job ID"}
+	case s.tasks[id] != nil:
+		return &Error{Op: op, Task: id, Err: ErrDuplicateTask}
+	}
+	req := t.Requested()
+	if err := s.space.Validate(req); err != nil {
+		return &Error{Op: op, Task: id, Err: ErrInvalidTask, Reason: "requested: " + err.Error()}
+	}
+	off, err := s.advance(op, now)
+	if err != nil {
+		return err
+	}
+	dl := t.Deadline()
+	s.commit(now, off)
+	p := &ptask{
+		t: t, id: id, key: t.Similarity(),
+		requested: req.Clone(),
+		locs:      slices.Clone(t.DataLocations()),
+	}
+	if !dl.IsZero() {
+		p.hasDL = true
+		d := dl.Sub(s.epoch)
+		p.deadline = d
+	}
+	s.seq++
+	p.seq = s.seq
+	j := s.jobs[t.Job()]
+	if j == nil {
+		j = &jobEntry{activePos: -1, sub: off}
+		j.state = JobState{ID: t.Job(), Submitted: now, Allocated: s.space.Zero()}
+		s.jobs[j.state.ID] = j
+	}
+	p.job = j
+	s.tasks[id] = p
+	s.enqueue(p)
+	return nil
+}
+
+// enqueue puts a pending task in its job's queue in submission order.
+func (s *Scheduler) enqueue(p *ptask) {
+	j := p.job
+	i, _ := slices.BinarySearchFunc(j.pending, p.seq, func(q *ptask, seq uint64) int {
+		switch {
+		case q.seq < seq:
+			return -1
+		case q.seq > seq:
+			return 1
+		}
+		return 0
+	})
+	j.pending = slices.Insert(j.pending, i, p)
+	j.state.Pending++
+	if j.activePos < 0 {
+		j.activePos = len(s.active)
+		s.active = append(s.active, j)
+	}
+}
+
+// dequeue removes the pending task at index i of its job's queue.
+func (s *Scheduler) dequeue(j *jobEntry, i int) {
+	j.pending = slices.Delete(j.pending, i, i+1)
+	j.state.Pending--
+	if len(j.pending) == 0 && j.activePos >= 0 {
+		last := s.active[len(s.active)-1]
+		s.active[j.activePos] = last
+		last.activePos = j.activePos
+		s.active = s.active[:len(s.active)-1]
+		j.activePos = -1
+	}
+}
+
+// dropJob forgets a job with nothing pending or running.
+func (s *Scheduler) dropJob(j *jobEntry) {
+	if j.state.Pending == 0 && j.state.Running == 0 {
+		delete(s.jobs, j.state.ID)
+	}
+}
+
+// Withdraw drops a pending task (its job was killed, or the host gave up
+// on it). A running task is ended with Release instead. It fails with
+// ErrUnknownTask for a task not pending.
+func (s *Scheduler) Withdraw(id schedkit.TaskID) error {
+	p := s.tasks[id]
+	if p == nil || p.running {
+		return &Error{Op: "Withdraw", Task: id, Err: ErrUnknownTask, Reason: "not pending"}
+	}
+	j := p.job
+	i := slices.Index(j.pending, p)
+	s.dequeue(j, i)
+	delete(s.tasks, id)
+	s.dropJob(j)
+	return nil
+}
+
+// Release ends a running task at now: its reservation is freed. If
+// succeeded and a History is configured, the task's buffered usage
+// samples are learned (normalised by the compression its server was
+// expected to impose; see estimate.History). A task that failed or was
+// killed is not learned from; Submit it again to retry it. It fails with
+// ErrUnknownTask for a task not running, ErrTimeBackwards for a time
+// before the latest given.
+func (s *Scheduler) Release(now time.Time, id schedkit.TaskID, succeeded bool) error {
+	const op = "Release"
+	p := s.tasks[id]
+	if p == nil || !p.running {
+		return &Error{Op: op, Task: id, Err: ErrUnknownTask, Reason: "not running"}
+	}
+	off, err := s.advance(op, now)
+	if err != nil {
+		return err
+	}
+	s.commit(now, off)
+	if succeeded && s.cfg.History != nil && off > p.lastSmp && len(p.samples) > 0 {
+		// The tail since the last sample holds at the last sample's usage.
+		last := p.samples[len(p.samples)-1]
+		s.addSample(p, off, last.Used, last.Compression)
+	}
+	s.release(p, succeeded)
+	return nil
+}
+
+// release frees p's reservation and forgets it.
+func (s *Scheduler) release(p *ptask, learn bool) {
+	srv := p.srv
+	i := slices.Index(srv.running, p)
+	srv.running = slices.Delete(srv.running, i, i+1)
+	srv.dirty = true
+	j := p.job
+	_ = j.state.Allocated.Sub(p.charge)
+	for k, x := range j.state.Allocated {
+		if x < 0 || (j.state.Running == 1 && x != 0) {
+			j.state.Allocated[k] = 0 // rounding: nothing running, nothing charged
+		}
+	}
+	j.state.Running--
+	s.share(j)
+	if learn && s.cfg.History != nil {
+		_, _ = s.cfg.History.Observe(p.key, p.samples) // too few samples: nothing learned
+	}
+	delete(s.tasks, p.id)
+	s.dropJob(j)
+}
+
+// SampleTask records a usage sample of a running task at now: what it
+// used on average since its previous sample (or its start). Its server
+// adds it to the measured usage of our tasks (for the foreign-load
+// estimate, see Tick). With a History the sample is also buffered for
+// learning, tagged with the compression rate the server is expected to
+// impose at now on the kinds the task's current stage demands (from its
+// free timeline). It fails with
+// ErrUnknownTask (not running), ErrInvalidSample (wrong length, NaN,
+// infinite or negative amounts) or ErrTimeBackwards.
+func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.Vector) error {
+	const op = "SampleTask"
+	p := s.tasks[id]
+	if p == nil || !p.running {
+		return &Error{Op: op, Task: id, Err: ErrUnknownTask, Reason: "not running"}
+	}
+	if len(used) != s.dims {
+		return &Error{Op: op, Task: id, Err: ErrInvalidSample, Reason: fmt.Sprintf("%d amounts, want %d", len(used), s.dims)}
+	}
+	if err := used.Validate(); err != nil {
+		return &Error{Op: op, Task: id, Err: ErrInvalidSample, Reason: err.Error()}
+	}
+	off, err := s.advance(op, now)
+	if err != nil {
+		return err
+	}
+	s.commit(now, off)
+	if off <= p.lastSmp {
+		return nil
+	}
+	srv := p.srv
+	if srv.sampled && off > srv.lastAt-srv.window() {
+		// Count only the part inside the server's current sample window.
+		dt := (off - max(p.lastSmp, srv.lastAt-srv.window())).Seconds()
+		for k, x := range used {
+			srv.sumTasks[k] += x * dt
+		}
+		srv.tasksSampled = true
+	}
+	if s.cfg.History == nil {
+		p.lastSmp = off
+		return nil
+	}
+	srv.refresh(off)
+	s.addSample(p, off, used, srv.compressionAt(off, p.demandAt(off, s.dims)))
+	return nil
+}
+
+// addSample appends a sample ending at off, merging pairs when full.
+func (s *Scheduler) addSample(p *ptask, off time.Duration, used resource.Vector, rc float64) {
+	dims := s.dims
+	if len(p.samples) == s.cfg.MaxSamples {
+		// Merge neighbouring pairs, time-weighted (formula (14)).
+		h := 0
+		for i := 0; i+1 < len(p.samples); i += 2 {
+			a, b := p.samples[i], p.samples[i+1]
+			d := a.Duration + b.Duration
+			wa, wb := 0.5, 0.5
+			if d > 0 {
+				wa = float64(a.Duration) / float64(d)
+				wb = 1 - wa
+			}
+			v := p.sbuf[h*dims : (h+1)*dims]
+			for k := range v {
+				v[k] = wa*a.Used[k] + wb*b.Used[k]
+			}
+			p.samples[h] = estimate.UsageSample{Duration: d, Used: v, Compression: wa*a.Compression + wb*b.Compression}
+			h++
+		}
+		if len(p.samples)%2 == 1 {
+			last := p.samples[len(p.samples)-1]
+			v := p.sbuf[h*dims : (h+1)*dims]
+			copy(v, last.Used)
+			p.samples[h] = estimate.UsageSample{Duration: last.Duration, Used: v, Compression: last.Compression}
+			h++
+		}
+		p.samples = p.samples[:h]
+	}
+	if p.sbuf == nil {
+		p.sbuf = make([]float64, s.cfg.MaxSamples*dims)
+	}
+	i := len(p.samples)
+	v := resource.Vector(p.sbuf[i*dims : (i+1)*dims : (i+1)*dims])
+	copy(v, used)
+	p.samples = append(p.samples, estimate.UsageSample{Duration: off - p.lastSmp, Used: v, Compression: min(max(rc, 0), 0.999)})
+	p.lastSmp = off
+}
+
+// demandAt returns p's planned demand at off (its peak once overdue or
+// for an open-ended reservation).
+func (p *ptask) demandAt(off time.Duration, dims int) resource.Vector {
+	if p.open || off >= p.dueAt {
+		return p.peak
+	}
+	t := p.start
+	for i, w := range p.work {
+		t += w
+		if off < t {
+			return resource.Vector(p.vals[i*dims : (i+1)*dims])
+		}
+	}
+	return p.peak
+}
+
+// share recomputes j's dominant share.
+func (s *Scheduler) share(j *jobEntry) {
+	sh, err := resource.DominantShare(j.state.Allocated, s.capacity)
+	if err != nil {
+		sh = math.MaxFloat64 // a demand on a kind no known node has
+	}
+	j.state.Share = sh
+}
+
+func (s *Scheduler) reshare() {
+	for _, j := range s.jobs {
+		s.share(j)
+	}
+}
+
+// Pending returns the number of pending tasks.
+func (s *Scheduler) Pending() int {
+	n := 0
+	for _, j := range s.active {
+		n += len(j.pending)
+	}
+	return n
+}
+
+// Running returns the number of tasks the scheduler has placed and not
+// yet seen released.
+func (s *Scheduler) Running() int { return len(s.tasks) - s.Pending() }
+
+// Policy returns a server's current scheduling policy (Algorithm 3),
+// false for an unknown node.
+func (s *Scheduler) Policy(id schedkit.NodeID) (ServerPolicy, bool) {
+	srv := s.nodes[id]
+	if srv == nil {
+		return 0, false
+	}
+	return srv.policy, true
+}
+
+// Free sets dst to a server's predicted free resources at now (which
+// counts as the latest time given, as for every call): capacity
+// minus the estimated foreign load and the reservations of its running
+// tasks (negative for a compressed kind). It fails with ErrInvalidNode
+// for an unknown node or a dst of the wrong length.
+func (s *Scheduler) Free(now time.Time, id schedkit.NodeID, dst resource.Vector) error {
+	srv := s.nodes[id]
+	if srv == nil || len(dst) != s.dims {
+		return &Error{Op: "Free", Node: id, Err: ErrInvalidNode, Reason: "unknown node or wrong vector length"}
+	}
+	off, err := s.advance("Free", now)
+	if err != nil {
+		return err
+	}
+	s.commit(now, off)
+	srv.refresh(off)
+	copy(dst, srv.free.At(off))
+	return nil
+}

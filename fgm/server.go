@@ -1,0 +1,307 @@
+package fgm
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// ServerPolicy is a server's scheduling policy, set by Algorithm 3.
+type ServerPolicy uint8
+
+// Server policies, from the most to the least permissive.
+const (
+	// FineGrainedCompress: Algorithm 2 with compression (the default).
+	FineGrainedCompress ServerPolicy = iota
+	// FineGrainedNoCompress: Algorithm 2 with rc = 0.
+	FineGrainedNoCompress
+	// CoarseGrainedPolicy: peak demand against the least free over the
+	// task's duration.
+	CoarseGrainedPolicy
+	// StopAllocation: nothing is placed on the server.
+	StopAllocation
+)
+
+var policyNames = [...]string{"fine-grained", "fine-grained-no-compression", "coarse-grained", "stop-allocation"}
+
+// String returns the policy's name.
+func (p ServerPolicy) String() string {
+	if int(p) < len(policyNames) {
+		return policyNames[p]
+	}
+	return fmt.Sprintf("ServerPolicy(%d)", uint8(p))
+}
+
+// UsageNode is a server that reports its measured usage. A host whose
+// nodes implement it need not call SampleNode: Tick reads Used of every
+// registered UsageNode first (the node given to New or AddNode, kept for
+// this).
+type UsageNode interface {
+	schedkit.Node
+	// Used is the node's total measured usage (our tasks and anything
+	// else running there), the mean since the previous call.
+	Used() resource.Vector
+}
+
+// UsageTask is a task that reports its measured usage. A host whose
+// tasks implement it need not call SampleTask: Tick reads Used of every
+// running UsageTask first.
+type UsageTask interface {
+	schedkit.Task
+	// Used is the task's measured usage, the mean since the previous
+	// call (or its start).
+	Used() resource.Vector
+}
+
+// server is one node's state.
+type server struct {
+	s        *Scheduler
+	usage    UsageNode // the node, if it reports its usage
+	id       schedkit.NodeID
+	pos      int
+	capacity resource.Vector
+	foreign  resource.Vector // estimated load no task of ours explains (14)
+	base     resource.Vector // capacity − foreign
+	free     *resource.Timeline
+	running  []*ptask
+	dirty    bool
+	nextDue  time.Duration // earliest dueAt of a running task, MaxInt64 if none
+	policy   ServerPolicy
+
+	// The latest node sample, and the incompressible demand placed since
+	// (measured usage does not show it yet).
+	measured bool
+	lastUsed []float64
+	placed   []float64
+
+	// Samples since the last Tick (formula (14) sums, per kind).
+	sampled      bool
+	lastAt       time.Duration
+	total        float64   // seconds sampled
+	sumUsed      []float64 // Σ μ·t
+	sumPred      []float64 // Σ α·t
+	sumOurs      []float64 // Σ (α − foreign)·t: our reservations
+	sumIdle      []float64 // Σ I·t
+	sumTasks     []float64 // Σ over SampleTask of used·t: our tasks' measured usage
+	tasksSampled bool
+	sumSq        []float64 // Σ ((μ − α)/N)²·t
+	conf         []float64 // ring: ConformityWindow × dims
+	confLen      int
+	confNext     int
+}
+
+func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*server, error) {
+	free, err := resource.NewTimeline(capacity)
+	if err != nil {
+		return nil, err
+	}
+	d := s.dims
+	return &server{
+		s: s, id: id,
+		capacity: capacity.Clone(),
+		foreign:  s.space.Zero(),
+		base:     capacity.Clone(),
+		free:     free,
+		nextDue:  math.MaxInt64,
+		sumUsed:  make([]float64, d),
+		sumPred:  make([]float64, d),
+		sumOurs:  make([]float64, d),
+		sumIdle:  make([]float64, d),
+		sumTasks: make([]float64, d),
+		lastUsed: make([]float64, d),
+		placed:   make([]float64, d),
+		sumSq:    make([]float64, d),
+		conf:     make([]float64, s.cfg.ConformityWindow*d),
+	}, nil
+}
+
+// refresh brings the free timeline to now: rebuilt if a task was
+// released, went overdue or the foreign estimate changed; trimmed.
+func (v *server) refresh(now time.Duration) {
+	if v.dirty || now >= v.nextDue {
+		v.rebuild(now)
+		return
+	}
+	v.free.TrimBefore(now)
+}
+
+// rebuild recomputes the free timeline from the running tasks.
+func (v *server) rebuild(now time.Duration) {
+	s := v.s
+	_ = v.free.Reset(v.base)
+	v.nextDue = math.MaxInt64
+	h := s.cfg.Horizon
+	for _, p := range v.running {
+		if p.open || now >= p.dueAt {
+			if h > 0 {
+				_ = v.free.Sub(now, now+h, p.peak)
+			}
+			continue
+		}
+		v.nextDue = min(v.nextDue, p.dueAt)
+		t := p.start
+		for i, w := range p.work {
+			a, b := t, t+w
+			t = b
+			if b <= now || w == 0 {
+				continue
+			}
+			_ = v.free.Sub(max(a, now), b, resource.Vector(p.vals[i*s.dims:(i+1)*s.dims]))
+		}
+	}
+	v.dirty = false
+}
+
+// reserve subtracts a newly placed task's stages from the timeline.
+func (v *server) reserve(p *ptask, now time.Duration) {
+	s := v.s
+	if p.open {
+		if s.cfg.Horizon > 0 {
+			_ = v.free.Sub(now, now+s.cfg.Horizon, p.peak)
+		}
+		return
+	}
+	v.nextDue = min(v.nextDue, p.dueAt)
+	t := p.start
+	for i, w := range p.work {
+		if w > 0 {
+			_ = v.free.Sub(t, t+w, resource.Vector(p.vals[i*s.dims:(i+1)*s.dims]))
+		}
+		t += w
+	}
+}
+
+// measuredFits reports whether demand's incompressible kinds fit the
+// server's measured idle amount (the latest sample less what was placed
+// since), and records them as placed if commit.
+func (v *server) measuredFits(demand resource.Vector) bool {
+	if !v.measured {
+		return true
+	}
+	for k, d := range demand {
+		n := v.capacity[k]
+		if !v.s.comp[k] && d > 0 && n-v.lastUsed[k]-v.placed[k]+slack*n < d {
+			return false
+		}
+	}
+	return true
+}
+
+// compressionAt returns the largest compression rate the timeline
+// implies at off among the compressible kinds demand uses: where the
+// reservations exceed the capacity (free f < 0), rc = −f/(N − f),
+// formula (1) for the server's total against N.
+func (v *server) compressionAt(off time.Duration, demand resource.Vector) float64 {
+	f := v.free.At(off)
+	rc := 0.0
+	for k, x := range f {
+		if v.s.comp[k] && x < 0 && demand[k] > 0 {
+			rc = max(rc, -x/(v.capacity[k]-x))
+		}
+	}
+	return rc
+}
+
+// usedUp reports Algorithm 1's line 1 (and line 19) test at now: some
+// kind's free amount, plus the compression allowance of a compressible
+// kind when the policy compresses, is below IdleThreshold × capacity;
+// or, for an incompressible kind, its measured idle amount (the latest
+// node sample, less what was placed since) is.
+func (v *server) usedUp(now time.Duration) bool {
+	s := v.s
+	if v.measured {
+		for k, u := range v.lastUsed {
+			n := v.capacity[k]
+			if n > 0 && !s.comp[k] && n-u-v.placed[k] < s.cfg.IdleThreshold*n {
+				return true
+			}
+		}
+	}
+	f := v.free.At(now)
+	allow := 0.0
+	if v.policy == FineGrainedCompress && !s.cfg.CoarseOnly {
+		allow = s.cfg.CompressionLimit
+	}
+	for k, x := range f {
+		n := v.capacity[k]
+		if n == 0 {
+			continue
+		}
+		if s.comp[k] {
+			x += allow * n
+		}
+		if x < s.cfg.IdleThreshold*n {
+			return true
+		}
+	}
+	return false
+}
+
+// window returns the length of the node-sample window since the last
+// Tick (as recorded so far).
+func (v *server) window() time.Duration {
+	return time.Duration(v.total * float64(time.Second))
+}
+
+// SampleNode records a usage sample of a server at now: its total
+// measured usage (our tasks and anything else running there), the mean
+// since its previous sample. The samples feed the foreign-load estimate
+// (time-weighted, formula (14)) and the conformity (16) that Tick turns
+// into the server's policy. Report task samples (SampleTask) too, so the
+// foreign load is measured (node minus tasks) rather than inferred
+// (node minus predictions, which would hide our own under-estimates). It fails with ErrInvalidNode (unknown node),
+// ErrInvalidSample (wrong length, NaN, infinite or negative amounts) or
+// ErrTimeBackwards, changing nothing.
+func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.Vector) error {
+	const op = "SampleNode"
+	v := s.nodes[id]
+	if v == nil {
+		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
+	}
+	if len(used) != s.dims {
+		return &Error{Op: op, Node: id, Err: ErrInvalidSample, Reason: fmt.Sprintf("%d amounts, want %d", len(used), s.dims)}
+	}
+	if err := used.Validate(); err != nil {
+		return &Error{Op: op, Node: id, Err: ErrInvalidSample, Reason: err.Error()}
+	}
+	off, err := s.advance(op, now)
+	if err != nil {
+		return err
+	}
+	s.commit(now, off)
+	v.measured = true
+	copy(v.lastUsed, used)
+	clear(v.placed)
+	if !v.sampled {
+		v.sampled, v.lastAt = true, off
+		return nil
+	}
+	dt := (off - v.lastAt).Seconds()
+	v.lastAt = off
+	if dt <= 0 {
+		return nil
+	}
+	v.refresh(off)
+	f := v.free.At(off)
+	for k, mu := range used {
+		n := v.capacity[k]
+		alpha := n - f[k] // predicted usage: reservations + foreign estimate
+		ours := alpha - v.foreign[k]
+		if n > 0 {
+			alpha = min(alpha, n) // usage is measured up to capacity
+		}
+		v.sumUsed[k] += mu * dt
+		v.sumPred[k] += alpha * dt
+		v.sumOurs[k] += ours * dt
+		v.sumIdle[k] += (n - mu) * dt
+		if n > 0 {
+			d := (mu - alpha) / n
+			v.sumSq[k] += d * d * dt
+		}
+	}
+	v.total += dt
+	return nil
+}

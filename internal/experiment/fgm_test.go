@@ -1,0 +1,62 @@
+package experiment_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/schedkit/schedkit/internal/experiment"
+)
+
+func TestFGMExperimentSmall(t *testing.T) {
+	e, err := experiment.Lookup("fgm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := experiment.Defaults()
+	p.Scale = 0.05
+	res, err := e.Run(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, tb := range res.Tables {
+		titles = append(titles, tb.Title)
+		for _, r := range tb.Rows {
+			if len(r.Cells) != len(tb.Columns) {
+				t.Errorf("%s: row %q has %d cells for %d columns", tb.Title, r.Name, len(r.Cells), len(tb.Columns))
+			}
+		}
+	}
+	want := []string{"offline", "against each baseline", "ablation", "estimator error", "online, dedicated: workload", "online, cloud"}
+	all := strings.Join(titles, "\n")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("no table titled like %q in\n%s", w, all)
+		}
+	}
+	if got := fmt.Sprint(res.Tables[0].Columns); got != "[FIFO Capacity Fair DRF fgm]" {
+		t.Errorf("main columns %s", got)
+	}
+	if len(res.Runs) != 5 {
+		t.Errorf("%d runs", len(res.Runs))
+	}
+	for _, run := range res.Runs {
+		if err := run.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+	// Same seed, same tables.
+	again, err := e.Run(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(again.Tables) != fmt.Sprint(res.Tables) {
+		t.Error("two runs with the same seed differ")
+	}
+	p.Policies = []string{"drf"}
+	if _, err := e.Run(p); !errors.Is(err, experiment.ErrParams) {
+		t.Errorf("-policies: %v", err)
+	}
+}

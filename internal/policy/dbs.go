@@ -1,0 +1,373 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// DBSPriceSpread is how far the adapter's default queue prices sit from
+// the simulator's reference price p (Config.Prices, what every baseline
+// pays): Low (1 − s)·p, Mid p, High (1 + s)·p. Paper 003 prints no
+// prices; a symmetric spread keeps the mean price of one job per queue
+// at p, so DBS is not cheaper by construction.
+const DBSPriceSpread = 0.25
+
+// DBSShares are the adapter's default queue shares, indexed by dbs.Queue
+// (dbs.DefaultQueues' shares: High 50%, Mid 30%, Low 20%).
+var DBSShares = [3]float64{dbs.Low: 0.2, dbs.Mid: 0.3, dbs.High: 0.5}
+
+// DBSOptions selects how a DBS adapter runs. The zero value is the
+// paper's algorithm with DBSShares and prices spread DBSPriceSpread
+// around the simulator's reference price.
+type DBSOptions struct {
+	// Name is the policy's column name; "" means "DBS".
+	Name string
+	// Queues overrides the queue shares and prices (per slot-second);
+	// the zero value means DBSShares with the spread prices.
+	Queues [3]dbs.QueueConfig
+	// StaticWeights, NoQueueMoves and NoMinimumSlots are the ablations
+	// of dbs.Config.
+	StaticWeights, NoQueueMoves, NoMinimumSlots bool
+	// MinimumFirst and PhiAwareMoves are the dbs.Config options.
+	MinimumFirst, PhiAwareMoves bool
+	// Interval is dbs.Config.Interval (0: 500 ms).
+	Interval time.Duration
+}
+
+// DBSMove is one promotion or demotion the adapter carried out.
+type DBSMove struct {
+	At       time.Duration // virtual time
+	Job      string
+	From, To dbs.Queue
+	Price    float64 // per slot-second from At on
+}
+
+// DBSStats counts what a DBS adapter decided over one run.
+type DBSStats struct {
+	// Assigned counts tasks handed out; BelowMinimum those given to a job
+	// below its model-2 minimum.
+	Assigned, BelowMinimum int
+	// Promotions and Demotions count queue moves; Moves lists them.
+	Promotions, Demotions int
+	Moves                 []DBSMove
+	// Rejected counts jobs dbs refused at Submit (invalid constraints).
+	Rejected int
+}
+
+// DBS runs a dbs.Scheduler as a simulator policy, doing what a Hadoop
+// JobTracker embedding dbs would do (the package's host duties):
+//
+//   - Submit shows the job to dbs through a dbs.Job view (the *sim.Job
+//     with its cost so far and data sizes from its tasks' similarity
+//     keys) and schedules a SetPrice to its φ queue's price; an invalid
+//     job (φ outside {0, 0.5, 1}, no budget with φ < 1…) is rejected
+//     with dbs's error, never dropped silently.
+//   - Counter changes (assignments applied, task ends, a phase becoming
+//     ready) mark the job; marked jobs are passed to Update at the next
+//     callback, once the simulator has applied everything.
+//   - Tick runs dbs's weight update; each Promote or Demote becomes a
+//     SetPrice to the new queue's price, in force from that instant.
+//   - Heartbeat applies pending prices first, then translates each
+//     Assign into sim.AssignTasks on the heartbeating node.
+//   - A job that ends is removed.
+//
+// NewDBS asks the simulator for ticks at dbs's interval by setting the
+// configuration's TickInterval when it is zero. It is not safe for
+// concurrent use; the simulator calls it from one goroutine.
+type DBS struct {
+	name    string
+	sched   *dbs.Scheduler
+	cluster clusterView
+	queues  [3]dbs.QueueConfig
+	prices  [3]resource.Vector
+	buf     []dbs.Decision
+	jobs    []dbsTrack // by sim.Job.Index
+	dirty   []*sim.Job
+	pending []*sim.Job // jobs whose initial price is not yet set
+	stats   DBSStats
+	err     error
+}
+
+type dbsTrack struct {
+	queued bool
+	dirty  bool
+	job    *dbsJob
+}
+
+var (
+	_ sim.Policy      = (*DBS)(nil)
+	_ sim.Ticker      = (*DBS)(nil)
+	_ sim.TaskWatcher = (*DBS)(nil)
+	_ sim.JobWatcher  = (*DBS)(nil)
+	_ sim.NodeWatcher = (*DBS)(nil)
+	_ dbs.Job         = (*dbsJob)(nil)
+)
+
+// NewDBS returns a DBS adapter for a simulation configured by cfg, which
+// must have a Space with map and reduce slot kinds and, unless
+// opt.Queues is set, a reference price for map slots (Config.Prices);
+// otherwise it returns ErrConfig. Errors from dbs.New (invalid queues,
+// wrapping dbs.ErrConfig) are returned as they are.
+func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
+	if cfg == nil || cfg.Space == nil {
+		return nil, fmt.Errorf("%w: dbs policy needs a simulator Config with a Space", ErrConfig)
+	}
+	mi, ok1 := cfg.Space.Index(resource.MapSlot.Name)
+	ri, ok2 := cfg.Space.Index(resource.ReduceSlot.Name)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("%w: dbs policy needs %q and %q in the Space", ErrConfig, resource.MapSlot.Name, resource.ReduceSlot.Name)
+	}
+	q := opt.Queues
+	if q == ([3]dbs.QueueConfig{}) {
+		if len(cfg.Prices) != cfg.Space.Len() || !(cfg.Prices[mi] > 0) {
+			return nil, fmt.Errorf("%w: dbs policy needs Config.Prices with a positive map-slot price, or explicit queues", ErrConfig)
+		}
+		ref := cfg.Prices[mi]
+		for i := range q {
+			q[i].Share = DBSShares[i]
+		}
+		q[dbs.Low].Price = (1 - DBSPriceSpread) * ref
+		q[dbs.Mid].Price = ref
+		q[dbs.High].Price = (1 + DBSPriceSpread) * ref
+	}
+	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q}
+	if p.name == "" {
+		p.name = "DBS"
+	}
+	for i := range q {
+		v := cfg.Space.Zero()
+		v[mi], v[ri] = q[i].Price, q[i].Price
+		p.prices[i] = v
+	}
+	interval := opt.Interval
+	if interval == 0 {
+		interval = dbs.DefaultInterval
+	}
+	s, err := dbs.New(dbs.Config{
+		Cluster: &p.cluster, Queues: q, Interval: interval,
+		StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves, NoMinimumSlots: opt.NoMinimumSlots,
+		MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
+	})
+	if err != nil {
+		return nil, err // a *dbs.Error wrapping dbs.ErrConfig
+	}
+	p.sched = s
+	if cfg.TickInterval == 0 {
+		cfg.TickInterval = interval
+	}
+	return p, nil
+}
+
+// Name implements sim.Policy.
+func (p *DBS) Name() string { return p.name }
+
+// Queues returns the queues the adapter runs dbs with.
+func (p *DBS) Queues() [3]dbs.QueueConfig { return p.queues }
+
+// Stats returns the counts so far.
+func (p *DBS) Stats() DBSStats {
+	st := p.stats
+	st.Moves = append([]DBSMove(nil), st.Moves...)
+	return st
+}
+
+func (p *DBS) track(j *sim.Job) *dbsTrack {
+	i := j.Index()
+	if i >= len(p.jobs) {
+		p.jobs = append(p.jobs, make([]dbsTrack, i+1-len(p.jobs))...)
+	}
+	return &p.jobs[i]
+}
+
+func (p *DBS) mark(j *sim.Job) {
+	t := p.track(j)
+	if t.queued && !t.dirty {
+		t.dirty = true
+		p.dirty = append(p.dirty, j)
+	}
+}
+
+// flush passes every marked job to Update.
+func (p *DBS) flush() error {
+	for i, j := range p.dirty {
+		p.dirty[i] = nil
+		t := p.track(j)
+		t.dirty = false
+		if !t.queued || !j.Active() {
+			continue
+		}
+		if err := p.sched.Update(j.ID()); err != nil {
+			p.dirty = p.dirty[:0]
+			return err
+		}
+	}
+	p.dirty = p.dirty[:0]
+	return nil
+}
+
+// prices appends the initial SetPrice of every newly submitted job.
+func (p *DBS) flushPrices(dst []sim.Decision) []sim.Decision {
+	for i, j := range p.pending {
+		p.pending[i] = nil
+		if t := p.track(j); t.queued && j.Active() {
+			q, _ := dbs.QueueFor(j.Phi())
+			dst = append(dst, sim.PriceJob(j, p.prices[q]))
+		}
+	}
+	p.pending = p.pending[:0]
+	return dst
+}
+
+// Submit implements sim.Policy.
+func (p *DBS) Submit(now time.Time, j *sim.Job) error {
+	if err := p.flush(); err != nil {
+		p.err = err
+		return err
+	}
+	t := p.track(j)
+	t.job = newDBSJob(j)
+	if err := p.sched.Submit(now, t.job); err != nil {
+		if errors.Is(err, dbs.ErrInvalidJob) {
+			p.stats.Rejected++
+			t.job = nil
+			return err // the simulator records the job as rejected, with this reason
+		}
+		p.err = err
+		return err
+	}
+	t.queued = true
+	p.pending = append(p.pending, j)
+	p.mark(j) // phase 0 becomes ready only after Submit returns
+	return nil
+}
+
+// Tick implements sim.Ticker: dbs's weight update.
+func (p *DBS) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p.cluster.c = c
+	if p.err != nil {
+		return dst, p.err
+	}
+	if err := p.flush(); err != nil {
+		return dst, err
+	}
+	dst = p.flushPrices(dst)
+	var err error
+	p.buf, err = p.sched.Tick(now, p.buf[:0])
+	if err != nil {
+		return dst, err
+	}
+	for i := range p.buf {
+		d := &p.buf[i]
+		j := c.Job(d.Job)
+		if j == nil || !j.Active() {
+			return dst, fmt.Errorf("dbs moved job %q, which the simulator does not hold active", d.Job)
+		}
+		switch d.Action {
+		case dbs.Promote:
+			p.stats.Promotions++
+		case dbs.Demote:
+			p.stats.Demotions++
+		default:
+			return dst, fmt.Errorf("dbs tick decided %v", d)
+		}
+		p.stats.Moves = append(p.stats.Moves, DBSMove{At: now.Sub(sim.Epoch), Job: string(d.Job), From: d.From, To: d.To, Price: d.Price})
+		dst = append(dst, sim.PriceJob(j, p.prices[d.To]))
+	}
+	return dst, nil
+}
+
+// Heartbeat implements sim.Policy.
+func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p.cluster.c = c
+	if p.err != nil {
+		return dst, p.err
+	}
+	if err := p.flush(); err != nil {
+		return dst, err
+	}
+	dst = p.flushPrices(dst)
+	var err error
+	p.buf, err = p.sched.Heartbeat(now, n, p.buf[:0])
+	if err != nil {
+		return dst, err
+	}
+	for i := range p.buf {
+		d := &p.buf[i]
+		j := c.Job(d.Job)
+		if j == nil || !j.Active() {
+			return dst, fmt.Errorf("dbs assigned tasks of job %q, which the simulator does not hold active", d.Job)
+		}
+		if d.Action != dbs.Assign || d.Node != n.ID() {
+			return dst, fmt.Errorf("dbs heartbeat of %q decided %v", n.ID(), d)
+		}
+		dst = append(dst, sim.AssignTasks(j, d.Phase, d.Count, nil))
+		p.stats.Assigned += d.Count
+		if d.BelowMinimum {
+			p.stats.BelowMinimum += d.Count
+		}
+		p.mark(j)
+	}
+	return dst, nil
+}
+
+// TaskEnded implements sim.TaskWatcher.
+func (p *DBS) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) { p.mark(t.Owner()) }
+
+// JobEnded implements sim.JobWatcher.
+func (p *DBS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+	t := p.track(j)
+	if t.queued {
+		t.queued = false
+		if err := p.sched.Remove(j.ID()); err != nil && p.err == nil {
+			p.err = err
+		}
+	}
+	t.job = nil
+}
+
+// NodeChanged implements sim.NodeWatcher: the adapter learns the
+// simulator's cluster before the first job arrives.
+func (p *DBS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p.cluster.c = c
+	return dst, nil
+}
+
+// dbsJob shows a *sim.Job to dbs: its cost so far and its data sizes
+// (the sum of its tasks' similarity-key sizes per phase).
+type dbsJob struct {
+	*sim.Job
+	input, reduceInput int64
+}
+
+func newDBSJob(j *sim.Job) *dbsJob {
+	d := &dbsJob{Job: j}
+	for ph := range min(j.Phases(), 2) {
+		var sum int64
+		for i := range j.Tasks(schedkit.Phase(ph)) {
+			if t := j.Task(schedkit.Phase(ph), i); t != nil {
+				sum += max(t.Similarity().DataSize, 0)
+			}
+		}
+		if ph == 0 {
+			d.input = sum
+		} else {
+			d.reduceInput = sum
+		}
+	}
+	return d
+}
+
+// CostSoFar implements dbs.Job: the simulator's cost so far, which
+// accrues at the price in force. A bad figure reaches dbs as it is (dbs
+// rejects it with an error that stops the run).
+func (j *dbsJob) CostSoFar() float64 { return j.Cost() }
+
+// DataSizes implements dbs.Job.
+func (j *dbsJob) DataSizes() (int64, int64) { return j.input, j.reduceInput }

@@ -1,0 +1,300 @@
+package policy
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
+	"github.com/schedkit/schedkit/internal/workload"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// FGMConfig configures the fgm simulator policy.
+type FGMConfig struct {
+	// Name in reports; default "fgm".
+	Name string
+	// Scheduler is the fgm configuration; its Cluster (the simulator's),
+	// History and Estimator are filled in by the policy.
+	Scheduler fgm.Config
+	// History configures the estimator (its Space is the cluster's).
+	History estimate.HistoryConfig
+	// Oracle, if set, predicts every task's true profile from this
+	// workload (the experiment's "oracle estimates" ablation) instead of
+	// learning it; the History still learns, unused.
+	Oracle *workload.Workload
+}
+
+// FGM runs package fgm as a simulator host would: ready tasks are
+// submitted as they become ready, each heartbeat runs Algorithm 1 for
+// the node, usage samples feed the scheduler (and through it the
+// History), ticks run Algorithm 3, and ended tasks are released. It
+// implements sim.Policy, sim.Ticker, sim.UsageWatcher, sim.TaskWatcher,
+// sim.JobWatcher and sim.NodeWatcher. The simulator checks every plan step against a
+// node's free capacity at assignment, so the scheduler runs with
+// HostChecksSteps.
+type FGM struct {
+	name    string
+	cfg     FGMConfig
+	cluster clusterView
+	s       *fgm.Scheduler
+	h       *estimate.History
+	err     error              // from a watcher callback, which cannot return one
+	known   map[*sim.Task]bool // submitted to fgm: pending or running there
+	byID    map[schedkit.TaskID]*sim.Task
+	dirty   bool
+	ds      []fgm.Decision
+	ready   []*sim.Task
+	preds   []Prediction
+	// Placements by mode, for reports.
+	Modes map[fgm.Mode]int
+}
+
+// Prediction is what fgm predicted for one task attempt it placed with a
+// prediction, for the experiment's estimator error.
+type Prediction struct {
+	Task     string
+	Attempt  int // 1 for the first attempt
+	Duration time.Duration
+	// Demand is the time-weighted mean predicted demand over the stages.
+	Demand resource.Vector
+}
+
+// NewFGM returns the policy for a simulation of cfg, or an error wrapping
+// ErrConfig for a nil cfg or one without a Space, or an invalid History
+// or Scheduler configuration. Nodes are registered as the simulator
+// reports them (NodeChanged).
+func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
+	if cfg == nil || cfg.Space == nil {
+		return nil, fmt.Errorf("%w: fgm policy needs a simulator Config with a Space", ErrConfig)
+	}
+	name := opt.Name
+	if name == "" {
+		name = "fgm"
+	}
+	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
+		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{}}
+	hc := opt.History
+	hc.Space = cfg.Space
+	h, err := estimate.NewHistory(hc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	sc := opt.Scheduler
+	sc.Cluster = &p.cluster
+	sc.History = h
+	sc.HostChecksSteps = true
+	if opt.Oracle != nil {
+		sc.Estimator = &oracle{w: opt.Oracle, cache: map[*sim.Task][]estimate.Stage{}}
+	}
+	s, err := fgm.New(sc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.s, p.h = s, h
+	return p, nil
+}
+
+// Name returns the policy's name.
+func (p *FGM) Name() string { return p.name }
+
+// Predictions returns the predictions of placed attempts, in placement
+// order.
+func (p *FGM) Predictions() []Prediction { return p.preds }
+
+// oracle predicts a task's true profile from the workload.
+type oracle struct {
+	w     *workload.Workload
+	cache map[*sim.Task][]estimate.Stage
+}
+
+func (o *oracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
+	st, ok := t.(*sim.Task)
+	if !ok {
+		return estimate.Profile{}, false
+	}
+	if s, ok := o.cache[st]; ok {
+		return estimate.Profile{Stages: s, Observations: 1}, true
+	}
+	spec := o.w.Jobs[st.Owner().Index()].Phases[st.Phase()].Tasks[st.Index()]
+	s := make([]estimate.Stage, len(spec.Profile))
+	for i, x := range spec.Profile {
+		s[i] = estimate.Stage{Duration: x.Duration, Demand: x.Demand}
+	}
+	o.cache[st] = s
+	return estimate.Profile{Stages: s, Observations: 1}, true
+}
+
+// NodeChanged registers a node that came up with the scheduler and
+// removes one that went down (its tasks are released; the simulator
+// retries them).
+func (p *FGM) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p.cluster.c = c
+	if up {
+		return dst, p.s.AddNode(n)
+	}
+	for t := range p.known {
+		if t.Node() == n {
+			delete(p.known, t)
+		}
+	}
+	p.dirty = true
+	return dst, p.s.RemoveNode(n.ID())
+}
+
+// Submit marks the ready set as changed; tasks are submitted to fgm at
+// the next heartbeat.
+func (p *FGM) Submit(now time.Time, j *sim.Job) error {
+	p.dirty = true
+	return nil
+}
+
+// sync submits every ready task fgm does not hold yet.
+func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
+	if !p.dirty {
+		return nil
+	}
+	p.dirty = false
+	for _, j := range c.Jobs() {
+		for ph := range j.Phases() {
+			pr := j.Progress(schedkit.Phase(ph))
+			if pr.Ready == 0 {
+				continue
+			}
+			p.ready = j.ReadyTasks(schedkit.Phase(ph), nil, p.ready[:0], pr.Ready)
+			for _, t := range p.ready {
+				if p.known[t] {
+					continue
+				}
+				if err := p.s.Submit(now, t); err != nil {
+					return err
+				}
+				p.known[t] = true
+				p.byID[t.ID()] = t
+			}
+		}
+	}
+	return nil
+}
+
+// Heartbeat runs Algorithm 1 for n.
+func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	if err := p.sync(now, c); err != nil {
+		return dst, err
+	}
+	var err error
+	p.ds, err = p.s.Schedule(now, n, p.ds[:0])
+	if err != nil {
+		return dst, err
+	}
+	for _, d := range p.ds {
+		t := p.byID[d.Task]
+		p.Modes[d.Mode]++
+		if d.Mode != fgm.Requested {
+			p.record(t, d)
+		}
+		if len(d.Plan) == 1 {
+			dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Node: n, Alloc: d.Plan[0].Alloc})
+			continue
+		}
+		plan := make([]sim.AllocStep, len(d.Plan))
+		for i, s := range d.Plan {
+			plan[i] = sim.AllocStep{Duration: s.Duration, Alloc: s.Alloc}
+		}
+		dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Node: n, Plan: plan})
+	}
+	return dst, nil
+}
+
+func (p *FGM) record(t *sim.Task, d fgm.Decision) {
+	var total time.Duration
+	dem := make(resource.Vector, len(d.Plan[0].Reserved))
+	for _, s := range d.Plan {
+		total += s.Duration
+	}
+	for _, s := range d.Plan {
+		if total > 0 {
+			_ = dem.AddScaled(float64(s.Duration)/float64(total), s.Reserved)
+		}
+	}
+	p.preds = append(p.preds, Prediction{Task: string(t.ID()), Attempt: t.Attempts() + 1, Duration: total, Demand: dem})
+}
+
+// Tick runs the policy adjustment (Algorithm 3) and preempts reclaimed
+// tasks.
+func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	var err error
+	p.ds, err = p.s.Tick(now, p.ds[:0])
+	if err != nil {
+		return dst, err
+	}
+	for _, d := range p.ds {
+		t := p.byID[d.Task]
+		delete(p.known, t) // released by fgm; pending again once preempted
+		p.dirty = true
+		dst = append(dst, sim.PreemptTask(t, d.Reason))
+	}
+	return dst, nil
+}
+
+// TaskSampled passes a running task's usage to fgm.
+func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+	if !p.known[t] {
+		return
+	}
+	_ = p.s.SampleTask(now, t.ID(), used) // a task fgm holds pending (not yet started) is not sampled
+}
+
+// NodeSampled passes a node's measured usage to fgm.
+func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+	_ = p.s.SampleNode(now, n.ID(), used)
+}
+
+// TaskEnded releases the task in fgm (learning from it if it succeeded);
+// a failed task is pending again and is resubmitted at the next
+// heartbeat.
+func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+	p.dirty = true
+	if !p.known[t] {
+		return
+	}
+	delete(p.known, t)
+	if err := p.s.Release(now, t.ID(), state == schedkit.TaskSucceeded); err != nil {
+		p.err = err
+	}
+}
+
+// JobEnded drops the job's tasks from fgm: pending ones are withdrawn,
+// running ones released without learning.
+func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
+	p.dirty = true
+	for ph := range j.Phases() {
+		for i := range j.Tasks(schedkit.Phase(ph)) {
+			t := j.Task(schedkit.Phase(ph), i)
+			if !p.known[t] {
+				continue
+			}
+			delete(p.known, t)
+			delete(p.byID, t.ID())
+			if p.s.Withdraw(t.ID()) != nil {
+				_ = p.s.Release(now, t.ID(), false)
+			}
+		}
+	}
+}
+
+// Err reports an inconsistency met in a watcher callback (which cannot
+// return errors).
+func (p *FGM) Err() error { return p.err }
+
+var (
+	_ sim.Policy       = (*FGM)(nil)
+	_ sim.Ticker       = (*FGM)(nil)
+	_ sim.UsageWatcher = (*FGM)(nil)
+	_ sim.TaskWatcher  = (*FGM)(nil)
+	_ sim.JobWatcher   = (*FGM)(nil)
+	_ sim.NodeWatcher  = (*FGM)(nil)
+)
