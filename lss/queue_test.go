@@ -20,12 +20,12 @@ func TestQueueWorked(t *testing.T) {
 	now := t0.Add(30 * sec)
 	report := newJob("report", t0, t0.Add(300*sec), 6, 1) // fresh: spare 270s (5)
 	index := newJob("index", t0, t0.Add(120*sec), 10, 1)  // spare 30s
-	index.ph[0] = schedkit.PhaseProgress{Total: 10, Finished: 4, Ready: 6, FinishedDurationSum: 80 * sec}
-	index.ph[1].Ready = 1
+	index.Counters[0] = schedkit.PhaseProgress{Total: 10, Finished: 4, Ready: 6, FinishedDurationSum: 80 * sec}
+	index.Counters[1].Ready = 1
 	backup := newJob("backup", t0, t0.Add(100*sec), 8, 1) // spare −20s, Tavg 30s: not hopeless
-	backup.ph[0] = schedkit.PhaseProgress{Total: 8, Finished: 2, Ready: 6, FinishedDurationSum: 60 * sec}
+	backup.Counters[0] = schedkit.PhaseProgress{Total: 8, Finished: 2, Ready: 6, FinishedDurationSum: 60 * sec}
 	lost := newJob("lost", t0, t0.Add(40*sec), 8, 1) // remaining 60s, spare −50s + Tavg 10s < 0
-	lost.ph[0] = schedkit.PhaseProgress{Total: 8, Finished: 2, Ready: 6, FinishedDurationSum: 20 * sec}
+	lost.Counters[0] = schedkit.PhaseProgress{Total: 8, Finished: 2, Ready: 6, FinishedDurationSum: 20 * sec}
 
 	for _, soft := range []bool{false, true} {
 		t.Run(fmt.Sprint("soft=", soft), func(t *testing.T) {
@@ -100,7 +100,7 @@ func randomQueueJob(rng *rand.Rand, id string, now time.Time) *hostJob {
 			deadline = sub
 		}
 	}
-	j := &hostJob{id: schedkit.JobID(id), submitted: sub, deadline: deadline}
+	j := &hostJob{Key: schedkit.JobID(id), SubmittedAt: sub, DeadlineAt: deadline}
 	for p := range 2 {
 		total := 1 + rng.IntN(8)
 		if p == 1 {
@@ -121,11 +121,11 @@ func randomQueueJob(rng *rand.Rand, id string, now time.Time) *hostJob {
 		if p == 1 && rng.IntN(2) == 0 {
 			pr.Ready = 0
 		}
-		j.ph = append(j.ph, pr)
-		j.base = append(j.base, 20*sec)
+		j.Counters = append(j.Counters, pr)
+		j.Nominal = append(j.Nominal, 20*sec)
 	}
-	if j.ph[0].Finished+j.ph[0].Running+j.ph[1].Finished+j.ph[1].Running == 0 {
-		j.ph[1].Ready = 0 // no later-phase task is ready before anything ran (see Queue)
+	if j.Counters[0].Finished+j.Counters[0].Running+j.Counters[1].Finished+j.Counters[1].Running == 0 {
+		j.Counters[1].Ready = 0 // no later-phase task is ready before anything ran (see Queue)
 	}
 	return j
 }
@@ -160,10 +160,16 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := t0.Add(500 * sec)
+		var jobs []*hostJob
 		for i := range 1 + rng.IntN(12) {
-			j := randomQueueJob(rng, fmt.Sprintf("j%02d", i), now)
-			if err := s.Submit(j.submitted, j); err != nil {
-				continue // e.g. a deadline before its submission: not queued
+			jobs = append(jobs, randomQueueJob(rng, fmt.Sprintf("j%02d", i), now))
+		}
+		// Submit in submission order, as a host does (lss refuses a time
+		// before an earlier one).
+		slices.SortStableFunc(jobs, func(a, b *hostJob) int { return a.SubmittedAt.Compare(b.SubmittedAt) })
+		for _, j := range jobs {
+			if err := s.Submit(j.SubmittedAt, j); err != nil {
+				t.Fatalf("seed %d: Submit %s: %v", seed, j.Key, err)
 			}
 		}
 		picks, err := s.Queue(now, nil)
@@ -171,9 +177,9 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got [2][]key
-		for _, n := range cl.nodes {
-			for i := range n.avail {
-				n.avail[i] = float64(rng.IntN(int(n.cap[i]) + 1))
+		for _, n := range cl.NodeList {
+			for i := range n.Free {
+				n.Free[i] = float64(rng.IntN(int(n.Cap[i]) + 1))
 			}
 			decs, err := s.Heartbeat(now, n, nil)
 			if err != nil {

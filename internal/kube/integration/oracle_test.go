@@ -1,6 +1,8 @@
 package integration_test
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,13 +101,21 @@ func oracle(t *testing.T, sc *scenario) expectation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlimited, err := lss.New(lss.Config{Cluster: cl})
+	// The unlimited node is a member (lss refuses heartbeats of unknown
+	// nodes) but the cluster's capacity, formula (3)'s slot counts, stays
+	// that of the real nodes.
+	big := &oNode{id: "unlimited", cap: resource.Vector{1e6, 1e6}, avail: resource.Vector{1e6, 1e6}}
+	bigCl := &oCluster{space: space, nodes: append(slices.Clone(cl.nodes), big), cap: cl.cap}
+	unlimited, err := lss.New(lss.Config{Cluster: bigCl})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var exp expectation
 	names := map[schedkit.JobID]string{}
-	for _, js := range sc.jobs {
+	specs := slices.Clone(sc.jobs)
+	// Submit in submission order, as a host does.
+	slices.SortStableFunc(specs, func(a, b jobSpec) int { return cmp.Compare(b.submitted, a.submitted) })
+	for _, js := range specs {
 		if js.bad != nil {
 			continue // bad input: never reaches lss
 		}
@@ -140,7 +150,6 @@ func oracle(t *testing.T, sc *scenario) expectation {
 		}
 		_ = unlimited.Submit(j.sub, j) // the same outcome
 	}
-	big := &oNode{id: "unlimited", cap: resource.Vector{1e6, 1e6}, avail: resource.Vector{1e6, 1e6}}
 	decs, err := unlimited.Heartbeat(now, big, nil)
 	if err != nil {
 		t.Fatalf("oracle heartbeat with unlimited slots: %v", err)

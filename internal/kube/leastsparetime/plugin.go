@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -256,7 +257,11 @@ func evaluateLSS(snap *podjob.Snapshot, now time.Time, out *view) error {
 	if err != nil {
 		return err
 	}
-	for _, j := range snap.Jobs {
+	// Submit in submission order (lss refuses a time before an earlier
+	// one), each job at its own submission time.
+	jobs := slices.Clone(snap.Jobs)
+	slices.SortStableFunc(jobs, func(a, b *podjob.Job) int { return a.Submitted().Compare(b.Submitted()) })
+	for _, j := range jobs {
 		if err := sched.Submit(j.Submitted(), j); err != nil {
 			out.jobErr[j.ID()] = err
 		}
