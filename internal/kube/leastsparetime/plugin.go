@@ -396,10 +396,19 @@ func (pl *Plugin) ActOnHopeless(ctx context.Context) []lss.JobStatus {
 	v := pl.current(nil)
 	pl.mu.Lock()
 	var todo []lss.JobStatus
+	live := make(map[schedkit.JobID]bool, len(v.order))
 	for _, st := range v.order {
+		live[st.Job] = true
 		if st.Kill != lss.NoReason && !pl.reported[st.Job] {
 			pl.reported[st.Job] = true
 			todo = append(todo, st)
+		}
+	}
+	if v.err == nil {
+		for id := range pl.reported {
+			if !live[id] {
+				delete(pl.reported, id) // gone: forget it
+			}
 		}
 	}
 	pl.mu.Unlock()
