@@ -1,0 +1,28 @@
+// Command schedkit-scheduler is kube-scheduler with schedkit's plugins
+// registered out of tree. It takes every flag of kube-scheduler; run it
+// with --config pointing at a KubeSchedulerConfiguration that enables
+// the plugins in a profile (profile.yaml beside this file runs it as a
+// second scheduler named "schedkit").
+//
+//	go build ./cmd/schedkit-scheduler
+//	./schedkit-scheduler --config profile.yaml --kubeconfig ~/.kube/config
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register" // JSON log format, as kube-scheduler
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
+)
+
+func main() {
+	command := app.NewSchedulerCommand(
+		app.WithPlugin(leastsparetime.Name, leastsparetime.New),
+	)
+	os.Exit(cli.Run(command))
+}

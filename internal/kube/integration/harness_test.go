@@ -1,0 +1,443 @@
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler"
+	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
+	"github.com/schedkit/schedkit/internal/kube/podjob"
+)
+
+// The scenario language: a cluster of nodes with map and reduce slots,
+// deadline jobs whose pods are pending, running or finished, and plain
+// pods schedkit does not manage — all at one instant, now.
+
+type nodeSpec struct {
+	name          string
+	maps, reduces int
+	cpuMilli      int64 // allocatable CPU; default 64 cores
+	cordoned      bool
+}
+
+// taskSpec is a pod that has run: finished (dur > 0) or running on node.
+type taskSpec struct {
+	reduce bool
+	start  time.Duration // after the job's submission
+	dur    time.Duration // finished after dur; 0: still running
+	node   string        // running tasks only
+}
+
+type jobSpec struct {
+	name      string
+	group     bool          // a pod group (label) instead of a batch/v1 Job
+	submitted time.Duration // before now
+	deadline  time.Duration // after submission (relative, or absolute when abs)
+	abs       bool
+	declared  *[2]int // schedkit.io/tasks annotation (map, reduce), if any
+	maps      int     // pending map pods
+	reduces   int     // pending reduce pods
+	gated     int     // of the pending reduce pods, how many carry a scheduling gate
+	done      []taskSpec
+	bad       map[string]string // annotations overriding the good ones (bad input)
+}
+
+type scenario struct {
+	name string
+	// Filled by objects: each job's ready pods per phase in rank order,
+	// and its first pod.
+	ready    map[string]*[2][]string
+	firstPod map[string]string
+
+	nodes          []nodeSpec
+	jobs           []jobSpec
+	plain          int // unmanaged pods
+	deleteHopeless bool
+}
+
+var now = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+
+const ns = "batch"
+
+// objects builds the Kubernetes objects of a scenario.
+func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1.Pod) {
+	sc.ready, sc.firstPod = map[string]*[2][]string{}, map[string]string{}
+	for _, n := range sc.nodes {
+		cpu := n.cpuMilli
+		if cpu == 0 {
+			cpu = 64000
+		}
+		nodes = append(nodes, &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: n.name, UID: types.UID("node-" + n.name)},
+			Spec:       v1.NodeSpec{Unschedulable: n.cordoned},
+			Status: v1.NodeStatus{
+				Allocatable: v1.ResourceList{
+					v1.ResourceCPU:            *resource.NewMilliQuantity(cpu, resource.DecimalSI),
+					v1.ResourceMemory:         resource.MustParse("256Gi"),
+					v1.ResourcePods:           resource.MustParse("110"),
+					podjob.ResourceMapSlot:    *resource.NewQuantity(int64(n.maps), resource.DecimalSI),
+					podjob.ResourceReduceSlot: *resource.NewQuantity(int64(n.reduces), resource.DecimalSI),
+				},
+				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+			},
+		})
+		nodes[len(nodes)-1].Status.Capacity = nodes[len(nodes)-1].Status.Allocatable
+	}
+	for _, js := range sc.jobs {
+		sub := now.Add(-js.submitted)
+		ann := map[string]string{}
+		if js.abs {
+			ann[podjob.AnnotationDeadline] = sub.Add(js.deadline).Format(time.RFC3339)
+		} else {
+			ann[podjob.AnnotationRelativeDeadline] = js.deadline.String()
+		}
+		if js.declared != nil {
+			ann[podjob.AnnotationTasks] = fmt.Sprintf("map=%d,reduce=%d", js.declared[0], js.declared[1])
+		}
+		for k, v := range js.bad {
+			if v == "" {
+				delete(ann, k)
+			} else {
+				ann[k] = v
+			}
+		}
+		var owner []metav1.OwnerReference
+		if !js.group {
+			job := &batchv1.Job{
+				ObjectMeta: metav1.ObjectMeta{Name: js.name, Namespace: ns, UID: types.UID("job-" + js.name),
+					CreationTimestamp: metav1.NewTime(sub), Annotations: ann},
+			}
+			jobs = append(jobs, job)
+			yes := true
+			owner = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: js.name, UID: job.UID, Controller: &yes}}
+		}
+		i := 0
+		pod := func(reduce bool) *v1.Pod {
+			slot, phase, tag := podjob.ResourceMapSlot, "map", "m"
+			if reduce {
+				slot, phase, tag = podjob.ResourceReduceSlot, "reduce", "r"
+			}
+			name := fmt.Sprintf("%s-%s%02d", js.name, tag, i)
+			p := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("pod-" + name),
+					CreationTimestamp: metav1.NewTime(sub.Add(time.Duration(i) * time.Millisecond)),
+					Labels:            map[string]string{podjob.LabelPhase: phase}, OwnerReferences: owner},
+				Spec: v1.PodSpec{
+					SchedulerName: "schedkit",
+					Containers: []v1.Container{{Name: "task", Image: "task", Resources: v1.ResourceRequirements{
+						Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), slot: resource.MustParse("1")},
+						Limits:   v1.ResourceList{slot: resource.MustParse("1")},
+					}}},
+				},
+				Status: v1.PodStatus{Phase: v1.PodPending},
+			}
+			if js.group {
+				p.Labels[podjob.LabelPodGroup] = js.name
+				p.Annotations = ann
+			}
+			if i == 0 {
+				sc.firstPod[js.name] = name
+			}
+			i++
+			return p
+		}
+		for _, t := range js.done {
+			p := pod(t.reduce)
+			st := metav1.NewTime(sub.Add(t.start))
+			p.Status.StartTime = &st
+			if t.dur > 0 {
+				p.Spec.NodeName = sc.nodes[0].name
+				p.Status.Phase = v1.PodSucceeded
+				p.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "task", State: v1.ContainerState{
+					Terminated: &v1.ContainerStateTerminated{FinishedAt: metav1.NewTime(sub.Add(t.start + t.dur))}}}}
+			} else {
+				p.Spec.NodeName = t.node
+				p.Status.Phase = v1.PodRunning
+			}
+			pods = append(pods, p)
+		}
+		ready := &[2][]string{}
+		sc.ready[js.name] = ready
+		for range js.maps {
+			p := pod(false)
+			ready[0] = append(ready[0], p.Name)
+			pods = append(pods, p)
+		}
+		for k := range js.reduces {
+			p := pod(true)
+			if k < js.gated {
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/slow-start"}}
+			} else {
+				ready[1] = append(ready[1], p.Name)
+			}
+			pods = append(pods, p)
+		}
+	}
+	for k := range sc.plain {
+		name := fmt.Sprintf("plain-%02d", k)
+		pods = append(pods, &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("pod-" + name),
+				CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
+			Spec: v1.PodSpec{SchedulerName: "schedkit", Containers: []v1.Container{{Name: "c", Image: "c",
+				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}}}},
+			Status: v1.PodStatus{Phase: v1.PodPending},
+		})
+	}
+	return nodes, jobs, pods
+}
+
+// recorder is a PreFilter and Reserve plugin that records the order in
+// which the scheduler popped pods from its queue (first attempts only)
+// and the order in which it reserved them (those that fit).
+type recorder struct {
+	mu     sync.Mutex
+	names  []string
+	popped []string
+	seen   map[string]bool
+}
+
+func (r *recorder) Name() string { return "Recorder" }
+
+func (r *recorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.seen[p.Name] {
+		r.seen[p.Name] = true
+		r.popped = append(r.popped, p.Name)
+	}
+	return nil, nil
+}
+
+func (r *recorder) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+func (r *recorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) *fwk.Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.names = append(r.names, p.Name)
+	return nil
+}
+
+func (r *recorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
+
+func (r *recorder) reserved() (reserved, popped []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.names), slices.Clone(r.popped)
+}
+
+// result is what the real scheduler did with a scenario.
+type result struct {
+	reserved []string          // pod names in reserve order
+	popped   []string          // pod names in the order of their first scheduling attempt
+	bindings map[string]string // pod → node
+	hopeless map[string]string // Job or pod name → event note
+	deleted  map[string]bool   // deleted Jobs and pods
+}
+
+// run starts the real kube-scheduler in-process on a fake clientset
+// loaded with the scenario, with the sample profile.yaml, and waits until
+// want pods are bound and the hopeless jobs were acted on.
+func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.TODO()))
+	defer cancel()
+
+	nodes, jobs, pods := sc.objects()
+	var objs []runtime.Object
+	for _, o := range nodes {
+		objs = append(objs, o)
+	}
+	for _, o := range jobs {
+		objs = append(objs, o)
+	}
+	for _, o := range pods {
+		objs = append(objs, o)
+	}
+	client := fake.NewClientset(objs...)
+
+	res := result{bindings: map[string]string{}, hopeless: map[string]string{}, deleted: map[string]bool{}}
+	var mu sync.Mutex
+	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
+	// Binding: record it and play the kubelet, which starts the pod now.
+	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
+		obj, err := client.Tracker().Get(podsGVR, b.Namespace, b.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		p := obj.(*v1.Pod).DeepCopy()
+		p.Spec.NodeName = b.Target.Name
+		p.Status.Phase = v1.PodRunning
+		st := metav1.NewTime(now)
+		p.Status.StartTime = &st
+		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
+			return true, nil, err
+		}
+		mu.Lock()
+		res.bindings[b.Name] = b.Target.Name
+		mu.Unlock()
+		return true, b, nil
+	})
+	client.PrependReactor("delete", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		res.deleted[action.GetResource().Resource+"/"+action.(clienttesting.DeleteAction).GetName()] = true
+		mu.Unlock()
+		return false, nil, nil
+	})
+
+	// The fake clientset ignores field selectors; kube-scheduler's pod
+	// informer relies on one to leave out terminal pods, and the plugin's
+	// own informer to list succeeded ones. Apply them to pod lists and
+	// watches as the API server would.
+	filterPods(client)
+
+	// Informers first (kube-scheduler's own factory), synced, so that the
+	// scheduler's handlers see the whole state when they are added.
+	factory := scheduler.NewInformerFactory(client, 0, nil)
+	factory.Core().V1().Pods().Informer()
+	factory.Core().V1().Nodes().Informer()
+	factory.Batch().V1().Jobs().Informer()
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+	broadcaster.StartRecordingToSink(ctx.Done())
+	defer broadcaster.Shutdown()
+	stopWatch, err := broadcaster.StartEventWatcher(func(obj runtime.Object) {
+		e, ok := obj.(*eventsv1.Event)
+		if !ok || e.Reason != leastsparetime.EventReasonHopeless {
+			return
+		}
+		mu.Lock()
+		res.hopeless[e.Regarding.Name] = e.Note
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopWatch()
+
+	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile.yaml"))
+	if err != nil {
+		t.Fatalf("loading the sample profile: %v", err)
+	}
+	prof := cfg.Profiles[0]
+	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
+	prof.Plugins.PreFilter.Enabled = append(prof.Plugins.PreFilter.Enabled, schedulerapi.Plugin{Name: "Recorder"})
+	for i := range prof.PluginConfig {
+		if prof.PluginConfig[i].Name == leastsparetime.Name {
+			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON,
+				Raw: fmt.Appendf(nil, `{"deleteHopelessJobs":%v,"hopelessCheckInterval":"20ms"}`, sc.deleteHopeless)}
+		}
+	}
+	rec := &recorder{seen: map[string]bool{}}
+	clk := clocktesting.NewFakePassiveClock(now)
+	registry := frameworkruntime.Registry{
+		leastsparetime.Name: leastsparetime.NewWithClock(clk),
+		"Recorder":          func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return rec, nil },
+	}
+	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
+		scheduler.WithProfiles(prof),
+		scheduler.WithFrameworkOutOfTreeRegistry(registry),
+	)
+	if err != nil {
+		t.Fatalf("scheduler.New: %v", err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	if err := sched.WaitForHandlersSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go sched.Run(ctx)
+
+	// Wait for the expected bindings and events, then a little longer to
+	// catch any unexpected extra binding.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		nb, nh := len(res.bindings), len(res.hopeless)
+		mu.Unlock()
+		if nb >= wantBound && nh >= wantHopeless {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("timed out with %d of %d pods bound and %d of %d hopeless jobs reported", nb, wantBound, nh, wantHopeless)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	mu.Lock()
+	defer mu.Unlock()
+	res.reserved, res.popped = rec.reserved()
+	return res
+}
+
+// filterPods makes pod lists and watches on client honour field
+// selectors on status.phase.
+func filterPods(client *fake.Clientset) {
+	gvr := v1.SchemeGroupVersion.WithResource("pods")
+	match := func(sel fields.Selector, obj runtime.Object) bool {
+		p, ok := obj.(*v1.Pod)
+		return !ok || sel == nil || sel.Matches(fields.Set{"status.phase": string(p.Status.Phase)})
+	}
+	client.PrependReactor("list", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		sel := action.(clienttesting.ListAction).GetListRestrictions().Fields
+		if sel == nil || sel.Empty() {
+			return false, nil, nil
+		}
+		obj, err := client.Tracker().List(gvr, v1.SchemeGroupVersion.WithKind("Pod"), action.GetNamespace())
+		if err != nil {
+			return true, nil, err
+		}
+		list := obj.(*v1.PodList)
+		kept := list.Items[:0]
+		for i := range list.Items {
+			if match(sel, &list.Items[i]) {
+				kept = append(kept, list.Items[i])
+			}
+		}
+		list.Items = kept
+		return true, list, nil
+	})
+	client.PrependWatchReactor("pods", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		sel := action.(clienttesting.WatchAction).GetWatchRestrictions().Fields
+		if sel == nil || sel.Empty() {
+			return false, nil, nil
+		}
+		w, err := client.Tracker().Watch(gvr, action.GetNamespace())
+		if err != nil {
+			return true, nil, err
+		}
+		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) { return e, match(sel, e.Object) }), nil
+	})
+}

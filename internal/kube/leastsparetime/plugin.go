@@ -1,0 +1,458 @@
+package leastsparetime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	batchlisters "k8s.io/client-go/listers/batch/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/utils/clock"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/podjob"
+	"github.com/schedkit/schedkit/lss"
+)
+
+// Name is the plugin's name in the registry and in profiles.
+const Name = "LeastSpareTime"
+
+// Args are the plugin's arguments (pluginConfig args in a
+// KubeSchedulerConfiguration).
+type Args struct {
+	// DeleteHopelessJobs deletes (propagation Background) a Job that lss
+	// would kill — its deadline passed, or Spare + Tavg < 0 — and, for a
+	// pod group, its unfinished pods. Off by default: hopeless jobs then
+	// only get a Warning event and their pods are held back.
+	DeleteHopelessJobs bool `json:"deleteHopelessJobs,omitempty"`
+	// HopelessCheckInterval is how often hopeless jobs are looked for
+	// (the kill rule runs on every lss heartbeat; here on a timer).
+	// Default 1s.
+	HopelessCheckInterval metav1.Duration `json:"hopelessCheckInterval,omitempty"`
+	// OrderResolution is how long one evaluation of the lss order is
+	// reused when nothing changes: spare times are evaluated at now
+	// truncated to it. Default 1s.
+	OrderResolution metav1.Duration `json:"orderResolution,omitempty"`
+}
+
+// Defaults for Args.
+const (
+	DefaultHopelessCheckInterval = time.Second
+	DefaultOrderResolution       = time.Second
+)
+
+// decodeArgs reads and checks the plugin's args, filling defaults.
+func decodeArgs(obj runtime.Object) (Args, error) {
+	var a Args
+	if err := frameworkruntime.DecodeInto(obj, &a); err != nil {
+		return a, fmt.Errorf("%s: decoding args: %w", Name, err)
+	}
+	if a.HopelessCheckInterval.Duration < 0 {
+		return a, fmt.Errorf("%s: hopelessCheckInterval %v is negative", Name, a.HopelessCheckInterval.Duration)
+	}
+	if a.OrderResolution.Duration < 0 {
+		return a, fmt.Errorf("%s: orderResolution %v is negative", Name, a.OrderResolution.Duration)
+	}
+	if a.HopelessCheckInterval.Duration == 0 {
+		a.HopelessCheckInterval.Duration = DefaultHopelessCheckInterval
+	}
+	if a.OrderResolution.Duration == 0 {
+		a.OrderResolution.Duration = DefaultOrderResolution
+	}
+	return a, nil
+}
+
+// Plugin is the LeastSpareTime QueueSort and PreEnqueue plugin.
+type Plugin struct {
+	handle fwk.Handle
+	clock  clock.PassiveClock
+	args   Args
+	pods   corelisters.PodLister // the scheduler's: non-terminal pods
+	// succeeded lists finished pods, which the scheduler's informer
+	// leaves out; lss needs them for the average task time (2).
+	succeeded corelisters.PodLister
+	jobs      batchlisters.JobLister
+	nodes     corelisters.NodeLister
+
+	gen atomic.Uint64 // bumped by every pod, Job and node event
+
+	mu       sync.Mutex
+	view     *view
+	reported map[schedkit.JobID]bool // hopeless jobs already acted on
+}
+
+var (
+	_ fwk.QueueSortPlugin  = (*Plugin)(nil)
+	_ fwk.PreEnqueuePlugin = (*Plugin)(nil)
+)
+
+// New is the plugin factory, on the real clock.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	return NewWithClock(clock.RealClock{})(ctx, obj, h)
+}
+
+// NewWithClock returns a plugin factory reading time from c (tests pass
+// a fake clock).
+func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		args, err := decodeArgs(obj)
+		if err != nil {
+			return nil, err
+		}
+		f := h.SharedInformerFactory()
+		if f == nil {
+			return nil, fmt.Errorf("%s: the framework handle has no informer factory", Name)
+		}
+		pl := &Plugin{
+			handle:   h,
+			clock:    c,
+			args:     args,
+			pods:     f.Core().V1().Pods().Lister(),
+			jobs:     f.Batch().V1().Jobs().Lister(),
+			nodes:    f.Core().V1().Nodes().Lister(),
+			reported: map[schedkit.JobID]bool{},
+		}
+		bump := cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { pl.gen.Add(1) },
+			UpdateFunc: func(any, any) { pl.gen.Add(1) },
+			DeleteFunc: func(any) { pl.gen.Add(1) },
+		}
+		// kube-scheduler's pod informer lists only non-terminal pods;
+		// the plugin keeps its own informer of succeeded ones.
+		done := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0,
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "status.phase=" + string(v1.PodSucceeded) }))
+		pl.succeeded = done.Core().V1().Pods().Lister()
+		for _, inf := range []cache.SharedIndexInformer{
+			f.Core().V1().Pods().Informer(), f.Batch().V1().Jobs().Informer(), f.Core().V1().Nodes().Informer(),
+			done.Core().V1().Pods().Informer(),
+		} {
+			if _, err := inf.AddEventHandler(bump); err != nil {
+				return nil, fmt.Errorf("%s: adding an event handler: %w", Name, err)
+			}
+		}
+		done.Start(ctx.Done())
+		for typ, ok := range done.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return nil, fmt.Errorf("%s: syncing the informer of succeeded %v", Name, typ)
+			}
+		}
+		go wait.UntilWithContext(ctx, func(ctx context.Context) { pl.ActOnHopeless(ctx) }, args.HopelessCheckInterval.Duration)
+		return pl, nil
+	}
+}
+
+// Name returns Name.
+func (pl *Plugin) Name() string { return Name }
+
+// view is one evaluation of the lss order over one snapshot.
+type view struct {
+	gen   uint64
+	now   time.Time
+	snap  *podjob.Snapshot
+	known map[types.UID]bool
+	// seq is each ready pod's place in lss.Queue's hand-out order.
+	seq map[types.UID]int
+	// order is lss.Order at now; hopeless holds the jobs it would kill.
+	order    []lss.JobStatus
+	hopeless map[schedkit.JobID]lss.JobStatus
+	// jobErr holds jobs lss refused (e.g. a deadline before submission).
+	jobErr map[schedkit.JobID]error
+	// err is set when lss could not evaluate at all; every managed pod
+	// then sorts as an unmanaged one.
+	err error
+}
+
+// current returns the view at the clock's now (truncated to
+// OrderResolution), recomputing it when the cluster changed, time moved
+// on, or pod is one the last view did not see.
+func (pl *Plugin) current(pod *v1.Pod) *view {
+	now := pl.clock.Now().Truncate(pl.args.OrderResolution.Duration)
+	gen := pl.gen.Load()
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	v := pl.view
+	if v == nil || v.gen != gen || !v.now.Equal(now) || (pod != nil && !v.known[pod.UID]) {
+		v = pl.evaluate(now, gen)
+		pl.view = v
+	}
+	return v
+}
+
+// evaluate lists the cluster, translates it and asks lss.
+func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
+	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{},
+		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{}}
+	pods, err := pl.listPods()
+	if err == nil {
+		var nodes []*v1.Node
+		nodes, err = pl.nodes.List(labels.Everything())
+		lookup := func(ns, name string) (*batchv1.Job, error) { return pl.jobs.Jobs(ns).Get(name) }
+		v.snap = podjob.Build(now, pods, lookup, nodes)
+		v.err = err
+	}
+	if err != nil {
+		v.snap = podjob.Build(now, nil, nil, nil)
+		v.err = err
+		return v
+	}
+	for _, p := range pods {
+		v.known[p.UID] = true
+	}
+	v.err = evaluateLSS(v.snap, now, v)
+	return v
+}
+
+// listPods merges the scheduler's non-terminal pods with the succeeded
+// ones (a pod in both, caught finishing, counts as succeeded).
+func (pl *Plugin) listPods() ([]*v1.Pod, error) {
+	live, err := pl.pods.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	if pl.succeeded == nil {
+		return live, nil
+	}
+	done, err := pl.succeeded.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[types.UID]bool, len(done))
+	out := make([]*v1.Pod, 0, len(live)+len(done))
+	for _, p := range done {
+		if p.Status.Phase == v1.PodSucceeded {
+			seen[p.UID] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range live {
+		if !seen[p.UID] && p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// evaluateLSS runs lss over snap at now: every job is submitted at its
+// submission time (so a job whose deadline has passed is still queued
+// and reported by the kill rule), then lss.Order and lss.Queue are read.
+// It fills seq, order, hopeless and jobErr of out.
+func evaluateLSS(snap *podjob.Snapshot, now time.Time, out *view) error {
+	sched, err := lss.New(lss.Config{Cluster: snap.Cluster})
+	if err != nil {
+		return err
+	}
+	// Submit in submission order (lss refuses a time before an earlier
+	// one), each job at its own submission time.
+	jobs := slices.Clone(snap.Jobs)
+	slices.SortStableFunc(jobs, func(a, b *podjob.Job) int { return a.Submitted().Compare(b.Submitted()) })
+	for _, j := range jobs {
+		if err := sched.Submit(j.Submitted(), j); err != nil {
+			out.jobErr[j.ID()] = err
+		}
+	}
+	if out.order, err = sched.Order(now, nil); err != nil {
+		return err
+	}
+	for _, st := range out.order {
+		if st.Kill != lss.NoReason {
+			out.hopeless[st.Job] = st
+		}
+	}
+	picks, err := sched.Queue(now, nil)
+	if err != nil {
+		return err
+	}
+	next := map[schedkit.JobID]*[2]int{}
+	n := 0
+	for _, pk := range picks {
+		j := snap.Job(pk.Job)
+		at := next[pk.Job]
+		if at == nil {
+			at = new([2]int)
+			next[pk.Job] = at
+		}
+		ready := j.Ready(pk.Phase)
+		for range pk.Count {
+			if at[pk.Phase] >= len(ready) {
+				return fmt.Errorf("%s: lss picked more %s tasks of %s than it has ready pods", Name, pk.Phase, pk.Job)
+			}
+			out.seq[ready[at[pk.Phase]].UID] = n
+			at[pk.Phase]++
+			n++
+		}
+	}
+	return nil
+}
+
+// podOf returns the pod of a queued entity, nil for pod groups.
+func podOf(e fwk.QueuedEntityInfo) *v1.Pod {
+	pi, ok := e.(interface{ GetPodInfo() fwk.PodInfo })
+	if !ok || pi.GetPodInfo() == nil {
+		return nil
+	}
+	return pi.GetPodInfo().GetPod()
+}
+
+// prioritySort is the default QueueSort: priority, then queue timestamp.
+func prioritySort(a, b fwk.QueuedEntityInfo) bool {
+	p1, p2 := a.GetPriority(), b.GetPriority()
+	return p1 > p2 || (p1 == p2 && a.GetTimestamp().Before(b.GetTimestamp()))
+}
+
+// Less orders the scheduling queue: the ready pods of deadline jobs
+// first, in the order lss.Queue hands out their tasks (least spare time,
+// pass 1 before pass 2, maps before reduces); then every other pod
+// (unmanaged pods, pods of jobs with errors or of hopeless jobs) by
+// priority and queue time, as PrioritySort.
+func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
+	pa, pb := podOf(a), podOf(b)
+	if pa == nil || pb == nil {
+		return prioritySort(a, b)
+	}
+	v := pl.current(pa)
+	if !v.known[pb.UID] {
+		v = pl.current(pb)
+	}
+	sa, oka := v.seq[pa.UID]
+	sb, okb := v.seq[pb.UID]
+	switch {
+	case oka && okb:
+		return sa < sb
+	case oka != okb:
+		return oka
+	}
+	return prioritySort(a, b)
+}
+
+// PreEnqueue holds back the pods of jobs that cannot be scheduled by
+// deadline: a job whose annotations are missing or malformed, which lss
+// refused, or which lss would kill. Unmanaged pods pass.
+func (pl *Plugin) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	if pod == nil {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
+	}
+	v := pl.current(pod)
+	if err := v.snap.PodError(pod.UID); err != nil {
+		if errors.Is(err, podjob.ErrNotFound) {
+			return fwk.NewStatus(fwk.Unschedulable, Name+": "+err.Error())
+		}
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
+	}
+	ref, ok := v.snap.Pod(pod.UID)
+	if !ok {
+		return nil
+	}
+	id := ref.Job.ID()
+	if err := v.jobErr[id]; err != nil {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
+	}
+	if st, ok := v.hopeless[id]; ok {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+Hopeless(st))
+	}
+	return nil
+}
+
+// Hopeless describes a job lss would kill, e.g. "job Job/ns/x cannot
+// meet its deadline: spare+tavg<0 (spare -40s, tavg 20s)".
+func Hopeless(st lss.JobStatus) string {
+	f := st.Figures
+	spare := "-inf"
+	if !f.Spare.CannotFinish {
+		spare = f.Spare.Time.String()
+	}
+	tavg := "unknown"
+	if f.TaskTime.Known {
+		tavg = f.TaskTime.Avg.String()
+	}
+	return fmt.Sprintf("job %s cannot meet its deadline %s: %s (spare %s, tavg %s)", st.Job, f.Deadline.UTC().Format(time.RFC3339), st.Kill, spare, tavg)
+}
+
+// Reason of the Warning event on hopeless jobs.
+const EventReasonHopeless = "DeadlineHopeless"
+
+// ActOnHopeless applies lss's kill rule now: for each job lss would kill
+// that was not acted on before, it records a Warning event on the Job
+// (on the first pod of a pod group) and, with DeleteHopelessJobs,
+// deletes the Job or the pod group's unfinished pods. It returns the
+// statuses of the jobs acted on. The plugin calls it every
+// HopelessCheckInterval.
+func (pl *Plugin) ActOnHopeless(ctx context.Context) []lss.JobStatus {
+	v := pl.current(nil)
+	pl.mu.Lock()
+	var todo []lss.JobStatus
+	live := make(map[schedkit.JobID]bool, len(v.order))
+	for _, st := range v.order {
+		live[st.Job] = true
+		if st.Kill != lss.NoReason && !pl.reported[st.Job] {
+			pl.reported[st.Job] = true
+			todo = append(todo, st)
+		}
+	}
+	if v.err == nil {
+		for id := range pl.reported {
+			if !live[id] {
+				delete(pl.reported, id) // gone: forget it
+			}
+		}
+	}
+	pl.mu.Unlock()
+	logger := klog.FromContext(ctx)
+	for _, st := range todo {
+		j := v.snap.Job(st.Job)
+		var regarding runtime.Object = j.Object
+		if j.Object == nil {
+			regarding = j.Pods[0]
+		}
+		note := Hopeless(st)
+		action := "None"
+		if pl.args.DeleteHopelessJobs {
+			action = "Delete"
+		}
+		if r := pl.handle.EventRecorder(); r != nil {
+			r.Eventf(regarding, nil, v1.EventTypeWarning, EventReasonHopeless, action, "%s", note)
+		}
+		logger.Info("hopeless deadline job", "job", st.Job, "reason", st.Kill.String(), "delete", pl.args.DeleteHopelessJobs)
+		if pl.args.DeleteHopelessJobs {
+			pl.delete(ctx, j)
+		}
+	}
+	return todo
+}
+
+// delete removes a hopeless job: the Job (its pods follow by garbage
+// collection), or a pod group's unfinished pods.
+func (pl *Plugin) delete(ctx context.Context, j *podjob.Job) {
+	logger := klog.FromContext(ctx)
+	cs := pl.handle.ClientSet()
+	bg := metav1.DeletePropagationBackground
+	if j.Object != nil {
+		if err := cs.BatchV1().Jobs(j.Namespace).Delete(ctx, j.Name, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+			logger.Error(err, "deleting hopeless Job", "job", j.ID())
+		}
+		return
+	}
+	for _, p := range j.Pods {
+		if p.Status.Phase == v1.PodSucceeded {
+			continue
+		}
+		if err := cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil {
+			logger.Error(err, "deleting a pod of a hopeless pod group", "pod", klog.KObj(p))
+		}
+	}
+}

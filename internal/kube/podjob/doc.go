@@ -1,0 +1,43 @@
+// Package podjob translates Kubernetes objects into schedkit's job
+// vocabulary: a batch/v1 Job, or a group of pods labelled with
+// LabelPodGroup, becomes one schedkit.Job whose tasks are its pods, and
+// the cluster's nodes become a schedkit.Cluster whose slots are the
+// extended resources ResourceMapSlot and ResourceReduceSlot.
+//
+// It decides nothing: it reads annotations, labels, pod status and node
+// allocatable, checks them, and reports every problem as an error naming
+// the object and the annotation, so a plugin can turn it into a clear
+// scheduling status.
+//
+// # The mapping
+//
+//   - Job: the owning batch/v1 Job (the pod's controller reference) when
+//     that Job has at least one annotation under Prefix; otherwise the pod
+//     group named by the pod's LabelPodGroup label, whose annotations are
+//     read from its pods (they must agree). Other pods are not managed.
+//   - Deadline: AnnotationDeadline (RFC 3339) or AnnotationRelativeDeadline
+//     (a Go duration after submission); exactly one is required.
+//   - Submitted: the Job's creation time; for a pod group, its earliest pod's.
+//   - Phase: the pod's LabelPhase label, "map" (default) or "reduce".
+//   - Total tasks per phase: AnnotationTasks ("map=8,reduce=1") if given,
+//     else the job's non-failed pods of that phase.
+//   - Finished: Succeeded pods; duration from status.startTime to the
+//     last container's finish.
+//   - Running: bound pods (spec.nodeName set) not yet finished; start at
+//     status.startTime, or at now if the kubelet has not reported it.
+//   - Ready: unbound pods with no scheduling gate. A host that wants
+//     Hadoop's slow-start gates its reduce pods until it is reached.
+//   - Failed and terminating pods are ignored (their replacements count).
+//   - Slots: each node's allocatable ResourceMapSlot and
+//     ResourceReduceSlot; a map pod requests one map slot, a reduce pod
+//     one reduce slot, so the scheduler's resource fit enforces the
+//     paper's slot counts.
+//
+// # Usage
+//
+//	snap := podjob.Build(now, pods, jobLookup, nodes)
+//	for _, j := range snap.Jobs { ... }         // schedkit.Job values
+//	ref, ok := snap.Pod(pod.UID)                // a pod's job, phase, rank
+//	err := snap.PodError(pod.UID)               // why a pod could not be translated
+//	sched, _ := lss.New(lss.Config{Cluster: snap.Cluster})
+package podjob
