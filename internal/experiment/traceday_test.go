@@ -172,6 +172,9 @@ func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, i
 // the jobs on 1/500 of the workers (one huge job, of 12,000 maps), every
 // policy schedsim knows; every job must end.
 func TestTraceDaySmall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one simulation per policy on one goroutine: run without -race")
+	}
 	d := fullDay.scaled(500)
 	d.HugeMax = 12000
 	for _, pol := range Policies() {
