@@ -4,13 +4,13 @@ package lss
 // its position in e.pos[slot], so removal and re-keying are O(log n)
 // without allocation.
 //
-// It stays specialised on purpose. A generic indexed heap (items of any
-// type, position through a function) could serve lss and binding alike,
-// but BenchmarkHeapOps measured it slower on lss's operation mix (13%
-// at 1,000 entries, 12% at 100,000, fastest of alternating blocks: the
-// position lookup becomes an indirect call on every swap), and binding's
-// heaps, over int32 indices into its arenas, would pay the same. See
-// heap_bench_test.go.
+// It stays specialised on purpose. The repository's generic indexed heap
+// (internal/indexheap: position and order through functions) could
+// serve here, but BenchmarkHeapOps measures it slower on lss's operation
+// mix (9–16% at 1,000 and 100,000 entries, fastest of alternating
+// blocks: the position lookup becomes an indirect call on every swap),
+// and binding's heaps, over int32 indices into its arenas, would pay
+// the same. See heap_bench_test.go.
 type jheap struct {
 	items []*entry
 	slot  int
