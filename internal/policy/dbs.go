@@ -92,17 +92,10 @@ type DBS struct {
 	queues  [3]dbs.QueueConfig
 	prices  [3]resource.Vector
 	buf     []dbs.Decision
-	jobs    []dbsTrack // by sim.Job.Index
-	dirty   []*sim.Job
+	jobs    jobTable[*dbsJob]
 	pending []*sim.Job // jobs whose initial price is not yet set
 	stats   DBSStats
 	err     error
-}
-
-type dbsTrack struct {
-	queued bool
-	dirty  bool
-	job    *dbsJob
 }
 
 var (
@@ -183,45 +176,16 @@ func (p *DBS) Stats() DBSStats {
 	return st
 }
 
-func (p *DBS) track(j *sim.Job) *dbsTrack {
-	i := j.Index()
-	if i >= len(p.jobs) {
-		p.jobs = append(p.jobs, make([]dbsTrack, i+1-len(p.jobs))...)
-	}
-	return &p.jobs[i]
-}
-
-func (p *DBS) mark(j *sim.Job) {
-	t := p.track(j)
-	if t.queued && !t.dirty {
-		t.dirty = true
-		p.dirty = append(p.dirty, j)
-	}
-}
-
 // flush passes every marked job to Update.
 func (p *DBS) flush() error {
-	for i, j := range p.dirty {
-		p.dirty[i] = nil
-		t := p.track(j)
-		t.dirty = false
-		if !t.queued || !j.Active() {
-			continue
-		}
-		if err := p.sched.Update(j.ID()); err != nil {
-			p.dirty = p.dirty[:0]
-			return err
-		}
-	}
-	p.dirty = p.dirty[:0]
-	return nil
+	return p.jobs.flush(p.sched.Update)
 }
 
 // prices appends the initial SetPrice of every newly submitted job.
 func (p *DBS) flushPrices(dst []sim.Decision) []sim.Decision {
 	for i, j := range p.pending {
 		p.pending[i] = nil
-		if t := p.track(j); t.queued && j.Active() {
+		if t := p.jobs.row(j); t.queued && j.Active() {
 			q, _ := dbs.QueueFor(j.Phi())
 			dst = append(dst, sim.PriceJob(j, p.prices[q]))
 		}
@@ -236,7 +200,7 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 		p.err = err
 		return err
 	}
-	t := p.track(j)
+	t := p.jobs.row(j)
 	t.job = newDBSJob(j)
 	if err := p.sched.Submit(now, t.job); err != nil {
 		if errors.Is(err, dbs.ErrInvalidJob) {
@@ -249,7 +213,7 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 	}
 	t.queued = true
 	p.pending = append(p.pending, j)
-	p.mark(j) // phase 0 becomes ready only after Submit returns
+	p.jobs.mark(j) // phase 0 becomes ready only after Submit returns
 	return nil
 }
 
@@ -317,17 +281,17 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		if d.BelowMinimum {
 			p.stats.BelowMinimum += d.Count
 		}
-		p.mark(j)
+		p.jobs.mark(j)
 	}
 	return dst, nil
 }
 
 // TaskEnded implements sim.TaskWatcher.
-func (p *DBS) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) { p.mark(t.Owner()) }
+func (p *DBS) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) { p.jobs.mark(t.Owner()) }
 
 // JobEnded implements sim.JobWatcher.
 func (p *DBS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
-	t := p.track(j)
+	t := p.jobs.row(j)
 	if t.queued {
 		t.queued = false
 		if err := p.sched.Remove(j.ID()); err != nil && p.err == nil {

@@ -89,20 +89,12 @@ type LSS struct {
 	sched   *lss.Scheduler
 	cluster clusterView
 	buf     []lss.Decision
-	jobs    []jobTrack // by sim.Job.Index
-	dirty   []*sim.Job
+	jobs    jobTable[*lssJob]
 	touched []*sim.Node // nodes assigned on since the last flush (Heterogeneous)
 	speeds  map[schedkit.NodeID]float64
 	history map[string]*classHistory // per job class, for admission hints
 	stats   LSSStats
 	err     error
-}
-
-// jobTrack is the adapter's state for one job.
-type jobTrack struct {
-	queued bool // submitted to lss and neither removed nor killed
-	dirty  bool
-	job    *lssJob
 }
 
 // classHistory sums the finished task times of the ended jobs of one
@@ -193,22 +185,6 @@ func (o LSSOptions) needsWrap() bool {
 	return o.Heterogeneous || o.Admission || o.PhaseTaskTimeHints
 }
 
-func (p *LSS) track(j *sim.Job) *jobTrack {
-	i := j.Index()
-	if i >= len(p.jobs) {
-		p.jobs = append(p.jobs, make([]jobTrack, i+1-len(p.jobs))...)
-	}
-	return &p.jobs[i]
-}
-
-func (p *LSS) mark(j *sim.Job) {
-	t := p.track(j)
-	if t.queued && !t.dirty {
-		t.dirty = true
-		p.dirty = append(p.dirty, j)
-	}
-}
-
 func (p *LSS) fail(err error) {
 	if p.err == nil {
 		p.err = err
@@ -224,20 +200,7 @@ func (p *LSS) flush() error {
 		}
 		p.touched = p.touched[:0]
 	}
-	for i, j := range p.dirty {
-		p.dirty[i] = nil
-		t := p.track(j)
-		t.dirty = false
-		if !t.queued || !j.Active() {
-			continue
-		}
-		if err := p.sched.Update(j.ID()); err != nil {
-			p.dirty = p.dirty[:0]
-			return err
-		}
-	}
-	p.dirty = p.dirty[:0]
-	return nil
+	return p.jobs.flush(p.sched.Update)
 }
 
 // Submit implements sim.Policy.
@@ -246,7 +209,7 @@ func (p *LSS) Submit(now time.Time, j *sim.Job) error {
 		p.fail(err)
 		return err
 	}
-	t := p.track(j)
+	t := p.jobs.row(j)
 	var view schedkit.Job = j
 	if p.opt.needsWrap() {
 		t.job = &lssJob{Job: j, p: p}
@@ -264,7 +227,7 @@ func (p *LSS) Submit(now time.Time, j *sim.Job) error {
 	}
 	t.queued = true
 	// Phase 0 becomes ready only after Submit returns.
-	p.mark(j)
+	p.jobs.mark(j)
 	return nil
 }
 
@@ -295,12 +258,12 @@ func (p *LSS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 			}
 			dst = append(dst, sim.AssignTasks(j, d.Phase, d.Count, nil))
 			p.stats.Assigned += d.Count
-			p.mark(j)
+			p.jobs.mark(j)
 			if p.opt.Heterogeneous && (len(p.touched) == 0 || p.touched[len(p.touched)-1] != n) {
 				p.touched = append(p.touched, n)
 			}
 		case lss.Kill:
-			t := p.track(j)
+			t := p.jobs.row(j)
 			t.queued = false
 			p.stats.Kills++
 			switch d.Reason {
@@ -334,7 +297,7 @@ func killReason(d *lss.Decision) string {
 // TaskEnded implements sim.TaskWatcher.
 func (p *LSS) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 	j := t.Owner()
-	tr := p.track(j)
+	tr := p.jobs.row(j)
 	if !tr.queued {
 		return
 	}
@@ -344,12 +307,12 @@ func (p *LSS) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 	if tr.job != nil && p.opt.PhaseTaskTimeHints && state == schedkit.TaskSucceeded {
 		tr.job.measure(now, t)
 	}
-	p.mark(j)
+	p.jobs.mark(j)
 }
 
 // JobEnded implements sim.JobWatcher.
 func (p *LSS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
-	t := p.track(j)
+	t := p.jobs.row(j)
 	if p.history != nil {
 		h := p.history[j.Class()]
 		if h == nil {
@@ -391,7 +354,7 @@ func (p *LSS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst 
 // wrapped job runs on (Heterogeneous).
 func (p *LSS) noteStarts(n *sim.Node) {
 	for _, t := range n.Running() {
-		tr := p.track(t.Owner())
+		tr := p.jobs.row(t.Owner())
 		if tr.job != nil {
 			tr.job.started(t, n.Speed())
 		}

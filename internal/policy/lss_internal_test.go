@@ -32,7 +32,7 @@ func TestLSSJobSpeedNormalised(t *testing.T) {
 	checked := 0
 	cfg.AfterEvent = func(s *sim.Sim) error {
 		j := s.Job(0)
-		tr := pol.track(j)
+		tr := pol.jobs.row(j)
 		if tr.job == nil || !j.Active() {
 			return nil
 		}
@@ -92,13 +92,13 @@ func TestLSSPhaseHints(t *testing.T) {
 		var ok0, ok1 bool
 		cfg.AfterEvent = func(s *sim.Sim) error {
 			if j := s.Job(0); j.Active() {
-				if _, ok := pol.track(j).job.PhaseTaskTimeHint(1); ok {
+				if _, ok := pol.jobs.row(j).job.PhaseTaskTimeHint(1); ok {
 					t.Errorf("first job of the class hinted")
 				}
 			}
-			if j := s.Job(1); j.Active() && pol.track(j).job != nil {
-				mapHint, ok0 = pol.track(j).job.PhaseTaskTimeHint(0)
-				redHint, ok1 = pol.track(j).job.PhaseTaskTimeHint(1)
+			if j := s.Job(1); j.Active() && pol.jobs.row(j).job != nil {
+				mapHint, ok0 = pol.jobs.row(j).job.PhaseTaskTimeHint(0)
+				redHint, ok1 = pol.jobs.row(j).job.PhaseTaskTimeHint(1)
 			}
 			return nil
 		}

@@ -1,0 +1,62 @@
+package policy
+
+import (
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/sim"
+)
+
+// jobTable is a job-queue adapter's state per job, indexed by
+// sim.Job.Index, and the queued jobs whose counters changed since the
+// scheduler last read them: the simulator's task callbacks mark a job,
+// and the adapter flushes the marks into the scheduler's Update before
+// its next decision. W is what the adapter shows the scheduler for a job.
+type jobTable[W any] struct {
+	rows  []jobRow[W]
+	dirty []*sim.Job
+}
+
+// jobRow is one job's state in a jobTable.
+type jobRow[W any] struct {
+	queued bool // submitted to the scheduler and neither removed nor killed
+	dirty  bool // in jobTable.dirty
+	job    W
+}
+
+// row returns j's row, growing the table as jobs arrive.
+func (t *jobTable[W]) row(j *sim.Job) *jobRow[W] {
+	i := j.Index()
+	if i >= len(t.rows) {
+		t.rows = append(t.rows, make([]jobRow[W], i+1-len(t.rows))...)
+	}
+	return &t.rows[i]
+}
+
+// mark notes that a queued job's counters changed.
+func (t *jobTable[W]) mark(j *sim.Job) {
+	r := t.row(j)
+	if r.queued && !r.dirty {
+		r.dirty = true
+		t.dirty = append(t.dirty, j)
+	}
+}
+
+// flush passes every marked job that is still queued and active to
+// update, in marking order, and clears the marks; the first error stops
+// it (the remaining marks are dropped with it: the run ends).
+func (t *jobTable[W]) flush(update func(schedkit.JobID) error) error {
+	defer func() {
+		clear(t.dirty)
+		t.dirty = t.dirty[:0]
+	}()
+	for _, j := range t.dirty {
+		r := t.row(j)
+		r.dirty = false
+		if !r.queued || !j.Active() {
+			continue
+		}
+		if err := update(j.ID()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
