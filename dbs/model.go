@@ -271,7 +271,9 @@ func minView(t *viewTerms, window time.Duration) MinView {
 	}
 	ws := window.Seconds()
 	srMax := ws - t.waveSecs - t.transfer
-	v.ReduceStartLatest = time.Duration(math.Max(math.Min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))
+	// The builtin min and max: math.Min and math.Max with the same
+	// results (NaN, ±0 and infinities alike), but inlined.
+	v.ReduceStartLatest = time.Duration(max(min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))
 	if t.um > 0 {
 		if srMax <= 0 {
 			v.Unmeetable = true

@@ -53,6 +53,10 @@ type Scheduler struct {
 	moves []Decision
 	costs []float64  // CostSoFar of all[i], read before anything changes
 	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
+	// settle[i] marks all[i] as left unchanged by the next weight
+	// update if its cost is the same (tickeval.go); it is kept between
+	// updates, so Update, Submit and Remove keep it in step.
+	settle []settled
 
 	// prevTick selects the previous weight update (every job evaluated
 	// from scratch, queue heaps rebuilt): the reference the tests and
@@ -315,6 +319,7 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	s.all = append(s.all, e)
 	s.jobv = append(s.jobv, j)
 	s.costs, s.tk = append(s.costs, 0), append(s.tk, tickFigs{})
+	s.settle = append(s.settle, settled{})
 	s.nq[q]++
 	s.addUsed(e, 1)
 	s.evaluate(e, now, cost)
@@ -397,6 +402,7 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	}
 	s.addUsed(e, -1)
 	e.setCounters(tmp.prog, tmp.nph)
+	s.settle[e.allPos].ok = false
 	e.hint = tmp.hint
 	e.tt, e.ttKnown = s.taskTime(e)
 	s.addUsed(e, 1)
@@ -421,6 +427,8 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	s.all[n], s.jobv[n] = nil, nil
 	s.all, s.jobv = s.all[:n], s.jobv[:n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
+	s.settle[e.allPos] = s.settle[n]
+	s.settle = s.settle[:n]
 	e.job = nil
 	s.pool = append(s.pool, e)
 	return nil

@@ -50,6 +50,18 @@ type plainEval struct {
 	cost float64
 }
 
+// settled marks a job without a task time that a weight update
+// evaluated, and whose weight and model-3 marks it set (W = 0, no marks),
+// at cost so far cost: until its counters change (Update clears ok) or
+// its cost does, a later update would write the same figures, so it
+// skips the job without reading its entry. Such a job is never moved, and
+// its W₁ of 0 adds nothing to its queue's sum (a sum of non-negative
+// weights from +0, so adding +0 leaves it bit for bit as it is).
+type settled struct {
+	cost float64
+	ok   bool
+}
+
 // evaluateTick is evaluate for a weight update at nowOff (ns from the
 // epoch), reusing e's cached figures where their inputs did not change,
 // and returns model 3's figures (tickFigs). parts are the queues' equal
