@@ -91,7 +91,15 @@ type PhaseWork struct {
 
 // work returns the phase's remaining slot-seconds.
 func (p PhaseWork) work() float64 {
-	return float64(p.Unfinished)*p.TaskTime.Seconds() - p.Elapsed.Seconds()
+	return p.fixedWork() - p.Elapsed.Seconds()
+}
+
+// fixedWork is work's first term, Unfinished × TaskTime in seconds,
+// which a weight update keeps while the counters do not change. The
+// conversion rounds the product, so no platform fuses it with work's
+// subtraction: kept or recomputed, work gives the same bits.
+func (p PhaseWork) fixedWork() float64 {
+	return float64(float64(p.Unfinished) * p.TaskTime.Seconds())
 }
 
 // MinInput is what model 2 reads about one job at one instant.

@@ -564,10 +564,7 @@ func (e *entry) workAt(nowOff int64, caps [2]estimate.Capacity) (float64, estima
 	slotSecs := 0.0
 	for p := range e.nph {
 		pr := &e.prog[p]
-		el := time.Duration(0)
-		if pr.Running > 0 { // PhaseProgress.RunningElapsed, on offsets
-			el = max(time.Duration(pr.Running)*time.Duration(nowOff-e.sub)-pr.RunningStartSum, 0)
-		}
+		el := runningElapsed(pr.Running, pr.RunningStartSum, nowOff-e.sub)
 		loads[p] = estimate.PhaseLoad{Unfinished: pr.Unfinished(), Elapsed: el, TaskTime: tt, Capacity: caps[p]}
 		work[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: tt, Elapsed: el}
 		secs[p] = work[p].work()
@@ -578,6 +575,16 @@ func (e *entry) workAt(nowOff int64, caps [2]estimate.Capacity) (float64, estima
 		rem = estimate.Remaining{CannotFinish: true, Time: estimate.Horizon}
 	}
 	return max(slotSecs, 0), rem, work, secs
+}
+
+// runningElapsed is PhaseProgress.RunningElapsed on offsets: the summed
+// elapsed time of running tasks that started at startSum in total (from
+// the job's submission), since ns after the submission; at least 0.
+func runningElapsed(running int, startSum time.Duration, since int64) time.Duration {
+	if running <= 0 {
+		return 0
+	}
+	return max(time.Duration(running)*time.Duration(since)-startSum, 0)
 }
 
 // modelInputsAt is modelInputs with e's capacities caps (capacityFor).

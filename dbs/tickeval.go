@@ -37,6 +37,48 @@ type evalCache struct {
 	terms    viewTerms
 	budget   MinView // budget view at budCost
 	budCost  float64
+
+	// With tasks running (wavesSet): formula (3) without the running
+	// tasks' credit, and per phase the work left before their elapsed
+	// time (PhaseWork.fixedWork) and their count and start sum.
+	rem0  estimate.Remaining
+	fixed [2]float64
+	run   [2]int
+	rss   [2]time.Duration
+}
+
+// setRunning sets c's figures for a job with running tasks (wavesSet):
+// those of workAt that do not depend on now, at capacities caps.
+func (c *evalCache) setRunning(e *entry, caps [2]estimate.Capacity) {
+	var loads [2]estimate.PhaseLoad
+	c.fixed, c.run, c.rss = [2]float64{}, [2]int{}, [2]time.Duration{}
+	for p := range e.nph {
+		pr := &e.prog[p]
+		loads[p] = estimate.PhaseLoad{Unfinished: pr.Unfinished(), TaskTime: e.tt, Capacity: caps[p]}
+		c.fixed[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: e.tt}.fixedWork()
+		c.run[p], c.rss[p] = pr.Running, pr.RunningStartSum
+	}
+	rem, err := estimate.RemainingTime(loads[:e.nph])
+	if err != nil { // as workAt
+		rem = estimate.Remaining{CannotFinish: true, Time: estimate.Horizon}
+	}
+	c.rem0 = rem
+}
+
+// runningAt is workAt's slot-seconds and formula (3), and each phase's
+// work left in slot-seconds, for a job with running tasks from its
+// cached figures (setRunning) at nowOff: the same values.
+func (c *evalCache) runningAt(e *entry, nowOff int64, caps *[2]estimate.Capacity) (float64, estimate.Remaining, [2]float64) {
+	var els [2]time.Duration
+	var secs [2]float64
+	slotSecs := 0.0
+	for p := range e.nph {
+		el := runningElapsed(c.run[p], c.rss[p], nowOff-e.sub)
+		els[p] = el
+		secs[p] = c.fixed[p] - el.Seconds() // PhaseWork.work
+		slotSecs += secs[p]
+	}
+	return max(slotSecs, 0), c.rem0.WithElapsed(els[:e.nph], caps[:e.nph]), secs
 }
 
 // plainEval marks e.ev as the evaluation of a job without a task time
@@ -106,10 +148,11 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 			// on the key only.
 			_, _, in := s.modelInputsAt(e, nowOff, cost, key.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
+			c.setRunning(e, key.caps)
 			c.wavesSet = true
 		}
 		var secs [2]float64
-		slotSecs, rem, _, secs = e.workAt(nowOff, key.caps)
+		slotSecs, rem, secs = c.runningAt(e, nowOff, &key.caps)
 		terms = c.terms
 		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
 	} else {
