@@ -66,43 +66,47 @@ type Scheduler struct {
 
 // entry is the scheduler's state for one queued job. Its fields are
 // grouped by who reads them, to share cache lines: heap comparisons,
-// heartbeats and model 3's marks first; then what a weight update reads
-// (a weight update walks every job: with 10,000 jobs it is bound by
-// memory, not arithmetic); the fields read only at Submit, Update or
-// Status last.
+// heartbeats, model 3's marks and the flags a weight update reads first;
+// then what a weight update reads of a job with a task time, its cached
+// figures and the evaluation it writes (a weight update walks every job:
+// with 10,000 jobs it is bound by memory as much as by arithmetic); the
+// fields read only at Submit, Update, Status or a decision last. Entries
+// are allocated in blocks (newEntry) and padded to whole cache lines
+// (entryPad), so each group starts at the same place in a line for every
+// entry.
 type entry struct {
-	// First cache line: heap comparisons and swaps, model 3's marks.
+	// First cache line.
 	w        float64
 	sub      int64    // ns from the epoch, for ordering
 	minK     [2]int32 // model-2 minimum per phase (= slot kind)
 	heldK    [2]int32 // running + assigned since the last Update
+	pos      [numQueues * 2]int32
 	queue    Queue
 	pendUp   bool // short and above average at the last update
 	pendDown bool // surplus and above average at the last update
 	noAfford bool
-	pos      [numQueues * 2]int32
+	ttKnown  bool
+	running  bool // a task runs (of the counters)
+	hasDL    bool
 
-	// Second: heartbeats, and what every weight update reads.
-	availK  [2]int32 // ready − assigned since the last Update
-	id      schedkit.JobID
-	nph     int
-	gen     uint32 // counter snapshots taken (setCounters)
-	ttKnown bool
-	hasDL   bool
-	running bool      // a task runs (of the counters)
-	usable  [2]int    // ready + running tasks per phase (of the counters)
-	plain   plainEval // the last evaluation without a task time
-	phi     float64
+	// Second: heartbeats, and what a weight update reads of a job with
+	// a task time.
+	availK [2]int32 // ready − assigned since the last Update
+	gen    uint32   // counter snapshots taken (setCounters)
+	nph    int
+	phi    float64
+	budget float64
+	dlOff  int64  // deadline − epoch
+	usable [2]int // ready + running tasks per phase (of the counters)
 
-	// What a weight update reads for a job with a task time.
-	budget   float64
-	dlOff    int64         // deadline − epoch
-	tt       time.Duration // Tm = Tr: formula (2), hint or default
-	transfer time.Duration // f·δ·Td of model 2, with Config.TransferRate
-	prog     [2]schedkit.PhaseProgress
-	cache    evalCache // Tick's reusable figures (tickeval.go)
-	ev       eval
+	cache evalCache // Tick's reusable figures (tickeval.go)
+	ev    eval
 
+	id          schedkit.JobID
+	plain       plainEval     // the last evaluation without a task time
+	tt          time.Duration // Tm = Tr: formula (2), hint or default
+	transfer    time.Duration // f·δ·Td of model 2, with Config.TransferRate
+	prog        [2]schedkit.PhaseProgress
 	job         Job
 	subT        time.Time
 	deadline    time.Time
@@ -110,7 +114,12 @@ type entry struct {
 	hint        time.Duration
 	updatedAt   time.Time // Submit; later, the last weight update's (Status)
 	allPos      int
+	_           [entryPad]byte
 }
+
+// entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
+// it; adjust it when adding a field).
+const entryPad = 8
 
 // eval is one evaluation of models 1 and 2 for a job.
 type eval struct {

@@ -28,13 +28,16 @@ type evalKey struct {
 // changed). A job with running tasks is evaluated in full (its elapsed
 // time moves with now) but for its reduce waves.
 type evalCache struct {
+	// What every evaluation of a job with a task time reads, then what
+	// one without running tasks reads, then one with running tasks.
 	key      evalKey
 	wavesSet bool // terms set but, with tasks running, their work left
 	static   bool // slotSecs, rem and terms set (no task running)
-	budOK    bool // budget set (no task running)
+	budOK    bool // budget set, and e.ev evaluated with the key (no task running)
+	terms    viewTerms
+
 	slotSecs float64
 	rem      estimate.Remaining
-	terms    viewTerms
 	budget   MinView // budget view at budCost
 	budCost  float64
 
@@ -156,6 +159,14 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		terms = c.terms
 		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
 	} else {
+		if c.budOK && c.budCost == cost && e.phi == 0 {
+			// φ = 0 and no task running: nothing of the evaluation
+			// reads now (model 1 has no time term, model 2 no deadline
+			// view), and its other inputs are those of the last one
+			// (budOK: the key and, from budCost, the cost), which left
+			// e.ev and the minimums as they would be computed now.
+			return s.tickFigs(e)
+		}
 		if !c.static {
 			var in MinInput
 			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
