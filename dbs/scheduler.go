@@ -103,7 +103,6 @@ type entry struct {
 	ev    eval
 
 	id          schedkit.JobID
-	plain       plainEval     // the last evaluation without a task time
 	tt          time.Duration // Tm = Tr: formula (2), hint or default
 	transfer    time.Duration // f·δ·Td of model 2, with Config.TransferRate
 	prog        [2]schedkit.PhaseProgress
@@ -119,7 +118,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 8
+const entryPad = 32
 
 // eval is one evaluation of models 1 and 2 for a job.
 type eval struct {

@@ -84,17 +84,6 @@ func (c *evalCache) runningAt(e *entry, nowOff int64, caps *[2]estimate.Capacity
 	return max(slotSecs, 0), c.rem0.WithElapsed(els[:e.nph], caps[:e.nph]), secs
 }
 
-// plainEval marks e.ev as the evaluation of a job without a task time
-// (eval{cost, min.Map}) for counter snapshot gen and cost so far cost,
-// with need its slots needed: a weight update that finds both unchanged
-// leaves it as it is, reading nothing else of the job.
-type plainEval struct {
-	ok   bool
-	need int32
-	gen  uint32
-	cost float64
-}
-
 // settled marks a job without a task time that a weight update
 // evaluated, and whose weight and model-3 marks it set (W = 0, no marks),
 // at cost so far cost: until its counters change (Update clears ok) or
@@ -115,20 +104,10 @@ type settled struct {
 // functions on the same inputs; TestTickEquivalence checks it).
 func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[numQueues][2]estimate.Capacity) tickFigs {
 	if !e.ttKnown {
-		pl := &e.plain
-		if !pl.ok || pl.gen != e.gen || pl.cost != cost {
-			s.evaluate(e, time.Time{}, cost) // does not read now
-			f := s.tickFigs(e)
-			*pl = plainEval{ok: true, need: int32(f.need), gen: e.gen, cost: cost}
-			return f
-		}
-		f := tickFigs{need: int(pl.need)}
-		for p := range e.nph {
-			f.held += e.held(p)
-		}
-		return f
+		// Not settled (Tick skips it then): its counters or cost changed.
+		s.evaluate(e, time.Time{}, cost) // does not read now
+		return s.tickFigs(e)
 	}
-	e.plain.ok = false
 	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
 	running := e.running
 	for p := range e.nph {
