@@ -88,6 +88,7 @@ type entry struct {
 	ttKnown  bool
 	running  bool // a task runs (of the counters)
 	hasDL    bool
+	evDue    bool // ev not written since the last weight update (evalOf)
 
 	// Second: heartbeats, and what a weight update reads of a job with
 	// a task time.
@@ -118,7 +119,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 32
+const entryPad = 8
 
 // eval is one evaluation of models 1 and 2 for a job.
 type eval struct {
@@ -448,17 +449,18 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 	if !ok {
 		return JobStatus{}, &Error{Op: "Status", Job: id, Err: ErrUnknownJob}
 	}
+	ev := s.evalOf(e)
 	return JobStatus{
 		Job:                   id,
 		Queue:                 e.queue,
 		Weight:                e.w,
-		Model1:                e.ev.m1,
-		Min:                   e.ev.min,
+		Model1:                ev.m1,
+		Min:                   ev.min,
 		Held:                  [2]int{e.held(0), e.held(1)},
 		TaskTime:              e.tt,
 		TaskTimeUnknown:       !e.ttKnown,
-		DeadlineUnmeetable:    e.ev.min.Deadline.Unmeetable,
-		BudgetUnmeetable:      e.ev.min.Budget.Unmeetable,
+		DeadlineUnmeetable:    ev.min.Deadline.Unmeetable,
+		BudgetUnmeetable:      ev.min.Budget.Unmeetable,
 		PromotionUnaffordable: e.noAfford,
 		UpdatedAt:             e.lastUpdate(s),
 	}, nil
@@ -532,6 +534,7 @@ func (s *Scheduler) taskTime(e *entry) (time.Duration, bool) {
 func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
 	ev := &e.ev
 	*ev = eval{cost: cost}
+	e.evDue = false
 	if !e.ttKnown {
 		if e.prog[0].Unfinished() > 0 {
 			ev.min.Map = 1

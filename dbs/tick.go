@@ -85,7 +85,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	for i, e := range s.all {
 		if s.prevTick {
 			s.evaluate(e, now, s.costs[i])
-			s.tk[i] = s.tickFigs(e)
+			s.tk[i] = s.tickFigs(e, e.ev.m1.W)
 		} else {
 			if st := &s.settle[i]; st.ok && st.cost == s.costs[i] {
 				continue
@@ -169,10 +169,11 @@ type tickFigs struct {
 	ttKnown    bool
 }
 
-// tickFigs returns e's model-3 inputs after its evaluation. Reduce
-// slots count as needed only once e may be given them (reducesOpen).
-func (s *Scheduler) tickFigs(e *entry) tickFigs {
-	f := tickFigs{base: e.ev.m1.W, ttKnown: e.ttKnown}
+// tickFigs returns e's model-3 inputs after its evaluation, W₁ = w1.
+// Reduce slots count as needed only once e may be given them
+// (reducesOpen).
+func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
+	f := tickFigs{base: w1, ttKnown: e.ttKnown}
 	for p := range e.nph {
 		f.held += e.held(p)
 		if usable := e.usable[p]; usable > 0 && (p == 0 || s.reducesOpen(e)) {
@@ -236,11 +237,12 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 		to = e.queue - 1
 	}
 	price := s.r.queues[to].Price
+	ev := s.evalOf(e)
 	d := Decision{
 		Action: move, Job: e.id, From: e.queue, To: to, Price: price,
 		Figures: Figures{
 			Now: now, Held: held, Needed: need, Weight: w, QueueAverage: avg,
-			CostAtTo: price * e.ev.slotSecs, BudgetLeft: e.budget - e.ev.cost,
+			CostAtTo: price * ev.slotSecs, BudgetLeft: e.budget - ev.cost,
 		},
 	}
 	if move == Promote && !s.affordable(e, to, d.Figures, now) {
@@ -264,7 +266,7 @@ func (s *Scheduler) affordable(e *entry, to Queue, f Figures, now time.Time) boo
 		return false
 	}
 	if e.phi < 1 {
-		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
+		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), s.evalOf(e).cost)
 		in.Phi = 0 // the budget view only
 		in.Allowance = f.BudgetLeft / s.r.queues[to].Price
 		if MinimumSlots(in).Budget.Unmeetable {

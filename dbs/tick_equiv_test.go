@@ -19,7 +19,8 @@ import (
 // figures cannot move: settled jobs without a task time, φ = 0 jobs
 // without running tasks). Every Tick and
 // Heartbeat must return the same decisions and every job the same
-// Status, bit for bit, after every operation.
+// Status, bit for bit, after every operation (odd seeds: after one in
+// eight).
 func TestTickEquivalence(t *testing.T) {
 	cfgs := []dbs.Config{
 		{},
@@ -71,8 +72,16 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) {
 		t.Helper()
 		both("Update", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Update(j.id) })
 	}
+	// Odd seeds read Status only now and then: a weight update leaves
+	// the figures Status reports to be written when read, which must
+	// give the update's figures even after heartbeats, Updates,
+	// submissions and removals changed the job's inputs since.
+	rare := seed%2 == 1
 	checkStatus := func(step int) {
 		t.Helper()
+		if rare && rng.IntN(8) != 0 {
+			return
+		}
 		for _, j := range jobs {
 			a, errA := fast.Status(j.id)
 			b, errB := prev.Status(j.id)

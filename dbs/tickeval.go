@@ -33,8 +33,13 @@ type evalCache struct {
 	key      evalKey
 	wavesSet bool // terms set but, with tasks running, their work left
 	static   bool // slotSecs, rem and terms set (no task running)
-	budOK    bool // budget set, and e.ev evaluated with the key (no task running)
+	budOK    bool // budget set, and the last evaluation's at the key (no task running)
+	running  bool // a task runs (e.running at the key)
 	terms    viewTerms
+	w1       float64 // the last evaluation's W₁
+	// The last evaluation's now and cost, for evalOf.
+	evNow  int64
+	evCost float64
 
 	slotSecs float64
 	rem      estimate.Remaining
@@ -100,13 +105,16 @@ type settled struct {
 // epoch), reusing e's cached figures where their inputs did not change,
 // and returns model 3's figures (tickFigs). parts are the queues' equal
 // parts of their guarantees (queuePart), the same for all jobs during
-// one update. Its result is bit-for-bit the one evaluate gives (the same
-// functions on the same inputs; TestTickEquivalence checks it).
+// one update. For a job with a task time it sets the weight and minimums
+// the update reads and leaves e.ev due (evDue): evalOf writes it when
+// someone reads it. Its results are bit-for-bit those evaluate gives
+// (the same functions on the same inputs; TestTickEquivalence checks
+// it).
 func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[numQueues][2]estimate.Capacity) tickFigs {
 	if !e.ttKnown {
 		// Not settled (Tick skips it then): its counters or cost changed.
 		s.evaluate(e, time.Time{}, cost) // does not read now
-		return s.tickFigs(e)
+		return s.tickFigs(e, e.ev.m1.W)
 	}
 	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
 	running := e.running
@@ -117,14 +125,10 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 	if key != c.key {
 		// Counters, slots held, capacity or queue changed (whether
 		// tasks run is part of the counters).
-		c.key, c.static, c.budOK = key, false, false
+		c.key, c.running, c.static, c.budOK = key, running, false, false
 		c.wavesSet = false
 	}
-	var slotSecs float64
-	var rem estimate.Remaining
-	var terms viewTerms
 	if running {
-		// The elapsed time of running tasks moves with now.
 		if !c.wavesSet {
 			// The reduce waves and the terms but the work left depend
 			// on the key only.
@@ -133,18 +137,15 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 			c.setRunning(e, key.caps)
 			c.wavesSet = true
 		}
-		var secs [2]float64
-		slotSecs, rem, secs = c.runningAt(e, nowOff, &key.caps)
-		terms = c.terms
-		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
 	} else {
 		if c.budOK && c.budCost == cost && e.phi == 0 {
 			// φ = 0 and no task running: nothing of the evaluation
 			// reads now (model 1 has no time term, model 2 no deadline
 			// view), and its other inputs are those of the last one
 			// (budOK: the key and, from budCost, the cost), which left
-			// e.ev and the minimums as they would be computed now.
-			return s.tickFigs(e)
+			// the weight, the minimums and e.ev (due or not) as they
+			// would be computed now.
+			return s.tickFigs(e, c.w1)
 		}
 		if !c.static {
 			var in MinInput
@@ -152,16 +153,43 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
 			c.static = true
 		}
+	}
+	var ev eval
+	s.evalCached(e, nowOff, cost, &ev)
+	if !running && e.phi < 1 {
+		c.budget, c.budCost, c.budOK = ev.min.Budget, cost, true
+	}
+	c.w1, c.evNow, c.evCost = ev.m1.W, nowOff, cost
+	e.evDue = true
+	e.minK = [2]int32{int32(ev.min.Map), int32(ev.min.Reduce)} // setMin
+	return s.tickFigs(e, ev.m1.W)
+}
+
+// evalCached writes into ev the evaluation of e (task time known) at
+// nowOff with cost so far cost, from e's cache as its last weight update
+// left it (evaluateTick): the inputs it read then are the cache key's
+// (slots held, capacities, queue, counters), the cached terms, and e's
+// fixed figures, so it gives the same figures later (evalOf).
+func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
+	c := &e.cache
+	var slotSecs float64
+	var rem estimate.Remaining
+	var terms viewTerms
+	if c.running {
+		// The elapsed time of running tasks moves with now.
+		var secs [2]float64
+		slotSecs, rem, secs = c.runningAt(e, nowOff, &c.key.caps)
+		terms = c.terms
+		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
+	} else {
 		slotSecs, rem, terms = c.slotSecs, c.rem, c.terms
 	}
-	price := s.r.queues[e.queue].Price
+	price := s.r.queues[c.key.queue].Price
 	// As modelInputs computes them.
 	var dl time.Duration
 	if e.hasDL {
 		dl = time.Duration(e.dlOff - nowOff)
 	}
-
-	ev := &e.ev
 	*ev = eval{cost: cost, slotSecs: slotSecs}
 	ev.m1 = Weight(WeightInput{
 		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: dl,
@@ -171,14 +199,22 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		ev.min.Deadline = deadlineView(&terms, dl)
 	}
 	if e.phi < 1 {
-		if running || !c.budOK || c.budCost != cost {
+		if !c.running && c.budOK && c.budCost == cost {
+			ev.min.Budget = c.budget
+		} else {
 			// As modelInputs computes the allowance and the slots held.
-			c.budget = budgetView(&terms, (e.budget-cost)/price, e.held(0)+e.held(1))
-			c.budCost, c.budOK = cost, !running
+			ev.min.Budget = budgetView(&terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
 		}
-		ev.min.Budget = c.budget
 	}
 	ev.min.combine()
-	e.setMin()
-	return s.tickFigs(e)
+}
+
+// evalOf returns e's evaluation, writing it first if the last weight
+// update left it due.
+func (s *Scheduler) evalOf(e *entry) *eval {
+	if e.evDue {
+		s.evalCached(e, e.cache.evNow, e.cache.evCost, &e.ev)
+		e.evDue = false
+	}
+	return &e.ev
 }
