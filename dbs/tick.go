@@ -40,15 +40,21 @@ import (
 // price from now on.
 //
 // Cost: an update walks every job, so it is bound by memory as much as
-// by arithmetic. It reads the costs through a dense slice of the jobs,
+// by arithmetic. It reads the costs through a dense slice of the jobs and
 // keeps per job what models 1 and 2 computed from inputs that have not
 // changed since (counters, slots held, capacity, queue; the cost for the
-// budget view), so for a job without running tasks only the terms that
-// depend on now are recomputed, and a job without a task time whose
-// counters and cost did not change is not re-evaluated at all. The
-// results are bit-for-bit those of a full re-evaluation. On an error (a job's CostSoFar NaN, infinite or
-// negative, a cluster capacity it cannot read, time going backwards)
-// nothing changes and dst is returned as it was.
+// budget view). A job with running tasks recomputes only what their
+// elapsed time moves (formula (3)'s credit, the work left, both
+// views); one without running tasks only the terms that depend on now
+// (model 1's time term, the deadline view), and with φ = 0 and an
+// unchanged cost nothing; a job without a task time whose counters and
+// cost did not change is not even read. The figures Status reports are
+// written when read. The results are bit-for-bit those of a full
+// re-evaluation (TestTickEquivalence).
+//
+// On an error (a job's CostSoFar NaN, infinite or negative, a cluster
+// capacity it cannot read, time going backwards) nothing changes and dst
+// is returned as it was.
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	const op = "Tick"
 	if err := s.checkTime(op, now); err != nil {

@@ -156,7 +156,7 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 	}
 	var ev eval
 	s.evalCached(e, nowOff, cost, &ev)
-	if !running && e.phi < 1 {
+	if !running && e.phi < 1 && !(c.budOK && c.budCost == cost) {
 		c.budget, c.budCost, c.budOK = ev.min.Budget, cost, true
 	}
 	c.w1, c.evNow, c.evCost = ev.m1.W, nowOff, cost
