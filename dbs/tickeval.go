@@ -29,7 +29,8 @@ type evalKey struct {
 // time moves with now) but for its reduce waves.
 type evalCache struct {
 	// What every evaluation of a job with a task time reads, then what
-	// one without running tasks reads, then one with running tasks.
+	// one with running tasks reads, then one without: each path reads
+	// consecutive cache lines.
 	key      evalKey
 	wavesSet bool // terms set but, with tasks running, their work left
 	static   bool // slotSecs, rem and terms set (no task running)
@@ -41,11 +42,6 @@ type evalCache struct {
 	evNow  int64
 	evCost float64
 
-	slotSecs float64
-	rem      estimate.Remaining
-	budget   MinView // budget view at budCost
-	budCost  float64
-
 	// With tasks running (wavesSet): formula (3) without the running
 	// tasks' credit, and per phase the work left before their elapsed
 	// time (PhaseWork.fixedWork) and their count and start sum.
@@ -53,6 +49,11 @@ type evalCache struct {
 	fixed [2]float64
 	run   [2]int
 	rss   [2]time.Duration
+
+	slotSecs float64
+	rem      estimate.Remaining
+	budget   MinView // budget view at budCost
+	budCost  float64
 }
 
 // setRunning sets c's figures for a job with running tasks (wavesSet):
