@@ -88,7 +88,6 @@ type entry struct {
 	ttKnown  bool
 	running  bool // a task runs (of the counters)
 	hasDL    bool
-	evDue    bool // ev not written since the last weight update (evalOf)
 
 	// Second: heartbeats, and what a weight update reads of a job with
 	// a task time.
@@ -119,7 +118,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 8
+const entryPad = 24
 
 // eval is one evaluation of models 1 and 2 for a job.
 type eval struct {
@@ -449,7 +448,7 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 	if !ok {
 		return JobStatus{}, &Error{Op: "Status", Job: id, Err: ErrUnknownJob}
 	}
-	ev := s.evalOf(e)
+	ev := &e.ev
 	return JobStatus{
 		Job:                   id,
 		Queue:                 e.queue,
@@ -534,7 +533,6 @@ func (s *Scheduler) taskTime(e *entry) (time.Duration, bool) {
 func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
 	ev := &e.ev
 	*ev = eval{cost: cost}
-	e.evDue = false
 	if !e.ttKnown {
 		if e.prog[0].Unfinished() > 0 {
 			ev.min.Map = 1

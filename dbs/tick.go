@@ -48,9 +48,8 @@ import (
 // views); one without running tasks only the terms that depend on now
 // (model 1's time term, the deadline view), and with φ = 0 and an
 // unchanged cost nothing; a job without a task time whose counters and
-// cost did not change is not even read. The figures Status reports are
-// written when read. The results are bit-for-bit those of a full
-// re-evaluation (TestTickEquivalence).
+// cost did not change is not even read. The results are bit-for-bit
+// those of a full re-evaluation (TestTickEquivalence).
 //
 // On an error (a job's CostSoFar NaN, infinite or negative, a cluster
 // capacity it cannot read, time going backwards) nothing changes and dst
@@ -243,7 +242,7 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 		to = e.queue - 1
 	}
 	price := s.r.queues[to].Price
-	ev := s.evalOf(e)
+	ev := &e.ev
 	d := Decision{
 		Action: move, Job: e.id, From: e.queue, To: to, Price: price,
 		Figures: Figures{
@@ -272,7 +271,7 @@ func (s *Scheduler) affordable(e *entry, to Queue, f Figures, now time.Time) boo
 		return false
 	}
 	if e.phi < 1 {
-		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), s.evalOf(e).cost)
+		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
 		in.Phi = 0 // the budget view only
 		in.Allowance = f.BudgetLeft / s.r.queues[to].Price
 		if MinimumSlots(in).Budget.Unmeetable {

@@ -38,9 +38,6 @@ type evalCache struct {
 	running  bool // a task runs (e.running at the key)
 	terms    viewTerms
 	w1       float64 // the last evaluation's W₁
-	// The last evaluation's now and cost, for evalOf.
-	evNow  int64
-	evCost float64
 
 	// With tasks running (wavesSet): formula (3) without the running
 	// tasks' credit, and per phase the work left before their elapsed
@@ -106,11 +103,8 @@ type settled struct {
 // epoch), reusing e's cached figures where their inputs did not change,
 // and returns model 3's figures (tickFigs). parts are the queues' equal
 // parts of their guarantees (queuePart), the same for all jobs during
-// one update. For a job with a task time it sets the weight and minimums
-// the update reads and leaves e.ev due (evDue): evalOf writes it when
-// someone reads it. Its results are bit-for-bit those evaluate gives
-// (the same functions on the same inputs; TestTickEquivalence checks
-// it).
+// one update. Its results are bit-for-bit those evaluate gives (the same
+// functions on the same inputs; TestTickEquivalence checks it).
 func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[numQueues][2]estimate.Capacity) tickFigs {
 	if !e.ttKnown {
 		// Not settled (Tick skips it then): its counters or cost changed.
@@ -144,8 +138,8 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 			// reads now (model 1 has no time term, model 2 no deadline
 			// view), and its other inputs are those of the last one
 			// (budOK: the key and, from budCost, the cost), which left
-			// the weight, the minimums and e.ev (due or not) as they
-			// would be computed now.
+			// the weight, the minimums and e.ev as they would be
+			// computed now.
 			return s.tickFigs(e, c.w1)
 		}
 		if !c.static {
@@ -155,22 +149,20 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 			c.static = true
 		}
 	}
-	var ev eval
-	s.evalCached(e, nowOff, cost, &ev)
+	ev := &e.ev
+	s.evalCached(e, nowOff, cost, ev)
 	if !running && e.phi < 1 && !(c.budOK && c.budCost == cost) {
 		c.budget, c.budCost, c.budOK = ev.min.Budget, cost, true
 	}
-	c.w1, c.evNow, c.evCost = ev.m1.W, nowOff, cost
-	e.evDue = true
-	e.minK = [2]int32{int32(ev.min.Map), int32(ev.min.Reduce)} // setMin
+	c.w1 = ev.m1.W
+	e.setMin()
 	return s.tickFigs(e, ev.m1.W)
 }
 
 // evalCached writes into ev the evaluation of e (task time known) at
-// nowOff with cost so far cost, from e's cache as its last weight update
-// left it (evaluateTick): the inputs it read then are the cache key's
-// (slots held, capacities, queue, counters), the cached terms, and e's
-// fixed figures, so it gives the same figures later (evalOf).
+// nowOff with cost so far cost, from e's cache as evaluateTick set it
+// for this update: the inputs it reads are the cache key's (slots held,
+// capacities, queue, counters), the cached terms, and e's fixed figures.
 func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 	c := &e.cache
 	var slotSecs float64
@@ -208,14 +200,4 @@ func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 		}
 	}
 	ev.min.combine()
-}
-
-// evalOf returns e's evaluation, writing it first if the last weight
-// update left it due.
-func (s *Scheduler) evalOf(e *entry) *eval {
-	if e.evDue {
-		s.evalCached(e, e.cache.evNow, e.cache.evCost, &e.ev)
-		e.evDue = false
-	}
-	return &e.ev
 }
