@@ -99,10 +99,10 @@ type entry struct {
 	dlOff  int64  // deadline − epoch
 	usable [2]int // ready + running tasks per phase (of the counters)
 
-	cache evalCache // Tick's reusable figures (tickeval.go)
+	id    schedkit.JobID // beside the heartbeats' lines (their decisions name it)
+	cache evalCache      // Tick's reusable figures (tickeval.go)
 	ev    eval
 
-	id          schedkit.JobID
 	tt          time.Duration // Tm = Tr: formula (2), hint or default
 	transfer    time.Duration // f·δ·Td of model 2, with Config.TransferRate
 	prog        [2]schedkit.PhaseProgress
