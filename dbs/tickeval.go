@@ -25,8 +25,9 @@ type evalKey struct {
 // two weight updates only now and the cost move for most jobs, so an
 // update re-evaluates only the time- and cost-dependent part (model 1's
 // ratios, model 2's deadline view, and its budget view when the cost
-// changed). A job with running tasks is evaluated in full (its elapsed
-// time moves with now) but for its reduce waves.
+// changed). A job with running tasks keeps formula (3)'s waves, each
+// phase's fixed work and model 2's other terms, and recomputes what their
+// elapsed time moves: the credit, the work left and both views.
 type evalCache struct {
 	// What every evaluation of a job with a task time reads, then what
 	// one with running tasks reads, then one without: each path reads
