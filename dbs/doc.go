@@ -235,10 +235,12 @@
 // A heartbeat takes O(free slots × log n): each queue keeps, per slot
 // kind, an indexed heap of its jobs with ready tasks. A weight update is
 // O(n): models 1 and 2 for every job (re-evaluating only the part whose
-// inputs moved since the last update), then each heap is re-heapified in
-// place. Neither allocates in steady state. BenchmarkHeartbeat and BenchmarkTick measure
-// them against paper-literal references (sort every queue) in the same
-// file.
+// inputs moved since the last update, and skipping jobs none of whose
+// figures can have moved), then each heap is re-heapified in place.
+// Neither allocates in steady state. BenchmarkHeartbeat and
+// BenchmarkTick measure them against paper-literal references (sort
+// every queue) in the same file; BenchmarkTickPrevious against the
+// update that re-evaluates every job from scratch.
 //
 // # Concurrency
 //

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/estimate"
@@ -68,7 +70,9 @@ func FuzzMinimumSlots(f *testing.F) {
 
 // FuzzScheduler drives a scheduler with arbitrary host input: every call
 // either succeeds or returns a typed *dbs.Error, never panics, and no
-// assignment exceeds a job's ready tasks or the node's free slots.
+// assignment exceeds a job's ready tasks or the node's free slots; a
+// scheduler running the previous weight update (dbs.UsePreviousTick) in
+// lockstep gives the same decisions and Status throughout.
 func FuzzScheduler(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 200, 100, 3, 3, 7})
 	f.Add([]byte{0, 0xff, 0x80, 0x7f, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4})
@@ -76,10 +80,41 @@ func FuzzScheduler(f *testing.F) {
 		c := newCluster(3, 2, 1)
 		// The options come from the input's length, so the bytes (and the
 		// committed corpus) keep their meaning.
-		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 5 * sec, TransferRate: 1e6,
-			EarlyReduces: len(data)%2 == 1, QueuePriority: len(data)%4 >= 2})
+		cfg := dbs.Config{Cluster: c, DefaultTaskTime: 5 * sec, TransferRate: 1e6,
+			EarlyReduces: len(data)%2 == 1, QueuePriority: len(data)%4 >= 2}
+		s, err := dbs.New(cfg)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// prev runs the previous weight update in lockstep: every call
+		// must give the same result on both (as TestTickEquivalence).
+		prev, err := dbs.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dbs.UsePreviousTick(prev)
+		same := func(op string, ds []dbs.Decision, err error, f func(*dbs.Scheduler) ([]dbs.Decision, error)) {
+			t.Helper()
+			pds, perr := f(prev)
+			if (err == nil) != (perr == nil) {
+				t.Fatalf("%s: error %v, previous update's scheduler %v", op, err, perr)
+			}
+			if d := cmp.Diff(pds, ds, cmpopts.EquateNaNs()); d != "" {
+				t.Fatalf("%s: decisions differ (-previous +new):\n%s", op, d)
+			}
+		}
+		sameStatus := func(ids []schedkit.JobID) {
+			t.Helper()
+			for _, id := range ids {
+				a, errA := s.Status(id)
+				b, errB := prev.Status(id)
+				if (errA == nil) != (errB == nil) {
+					t.Fatalf("Status(%s): %v, previous %v", id, errA, errB)
+				}
+				if d := cmp.Diff(b, a, cmpopts.EquateNaNs()); d != "" {
+					t.Fatalf("Status(%s) differs (-previous +new):\n%s", id, d)
+				}
+			}
 		}
 		next := func() byte {
 			if len(data) == 0 {
@@ -116,6 +151,7 @@ func FuzzScheduler(f *testing.F) {
 				}
 				err := s.Submit(now, j)
 				check(err)
+				same("Submit", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Submit(now, j) })
 				if err == nil {
 					jobs[id] = j
 					ids = append(ids, id)
@@ -133,12 +169,17 @@ func FuzzScheduler(f *testing.F) {
 					p.RunningStartSum = 0
 				}
 				p.FinishedDurationSum = time.Duration(p.Finished) * time.Duration(next()) * time.Second
-				check(s.Update(j.id))
+				err := s.Update(j.id)
+				check(err)
+				same("Update", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Update(j.id) })
 			case 2: // remove
 				if len(ids) == 0 {
 					continue
 				}
-				check(s.Remove(ids[int(next())%len(ids)]))
+				id := ids[int(next())%len(ids)]
+				err := s.Remove(id)
+				check(err)
+				same("Remove", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Remove(id) })
 			case 3: // time moves (sometimes backwards)
 				now = now.Add(time.Duration(int(next())-30) * 100 * time.Millisecond)
 			case 4: // tick
@@ -147,6 +188,7 @@ func FuzzScheduler(f *testing.F) {
 				}
 				ds, err := s.Tick(now, nil)
 				check(err)
+				same("Tick", ds, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return p.Tick(now, nil) })
 				for _, d := range ds {
 					if d.Action != dbs.Promote && d.Action != dbs.Demote {
 						t.Fatalf("tick decision %v", d)
@@ -160,6 +202,7 @@ func FuzzScheduler(f *testing.F) {
 				n.free = resource.Vector{weird[next()%8] * 2, weird[next()%8]}
 				ds, err := s.Heartbeat(now, n, nil)
 				check(err)
+				same("Heartbeat", ds, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return p.Heartbeat(now, n, nil) })
 				var used [2]int
 				for _, d := range ds {
 					used[d.Phase] += d.Count
@@ -177,6 +220,7 @@ func FuzzScheduler(f *testing.F) {
 					}
 				}
 			}
+			sameStatus(ids)
 		}
 	})
 }

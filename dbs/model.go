@@ -91,7 +91,15 @@ type PhaseWork struct {
 
 // work returns the phase's remaining slot-seconds.
 func (p PhaseWork) work() float64 {
-	return float64(p.Unfinished)*p.TaskTime.Seconds() - p.Elapsed.Seconds()
+	return p.fixedWork() - p.Elapsed.Seconds()
+}
+
+// fixedWork is work's first term, Unfinished × TaskTime in seconds,
+// which a weight update keeps while the counters do not change. The
+// conversion rounds the product, so no platform fuses it with work's
+// subtraction: kept or recomputed, work gives the same bits.
+func (p PhaseWork) fixedWork() float64 {
+	return float64(float64(p.Unfinished) * p.TaskTime.Seconds())
 }
 
 // MinInput is what model 2 reads about one job at one instant.
@@ -271,7 +279,9 @@ func minView(t *viewTerms, window time.Duration) MinView {
 	}
 	ws := window.Seconds()
 	srMax := ws - t.waveSecs - t.transfer
-	v.ReduceStartLatest = time.Duration(math.Max(math.Min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))
+	// The builtin min and max: math.Min and math.Max with the same
+	// results (NaN, ±0 and infinities alike), but inlined.
+	v.ReduceStartLatest = time.Duration(max(min(srMax, estimate.Horizon.Seconds()), -estimate.Horizon.Seconds()) * float64(time.Second))
 	if t.um > 0 {
 		if srMax <= 0 {
 			v.Unmeetable = true

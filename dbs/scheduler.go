@@ -53,6 +53,10 @@ type Scheduler struct {
 	moves []Decision
 	costs []float64  // CostSoFar of all[i], read before anything changes
 	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
+	// settle[i] marks all[i] as left unchanged by the next weight
+	// update if its cost is the same (tickeval.go); it is kept between
+	// updates, so Update, Submit and Remove keep it in step.
+	settle []settled
 
 	// prevTick selects the previous weight update (every job evaluated
 	// from scratch, queue heaps rebuilt): the reference the tests and
@@ -62,43 +66,46 @@ type Scheduler struct {
 
 // entry is the scheduler's state for one queued job. Its fields are
 // grouped by who reads them, to share cache lines: heap comparisons,
-// heartbeats and model 3's marks first; then what a weight update reads
-// (a weight update walks every job: with 10,000 jobs it is bound by
-// memory, not arithmetic); the fields read only at Submit, Update or
-// Status last.
+// heartbeats, model 3's marks and the flags a weight update reads first;
+// then what a weight update reads of a job with a task time, its cached
+// figures and the evaluation it writes (a weight update walks every job:
+// with 10,000 jobs it is bound by memory as much as by arithmetic); the
+// fields read only at Submit, Update, Status or a decision last. Entries
+// are allocated in blocks (newEntry) and padded to whole cache lines
+// (entryPad), so each group starts at the same place in a line for every
+// entry.
 type entry struct {
-	// First cache line: heap comparisons and swaps, model 3's marks.
+	// First cache line.
 	w        float64
 	sub      int64    // ns from the epoch, for ordering
 	minK     [2]int32 // model-2 minimum per phase (= slot kind)
 	heldK    [2]int32 // running + assigned since the last Update
+	pos      [numQueues * 2]int32
 	queue    Queue
 	pendUp   bool // short and above average at the last update
 	pendDown bool // surplus and above average at the last update
 	noAfford bool
-	pos      [numQueues * 2]int32
+	ttKnown  bool
+	running  bool // a task runs (of the counters)
+	hasDL    bool
 
-	// Second: heartbeats, and what every weight update reads.
-	availK  [2]int32 // ready − assigned since the last Update
-	id      schedkit.JobID
-	nph     int
-	gen     uint32 // counter snapshots taken (setCounters)
-	ttKnown bool
-	hasDL   bool
-	running bool      // a task runs (of the counters)
-	usable  [2]int    // ready + running tasks per phase (of the counters)
-	plain   plainEval // the last evaluation without a task time
-	phi     float64
+	// Second: heartbeats, and what a weight update reads of a job with
+	// a task time.
+	availK [2]int32 // ready − assigned since the last Update
+	gen    uint32   // counter snapshots taken (setCounters)
+	nph    int
+	phi    float64
+	budget float64
+	dlOff  int64  // deadline − epoch
+	usable [2]int // ready + running tasks per phase (of the counters)
 
-	// What a weight update reads for a job with a task time.
-	budget   float64
-	dlOff    int64         // deadline − epoch
-	tt       time.Duration // Tm = Tr: formula (2), hint or default
-	transfer time.Duration // f·δ·Td of model 2, with Config.TransferRate
-	prog     [2]schedkit.PhaseProgress
-	cache    evalCache // Tick's reusable figures (tickeval.go)
-	ev       eval
+	id    schedkit.JobID // beside the heartbeats' lines (their decisions name it)
+	cache evalCache      // Tick's reusable figures (tickeval.go)
+	ev    eval
 
+	tt          time.Duration // Tm = Tr: formula (2), hint or default
+	transfer    time.Duration // f·δ·Td of model 2, with Config.TransferRate
+	prog        [2]schedkit.PhaseProgress
 	job         Job
 	subT        time.Time
 	deadline    time.Time
@@ -106,15 +113,12 @@ type entry struct {
 	hint        time.Duration
 	updatedAt   time.Time // Submit; later, the last weight update's (Status)
 	allPos      int
+	_           [entryPad]byte
 }
 
-// eval is one evaluation of models 1 and 2 for a job.
-type eval struct {
-	m1       WeightFigures
-	min      MinResult
-	slotSecs float64
-	cost     float64
-}
+// entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
+// it; adjust it when adding a field).
+const entryPad = 24
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -315,6 +319,7 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	s.all = append(s.all, e)
 	s.jobv = append(s.jobv, j)
 	s.costs, s.tk = append(s.costs, 0), append(s.tk, tickFigs{})
+	s.settle = append(s.settle, settled{})
 	s.nq[q]++
 	s.addUsed(e, 1)
 	s.evaluate(e, now, cost)
@@ -397,6 +402,7 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	}
 	s.addUsed(e, -1)
 	e.setCounters(tmp.prog, tmp.nph)
+	s.settle[e.allPos].ok = false
 	e.hint = tmp.hint
 	e.tt, e.ttKnown = s.taskTime(e)
 	s.addUsed(e, 1)
@@ -421,6 +427,8 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	s.all[n], s.jobv[n] = nil, nil
 	s.all, s.jobv = s.all[:n], s.jobv[:n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
+	s.settle[e.allPos] = s.settle[n]
+	s.settle = s.settle[:n]
 	e.job = nil
 	s.pool = append(s.pool, e)
 	return nil
@@ -432,17 +440,18 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 	if !ok {
 		return JobStatus{}, &Error{Op: "Status", Job: id, Err: ErrUnknownJob}
 	}
+	ev := &e.ev
 	return JobStatus{
 		Job:                   id,
 		Queue:                 e.queue,
 		Weight:                e.w,
-		Model1:                e.ev.m1,
-		Min:                   e.ev.min,
+		Model1:                ev.m1,
+		Min:                   ev.min,
 		Held:                  [2]int{e.held(0), e.held(1)},
 		TaskTime:              e.tt,
 		TaskTimeUnknown:       !e.ttKnown,
-		DeadlineUnmeetable:    e.ev.min.Deadline.Unmeetable,
-		BudgetUnmeetable:      e.ev.min.Budget.Unmeetable,
+		DeadlineUnmeetable:    ev.min.Deadline.Unmeetable,
+		BudgetUnmeetable:      ev.min.Budget.Unmeetable,
 		PromotionUnaffordable: e.noAfford,
 		UpdatedAt:             e.lastUpdate(s),
 	}, nil
@@ -478,114 +487,4 @@ func (s *Scheduler) readCapacity(op string) error {
 		}
 	}
 	return nil
-}
-
-// capacityFor returns the capacity of kind k available to e, model 1's V:
-// the slots it holds, or its equal part of its queue's guarantee if that
-// is more.
-func (s *Scheduler) capacityFor(e *entry, k int) estimate.Capacity {
-	return max(s.queuePart(e.queue, k), estimate.Capacity(e.held(k))*estimate.Slot)
-}
-
-// queuePart is a job's equal part of queue q's guarantee of kind k.
-func (s *Scheduler) queuePart(q Queue, k int) estimate.Capacity {
-	part := s.guar[q][k] / float64(max(s.nq[q], 1))
-	return estimate.Capacity(math.Round(part * float64(estimate.Slot)))
-}
-
-// taskTime returns Tm = Tr for e: the pooled formula (2), else its hint,
-// else Config.DefaultTaskTime; ok false when there is none.
-func (s *Scheduler) taskTime(e *entry) (time.Duration, bool) {
-	if tt, err := estimate.PooledTaskTime(e.prog[:e.nph]); err == nil && tt.Known {
-		return tt.Avg, true
-	}
-	if e.hint > 0 {
-		return e.hint, true
-	}
-	if s.cfg.DefaultTaskTime > 0 {
-		return s.cfg.DefaultTaskTime, true
-	}
-	return 0, false
-}
-
-// evaluate computes models 1 and 2 for e at now with cost so far cost.
-//
-// Times are taken as offsets from the epoch: now − submission is the
-// same Duration whichever way it is computed, and this keeps time.Time
-// arithmetic off the per-job path of a weight update.
-func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
-	ev := &e.ev
-	*ev = eval{cost: cost}
-	if !e.ttKnown {
-		if e.prog[0].Unfinished() > 0 {
-			ev.min.Map = 1
-		}
-		e.setMin()
-		return
-	}
-	var rem estimate.Remaining
-	var in MinInput
-	ev.slotSecs, rem, in = s.modelInputs(e, int64(now.Sub(s.epoch)), cost)
-	ev.m1 = Weight(WeightInput{
-		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: in.DeadlineLeft,
-		SlotSeconds: ev.slotSecs, Price: s.r.queues[e.queue].Price, BudgetLeft: e.budget - cost,
-	})
-	ev.min = MinimumSlots(in)
-	e.setMin()
-}
-
-// modelInputs returns what models 1 and 2 read about e (task time known)
-// at nowOff with cost so far cost: the remaining slot-seconds, formula
-// (3) of package estimate at the job's capacity, and model 2's input.
-func (s *Scheduler) modelInputs(e *entry, nowOff int64, cost float64) (float64, estimate.Remaining, MinInput) {
-	var caps [2]estimate.Capacity
-	for p := range e.nph {
-		caps[p] = s.capacityFor(e, p)
-	}
-	return s.modelInputsAt(e, nowOff, cost, caps)
-}
-
-// workAt returns e's remaining slot-seconds (at least 0), formula (3) of
-// package estimate at capacities caps, and each phase's work left, as
-// model 2 reads it and in slot-seconds (PhaseWork.work), at nowOff.
-func (e *entry) workAt(nowOff int64, caps [2]estimate.Capacity) (float64, estimate.Remaining, [2]PhaseWork, [2]float64) {
-	tt := e.tt
-	var loads [2]estimate.PhaseLoad
-	var work [2]PhaseWork
-	var secs [2]float64
-	slotSecs := 0.0
-	for p := range e.nph {
-		pr := &e.prog[p]
-		el := time.Duration(0)
-		if pr.Running > 0 { // PhaseProgress.RunningElapsed, on offsets
-			el = max(time.Duration(pr.Running)*time.Duration(nowOff-e.sub)-pr.RunningStartSum, 0)
-		}
-		loads[p] = estimate.PhaseLoad{Unfinished: pr.Unfinished(), Elapsed: el, TaskTime: tt, Capacity: caps[p]}
-		work[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: tt, Elapsed: el}
-		secs[p] = work[p].work()
-		slotSecs += secs[p]
-	}
-	rem, err := estimate.RemainingTime(loads[:e.nph])
-	if err != nil { // counters were validated; cannot happen
-		rem = estimate.Remaining{CannotFinish: true, Time: estimate.Horizon}
-	}
-	return max(slotSecs, 0), rem, work, secs
-}
-
-// modelInputsAt is modelInputs with e's capacities caps (capacityFor).
-func (s *Scheduler) modelInputsAt(e *entry, nowOff int64, cost float64, caps [2]estimate.Capacity) (float64, estimate.Remaining, MinInput) {
-	slotSecs, rem, work, _ := e.workAt(nowOff, caps)
-	var dl, transfer time.Duration
-	if e.hasDL {
-		dl = time.Duration(e.dlOff - nowOff)
-	}
-	if s.cfg.TransferRate > 0 {
-		transfer = e.transfer
-	}
-	return max(slotSecs, 0), rem, MinInput{
-		Phi: e.phi, Map: work[0], Reduce: work[1], ReduceCapacity: caps[1],
-		ReduceStarted: e.nph > 1 && e.prog[1].Running+e.prog[1].Finished > 0,
-		DeadlineLeft:  dl, Transfer: transfer,
-		Allowance: (e.budget - cost) / s.r.queues[e.queue].Price, Held: e.held(0) + e.held(1),
-	}
 }

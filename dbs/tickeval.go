@@ -25,53 +25,93 @@ type evalKey struct {
 // two weight updates only now and the cost move for most jobs, so an
 // update re-evaluates only the time- and cost-dependent part (model 1's
 // ratios, model 2's deadline view, and its budget view when the cost
-// changed). A job with running tasks is evaluated in full (its elapsed
-// time moves with now) but for its reduce waves.
+// changed). A job with running tasks keeps formula (3)'s waves, each
+// phase's fixed work and model 2's other terms, and recomputes what their
+// elapsed time moves: the credit, the work left and both views.
 type evalCache struct {
+	// What every evaluation of a job with a task time reads, then what
+	// one with running tasks reads, then one without: each path reads
+	// consecutive cache lines.
 	key      evalKey
 	wavesSet bool // terms set but, with tasks running, their work left
 	static   bool // slotSecs, rem and terms set (no task running)
-	budOK    bool // budget set (no task running)
+	budOK    bool // budget set, and the last evaluation's at the key (no task running)
+	running  bool // a task runs (e.running at the key)
+	terms    viewTerms
+	w1       float64 // the last evaluation's W₁
+
+	// With tasks running (wavesSet): formula (3) without the running
+	// tasks' credit, and per phase the work left before their elapsed
+	// time (PhaseWork.fixedWork) and their count and start sum.
+	rem0  estimate.Remaining
+	fixed [2]float64
+	run   [2]int
+	rss   [2]time.Duration
+
 	slotSecs float64
 	rem      estimate.Remaining
-	terms    viewTerms
 	budget   MinView // budget view at budCost
 	budCost  float64
 }
 
-// plainEval marks e.ev as the evaluation of a job without a task time
-// (eval{cost, min.Map}) for counter snapshot gen and cost so far cost,
-// with need its slots needed: a weight update that finds both unchanged
-// leaves it as it is, reading nothing else of the job.
-type plainEval struct {
-	ok   bool
-	need int32
-	gen  uint32
+// setRunning sets c's figures for a job with running tasks (wavesSet):
+// those of workAt that do not depend on now, at capacities caps.
+func (c *evalCache) setRunning(e *entry, caps [2]estimate.Capacity) {
+	var loads [2]estimate.PhaseLoad
+	c.fixed, c.run, c.rss = [2]float64{}, [2]int{}, [2]time.Duration{}
+	for p := range e.nph {
+		pr := &e.prog[p]
+		loads[p] = estimate.PhaseLoad{Unfinished: pr.Unfinished(), TaskTime: e.tt, Capacity: caps[p]}
+		c.fixed[p] = PhaseWork{Unfinished: pr.Unfinished(), TaskTime: e.tt}.fixedWork()
+		c.run[p], c.rss[p] = pr.Running, pr.RunningStartSum
+	}
+	rem, err := estimate.RemainingTime(loads[:e.nph])
+	if err != nil { // as workAt
+		rem = estimate.Remaining{CannotFinish: true, Time: estimate.Horizon}
+	}
+	c.rem0 = rem
+}
+
+// runningAt is workAt's slot-seconds and formula (3), and each phase's
+// work left in slot-seconds, for a job with running tasks from its
+// cached figures (setRunning) at nowOff: the same values.
+func (c *evalCache) runningAt(e *entry, nowOff int64, caps *[2]estimate.Capacity) (float64, estimate.Remaining, [2]float64) {
+	var els [2]time.Duration
+	var secs [2]float64
+	slotSecs := 0.0
+	for p := range e.nph {
+		el := runningElapsed(c.run[p], c.rss[p], nowOff-e.sub)
+		els[p] = el
+		secs[p] = c.fixed[p] - el.Seconds() // PhaseWork.work
+		slotSecs += secs[p]
+	}
+	return max(slotSecs, 0), c.rem0.WithElapsed(els[:e.nph], caps[:e.nph]), secs
+}
+
+// settled marks a job without a task time that a weight update
+// evaluated, and whose weight and model-3 marks it set (W = 0, no marks),
+// at cost so far cost: until its counters change (Update clears ok) or
+// its cost does, a later update would write the same figures, so it
+// skips the job without reading its entry. Such a job is never moved, and
+// its W₁ of 0 adds nothing to its queue's sum (a sum of non-negative
+// weights from +0, so adding +0 leaves it bit for bit as it is).
+type settled struct {
 	cost float64
+	ok   bool
 }
 
 // evaluateTick is evaluate for a weight update at nowOff (ns from the
 // epoch), reusing e's cached figures where their inputs did not change,
 // and returns model 3's figures (tickFigs). parts are the queues' equal
 // parts of their guarantees (queuePart), the same for all jobs during
-// one update. Its result is bit-for-bit the one evaluate gives (the same
+// one update. Its results are bit-for-bit those evaluate gives (the same
 // functions on the same inputs; TestTickEquivalence checks it).
 func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[numQueues][2]estimate.Capacity) tickFigs {
 	if !e.ttKnown {
-		pl := &e.plain
-		if !pl.ok || pl.gen != e.gen || pl.cost != cost {
-			s.evaluate(e, time.Time{}, cost) // does not read now
-			f := s.tickFigs(e)
-			*pl = plainEval{ok: true, need: int32(f.need), gen: e.gen, cost: cost}
-			return f
-		}
-		f := tickFigs{need: int(pl.need)}
-		for p := range e.nph {
-			f.held += e.held(p)
-		}
-		return f
+		// Not settled (Tick skips it then): its counters or cost changed.
+		s.evaluate(e, time.Time{}, cost) // does not read now
+		return s.tickFigs(e, e.ev.m1.W)
 	}
-	e.plain.ok = false
 	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
 	running := e.running
 	for p := range e.nph {
@@ -81,42 +121,69 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 	if key != c.key {
 		// Counters, slots held, capacity or queue changed (whether
 		// tasks run is part of the counters).
-		c.key, c.static, c.budOK = key, false, false
+		c.key, c.running, c.static, c.budOK = key, running, false, false
 		c.wavesSet = false
 	}
-	var slotSecs float64
-	var rem estimate.Remaining
-	var terms viewTerms
 	if running {
-		// The elapsed time of running tasks moves with now.
 		if !c.wavesSet {
 			// The reduce waves and the terms but the work left depend
 			// on the key only.
 			_, _, in := s.modelInputsAt(e, nowOff, cost, key.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
+			c.setRunning(e, key.caps)
 			c.wavesSet = true
 		}
-		var secs [2]float64
-		slotSecs, rem, _, secs = e.workAt(nowOff, key.caps)
-		terms = c.terms
-		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
 	} else {
+		if c.budOK && c.budCost == cost && e.phi == 0 {
+			// φ = 0 and no task running: nothing of the evaluation
+			// reads now (model 1 has no time term, model 2 no deadline
+			// view), and its other inputs are those of the last one
+			// (budOK: the key and, from budCost, the cost), which left
+			// the weight, the minimums and e.ev as they would be
+			// computed now.
+			return s.tickFigs(e, c.w1)
+		}
 		if !c.static {
 			var in MinInput
 			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
 			c.static = true
 		}
+	}
+	ev := &e.ev
+	s.evalCached(e, nowOff, cost, ev)
+	if !running && e.phi < 1 && !(c.budOK && c.budCost == cost) {
+		c.budget, c.budCost, c.budOK = ev.min.Budget, cost, true
+	}
+	c.w1 = ev.m1.W
+	e.setMin()
+	return s.tickFigs(e, ev.m1.W)
+}
+
+// evalCached writes into ev the evaluation of e (task time known) at
+// nowOff with cost so far cost, from e's cache as evaluateTick set it
+// for this update: the inputs it reads are the cache key's (slots held,
+// capacities, queue, counters), the cached terms, and e's fixed figures.
+func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
+	c := &e.cache
+	var slotSecs float64
+	var rem estimate.Remaining
+	var terms viewTerms
+	if c.running {
+		// The elapsed time of running tasks moves with now.
+		var secs [2]float64
+		slotSecs, rem, secs = c.runningAt(e, nowOff, &c.key.caps)
+		terms = c.terms
+		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
+	} else {
 		slotSecs, rem, terms = c.slotSecs, c.rem, c.terms
 	}
-	price := s.r.queues[e.queue].Price
+	price := s.r.queues[c.key.queue].Price
 	// As modelInputs computes them.
 	var dl time.Duration
 	if e.hasDL {
 		dl = time.Duration(e.dlOff - nowOff)
 	}
-
-	ev := &e.ev
 	*ev = eval{cost: cost, slotSecs: slotSecs}
 	ev.m1 = Weight(WeightInput{
 		Phi: e.phi, Remaining: rem.Time, CannotFinish: rem.CannotFinish, DeadlineLeft: dl,
@@ -126,14 +193,12 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		ev.min.Deadline = deadlineView(&terms, dl)
 	}
 	if e.phi < 1 {
-		if running || !c.budOK || c.budCost != cost {
+		if !c.running && c.budOK && c.budCost == cost {
+			ev.min.Budget = c.budget
+		} else {
 			// As modelInputs computes the allowance and the slots held.
-			c.budget = budgetView(&terms, (e.budget-cost)/price, e.held(0)+e.held(1))
-			c.budCost, c.budOK = cost, !running
+			ev.min.Budget = budgetView(&terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
 		}
-		ev.min.Budget = c.budget
 	}
 	ev.min.combine()
-	e.setMin()
-	return s.tickFigs(e)
 }

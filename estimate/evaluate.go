@@ -120,10 +120,16 @@ func (a *remainingSum) add(unfinished int, elapsed, taskTime time.Duration, c Ca
 			return
 		}
 	}
-	r.Credit += ElapsedShare(elapsed, c)
-	if r.Credit > Horizon {
-		r.Credit = Horizon
+	r.Credit = addCredit(r.Credit, elapsed, c)
+}
+
+// addCredit adds one phase's ⌊ΣR/S⌋ to credit, capped at Horizon.
+func addCredit(credit, elapsed time.Duration, c Capacity) time.Duration {
+	credit += ElapsedShare(elapsed, c)
+	if credit > Horizon {
+		credit = Horizon
 	}
+	return credit
 }
 
 // result returns the accumulated Remaining.

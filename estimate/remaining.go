@@ -140,3 +140,24 @@ func RemainingTime(phases []PhaseLoad) (Remaining, error) {
 	}
 	return acc.result(), nil
 }
+
+// WithElapsed returns formula (3) for the phases r was computed for by
+// RemainingTime with every Elapsed zero, with elapsed[p] (≥ 0) as the
+// Elapsed of phase p and caps[p] its Capacity as given to RemainingTime:
+// the same Remaining RemainingTime returns for those phases with these
+// elapsed times. Only the credit Σ ⌊ΣR_p/S_p⌋ depends on the elapsed
+// times, so a caller whose jobs' running tasks age while their counts
+// and capacities stay the same computes the waves once and this per
+// instant. A CannotFinish r is returned as it is (its credit is zero).
+func (r Remaining) WithElapsed(elapsed []time.Duration, caps []Capacity) Remaining {
+	if r.CannotFinish {
+		return r
+	}
+	var credit time.Duration
+	for p, el := range elapsed {
+		credit = addCredit(credit, el, caps[p])
+	}
+	r.Credit = credit
+	r.Time = r.Work - credit
+	return r
+}

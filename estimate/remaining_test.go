@@ -128,7 +128,8 @@ func TestRemainingTime(t *testing.T) {
 }
 
 // TestRemainingTimeOracle checks RemainingTime against exact rational
-// arithmetic (math/big) with the documented roundings.
+// arithmetic (math/big) with the documented roundings, and
+// Remaining.WithElapsed against RemainingTime.
 func TestRemainingTimeOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 20000
@@ -152,6 +153,19 @@ func TestRemainingTimeOracle(t *testing.T) {
 		want := oracleRemaining(phases)
 		if got != want {
 			t.Fatalf("RemainingTime(%+v) = %+v, oracle %+v", phases, got, want)
+		}
+		// WithElapsed from the same phases without elapsed time.
+		el, caps := make([]time.Duration, len(phases)), make([]estimate.Capacity, len(phases))
+		for p, ph := range phases {
+			el[p], caps[p] = ph.Elapsed, ph.Capacity
+			phases[p].Elapsed = 0
+		}
+		base, err := estimate.RemainingTime(phases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := base.WithElapsed(el, caps); w != got {
+			t.Fatalf("WithElapsed(%v, %v) of %+v = %+v, RemainingTime %+v", el, caps, base, w, got)
 		}
 	}
 }
