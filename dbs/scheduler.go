@@ -54,6 +54,8 @@ type Scheduler struct {
 	costs []float64  // CostSoFar of all[i], read before anything changes
 	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
 
+	qs queueScratch // Queue's lists (queue.go)
+
 	// prevTick selects the previous weight update (every job evaluated
 	// from scratch, queue heaps rebuilt): the reference the tests and
 	// benchmarks compare Tick with (export_test.go).
