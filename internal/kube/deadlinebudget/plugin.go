@@ -68,8 +68,8 @@ type Plugin struct {
 }
 
 var (
-	_ fwk.QueueSortPlugin  = (*Plugin)(nil)
-	_ fwk.PreEnqueuePlugin = (*Plugin)(nil)
+	_ fwk.QueueSortPlugin   = (*Plugin)(nil)
+	_ fwk.PreEnqueuePlugin  = (*Plugin)(nil)
 	_ fwk.EnqueueExtensions = (*Plugin)(nil)
 )
 
