@@ -233,7 +233,10 @@ func cost(runs []podjob.Run, prices []pricePoint, now time.Time) float64 {
 
 // setQueue records that the job is in queue q from now on.
 func (j *job) setQueue(now time.Time, q dbs.Queue) {
-	if q == j.queue && len(j.prices) > 0 {
+	switch {
+	case len(j.prices) == 0: // since ever: time before the plugin saw the job
+		now = time.Time{}
+	case q == j.queue:
 		return
 	}
 	j.queue = q
