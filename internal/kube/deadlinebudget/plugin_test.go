@@ -324,3 +324,27 @@ func TestTickPromotes(t *testing.T) {
 		t.Error("a job whose Job is gone is still in dbs")
 	}
 }
+
+// TestCostBeforeFirstSeen: a job's pods that ran before the plugin first
+// saw it are charged at its φ's queue's price (20 s finished + 10 s
+// running so far, Mid at 0.03: 0.9).
+func TestCostBeforeFirstSeen(t *testing.T) {
+	fx := newFixture(t, `{}`)
+	fx.add(t, node("n1", 2, 1),
+		kjob("j", podjob.AnnotationPhi, "0.5", podjob.AnnotationBudget, "10", podjob.AnnotationRelativeDeadline, "600s"),
+		pod("j-0", "j", 0, func(p *v1.Pod) {
+			runningSince(now)(p)
+			p.Status.Phase = v1.PodSucceeded
+			p.Status.ContainerStatuses = []v1.ContainerStatus{{State: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{
+				FinishedAt: metav1.NewTime(now.Add(20 * time.Second))}}}}
+		}),
+		pod("j-1", "j", 1, runningSince(now.Add(20*time.Second))))
+	fx.clk.SetTime(now.Add(30 * time.Second))
+	fx.pl.Tick(context.Background())
+	fx.pl.mu.Lock()
+	got := fx.pl.byID["Job/ns/j"].CostSoFar()
+	fx.pl.mu.Unlock()
+	if want := 30 * 0.03; math.Abs(got-want) > 1e-12 {
+		t.Errorf("cost %v, want %v", got, want)
+	}
+}
