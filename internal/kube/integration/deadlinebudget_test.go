@@ -289,6 +289,7 @@ func TestDeadlineBudgetTick(t *testing.T) {
 			t.Errorf("event on %s: %q; want %s", name, ev, w)
 		}
 	}
+	t.Logf("move events %v", r.moveEvents())
 	if len(r.moveEvents()) != len(wantMoves) {
 		t.Errorf("events %v; want %v", r.moveEvents(), wantMoves)
 	}
