@@ -90,8 +90,8 @@
 //     already queued are re-placed only when they are re-queued.
 //   - dbs assigns reduce slots only once a job's maps have all finished;
 //     a reduce pod ready earlier is not in dbs.Queue's order, so
-//     PreEnqueue holds it back (Unschedulable, retried when a bound pod
-//     changes or goes).
+//     PreEnqueue holds it back (Unschedulable, retried on pod and node
+//     events, e.g. when a map pod finishes).
 //   - Each pod is one task on one slot; a pod requesting more slots is
 //     charged and counted as one.
 package deadlinebudget

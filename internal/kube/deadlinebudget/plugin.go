@@ -564,10 +564,13 @@ func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 }
 
 // EventsToRegister asks kube-scheduler to retry the pods PreEnqueue held
-// back when a bound pod changes or goes (a map finished: a job's
-// reduces may open).
+// back on any pod or node event: a bound pod that finishes may open a
+// job's reduces, a pod group's fixed annotations arrive as pod updates.
+// (Job updates are not scheduler events; a fixed Job's pods are retried
+// on the next pod or node event.)
 func (pl *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.Update}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.All}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.All}},
 	}, nil
 }
