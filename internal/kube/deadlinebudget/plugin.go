@@ -276,7 +276,11 @@ func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 	moves := pl.pending
 	pl.pending = nil
 	pl.mu.Unlock()
-	pl.act(ctx, moves)
+	if len(moves) > 0 {
+		// Called from the scheduling queue (Less, PreEnqueue): record
+		// events and write annotations off its path.
+		go pl.act(ctx, moves)
+	}
 	return v
 }
 

@@ -144,7 +144,10 @@ func TestDeadlineBudgetDifferential(t *testing.T) {
 			}
 
 			r := startDBS(t, sc)
-			r.waitFor("the bindings", func() bool { return len(r.bound()) >= len(want)+len(wantPlain) }, 300*time.Millisecond)
+			r.waitFor("the bindings and attempts", func() bool {
+				p, _ := r.rec.snapshot(0)
+				return len(r.bound()) >= len(want)+len(wantPlain) && len(p) >= len(wantQueue)+len(wantPlain)
+			}, 300*time.Millisecond)
 			popped, reserved := r.rec.snapshot(0)
 			t.Logf("dbs queue %v; reserved %v", wantQueue, reserved)
 			if len(popped) < len(wantQueue) || !slices.Equal(popped[:len(wantQueue)], wantQueue) {
@@ -298,7 +301,10 @@ func TestDeadlineBudgetTick(t *testing.T) {
 	// to the active queue at once and is attempted in the new order.
 	time.Sleep(1200 * time.Millisecond)
 	r.nextRound(extra)
-	r.waitFor("the round-2 bindings", func() bool { return len(r.bound()) >= len(want) }, 300*time.Millisecond)
+	r.waitFor("the round-2 bindings and attempts", func() bool {
+		p, _ := r.rec.snapshot(1)
+		return len(r.bound()) >= len(want) && len(p) >= len(wantQueue)
+	}, 300*time.Millisecond)
 	popped, reserved = r.rec.snapshot(1)
 	t.Logf("before the moves %v; after %v; reserved %v; all attempts %v", wantFirst, wantQueue, reserved, r.rec.all)
 	if !slices.Equal(popped, wantQueue) {
