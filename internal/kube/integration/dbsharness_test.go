@@ -105,8 +105,8 @@ type dbsRun struct {
 
 // startDBS loads the scenario (pods with spec.schedulerName
 // schedkit-dbs) and starts the real kube-scheduler with the sample
-// profile-dbs.yaml.
-func startDBS(t *testing.T, sc *scenario) *dbsRun {
+// profile-dbs.yaml and the plugin args args (JSON).
+func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 	t.Helper()
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.TODO()))
 	nodes, jobs, pods := sc.objects()
@@ -189,7 +189,7 @@ func startDBS(t *testing.T, sc *scenario) *dbsRun {
 	found := false
 	for i := range prof.PluginConfig {
 		if prof.PluginConfig[i].Name == deadlinebudget.Name {
-			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON, Raw: []byte(dbsArgs)}
+			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON, Raw: []byte(args)}
 			found = true
 		}
 	}

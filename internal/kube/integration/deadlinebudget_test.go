@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/schedkit/schedkit"
@@ -143,7 +144,7 @@ func TestDeadlineBudgetDifferential(t *testing.T) {
 				}
 			}
 
-			r := startDBS(t, sc)
+			r := startDBS(t, sc, dbsArgs)
 			r.waitFor("the bindings and attempts", func() bool {
 				p, _ := r.rec.snapshot(0)
 				return len(r.bound()) >= len(want)+len(wantPlain) && len(p) >= len(wantQueue)+len(wantPlain)
@@ -241,7 +242,8 @@ func tickScenario() *dbsScenario {
 // TestDeadlineBudgetTick: the real scheduler first attempts the pods in
 // the order after one weight update (nothing fits: the node is full);
 // then the clock moves 500 ms and the plugin's Tick makes dbs's moves,
-// each a Normal event on its Job; then a node with three free map slots
+// each a Normal event on its Job and (writeQueueAnnotation) the Job's
+// schedkit.io/queue; then a node with three free map slots
 // arrives and the scheduler attempts the pods again, now in dbs's order
 // after the moves, and binds what dbs's heartbeat of that node assigns.
 func TestDeadlineBudgetTick(t *testing.T) {
@@ -268,7 +270,8 @@ func TestDeadlineBudgetTick(t *testing.T) {
 		t.Fatalf("dbs moves %v; the case expects hog, mid and low to move", exp.moves)
 	}
 
-	r := startDBS(t, sc)
+	// With writeQueueAnnotation, each moved Job gets schedkit.io/queue.
+	r := startDBS(t, sc, strings.Replace(dbsArgs, "{", `{"writeQueueAnnotation":true,`, 1))
 	r.waitFor("the first attempts", func() bool { p, _ := r.rec.snapshot(0); return len(p) >= len(wantFirst) }, 300*time.Millisecond)
 	popped, reserved := r.rec.snapshot(0)
 	if !slices.Equal(popped, wantFirst) || len(reserved) != 0 {
@@ -295,6 +298,27 @@ func TestDeadlineBudgetTick(t *testing.T) {
 	t.Logf("move events %v", r.moveEvents())
 	if len(r.moveEvents()) != len(wantMoves) {
 		t.Errorf("events %v; want %v", r.moveEvents(), wantMoves)
+	}
+
+	queueOf := func(name string) string {
+		j, err := r.client.BatchV1().Jobs(ns).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		return j.Annotations[podjob.AnnotationQueue]
+	}
+	r.waitFor("the queue annotations", func() bool {
+		for name, d := range exp.moves {
+			if queueOf(name) != d.To.String() {
+				return false
+			}
+		}
+		return true
+	}, 0)
+	for name, d := range exp.moves {
+		if got := queueOf(name); got != d.To.String() {
+			t.Errorf("Job %s: %s %q, want %q", name, podjob.AnnotationQueue, got, d.To)
+		}
 	}
 
 	// Past the pods' backoff, a node arrives: every waiting pod goes back
