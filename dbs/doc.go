@@ -50,6 +50,13 @@
 //		// start d.Count ready tasks of d.Phase of d.Job on d.Node, then Update
 //	}
 //
+// A host that places one task at a time instead of answering heartbeats
+// (a Kubernetes scheduling queue) asks for the order in which heartbeats
+// at now would hand out the slots, and gives each task of a kind a slot
+// in the order of that kind's picks (Scheduler.Queue):
+//
+//	picks, err = sched.Queue(now, picks[:0])      // dbs.Pick: job, phase, count, queue
+//
 // # Host duties
 //
 //  1. Call Submit when a job arrives, with a now no earlier than any now
@@ -237,10 +244,12 @@
 // O(n): models 1 and 2 for every job (re-evaluating only the part whose
 // inputs moved since the last update, and skipping jobs none of whose
 // figures can have moved), then each heap is re-heapified in place.
-// Neither allocates in steady state. BenchmarkHeartbeat and
-// BenchmarkTick measure them against paper-literal references (sort
-// every queue) in the same file; BenchmarkTickPrevious against the
-// update that re-evaluates every job from scratch.
+// Queue is O(n log n) (it sorts each queue's jobs once and walks them).
+// None allocates in steady state. BenchmarkHeartbeat, BenchmarkTick and
+// BenchmarkQueue measure them against paper-literal references (sort
+// every queue; hand out slot by slot) in the same file;
+// BenchmarkTickPrevious against the update that re-evaluates every job
+// from scratch.
 //
 // # Concurrency
 //

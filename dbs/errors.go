@@ -39,7 +39,7 @@ var (
 // and, where a host's counters were inconsistent, the
 // *schedkit.ProgressError (Cause).
 type Error struct {
-	Op     string          // the method: "New", "Submit", "Update", "Remove", "Status", "Tick", "Heartbeat"
+	Op     string          // the method: "New", "Submit", "Update", "Remove", "Status", "Tick", "Heartbeat", "Queue"
 	Job    schedkit.JobID  // the job concerned, if any
 	Node   schedkit.NodeID // the node concerned, if any
 	Reason string          // what is wrong

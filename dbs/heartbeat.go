@@ -136,8 +136,14 @@ func (s *Scheduler) pickQueue(k int) int {
 // than queue b; a zero share counts as an infinite ratio (and two of
 // them compare by usage).
 func (s *Scheduler) lessRatio(a, b, k int) bool {
-	ua, ub := int64(s.used[a][k]), int64(s.used[b][k])
-	sa, sb := s.r.micro[a], s.r.micro[b]
+	return shareLess(int64(s.used[a][k]), int64(s.used[b][k]), s.r.micro[a], s.r.micro[b])
+}
+
+// shareLess reports whether a queue using ua slots of a kind with share
+// sa (millionths) uses less of its share than one using ub with share
+// sb: ua/sa < ub/sb exactly, a zero share counting as an infinite ratio
+// (two of them compare by usage).
+func shareLess(ua, ub, sa, sb int64) bool {
 	switch {
 	case sa == 0 && sb == 0:
 		return ua < ub

@@ -345,7 +345,9 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 	return out
 }
 
-func (w *world) heartbeat(node *hNode) {
+// heartbeat runs one heartbeat of node, checks it against the naive
+// oracle, applies it and returns its decisions.
+func (w *world) heartbeat(node *hNode) []dbs.Decision {
 	want := w.oracle(node)
 	ds, err := w.s.Heartbeat(w.now, node, nil)
 	if err != nil {
@@ -385,6 +387,7 @@ func (w *world) heartbeat(node *hNode) {
 			w.t.Fatalf("Update %s: %v", id, err)
 		}
 	}
+	return ds
 }
 
 func TestPropertyAgainstOracle(t *testing.T) {

@@ -58,6 +58,8 @@ type Scheduler struct {
 	// updates, so Update, Submit and Remove keep it in step.
 	settle []settled
 
+	qs queueScratch // Queue's lists (queue.go)
+
 	// prevTick selects the previous weight update (every job evaluated
 	// from scratch, queue heaps rebuilt): the reference the tests and
 	// benchmarks compare Tick with (export_test.go).

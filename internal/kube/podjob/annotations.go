@@ -3,11 +3,13 @@ package podjob
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Keys of the annotations, labels and extended resources schedkit reads.
@@ -26,6 +28,25 @@ const (
 	// "map=108,reduce=1". Optional: without it, a phase's total is the
 	// number of its non-failed pods.
 	AnnotationTasks = Prefix + "tasks"
+
+	// AnnotationPhi (DeadlineBudget) is the job's time-influence factor
+	// φ: "1" (deadline only, High queue), "0.5" (both, Mid queue) or "0"
+	// (budget only, Low queue). Required by the DeadlineBudget plugin,
+	// which then requires a deadline only when φ > 0.
+	AnnotationPhi = Prefix + "phi"
+	// AnnotationBudget (DeadlineBudget) is the job's budget B, a
+	// non-negative decimal in the currency of the plugin's queue prices
+	// (price × slot-seconds). Required, and positive, when φ < 1.
+	AnnotationBudget = Prefix + "budget"
+	// AnnotationDataSizes (DeadlineBudget) gives the job's input size δ
+	// and reduce input f·δ as Kubernetes quantities in bytes, e.g.
+	// "input=3350Mi,reduce=120Mi" (either part optional): model 2's
+	// shuffle time is f·δ over the plugin's transferRate.
+	AnnotationDataSizes = Prefix + "data-sizes"
+	// AnnotationQueue (DeadlineBudget, written by the plugin when
+	// writeQueueAnnotation is on) is the queue the job is in: "high",
+	// "mid" or "low". Informational; the plugin does not read it.
+	AnnotationQueue = Prefix + "queue"
 
 	// LabelPodGroup (on pods) names a pod group: pods without an owning
 	// Job that form one job.
@@ -84,16 +105,43 @@ type meta struct {
 	deadline time.Time     // absolute, or zero
 	relative time.Duration // after submission, or zero
 	tasks    [2]int        // declared totals; -1 when not declared
+	budget   budgetMeta
+}
+
+// budgetMeta is what the DeadlineBudget annotations declare.
+type budgetMeta struct {
+	phi, budget        float64
+	input, reduceInput int64
+}
+
+// Options choose what Build reads.
+type Options struct {
+	// Budget reads the DeadlineBudget annotations: AnnotationPhi is
+	// required, a deadline only when φ > 0, AnnotationBudget (positive)
+	// when φ < 1; AnnotationDataSizes is optional.
+	Budget bool
 }
 
 // parseMeta reads and checks the schedkit annotations of object.
-func parseMeta(object string, ann map[string]string) (meta, *Error) {
+func parseMeta(object string, ann map[string]string, opts Options) (meta, *Error) {
 	m := meta{tasks: [2]int{-1, -1}}
+	needDeadline := true
+	if opts.Budget {
+		b, err := parseBudget(object, ann)
+		if err != nil {
+			return m, err
+		}
+		m.budget = b
+		needDeadline = b.phi > 0
+	}
 	abs, hasAbs := ann[AnnotationDeadline]
 	rel, hasRel := ann[AnnotationRelativeDeadline]
 	switch {
 	case hasAbs && hasRel:
 		return m, invalid(object, AnnotationDeadline, "both %s and %s given; give one", AnnotationDeadline, AnnotationRelativeDeadline)
+	case !hasAbs && !hasRel && !needDeadline:
+	case !hasAbs && !hasRel && opts.Budget:
+		return m, invalid(object, AnnotationDeadline, "missing (or %s): a job with %s %v > 0 needs a deadline", AnnotationRelativeDeadline, AnnotationPhi, m.budget.phi)
 	case !hasAbs && !hasRel:
 		return m, invalid(object, AnnotationDeadline, "missing (or %s): a schedkit job needs a deadline", AnnotationRelativeDeadline)
 	case hasAbs:
@@ -117,6 +165,79 @@ func parseMeta(object string, ann map[string]string) (meta, *Error) {
 		m.tasks = t
 	}
 	return m, nil
+}
+
+// parseBudget reads and checks the DeadlineBudget annotations.
+func parseBudget(object string, ann map[string]string) (budgetMeta, *Error) {
+	var b budgetMeta
+	v, ok := ann[AnnotationPhi]
+	if !ok {
+		return b, invalid(object, AnnotationPhi, "missing: the DeadlineBudget plugin needs the job's φ (1, 0.5 or 0)")
+	}
+	phi, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || (phi != 0 && phi != 0.5 && phi != 1) {
+		return b, invalid(object, AnnotationPhi, "%q: want 1 (deadline only), 0.5 (both) or 0 (budget only)", v)
+	}
+	b.phi = phi
+	if v, ok := ann[AnnotationBudget]; ok {
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return b, invalid(object, AnnotationBudget, "%q is not a finite, non-negative number", v)
+		}
+		b.budget = x
+	}
+	if b.budget == 0 && phi < 1 {
+		return b, invalid(object, AnnotationBudget, "missing or zero: a job with %s %v < 1 needs a positive budget", AnnotationPhi, phi)
+	}
+	if v, ok := ann[AnnotationDataSizes]; ok {
+		in, red, err := parseDataSizes(object, v)
+		if err != nil {
+			return b, err
+		}
+		b.input, b.reduceInput = in, red
+	}
+	return b, nil
+}
+
+// parseDataSizes reads "input=Q,reduce=Q" (either part optional, not
+// both), Q a Kubernetes quantity of bytes.
+func parseDataSizes(object, s string) (input, reduce int64, err *Error) {
+	seen := [2]bool{}
+	if strings.TrimSpace(s) == "" {
+		return 0, 0, invalid(object, AnnotationDataSizes, "empty; want e.g. \"input=3350Mi,reduce=120Mi\"")
+	}
+	for part := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return 0, 0, invalid(object, AnnotationDataSizes, "%q: want input=size or reduce=size", part)
+		}
+		i := 0
+		switch strings.TrimSpace(k) {
+		case "input":
+		case "reduce":
+			i = 1
+		default:
+			return 0, 0, invalid(object, AnnotationDataSizes, "%q: unknown size %q (input or reduce)", part, k)
+		}
+		if seen[i] {
+			return 0, 0, invalid(object, AnnotationDataSizes, "%s given twice", k)
+		}
+		seen[i] = true
+		q, perr := resource.ParseQuantity(strings.TrimSpace(v))
+		if perr != nil || q.Sign() < 0 {
+			return 0, 0, invalid(object, AnnotationDataSizes, "%q: not a non-negative quantity of bytes", part)
+		}
+		n, ok := q.AsInt64()
+		if !ok {
+			return 0, 0, invalid(object, AnnotationDataSizes, "%q: not a whole number of bytes below 2^63", part)
+		}
+		if i == 0 {
+			input = n
+		} else {
+			reduce = n
+		}
+	}
+	return input, reduce, nil
 }
 
 // parseTasks reads "map=N,reduce=M" (either part optional, not both).
@@ -160,7 +281,7 @@ func phaseByName(s string) (int, bool) {
 // sameMeta reports whether two pods of a group carry the same schedkit
 // annotations.
 func sameMeta(a, b map[string]string) bool {
-	for _, k := range []string{AnnotationDeadline, AnnotationRelativeDeadline, AnnotationTasks} {
+	for _, k := range []string{AnnotationDeadline, AnnotationRelativeDeadline, AnnotationTasks, AnnotationPhi, AnnotationBudget, AnnotationDataSizes} {
 		va, oka := a[k]
 		vb, okb := b[k]
 		if oka != okb || va != vb {

@@ -28,6 +28,11 @@
 //   - Ready: unbound pods with no scheduling gate. A host that wants
 //     Hadoop's slow-start gates its reduce pods until it is reached.
 //   - Failed and terminating pods are ignored (their replacements count).
+//   - DeadlineBudget (BuildWith with Options.Budget): AnnotationPhi (φ:
+//     1, 0.5 or 0) is required, a deadline only when φ > 0,
+//     AnnotationBudget (positive) when φ < 1; AnnotationDataSizes
+//     ("input=3350Mi,reduce=120Mi") is optional. Job.Runs lists the time
+//     each finished or running pod held its slot, what a host charges.
 //   - Slots: each node's allocatable ResourceMapSlot and
 //     ResourceReduceSlot; a map pod requests one map slot, a reduce pod
 //     one reduce slot, so the scheduler's resource fit enforces the

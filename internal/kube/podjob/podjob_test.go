@@ -3,6 +3,7 @@ package podjob_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -255,16 +256,22 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
-// FuzzAnnotations feeds arbitrary annotation values through Build: it
-// must never panic, and a job is either translated with a valid deadline
-// and counters or every pod gets an error.
+// FuzzAnnotations feeds arbitrary annotation values through Build (and,
+// with budget, BuildWith reading the DeadlineBudget annotations): it
+// must never panic, and a job is either translated with a valid
+// deadline (for DeadlineBudget: one when φ > 0), φ, budget, data sizes
+// and counters, or every pod gets an error.
 func FuzzAnnotations(f *testing.F) {
-	f.Add("2026-11-23T03:00:00Z", "", "map=3,reduce=1", "reduce")
-	f.Add("", "500s", "", "map")
-	f.Add("x", "y", "map=,reduce", "")
-	f.Fuzz(func(t *testing.T, abs, rel, tasks, phase string) {
+	f.Add("2026-11-23T03:00:00Z", "", "map=3,reduce=1", "reduce", "", "", "", false)
+	f.Add("", "500s", "", "map", "", "", "", false)
+	f.Add("x", "y", "map=,reduce", "", "", "", "", false)
+	f.Add("", "500s", "", "map", "0.5", "40", "input=3Gi,reduce=10Mi", true)
+	f.Add("", "", "", "", "0", "1e3", "reduce=1k", true)
+	f.Add("", "", "", "", "1", "-1", "input=", true)
+	f.Fuzz(func(t *testing.T, abs, rel, tasks, phase, phi, budget, sizes string, withBudget bool) {
 		ann := map[string]string{}
-		for k, v := range map[string]string{podjob.AnnotationDeadline: abs, podjob.AnnotationRelativeDeadline: rel, podjob.AnnotationTasks: tasks} {
+		for k, v := range map[string]string{podjob.AnnotationDeadline: abs, podjob.AnnotationRelativeDeadline: rel, podjob.AnnotationTasks: tasks,
+			podjob.AnnotationPhi: phi, podjob.AnnotationBudget: budget, podjob.AnnotationDataSizes: sizes} {
 			if v != "" {
 				ann[k] = v
 			}
@@ -274,7 +281,7 @@ func FuzzAnnotations(f *testing.F) {
 			pod("p0", "j", 0, func(p *v1.Pod) { setLabel(p, podjob.LabelPhase, phase) }),
 			pod("p1", "j", 1, succeeded(0, time.Second)),
 		}
-		snap := podjob.Build(now, pods, lookup(job("j", ann)), nil)
+		snap := podjob.BuildWith(now, pods, lookup(job("j", ann)), nil, podjob.Options{Budget: withBudget})
 		if len(snap.Jobs) == 1 {
 			j := snap.Jobs[0]
 			for p := range j.Phases() {
@@ -282,8 +289,15 @@ func FuzzAnnotations(f *testing.F) {
 					t.Fatalf("translated job has bad counters: %v", err)
 				}
 			}
-			if j.Deadline().IsZero() {
+			if j.Deadline().IsZero() && (!withBudget || j.Phi() > 0) {
 				t.Fatal("translated job without deadline")
+			}
+			if withBudget {
+				in, red := j.DataSizes()
+				b := j.Budget()
+				if (j.Phi() != 0 && j.Phi() != 0.5 && j.Phi() != 1) || math.IsNaN(b) || b < 0 || (j.Phi() < 1 && b <= 0) || in < 0 || red < 0 {
+					t.Fatalf("translated job with φ %v, budget %v, sizes %d %d", j.Phi(), b, in, red)
+				}
 			}
 			return
 		}

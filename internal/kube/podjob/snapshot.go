@@ -40,7 +40,32 @@ type Job struct {
 	phases              int
 	progress            [2]schedkit.PhaseProgress
 	ready               [2][]*v1.Pod
+	budget              budgetMeta
+	runs                []Run
 }
+
+// Run is one pod's time on a slot: from Start to End for a succeeded pod;
+// from Start on, with End zero, for a running one.
+type Run struct {
+	Phase      schedkit.Phase
+	Start, End time.Time
+}
+
+// Phi is the job's AnnotationPhi (read with Options.Budget; 0 otherwise).
+func (j *Job) Phi() float64 { return j.budget.phi }
+
+// Budget is the job's AnnotationBudget, 0 without one.
+func (j *Job) Budget() float64 { return j.budget.budget }
+
+// DataSizes are the job's input and reduce input in bytes
+// (AnnotationDataSizes), 0 when not given.
+func (j *Job) DataSizes() (input, reduceInput int64) {
+	return j.budget.input, j.budget.reduceInput
+}
+
+// Runs lists the time each of the job's finished or running pods held a
+// slot, in rank order: the slot-seconds a host charges for.
+func (j *Job) Runs() []Run { return j.runs }
 
 var _ schedkit.Job = (*Job)(nil)
 
@@ -127,6 +152,11 @@ type group struct {
 // It never fails as a whole: a job whose annotations or pods are bad is
 // left out of Jobs and each of its pods gets the error (PodError).
 func Build(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node) *Snapshot {
+	return BuildWith(now, pods, lookup, nodes, Options{})
+}
+
+// BuildWith is Build reading what opts asks for.
+func BuildWith(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node, opts Options) *Snapshot {
 	s := &Snapshot{Now: now, pods: map[types.UID]PodRef{}, podErr: map[types.UID]error{}}
 	groups := map[string]*group{}
 	var keys []string
@@ -160,7 +190,7 @@ func Build(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node) *S
 			g.err = invalid("Job "+g.ns+"/"+g.name, "", "its pods carry %s labels but the Job has no %s annotation", Prefix, Prefix)
 		}
 		slices.SortFunc(g.pods, podOrder)
-		j, err := translate(now, key, g)
+		j, err := translate(now, key, g, opts)
 		if err != nil {
 			for _, p := range g.pods {
 				s.podErr[p.UID] = err
@@ -243,7 +273,7 @@ func phaseOf(p *v1.Pod) schedkit.Phase {
 }
 
 // translate builds a Job from a group whose pods are in rank order.
-func translate(now time.Time, key string, g *group) (*Job, error) {
+func translate(now time.Time, key string, g *group, opts Options) (*Job, error) {
 	j := &Job{id: schedkit.JobID(key), Kind: g.kind, Namespace: g.ns, Name: g.name, Object: g.job, Pods: g.pods}
 	if g.err != nil {
 		return nil, g.err
@@ -252,7 +282,7 @@ func translate(now time.Time, key string, g *group) (*Job, error) {
 	var err *Error
 	if g.kind == KindJob {
 		object := "Job " + g.ns + "/" + g.name
-		if m, err = parseMeta(object, g.job.Annotations); err != nil {
+		if m, err = parseMeta(object, g.job.Annotations, opts); err != nil {
 			return nil, err
 		}
 		j.submitted = g.job.CreationTimestamp.Time
@@ -264,12 +294,13 @@ func translate(now time.Time, key string, g *group) (*Job, error) {
 				return nil, invalid(object, "", "pods %s and %s carry different %s annotations", first.Name, p.Name, Prefix)
 			}
 		}
-		if m, err = parseMeta(object, first.Annotations); err != nil {
+		if m, err = parseMeta(object, first.Annotations, opts); err != nil {
 			return nil, err
 		}
 		j.submitted = first.CreationTimestamp.Time // pods are in creation order
 	}
 	j.deadline = m.deadline
+	j.budget = m.budget
 	if m.relative > 0 {
 		j.deadline = j.submitted.Add(m.relative)
 	}
@@ -291,6 +322,7 @@ func translate(now time.Time, key string, g *group) (*Job, error) {
 			}
 			pr.Finished++
 			pr.FinishedDurationSum += d
+			j.runs = append(j.runs, Run{Phase: ph, Start: p.Status.StartTime.Time, End: p.Status.StartTime.Time.Add(d)})
 		case p.Spec.NodeName != "":
 			start := now
 			if p.Status.StartTime != nil {
@@ -305,6 +337,7 @@ func translate(now time.Time, key string, g *group) (*Job, error) {
 			}
 			pr.Running++
 			pr.RunningStartSum += start.Sub(j.submitted)
+			j.runs = append(j.runs, Run{Phase: ph, Start: start})
 		case len(p.Spec.SchedulingGates) == 0:
 			pr.Ready++
 			j.ready[ph] = append(j.ready[ph], p)

@@ -1,8 +1,11 @@
 // Command schedkit-scheduler is kube-scheduler with schedkit's plugins
 // registered out of tree. It takes every flag of kube-scheduler; run it
 // with --config pointing at a KubeSchedulerConfiguration that enables
-// the plugins in a profile (profile.yaml beside this file runs it as a
-// second scheduler named "schedkit").
+// the plugins in a profile: profile.yaml beside this file runs it as a
+// second scheduler named "schedkit" (LeastSpareTime), profile-dbs.yaml
+// as one named "schedkit-dbs" (DeadlineBudget). The two are separate
+// processes of this binary: kube-scheduler requires every profile of one
+// scheduler to share its queueSort plugin.
 //
 //	go build ./cmd/schedkit-scheduler
 //	./schedkit-scheduler --config profile.yaml --kubeconfig ~/.kube/config
@@ -17,12 +20,14 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
+	"github.com/schedkit/schedkit/internal/kube/deadlinebudget"
 	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
 )
 
 func main() {
 	command := app.NewSchedulerCommand(
 		app.WithPlugin(leastsparetime.Name, leastsparetime.New),
+		app.WithPlugin(deadlinebudget.Name, deadlinebudget.New),
 	)
 	os.Exit(cli.Run(command))
 }

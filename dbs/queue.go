@@ -1,0 +1,276 @@
+package dbs
+
+import (
+	"slices"
+	"time"
+
+	"github.com/schedkit/schedkit"
+)
+
+// Pick is one entry of Queue: Count ready tasks of Job's Phase (= slot
+// kind: map or reduce), handed out to the job in queue Queue, as an
+// Assign decision of Heartbeat would say. BelowMinimum reports that the
+// job held fewer slots of the kind than its model-2 minimum when the
+// first of these slots was handed out (and for all of them: a run of
+// slots that takes the job to its minimum ends there).
+type Pick struct {
+	Job          schedkit.JobID
+	Phase        schedkit.Phase
+	Count        int
+	Queue        Queue
+	BelowMinimum bool
+}
+
+// queueScratch is Queue's reusable memory: one list per queue of the
+// jobs with a ready task of the kind being listed, and a cursor into it.
+type queueScratch struct {
+	lists [numQueues][]*entry
+	curs  [numQueues]qcursor
+}
+
+// qcursor walks the order in which one queue hands out slots of one
+// kind. Heartbeat serves a queue from its heap: the first job (weight
+// descending, submission, ID) holding fewer slots than its minimum, until
+// it reaches it or runs out of ready tasks, then the next such job; once
+// none is below its minimum, the first job by weight until it runs out,
+// then the next. So the queue's sequence is fixed — phase A, each job
+// below its minimum in order, for what it lacks; phase B, each job in
+// order, for its ready tasks left — and only the interleaving of the
+// queues depends on what they hold.
+type qcursor struct {
+	list   []*entry // the queue's jobs with a ready task of the kind, in before order
+	i      int      // next index into list
+	phaseB bool
+	e      *entry // current segment's job, nil when the queue has no more
+	left   int    // slots left in the current segment
+	below  bool   // the segment is e's part below its minimum (phase A)
+}
+
+// reset starts the cursor on list.
+func (c *qcursor) reset(list []*entry, k int, noMin bool) {
+	*c = qcursor{list: list, phaseB: noMin}
+	c.next(k, noMin)
+}
+
+// next moves to the next segment (nil e when none is left).
+func (c *qcursor) next(k int, noMin bool) {
+	c.e = nil
+	for {
+		if c.i >= len(c.list) {
+			if c.phaseB {
+				return
+			}
+			c.phaseB, c.i = true, 0
+			continue
+		}
+		e := c.list[c.i]
+		c.i++
+		lack := 0 // what phase A gives e
+		if !noMin && e.below(k) {
+			lack = min(e.minOf(k)-e.held(k), e.avail(k))
+		}
+		if !c.phaseB {
+			if lack > 0 {
+				c.e, c.left, c.below = e, lack, true
+				return
+			}
+			continue
+		}
+		if n := e.avail(k) - lack; n > 0 {
+			c.e, c.left, c.below = e, n, false
+			return
+		}
+	}
+}
+
+// cmpBefore orders entries by before: weight descending, submission, ID.
+func cmpBefore(a, b *entry) int {
+	switch {
+	case a.before(b):
+		return -1
+	case b.before(a):
+		return 1
+	}
+	return 0
+}
+
+// Queue appends to dst the order in which Heartbeat hands out the queued
+// jobs' ready tasks at now: the assignments one heartbeat would make if
+// the node had unlimited free slots of both kinds — all map picks, then
+// all reduce picks, consecutive slots to the same job (and the same
+// BelowMinimum) merged into one Pick. It is the entry point for hosts
+// that place one task at a time (a Kubernetes scheduling queue pops one
+// pod per cycle): give a task of kind k a slot in the order of the picks
+// of kind k, skipping those that do not fit, and the tasks that get
+// slots are exactly those heartbeats would assign.
+//
+// Precisely: for each kind, the assignments of any sequence of
+// Heartbeat calls at now, on any nodes with any free slots, are a prefix
+// of Queue's picks of that kind (expanded slot by slot), provided no
+// call that changes the scheduler's state comes between Queue and those
+// heartbeats — no Submit, Remove, Tick that updates weights, or Update
+// other than the ones that report exactly the heartbeats' assignments as
+// started (TestQueueIsHeartbeatPrefix) — and, with Config.QueuePriority,
+// the cluster's capacity does not change. Unlike lss.Queue there is no
+// further caveat: the two kinds are handed out independently (a map
+// assignment changes nothing that orders reduce slots), and within a
+// kind Heartbeat's choice depends only on the slots each queue and job
+// holds, which Queue tracks slot by slot. After such heartbeats, Queue at
+// now returns the rest of its earlier answer.
+//
+// Queues interleave by share, as in Heartbeat (each slot to the queue
+// using the least fraction of its share, or by Config.QueuePriority or
+// Config.MinimumFirst); the run of slots a queue keeps is computed in
+// exact integer arithmetic rather than slot by slot, so the cost is
+// O(n log n) for n jobs with ready tasks plus one step per Pick.
+//
+// Tasks already assigned since a job's last Update count as held and are
+// not listed again. Queue reads the cluster's capacity (for
+// QueuePriority) and changes nothing, not even the clock: on a now before
+// an earlier now (ErrTimeBackwards) or a capacity it cannot read
+// (ErrInvalidNode) it returns dst unchanged. It allocates only to grow
+// dst and its own scratch lists, so in steady state, with dst of enough
+// capacity, it does not allocate.
+func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
+	const op = "Queue"
+	if err := s.checkTime(op, now); err != nil {
+		return dst, err
+	}
+	capK, guar := s.capK, s.guar
+	err := s.readCapacity(op)
+	readCap := s.capK
+	s.capK, s.guar = capK, guar
+	if err != nil {
+		return dst, err
+	}
+	noMin := s.cfg.NoMinimumSlots
+	sc := &s.qs
+	for k := range 2 {
+		start := len(dst)
+		used := [numQueues]int64{}
+		for q := range numQueues {
+			used[q] = int64(s.used[q][k])
+			l := append(sc.lists[q][:0], s.heaps[int(q)*2+k].items...)
+			slices.SortFunc(l, cmpBefore)
+			sc.lists[q] = l
+			sc.curs[q].reset(l, k, noMin)
+		}
+		for {
+			q := s.queueNext(&sc.curs, &used, int64(readCap[k]))
+			if q < 0 {
+				break
+			}
+			c := &sc.curs[q]
+			n := min(int64(c.left), s.queueRun(q, &sc.curs, &used, int64(readCap[k])))
+			if m := len(dst); m > start && dst[m-1].Job == c.e.id && dst[m-1].BelowMinimum == c.below {
+				dst[m-1].Count += int(n)
+			} else {
+				dst = append(dst, Pick{Job: c.e.id, Phase: schedkit.Phase(k), Count: int(n), Queue: Queue(q), BelowMinimum: c.below})
+			}
+			used[q] += n
+			c.left -= int(n)
+			if c.left == 0 {
+				c.next(k, noMin)
+			}
+		}
+	}
+	for q := range sc.lists { // drop the references to entries
+		clear(sc.lists[q])
+	}
+	return dst, nil
+}
+
+// queueNext is pickQueue on Queue's cursors: the queue that gets the
+// next slot of a kind with usage used (capacity capk), -1 if none has a
+// ready task left.
+func (s *Scheduler) queueNext(curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int {
+	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots {
+		for q := int(High); q >= int(Low); q-- {
+			if c := &curs[q]; c.e != nil && c.below {
+				return q
+			}
+		}
+	}
+	if s.cfg.QueuePriority {
+		first := -1
+		for q := int(High); q >= int(Low); q-- {
+			if curs[q].e == nil {
+				continue
+			}
+			if used[q]*1e6 < s.r.micro[q]*capk {
+				return q
+			}
+			if first < 0 {
+				first = q
+			}
+		}
+		return first
+	}
+	best := -1
+	for q := int(High); q >= int(Low); q-- {
+		if curs[q].e == nil {
+			continue
+		}
+		if best < 0 || shareLess(used[q], used[best], s.r.micro[q], s.r.micro[best]) {
+			best = q
+		}
+	}
+	return best
+}
+
+// unlimited is a run longer than any segment.
+const unlimited = int64(1) << 62
+
+// queueRun returns how many consecutive slots queue q, just chosen by
+// queueNext, keeps getting while only its own usage grows (at least 1).
+func (s *Scheduler) queueRun(q int, curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int64 {
+	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots && curs[q].below {
+		// The highest queue with a job below its minimum: nothing else
+		// changes while it serves that job.
+		return unlimited
+	}
+	if s.cfg.QueuePriority {
+		if m := s.r.micro[q] * capk; used[q]*1e6 < m {
+			// Below its guarantee: until used reaches it, u·1e6 < m.
+			return ceilDiv(m, 1e6) - used[q]
+		}
+		// No queue with work is below its guarantee, and q is the
+		// highest with work: so it stays while only q's usage grows.
+		return unlimited
+	}
+	run := unlimited
+	for b := range int(numQueues) {
+		if b == q || curs[b].e == nil {
+			continue
+		}
+		// q beats a higher queue strictly and a lower one or ties.
+		run = min(run, winRun(used[q], used[b], s.r.micro[q], s.r.micro[b], b < q))
+	}
+	return max(run, 1)
+}
+
+// winRun is the number of x ≥ 0, from 0 up, for which a queue using
+// uq+x slots with share sq still compares before one using ub with share
+// sb under shareLess: strictly (orEqual false) or allowing a tie.
+func winRun(uq, ub, sq, sb int64, orEqual bool) int64 {
+	switch {
+	case sq == 0 && sb == 0: // by usage
+		if orEqual {
+			return ub - uq + 1
+		}
+		return ub - uq
+	case sq == 0:
+		return 0
+	case sb == 0:
+		return unlimited
+	}
+	// (uq+x)·sb < ub·sq, or ≤.
+	n := ub * sq
+	if orEqual {
+		return n/sb - uq + 1
+	}
+	return ceilDiv(n, sb) - uq
+}
+
+// ceilDiv returns ⌈a/b⌉ for a ≥ 0, b > 0.
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

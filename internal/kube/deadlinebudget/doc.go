@@ -1,0 +1,97 @@
+// Package deadlinebudget is schedkit's dbs (deadline- and
+// budget-constrained scheduling in price-tiered queues, paper 003) as a
+// kube-scheduler plugin: a QueueSort that orders the pods of dbs jobs by
+// the order in which dbs hands out slots, a PreEnqueue that holds back
+// the pods of jobs dbs cannot take, and dbs's periodic weight update
+// (model 3) with its promotions and demotions as events. It is a
+// translation only: package podjob turns pods, Jobs and nodes into
+// schedkit jobs and a slot cluster, and every order and move comes from
+// dbs.Scheduler (Queue and Tick).
+//
+// # Usage
+//
+// Register it (cmd/schedkit-scheduler does) and enable it as the
+// queueSort and a preEnqueue plugin of a profile; profile-dbs.yaml
+// beside the binary runs it as a scheduler named "schedkit-dbs":
+//
+//	app.NewSchedulerCommand(app.WithPlugin(deadlinebudget.Name, deadlinebudget.New))
+//
+// A batch/v1 Job (or a pod group: pods labelled schedkit.io/pod-group,
+// carrying the annotations themselves) opts in with annotations:
+//
+//	schedkit.io/phi: "0.5"                      # φ: 1 High, 0.5 Mid, 0 Low (required)
+//	schedkit.io/relative-deadline: 400s         # or schedkit.io/deadline (RFC 3339); required if φ > 0
+//	schedkit.io/budget: "40"                    # B, in price × slot-seconds; required if φ < 1
+//	schedkit.io/data-sizes: input=3350Mi,reduce=120Mi   # δ and f·δ for model 2's shuffle (optional)
+//	schedkit.io/tasks: map=20,reduce=2          # optional, as for LeastSpareTime
+//
+// and its pods request one schedkit.io/map-slot or schedkit.io/reduce-slot
+// (label schedkit.io/phase: reduce for reduce pods) and set
+// spec.schedulerName: schedkit-dbs.
+//
+// # From heartbeats and slots to one pod at a time
+//
+// Paper 003's scheduler hands out free map and reduce slots when a
+// TaskTracker heartbeats. kube-scheduler pops one pod at a time from a
+// queue ordered by the QueueSort plugin. The mapping:
+//
+//  1. Slots are extended resources (podjob.ResourceMapSlot,
+//     podjob.ResourceReduceSlot); NodeResourcesFit enforces the counts,
+//     and the cluster's map and reduce slots, which dbs's queue shares
+//     divide, are the sums of the schedulable nodes' allocatable.
+//  2. Tasks are pods (one slot each): succeeded pods are finished tasks,
+//     bound ones running (they hold slots: the "held" of models 2 and 3
+//     and of the queue shares), unbound ungated ones ready.
+//  3. The queue order is dbs.Scheduler.Queue: the order in which
+//     heartbeats at now would hand out slots if they were unlimited —
+//     map slots then reduce slots; each slot to the queue using the least
+//     of its share, in it to the first job below its model-2 minimum,
+//     else by weight — produced slot by slot because the share rule
+//     depends on what each queue already holds. A job's ready pods take
+//     its picks in rank order (creation time, then name). A pod that does
+//     not fit makes room for the next, so for each kind the pods that get
+//     slots are a prefix of that order: exactly what any round of
+//     heartbeats at now would assign, whatever the split of free slots
+//     among nodes (dbs's TestQueueIsHeartbeatPrefix; the integration test
+//     checks it against dbs's own Heartbeat through the real scheduler).
+//  4. Which node is not dbs's decision; it stays with kube-scheduler's
+//     Filter and Score plugins.
+//  5. dbs is stateful (weights, marks, queues), so the plugin keeps one
+//     dbs.Scheduler: a Job seen for the first time is submitted at the
+//     clock's now into its φ's queue, later views Update it, a Job gone
+//     is removed. A job whose phase count changes (its first reduce pod
+//     created without schedkit.io/tasks) is submitted again, into its
+//     φ's queue. φ and budget are read when a job is first submitted.
+//  6. Cost so far (dbs.Job.CostSoFar): each pod's time on its slot
+//     (status.startTime to its container's finish, or to now) at the
+//     price of the queue the job was in at each second. The plugin keeps
+//     each job's price history from its submission to dbs and the moves
+//     of every Tick; time before the plugin first saw a job is charged at
+//     its φ's queue's price.
+//  7. Tick: every tickInterval (Δ, 500 ms by default) the plugin lists
+//     the cluster, brings dbs up to date and runs dbs.Scheduler.Tick,
+//     which updates the weights when Δ has passed; each evaluation of
+//     the order runs it too. Each promotion and demotion becomes a Normal
+//     event (reason QueuePromoted or QueueDemoted) on the Job (on a pod
+//     group's first pod) naming the figures, and with
+//     writeQueueAnnotation the annotation schedkit.io/queue.
+//
+// # What is approximated
+//
+//   - Queue shares are per queue over the slot extended resources of
+//     the schedulable nodes, counted from pods bound to them; pods of
+//     other schedulers using the same resources count on the nodes but
+//     in no queue.
+//   - kube-scheduler's active queue is a heap whose entries keep the
+//     place they were inserted with. Between two weight updates the
+//     order of the pods left is unchanged by bindings (after a heartbeat
+//     dbs.Queue returns the rest of its earlier answer), so this loses
+//     nothing; a weight update (every Δ) can reorder jobs, and pods
+//     already queued are re-placed only when they are re-queued.
+//   - dbs assigns reduce slots only once a job's maps have all finished;
+//     a reduce pod ready earlier is not in dbs.Queue's order, so
+//     PreEnqueue holds it back (Unschedulable, retried on pod and node
+//     events, e.g. when a map pod finishes).
+//   - Each pod is one task on one slot; a pod requesting more slots is
+//     charged and counted as one.
+package deadlinebudget

@@ -1,0 +1,350 @@
+package deadlinebudget
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/internal/kube/podjob"
+)
+
+var now = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+
+// fixture is a plugin over in-memory listers (no informers running).
+type fixture struct {
+	pl      *Plugin
+	clk     *clocktesting.FakePassiveClock
+	factory informers.SharedInformerFactory
+}
+
+func newFixture(t *testing.T, raw string) *fixture {
+	t.Helper()
+	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	args, err := decodeArgs(&runtime.Unknown{Raw: []byte(raw)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakePassiveClock(now)
+	pl, err := newPlugin(clk, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.pods, pl.jobs, pl.nodes = f.Core().V1().Pods().Lister(), f.Batch().V1().Jobs().Lister(), f.Core().V1().Nodes().Lister()
+	return &fixture{pl: pl, clk: clk, factory: f}
+}
+
+func (fx *fixture) add(t *testing.T, objs ...runtime.Object) {
+	t.Helper()
+	for _, o := range objs {
+		var err error
+		switch o := o.(type) {
+		case *v1.Pod:
+			err = fx.factory.Core().V1().Pods().Informer().GetIndexer().Add(o)
+		case *batchv1.Job:
+			err = fx.factory.Batch().V1().Jobs().Informer().GetIndexer().Add(o)
+		case *v1.Node:
+			err = fx.factory.Core().V1().Nodes().Informer().GetIndexer().Add(o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx.pl.gen.Add(1)
+}
+
+func kjob(name string, ann ...string) *batchv1.Job {
+	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("job-" + name),
+		CreationTimestamp: metav1.NewTime(now), Annotations: map[string]string{}}}
+	for i := 0; i+1 < len(ann); i += 2 {
+		j.Annotations[ann[i]] = ann[i+1]
+	}
+	return j
+}
+
+func pod(name, jobName string, i int, mutate ...func(*v1.Pod)) *v1.Pod {
+	yes := true
+	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("pod-" + name),
+		CreationTimestamp: metav1.NewTime(now.Add(time.Duration(i) * time.Millisecond))}, Status: v1.PodStatus{Phase: v1.PodPending}}
+	if jobName != "" {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: jobName, Controller: &yes}}
+	}
+	for _, m := range mutate {
+		m(p)
+	}
+	return p
+}
+
+func runningSince(start time.Time) func(*v1.Pod) {
+	return func(p *v1.Pod) {
+		p.Spec.NodeName = "n1"
+		p.Status.Phase = v1.PodRunning
+		st := metav1.NewTime(start)
+		p.Status.StartTime = &st
+	}
+}
+
+func node(name string, maps, reduces int64) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+		podjob.ResourceMapSlot: *resource.NewQuantity(maps, resource.DecimalSI), podjob.ResourceReduceSlot: *resource.NewQuantity(reduces, resource.DecimalSI)}}}
+}
+
+func queued(t *testing.T, p *v1.Pod) fwk.QueuedEntityInfo {
+	t.Helper()
+	pi, err := framework.NewPodInfo(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: now}}
+}
+
+func TestDecodeArgs(t *testing.T) {
+	a, err := decodeArgs(nil)
+	if err != nil || a.TickInterval.Duration != 500*time.Millisecond || a.WriteQueueAnnotation || len(a.Queues) != 0 {
+		t.Errorf("defaults: %+v, %v", a, err)
+	}
+	a, err = decodeArgs(&runtime.Unknown{Raw: []byte(`{"tickInterval":"2s","transferRate":1e6,"defaultTaskTime":"30s","writeQueueAnnotation":true,
+		"queues":[{"share":0.1,"price":0.01},{"share":0.3,"price":0.02},{"share":0.6,"price":0.04}]}`)})
+	if err != nil || a.TickInterval.Duration != 2*time.Second || a.TransferRate != 1e6 || a.DefaultTaskTime.Duration != 30*time.Second ||
+		!a.WriteQueueAnnotation || a.Queues[2] != (QueueArgs{Share: 0.6, Price: 0.04}) {
+		t.Errorf("given: %+v, %v", a, err)
+	}
+	if _, err := newPlugin(nil, a); err != nil {
+		t.Errorf("valid queues refused: %v", err)
+	}
+	for _, bad := range []struct {
+		raw, want string
+	}{
+		{`{"tickInterval":"-1s"}`, "tickInterval -1s is negative"},
+		{`{"defaultTaskTime":"-1s"}`, "defaultTaskTime -1s is negative"},
+		{`{"transferRate":-5}`, "transferRate -5 is not"},
+		{`{"queues":[{"share":0.5,"price":1}]}`, "queues has 1 entries"},
+		{`{"writeQueueAnnotation":"yes"}`, "decoding args"},
+	} {
+		if _, err := decodeArgs(&runtime.Unknown{Raw: []byte(bad.raw)}); err == nil || !strings.Contains(err.Error(), bad.want) || !strings.HasPrefix(err.Error(), Name+": ") {
+			t.Errorf("args %s: error %v, want %q", bad.raw, err, bad.want)
+		}
+	}
+	// Shares and prices are dbs's to check; the reason comes with one prefix.
+	for _, bad := range []struct {
+		raw, want string
+	}{
+		{`{"queues":[{"share":0.5,"price":0.01},{"share":0.5,"price":0.02},{"share":0.5,"price":0.03}]}`, "DeadlineBudget: shares add up to 1.5, more than 1"},
+		{`{"queues":[{"share":0.1,"price":0.05},{"share":0.1,"price":0.02},{"share":0.1,"price":0.03}]}`, "DeadlineBudget: prices must not decrease"},
+		{`{"queues":[{"share":0.1,"price":0},{"share":0.1,"price":0.02},{"share":0.1,"price":0.03}]}`, "DeadlineBudget: queue low: price 0 not finite and positive"},
+	} {
+		a, err := decodeArgs(&runtime.Unknown{Raw: []byte(bad.raw)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newPlugin(nil, a); err == nil || !strings.HasPrefix(err.Error(), bad.want) || strings.Count(err.Error(), ":") != strings.Count(bad.want, ":") { // one prefix
+			t.Errorf("args %s: error %v, want %q", bad.raw, err, bad.want)
+		}
+	}
+}
+
+// TestCost charges runs at a price history: a pod that ran 0–100 s at
+// 0.03, then 0.05 from 60 s: 60·0.03 + 40·0.05 = 3.8; a running pod
+// from 50 s to now = 120 s, with the move at 60 s and another at 90 s
+// to 0.02: 10·0.03 + 30·0.05 + 30·0.02 = 2.4.
+func TestCost(t *testing.T) {
+	prices := []pricePoint{{price: 0.03}, {from: now.Add(60 * time.Second), price: 0.05}, {from: now.Add(90 * time.Second), price: 0.02}}
+	runs := []podjob.Run{{Start: now, End: now.Add(100 * time.Second)}}
+	if got := cost(runs, prices[:2], now.Add(200*time.Second)); math.Abs(got-3.8) > 1e-12 {
+		t.Errorf("finished run: %v, want 3.8", got)
+	}
+	runs = []podjob.Run{{Start: now.Add(50 * time.Second)}}
+	if got := cost(runs, prices, now.Add(120*time.Second)); math.Abs(got-2.4) > 1e-12 {
+		t.Errorf("running: %v, want 2.4", got)
+	}
+	if got := cost(runs, prices, now); got != 0 {
+		t.Errorf("before the run: %v", got)
+	}
+}
+
+// exampleCluster loads dbs's package Example: 10 map and 5 reduce
+// slots, 30 s tasks assumed, urgent (φ 1, High), both (φ 0.5, Mid) and
+// thrifty (φ 0, Low), 20 map pods each and 2 reduces declared.
+func exampleCluster(t *testing.T, fx *fixture) map[string][]*v1.Pod {
+	fx.add(t, node("n1", 4, 2), node("n2", 6, 3))
+	pods := map[string][]*v1.Pod{}
+	for _, j := range []*batchv1.Job{
+		kjob("urgent", podjob.AnnotationPhi, "1", podjob.AnnotationRelativeDeadline, "200s", podjob.AnnotationTasks, "map=20,reduce=2"),
+		kjob("both", podjob.AnnotationPhi, "0.5", podjob.AnnotationBudget, "40", podjob.AnnotationRelativeDeadline, "400s", podjob.AnnotationTasks, "map=20,reduce=2"),
+		kjob("thrifty", podjob.AnnotationPhi, "0", podjob.AnnotationBudget, "25", podjob.AnnotationRelativeDeadline, "900s", podjob.AnnotationTasks, "map=20,reduce=2"),
+	} {
+		fx.add(t, j)
+		for i := range 20 {
+			p := pod(fmt.Sprintf("%s-m%02d", j.Name, i), j.Name, i)
+			pods[j.Name] = append(pods[j.Name], p)
+			fx.add(t, p)
+		}
+	}
+	return pods
+}
+
+// TestLess sorts dbs's package Example with the plugin's Less: the first
+// eleven map slots go urgent, both, thrifty, urgent, both, urgent,
+// thrifty, urgent, both, urgent, urgent (dbs's TestQueueWorked), each
+// job's pods in rank order; then unmanaged pods.
+func TestLess(t *testing.T) {
+	fx := newFixture(t, `{"defaultTaskTime":"30s"}`)
+	pods := exampleCluster(t, fx)
+	plain := pod("plain", "", 0)
+	fx.add(t, plain)
+	var q []fwk.QueuedEntityInfo
+	q = append(q, queued(t, plain))
+	for _, name := range []string{"thrifty", "both", "urgent"} {
+		for _, p := range pods[name] {
+			q = append(q, queued(t, p))
+		}
+	}
+	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
+		switch {
+		case fx.pl.Less(x, y):
+			return -1
+		case fx.pl.Less(y, x):
+			return 1
+		}
+		return 0
+	})
+	var got []string
+	for _, e := range q[:11] {
+		got = append(got, podOf(e).Name)
+	}
+	want := []string{"urgent-m00", "both-m00", "thrifty-m00", "urgent-m01", "both-m01", "urgent-m02", "thrifty-m01", "urgent-m03", "both-m02", "urgent-m04", "urgent-m05"}
+	if !slices.Equal(got, want) {
+		t.Errorf("queue order\n got %v\nwant %v", got, want)
+	}
+	if last := podOf(q[len(q)-1]).Name; last != "plain" {
+		t.Errorf("last %s, want the unmanaged pod", last)
+	}
+}
+
+// TestPreEnqueue checks the status for each kind of pod.
+func TestPreEnqueue(t *testing.T) {
+	fx := newFixture(t, `{}`)
+	fx.add(t, node("n1", 2, 1),
+		kjob("ok", podjob.AnnotationPhi, "1", podjob.AnnotationRelativeDeadline, "600s"),
+		kjob("nophi", podjob.AnnotationRelativeDeadline, "600s"),
+		kjob("badphi", podjob.AnnotationPhi, "0.25", podjob.AnnotationBudget, "3"),
+		kjob("nobudget", podjob.AnnotationPhi, "0.5", podjob.AnnotationRelativeDeadline, "600s"),
+		kjob("badsizes", podjob.AnnotationPhi, "1", podjob.AnnotationRelativeDeadline, "600s", podjob.AnnotationDataSizes, "input=lots"),
+		kjob("backwards", podjob.AnnotationPhi, "1", podjob.AnnotationDeadline, now.Add(-time.Hour).Format(time.RFC3339)),
+		kjob("ordinary"),
+	)
+	for _, tc := range []struct {
+		pod  *v1.Pod
+		code fwk.Code
+		want string
+	}{
+		{pod("ok-0", "ok", 0), fwk.Success, ""},
+		{pod("plain", "", 0), fwk.Success, ""},
+		{pod("ordinary-0", "ordinary", 0), fwk.Success, ""},
+		{pod("nophi-0", "nophi", 0), fwk.UnschedulableAndUnresolvable, "DeadlineBudget: podjob: Job ns/nophi: schedkit.io/phi: missing"},
+		{pod("badphi-0", "badphi", 0), fwk.UnschedulableAndUnresolvable, `schedkit.io/phi: "0.25": want 1`},
+		{pod("nobudget-0", "nobudget", 0), fwk.UnschedulableAndUnresolvable, "schedkit.io/budget: missing or zero"},
+		{pod("badsizes-0", "badsizes", 0), fwk.UnschedulableAndUnresolvable, "schedkit.io/data-sizes"},
+		{pod("backwards-0", "backwards", 0), fwk.UnschedulableAndUnresolvable, "before submission"},
+		{pod("ghost-0", "ghost", 0), fwk.Unschedulable, "Job ns/ghost: not in the scheduler's cache"},
+		{pod("ok-r", "ok", 1, func(p *v1.Pod) { p.Labels = map[string]string{podjob.LabelPhase: "reduce"} }), fwk.Unschedulable,
+			"DeadlineBudget: job Job/ns/ok: dbs gives it reduce slots only once its maps have finished (1 unfinished)"},
+	} {
+		fx.add(t, tc.pod)
+		st := fx.pl.PreEnqueue(context.Background(), tc.pod)
+		if st.Code() != tc.code || !strings.Contains(st.Message(), tc.want) {
+			t.Errorf("pod %s: status %v %q; want %v containing %q", tc.pod.Name, st.Code(), st.Message(), tc.code, tc.want)
+		}
+	}
+	if st := fx.pl.PreEnqueue(context.Background(), nil); st.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Errorf("nil pod: %v", st)
+	}
+}
+
+// TestTickPromotes is dbs's weight-update Example through the plugin:
+// "both" (Mid, minimum 2 maps) runs one map pod; the first update marks
+// it (short, at its queue's average), the next, 500 ms later, promotes
+// it to High. Its running pod is charged Mid's price until then and
+// High's after; gone jobs leave dbs.
+func TestTickPromotes(t *testing.T) {
+	fx := newFixture(t, `{"defaultTaskTime":"30s"}`)
+	fx.add(t, node("n1", 4, 2), node("n2", 6, 3),
+		kjob("both", podjob.AnnotationPhi, "0.5", podjob.AnnotationBudget, "40", podjob.AnnotationRelativeDeadline, "400s", podjob.AnnotationTasks, "map=20,reduce=2"),
+		pod("both-m00", "both", 0, runningSince(now)))
+	for i := 1; i < 20; i++ {
+		fx.add(t, pod(fmt.Sprintf("both-m%02d", i), "both", i))
+	}
+	if moves := fx.pl.Tick(context.Background()); len(moves) != 0 {
+		t.Fatalf("first update moved %v", moves)
+	}
+	fx.clk.SetTime(now.Add(500 * time.Millisecond))
+	moves := fx.pl.Tick(context.Background())
+	if len(moves) != 1 || moves[0].Decision.Action != dbs.Promote || moves[0].Decision.To != dbs.High || moves[0].Job.Name != "both" {
+		t.Fatalf("second update: %v", moves)
+	}
+	want := "promote Job/ns/both mid→high (held 1 needed 2, W 0.878 avg 0.585); price 0.05 per slot-second from now"
+	if got := MoveNote(moves[0].Decision); got != want {
+		t.Errorf("note %q\nwant %q", got, want)
+	}
+	st, err := fx.pl.Status("Job/ns/both")
+	if err != nil || st.Queue != dbs.High {
+		t.Errorf("status %+v, %v", st, err)
+	}
+	fx.clk.SetTime(now.Add(1500 * time.Millisecond))
+	fx.pl.mu.Lock()
+	fx.pl.costNow = fx.clk.Now()
+	got := fx.pl.byID["Job/ns/both"].CostSoFar()
+	fx.pl.mu.Unlock()
+	if want := 0.5*0.03 + 1*0.05; math.Abs(got-want) > 1e-12 {
+		t.Errorf("cost %v, want %v", got, want)
+	}
+	// The Job goes: dbs forgets it.
+	if err := fx.factory.Batch().V1().Jobs().Informer().GetIndexer().Delete(kjob("both")); err != nil {
+		t.Fatal(err)
+	}
+	fx.pl.gen.Add(1)
+	fx.pl.Tick(context.Background())
+	if _, err := fx.pl.Status("Job/ns/both"); err == nil {
+		t.Error("a job whose Job is gone is still in dbs")
+	}
+}
+
+// TestCostBeforeFirstSeen: a job's pods that ran before the plugin first
+// saw it are charged at its φ's queue's price (20 s finished + 10 s
+// running so far, Mid at 0.03: 0.9).
+func TestCostBeforeFirstSeen(t *testing.T) {
+	fx := newFixture(t, `{}`)
+	fx.add(t, node("n1", 2, 1),
+		kjob("j", podjob.AnnotationPhi, "0.5", podjob.AnnotationBudget, "10", podjob.AnnotationRelativeDeadline, "600s"),
+		pod("j-0", "j", 0, func(p *v1.Pod) {
+			runningSince(now)(p)
+			p.Status.Phase = v1.PodSucceeded
+			p.Status.ContainerStatuses = []v1.ContainerStatus{{State: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{
+				FinishedAt: metav1.NewTime(now.Add(20 * time.Second))}}}}
+		}),
+		pod("j-1", "j", 1, runningSince(now.Add(20*time.Second))))
+	fx.clk.SetTime(now.Add(30 * time.Second))
+	fx.pl.Tick(context.Background())
+	fx.pl.mu.Lock()
+	got := fx.pl.byID["Job/ns/j"].CostSoFar()
+	fx.pl.mu.Unlock()
+	if want := 30 * 0.03; math.Abs(got-want) > 1e-12 {
+		t.Errorf("cost %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,276 @@
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler"
+	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/schedkit/schedkit/internal/kube/deadlinebudget"
+)
+
+// The DeadlineBudget harness: the same scenario language and fake
+// clientset as LeastSpareTime's run, with the sample profile-dbs.yaml,
+// the plugin on a fake clock without its ticker (the test calls Tick),
+// and a recorder that knows rounds: the test can let the scheduler
+// settle, move the clock and tick, and then release a second round of
+// scheduling by adding a node.
+
+// dbsSchedulerName is profile-dbs.yaml's schedulerName.
+const dbsSchedulerName = "schedkit-dbs"
+
+// dbsArgs are the plugin args the differential tests use (the oracle's
+// dbs.Config mirrors them): a 20 s task time before any pod finished,
+// so fresh jobs have weights, and a transfer rate, so data sizes count.
+const dbsArgs = `{"tickInterval":"500ms","defaultTaskTime":"20s","transferRate":1000000}`
+
+// roundRecorder records first scheduling attempts (PreFilter) and
+// reservations per round.
+type roundRecorder struct {
+	mu       sync.Mutex
+	round    int
+	popped   [2][]string
+	reserved [2][]string
+	seen     [2]map[string]bool
+	all      [2][]string // every attempt
+}
+
+func newRoundRecorder() *roundRecorder {
+	return &roundRecorder{seen: [2]map[string]bool{{}, {}}}
+}
+
+func (r *roundRecorder) Name() string { return "Recorder" }
+
+func (r *roundRecorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.all[r.round] = append(r.all[r.round], p.Name)
+	if !r.seen[r.round][p.Name] {
+		r.seen[r.round][p.Name] = true
+		r.popped[r.round] = append(r.popped[r.round], p.Name)
+	}
+	return nil, nil
+}
+
+func (r *roundRecorder) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+func (r *roundRecorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) *fwk.Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reserved[r.round] = append(r.reserved[r.round], p.Name)
+	return nil
+}
+
+func (r *roundRecorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
+
+func (r *roundRecorder) snapshot(round int) (popped, reserved []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.popped[round]), slices.Clone(r.reserved[round])
+}
+
+// dbsRun is a running scheduler on a scenario.
+type dbsRun struct {
+	t      *testing.T
+	ctx    context.Context
+	cancel context.CancelFunc
+	client *fake.Clientset
+	clk    *clocktesting.FakePassiveClock
+	rec    *roundRecorder
+	pl     *deadlinebudget.Plugin
+
+	mu       sync.Mutex
+	bindings map[string]string // pod → node
+	moves    map[string]string // Job or pod name → event reason and note
+}
+
+// startDBS loads the scenario (pods with spec.schedulerName
+// schedkit-dbs) and starts the real kube-scheduler with the sample
+// profile-dbs.yaml and the plugin args args (JSON).
+func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.TODO()))
+	nodes, jobs, pods := sc.objects()
+	var objs []runtime.Object
+	for _, o := range nodes {
+		objs = append(objs, o)
+	}
+	for _, o := range jobs {
+		objs = append(objs, o)
+	}
+	for _, o := range pods {
+		o.Spec.SchedulerName = dbsSchedulerName
+		objs = append(objs, o)
+	}
+	r := &dbsRun{t: t, ctx: ctx, cancel: cancel, client: fake.NewClientset(objs...), clk: clocktesting.NewFakePassiveClock(now),
+		rec: newRoundRecorder(), bindings: map[string]string{}, moves: map[string]string{}}
+	client := r.client
+	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
+	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
+		obj, err := client.Tracker().Get(podsGVR, b.Namespace, b.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		p := obj.(*v1.Pod).DeepCopy()
+		p.Spec.NodeName = b.Target.Name
+		p.Status.Phase = v1.PodRunning
+		st := metav1.NewTime(now)
+		p.Status.StartTime = &st
+		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
+			return true, nil, err
+		}
+		r.mu.Lock()
+		r.bindings[b.Name] = b.Target.Name
+		r.mu.Unlock()
+		return true, b, nil
+	})
+	filterPods(client)
+
+	factory := scheduler.NewInformerFactory(client, 0, nil)
+	factory.Core().V1().Pods().Informer()
+	factory.Core().V1().Nodes().Informer()
+	factory.Batch().V1().Jobs().Informer()
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+	broadcaster.StartRecordingToSink(ctx.Done())
+	stopWatch, err := broadcaster.StartEventWatcher(func(obj runtime.Object) {
+		e, ok := obj.(*eventsv1.Event)
+		if !ok || (e.Reason != deadlinebudget.EventReasonPromoted && e.Reason != deadlinebudget.EventReasonDemoted) {
+			return
+		}
+		r.mu.Lock()
+		r.moves[e.Regarding.Name] = e.Reason + ": " + e.Note
+		r.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		stopWatch()
+		broadcaster.Shutdown()
+	})
+
+	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile-dbs.yaml"))
+	if err != nil {
+		t.Fatalf("loading the sample profile: %v", err)
+	}
+	prof := cfg.Profiles[0]
+	if prof.SchedulerName != dbsSchedulerName {
+		t.Fatalf("profile-dbs.yaml's scheduler is %q", prof.SchedulerName)
+	}
+	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
+	prof.Plugins.PreFilter.Enabled = append(prof.Plugins.PreFilter.Enabled, schedulerapi.Plugin{Name: "Recorder"})
+	found := false
+	for i := range prof.PluginConfig {
+		if prof.PluginConfig[i].Name == deadlinebudget.Name {
+			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON, Raw: []byte(args)}
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("profile-dbs.yaml configures no DeadlineBudget args")
+	}
+	factoryFn := deadlinebudget.Factory(r.clk, false)
+	registry := frameworkruntime.Registry{
+		deadlinebudget.Name: func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			p, err := factoryFn(ctx, obj, h)
+			if err == nil {
+				r.pl = p.(*deadlinebudget.Plugin)
+			}
+			return p, err
+		},
+		"Recorder": func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return r.rec, nil },
+	}
+	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
+		scheduler.WithProfiles(prof),
+		scheduler.WithFrameworkOutOfTreeRegistry(registry),
+	)
+	if err != nil {
+		t.Fatalf("scheduler.New: %v", err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	if err := sched.WaitForHandlersSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go sched.Run(ctx)
+	return r
+}
+
+// waitFor polls cond (every 10 ms, at most 20 s), then waits settle
+// longer to catch anything unexpected.
+func (r *dbsRun) waitFor(what string, cond func() bool, settle time.Duration) {
+	r.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			r.t.Errorf("timed out waiting for %s", what)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(settle)
+}
+
+func (r *dbsRun) bound() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]string, len(r.bindings))
+	for k, v := range r.bindings {
+		out[k] = v
+	}
+	return out
+}
+
+func (r *dbsRun) moveEvents() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]string, len(r.moves))
+	for k, v := range r.moves {
+		out[k] = v
+	}
+	return out
+}
+
+// nextRound makes the recorder count attempts as round 2 and adds a node
+// (which sends the pods the scheduler could not place back to its
+// active queue, all at once).
+func (r *dbsRun) nextRound(n nodeSpec) {
+	r.t.Helper()
+	r.rec.mu.Lock()
+	r.rec.round = 1
+	r.rec.mu.Unlock()
+	nodes, _, _ := (&scenario{nodes: []nodeSpec{n}}).objects()
+	if _, err := r.client.CoreV1().Nodes().Create(r.ctx, nodes[0], metav1.CreateOptions{}); err != nil {
+		r.t.Fatalf("adding node %s: %v", n.name, err)
+	}
+}
+
+// String names the run for failure messages.
+func (r *dbsRun) String() string { return fmt.Sprintf("bindings %v", r.bound()) }
