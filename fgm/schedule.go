@@ -244,7 +244,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 			s.rates = make([]float64, need)
 		}
 		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
-		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates) {
+		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
 			return false
 		}
 		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
