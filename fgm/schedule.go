@@ -314,12 +314,7 @@ func (s *Scheduler) hostFits(p *ptask, stages []estimate.Stage, v *server) bool 
 }
 
 func fitsWithSlack(demand, free, capacity resource.Vector) bool {
-	for k, d := range demand {
-		if d > 0 && free[k]+slack*capacity[k] < d {
-			return false
-		}
-	}
-	return true
+	return shortKind(demand, free, capacity) < 0
 }
 
 func anyPositive(x []float64) bool {
