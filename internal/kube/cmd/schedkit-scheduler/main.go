@@ -2,7 +2,8 @@
 // registered out of tree. It takes every flag of kube-scheduler; run it
 // with --config pointing at a KubeSchedulerConfiguration that enables
 // the plugins in a profile (profile.yaml beside this file runs it as a
-// second scheduler named "schedkit").
+// second scheduler named "schedkit" with LeastSpareTime; fgm-profile.yaml
+// as one named "schedkit-fgm" with FineGrained).
 //
 //	go build ./cmd/schedkit-scheduler
 //	./schedkit-scheduler --config profile.yaml --kubeconfig ~/.kube/config
@@ -17,12 +18,14 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
+	"github.com/schedkit/schedkit/internal/kube/finegrained"
 	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
 )
 
 func main() {
 	command := app.NewSchedulerCommand(
 		app.WithPlugin(leastsparetime.Name, leastsparetime.New),
+		app.WithPlugin(finegrained.Name, finegrained.New),
 	)
 	os.Exit(cli.Run(command))
 }
