@@ -98,6 +98,10 @@ func fgmHandScenarios(hist finegrained.Recording) []*fgmScenario {
 			// its 6 GiB stage; n3 and n4 fit, n4 with more room (score
 			// 50 against 37). The train pod's first 8 GiB stage fits
 			// n3's timeline but not its measured idle 4 GiB; n4 takes it.
+			// A second train pod finds no CPU on n4 any more (1 + 0.5 +
+			// 4 + 4 cores of 8 while both train pods are in their first
+			// stage: 1.5 over, beyond the 0.8 allowance) and n3's
+			// measured idle memory still too small: refused everywhere.
 			name:    "foreign load and measured idle",
 			history: hist,
 			nodes: []fgmNode{
@@ -112,8 +116,8 @@ func fgmHandScenarios(hist finegrained.Recording) []*fgmScenario {
 				on(scan("s3"), "n3", 10*time.Second, 3, 12),
 				on(train("t4"), "n4", 70*time.Second, 0.5, 2),
 			},
-			pending: []fgmPod{etl("e5"), train("t5")},
-			want:    map[string]string{"e5": "n4", "t5": "n4"},
+			pending: []fgmPod{etl("e5"), train("t5"), train("t6")},
+			want:    map[string]string{"e5": "n4", "t5": "n4", "t6": ""},
 		},
 		{
 			// Compression. n1 runs a train pod (4 cores for 55s more)

@@ -309,7 +309,7 @@ func TestFineGrainedDifferential(t *testing.T) {
 	for seed := range uint64(8) {
 		cases = append(cases, randomFGMScenario(t, seed))
 	}
-	var st fgmStats
+	st := fgmStats{reasons: map[string]int{}}
 	for _, sc := range cases {
 		t.Run(sc.name, func(t *testing.T) {
 			res := runFGM(t, sc)
@@ -317,7 +317,7 @@ func TestFineGrainedDifferential(t *testing.T) {
 		})
 	}
 	t.Logf("over all cases: %+v", st)
-	if st.bound < 15 || st.refused < 10 || st.narrowed < 3 || st.compressed < 1 {
+	if st.bound < 15 || st.refused < 10 || st.narrowed < 3 || st.compressed < 1 || len(st.reasons) < len(fgmReasons) {
 		t.Errorf("weak test: %+v", st)
 	}
 }
@@ -327,7 +327,17 @@ type fgmStats struct {
 	bound, refused, invalid int
 	narrowed                int // pods whose best-scored nodes were fewer than the nodes they fit
 	compressed              int // placements fgm made by compressing CPU
-	tests                   map[string]int
+	// reasons counts the refusals FineGrained reported on some node, by
+	// fgm test (from the FailedScheduling notes).
+	reasons map[string]int
+}
+
+// fgmReasons are the phrases of FineGrained's refusal messages, by fgm test.
+var fgmReasons = map[string]string{
+	"used-up":            "is used up",
+	"stage-match":        "needs",
+	"requested-quantity": "unpredictable pod requests",
+	"measured-idle":      "measures",
 }
 
 // checkFGM replays the scheduler's attempts, in the order it made them,
@@ -386,8 +396,15 @@ func checkFGM(t *testing.T, sc *fgmScenario, res fgmResult, st *fgmStats) {
 			if got != "" {
 				t.Errorf("%s: bound to %s; fgm allocates it nowhere", name, got)
 			}
-			if note := res.failed[name]; !strings.Contains(note, "FineGrained: ") {
+			note := res.failed[name]
+			t.Logf("%s refused: %s", name, note)
+			if !strings.Contains(note, "FineGrained: ") {
 				t.Errorf("%s: FailedScheduling %q does not come from FineGrained", name, note)
+			}
+			for test, phrase := range fgmReasons {
+				if strings.Contains(note, phrase) {
+					st.reasons[test]++
+				}
 			}
 		case !slices.Contains(top, got):
 			t.Errorf("%s: bound to %q; fgm allocates it on %v, best score %d on %v (scores %v)", name, got, fits, best, top, scores)
