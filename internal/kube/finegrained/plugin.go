@@ -8,7 +8,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -318,10 +317,10 @@ func (pl *Plugin) explain(v fgm.Verdict, c *cycle, node string) string {
 	return msg
 }
 
-// amount renders an amount of kind k: cores, or bytes as a quantity.
+// amount renders an amount of kind k: cores, or memory in GiB.
 func amount(k int, x float64) string {
-	if k == podtask.Memory && !math.IsInf(x, 0) && math.Abs(x) < 1<<62 {
-		return apiresource.NewQuantity(int64(math.Round(x)), apiresource.BinarySI).String()
+	if k == podtask.Memory {
+		return fmt.Sprintf("%.4gGi", x/(1<<30))
 	}
 	return fmt.Sprintf("%.4g cores", x)
 }
