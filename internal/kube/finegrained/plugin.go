@@ -372,7 +372,7 @@ func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID) (fgm.Se
 				continue
 			}
 			first := p.requested
-			if p.stages != nil && len(p.stages) > 0 {
+			if len(p.stages) > 0 {
 				first = p.stages[0].Demand
 			}
 			for k, d := range first {
