@@ -102,4 +102,8 @@
 //     learning does not revise it (fgm also predicts at allocation).
 //   - No metrics feed is built: production needs one reading the
 //     kubelet summary API or a metrics pipeline.
+//   - A refused pod is retried on cluster events (the plugin registers no
+//     narrower ones) or kube-scheduler's periodic flush; new usage
+//     samples alone do not requeue it.
+//   - Plans of pods that are gone are dropped at the next feed read.
 package finegrained
