@@ -154,7 +154,7 @@ func (sc *fgmScenario) objects() (objs []runtime.Object) {
 		return pod
 	}
 	for i, p := range sc.running {
-		// Above every pending pod: never a preemption victim.
+		// Above every pending pod.
 		pod := mk(i, p, true)
 		prio := int32(2000)
 		pod.Spec.Priority = &prio
@@ -162,11 +162,13 @@ func (sc *fgmScenario) objects() (objs []runtime.Object) {
 	}
 	for i, p := range sc.pending {
 		// Priorities fix the queue order: pending pods are tried in
-		// the scenario's order. A later pod cannot preempt an earlier
-		// one (DefaultPreemption stays in the profile).
+		// the scenario's order. They never preempt (DefaultPreemption
+		// stays in the profile): a refused pod retried after a later,
+		// lower-priority one was bound must not evict it.
 		pod := mk(len(sc.running)+i, p, false)
 		prio := int32(1000 - i)
-		pod.Spec.Priority = &prio
+		never := v1.PreemptNever
+		pod.Spec.Priority, pod.Spec.PreemptionPolicy = &prio, &never
 		objs = append(objs, pod)
 	}
 	return objs
