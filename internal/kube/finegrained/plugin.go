@@ -37,13 +37,14 @@ type Plugin struct {
 	fitter *fgm.Fitter
 	pods   corelisters.PodLister // for pruning plans of pods gone; nil in unit tests
 
-	mu      sync.Mutex
-	history *estimate.History
-	plans   map[types.UID]*plan
-	samples map[string]*nodeSample
-	gen     uint64 // feed reads so far
-	finBuf  []TaskUsage
-	nodeBuf []NodeUsage
+	mu        sync.Mutex
+	history   *estimate.History
+	estimator fgm.Estimator // fgm.HistoryEstimator over history
+	plans     map[types.UID]*plan
+	samples   map[string]*nodeSample
+	gen       uint64 // feed reads so far
+	finBuf    []TaskUsage
+	nodeBuf   []NodeUsage
 }
 
 var (
@@ -124,7 +125,8 @@ func newPlugin(args Args, feed UsageFeed, c clock.PassiveClock) (*Plugin, error)
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	return &Plugin{args: args, clock: c, feed: feed, fitter: fitter, history: hist,
-		plans: map[types.UID]*plan{}, samples: map[string]*nodeSample{}}, nil
+		estimator: fgm.HistoryEstimator{History: hist},
+		plans:     map[types.UID]*plan{}, samples: map[string]*nodeSample{}}, nil
 }
 
 // Name returns Name.
@@ -226,16 +228,17 @@ func (pl *Plugin) PreFilter(_ context.Context, state fwk.CycleState, p *v1.Pod, 
 	}
 	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested()}
 	pl.mu.Lock()
-	c.stages, c.obs = pl.predict(t.Similarity())
+	c.stages, c.obs = pl.predict(t)
 	pl.mu.Unlock()
 	state.Write(stateKey, c)
 	return nil, nil
 }
 
-// predict returns an owned copy of the History's stages for key (nil:
-// unpredictable). pl.mu must be held.
-func (pl *Plugin) predict(key schedkit.SimilarityKey) ([]estimate.Stage, int) {
-	prof, ok := pl.history.Predict(key)
+// predict returns an owned copy of the estimator's stages for t (nil:
+// unpredictable). pl.mu must be held (the History is not safe for
+// concurrent use, and its Profile is a view).
+func (pl *Plugin) predict(t schedkit.Task) ([]estimate.Stage, int) {
+	prof, ok := pl.estimator.Predict(t)
 	if !ok {
 		return nil, 0
 	}
@@ -434,7 +437,7 @@ func (pl *Plugin) planFor(q *v1.Pod, node string, now time.Time) *plan {
 	}
 	if t, err := podtask.FromPod(q); err == nil {
 		p.requested = t.Requested()
-		p.stages, _ = pl.predict(t.Similarity())
+		p.stages, _ = pl.predict(t)
 	} else {
 		p.requested = podtask.Space().Zero() // unreadable requests: nothing to reserve
 	}
