@@ -169,7 +169,7 @@ func (f *Fitter) Horizon() time.Duration { return f.horizon }
 // stage would cause (see Matcher.Match). It returns an ErrInvalidNode
 // error for a server whose vectors do not fit the Space or hold NaN or
 // infinite amounts, ErrInvalidTask for a bad request, ErrInvalidEstimate
-// for bad stages; it never panics on them.
+// for bad stages (or an empty, non-nil slice); it never panics on them.
 func (f *Fitter) Fit(srv Server, now time.Duration, stages []estimate.Stage, requested resource.Vector, rates []float64) (Verdict, error) {
 	const op = "Fit"
 	dims := f.dims
@@ -196,6 +196,9 @@ func (f *Fitter) Fit(srv Server, now time.Duration, stages []estimate.Stage, req
 	}
 	predictable := stages != nil
 	if predictable {
+		if len(stages) == 0 {
+			return Verdict{}, &Error{Op: op, Err: ErrInvalidEstimate, Reason: "a prediction with no stages (nil stages: unpredictable)"}
+		}
 		if len(rates) < len(stages)*dims {
 			return Verdict{}, &Error{Op: op, Err: ErrInvalidEstimate, Reason: fmt.Sprintf("rates holds %d, want %d", len(rates), len(stages)*dims)}
 		}
@@ -230,11 +233,7 @@ func (f *Fitter) Fit(srv Server, now time.Duration, stages []estimate.Stage, req
 			v.Test, v.Refusal = StageMatch, why
 			return v, nil
 		}
-		if len(stages) > 0 {
-			first = stages[0].Demand
-		} else {
-			first = nil
-		}
+		first = stages[0].Demand
 	} else if f.horizon > 0 {
 		least := make(resource.Vector, dims)
 		_ = srv.Free.Min(now, now+f.horizon, least)

@@ -215,10 +215,27 @@ func TestFitWorkedAndBadInput(t *testing.T) {
 	if _, err := f.Fit(srv, 0, []estimate.Stage{st(time.Second, 1, 1)}, nil, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
 		t.Errorf("short stage: %v", err)
 	}
+	if _, err := f.Fit(srv, 0, []estimate.Stage{}, nil, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
+		t.Errorf("no stages: %v", err)
+	}
 	if _, err := fgm.NewFitter(fgm.FitConfig{}); !errors.Is(err, fgm.ErrConfig) {
 		t.Errorf("nil space: %v", err)
 	}
 	if _, err := fgm.NewFitter(fgm.FitConfig{Space: space, IdleThreshold: 1}); !errors.Is(err, fgm.ErrConfig) {
 		t.Errorf("IdleThreshold 1: %v", err)
+	}
+}
+
+// An Estimator that predicts a profile with no stages gets
+// ErrInvalidEstimate from Schedule (it used to panic), and nothing
+// changes.
+func TestScheduleEmptyProfile(t *testing.T) {
+	space := testSpace(t)
+	c := newCluster(space, 1, resource.Vector{4, 8, 100})
+	s := newSched(t, c, fgm.Config{})
+	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{}})
+	d, err := s.Schedule(t0, c.nodes[0], nil)
+	if !errors.Is(err, fgm.ErrInvalidEstimate) || len(d) != 0 || s.Pending() != 1 {
+		t.Errorf("Schedule = %v, %v; pending %d", d, err, s.Pending())
 	}
 }

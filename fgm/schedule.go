@@ -57,9 +57,9 @@ import (
 // node (or, with HostChecksSteps, an Available vector that does not fit
 // the Space or holds NaN or infinite amounts),
 // a time before the latest given, or an Estimator prediction that is
-// invalid (ErrInvalidEstimate: a negative stage length, a demand of the
-// wrong length or with NaN, infinite or negative amounts, more than
-// MaxStages stages).
+// invalid (ErrInvalidEstimate: no stages, a negative stage length, a
+// demand of the wrong length or with NaN, infinite or negative amounts,
+// more than MaxStages stages).
 func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Schedule"
 	if node == nil {
@@ -196,6 +196,9 @@ func (s *Scheduler) wholeUnits(prof estimate.Profile, requested resource.Vector)
 }
 
 func (s *Scheduler) validProfile(p estimate.Profile) error {
+	if len(p.Stages) == 0 {
+		return &Error{Err: ErrInvalidEstimate, Reason: "a prediction with no stages"}
+	}
 	if len(p.Stages) > s.cfg.MaxStages {
 		return &Error{Err: ErrInvalidEstimate, Reason: "more than MaxStages stages"}
 	}
