@@ -187,8 +187,10 @@ func validUsage(n NodeUsage) error {
 		if len(v) != dims {
 			return fmt.Errorf("%s: %s usage has %d kinds, want %d", Name, what, len(v), dims)
 		}
-		if err := v.Validate(); err != nil {
-			return fmt.Errorf("%s: %s usage: %w", Name, what, err)
+		for k, x := range v {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("%s: %s usage of %s is %v: not finite and ≥ 0", Name, what, podtask.Space().Kind(k).Name, x)
+			}
 		}
 		return nil
 	}

@@ -2,6 +2,7 @@ package finegrained_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +18,14 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
+	skres "github.com/schedkit/schedkit/resource"
 )
+
+func schedkitKey(logic string) schedkit.SimilarityKey { return schedkit.SimilarityKey{Logic: logic} }
+func resource1(x float64) skres.Vector                { return skres.Vector{x} }
+func resource2(x, y float64) skres.Vector             { return skres.Vector{x, y} }
 
 var now = time.Date(2026, 11, 23, 4, 0, 0, 0, time.UTC)
 
@@ -265,5 +272,45 @@ func TestRecordedFeed(t *testing.T) {
 		if _, err := finegrained.LoadRecordedFeed(write(name, s)); err == nil || !strings.HasPrefix(err.Error(), "FineGrained: ") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// badFeed delivers what a broken feed might: errors, a node sample of
+// the wrong length, a pod sample with a negative amount, a record too
+// short to learn.
+type badFeed struct{ calls int }
+
+func (f *badFeed) Finished(dst []finegrained.TaskUsage) ([]finegrained.TaskUsage, error) {
+	f.calls++
+	short := finegrained.TaskUsage{Pod: "s", Key: schedkitKey("train"), Succeeded: true}
+	return append(dst, short), errors.New("metrics pipeline unreachable")
+}
+
+func (f *badFeed) Nodes(dst []finegrained.NodeUsage) ([]finegrained.NodeUsage, error) {
+	return append(dst,
+		finegrained.NodeUsage{Node: "n1", At: now, Used: resource1(7)},
+		finegrained.NodeUsage{Node: "n2", At: now, Used: resource2(1, 1), Pods: []finegrained.PodUsage{{Pod: "p", Used: resource2(-1, 0)}}},
+	), errors.New("partial read")
+}
+
+// A broken feed changes nothing: the bad samples are ignored (the nodes
+// stay unmeasured) and nothing is learned; scheduling goes on.
+func TestBadFeed(t *testing.T) {
+	feed := &badFeed{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pl, err := finegrained.NewWithFeed(feed, clocktesting.NewFakePassiveClock(now))(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pl.(*finegrained.Plugin)
+	p.Poll(ctx)
+	if feed.calls < 2 {
+		t.Errorf("feed read %d times", feed.calls)
+	}
+	// Unmeasured, nothing learned: a train pod is unpredictable and fits
+	// by its request.
+	if _, st, score := cycle(t, p, mkPod("q", "train", list("1", "1Gi")), nodeInfo()); st != nil || score != 87 {
+		t.Errorf("q: %v, score %d, want 87 (7 of 8 cores left)", st, score)
 	}
 }
