@@ -2,6 +2,7 @@ package finegrained
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -205,6 +206,15 @@ func validUsage(n NodeUsage) error {
 	return nil
 }
 
+// detail returns a podtask error's text without its package prefix.
+func detail(err error) string {
+	var e *podtask.Error
+	if errors.As(err, &e) {
+		return e.Detail()
+	}
+	return err.Error()
+}
+
 // cycle is the plugin's state for one scheduling cycle of a pod.
 type cycle struct {
 	now       time.Time
@@ -226,7 +236,7 @@ func (pl *Plugin) PreFilter(_ context.Context, state fwk.CycleState, p *v1.Pod, 
 	}
 	t, err := podtask.FromPod(p)
 	if err != nil {
-		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
 	}
 	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested()}
 	pl.mu.Lock()
@@ -340,7 +350,7 @@ func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID) (fgm.Se
 	}
 	capacity, err := podtask.Capacity(node)
 	if err != nil {
-		return fgm.Server{}, node.Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
+		return fgm.Server{}, node.Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
 	}
 	dims := len(capacity)
 	var plans []*plan

@@ -49,11 +49,15 @@ type Error struct {
 	Reason string
 }
 
-func (e *Error) Error() string {
+func (e *Error) Error() string { return "podtask: " + e.Detail() }
+
+// Detail is the error's text without the package prefix, for a host
+// that puts its own in front (a plugin's status message).
+func (e *Error) Detail() string {
 	if e.Key != "" {
-		return fmt.Sprintf("podtask: %s: %s: %s", e.Object, e.Key, e.Reason)
+		return fmt.Sprintf("%s: %s: %s", e.Object, e.Key, e.Reason)
 	}
-	return fmt.Sprintf("podtask: %s: %s", e.Object, e.Reason)
+	return fmt.Sprintf("%s: %s", e.Object, e.Reason)
 }
 
 // Unwrap returns ErrInvalid.
