@@ -90,8 +90,18 @@ func newFGMOracle(t *testing.T, sc *fgmScenario) *fgmOracle {
 }
 
 func (o *fgmOracle) task(p fgmPod) *fgmTask {
-	return &fgmTask{id: schedkit.TaskID(p.name), key: schedkit.SimilarityKey{Logic: p.logic, DataSize: p.size},
+	return &fgmTask{id: schedkit.TaskID(p.name), key: fgmKey(p),
 		req: skres.Vector{float64(p.cpuMilli) / 1000, float64(p.memMi << 20)}}
+}
+
+// fgmKey is a pod's similarity key as the annotations' documentation
+// states it: the logic annotation, else "<ns>/pod-template-hash=<hash>".
+func fgmKey(p fgmPod) schedkit.SimilarityKey {
+	k := schedkit.SimilarityKey{Logic: p.logic, DataSize: p.size}
+	if k.Logic == "" && p.hash != "" {
+		k.Logic = ns + "/pod-template-hash=" + p.hash
+	}
+	return k
 }
 
 // exact rounds a scenario amount as the recording does.
@@ -179,7 +189,7 @@ func fgmCompare(a, b string) int {
 func (o *fgmOracle) decide(p fgmPod) (fits []string, scores map[string]int64, compressed map[string]bool) {
 	scores, compressed = map[string]int64{}, map[string]bool{}
 	span := fgm.DefaultHorizon
-	if prof, ok := o.hist.Predict(schedkit.SimilarityKey{Logic: p.logic, DataSize: p.size}); ok {
+	if prof, ok := o.hist.Predict(fgmKey(p)); ok {
 		span = max(prof.Duration(), 1)
 	}
 	for _, n := range o.sc.nodes {

@@ -146,15 +146,17 @@ func fgmHandScenarios(hist finegrained.Recording) []*fgmScenario {
 func quarterOf(rng *rand.Rand, hi float64) float64 { return float64(rng.IntN(max(1, int(hi*4)))) / 4 }
 
 // randomFGMScenario makes a random consistent state: a history of five
-// keys (one seen once: unpredictable; a failed run that must not be
-// learned), 2–4 nodes (some cordoned, most measured), pods of ours
+// keys (one a pod-template-hash; one seen once: unpredictable; a failed
+// run that must not be learned), 2–4 nodes (some cordoned, most measured), pods of ours
 // running where fgm placed them at their start times, foreign pods,
 // node samples that add foreign load, and 4–9 pending pods.
 func randomFGMScenario(t *testing.T, seed uint64) *fgmScenario {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0xf9))
 	sc := &fgmScenario{name: fmt.Sprintf("random %d", seed)}
-	keys := []string{"k0", "k1", "k2", "k3", "k4"}
+	// k3's pods are a Deployment's: keyed by their pod-template-hash
+	// label, recorded under the logic podtask gives them.
+	keys := []string{"k0", "k1", "k2", ns + "/pod-template-hash=h3", "k4"}
 	for i, k := range keys {
 		type seg struct {
 			d        time.Duration
@@ -185,7 +187,9 @@ func randomFGMScenario(t *testing.T, seed uint64) *fgmScenario {
 		}
 	}
 	randPod := func(name string) fgmPod {
-		if k := rng.IntN(len(keys) + 1); k < len(keys) {
+		if k := rng.IntN(len(keys) + 1); k == 3 {
+			return fgmPod{name: name, hash: "h3", cpuMilli: 100, memMi: 128}
+		} else if k < len(keys) {
 			return fgmPod{name: name, logic: keys[k], cpuMilli: 100, memMi: 128}
 		}
 		return fgmPod{name: name, cpuMilli: int64(100 + 100*rng.IntN(5)), memMi: int64(128 * (1 + rng.IntN(8)))}

@@ -52,6 +52,7 @@ type fgmPod struct {
 	name     string
 	logic    string            // schedkit.io/logic; "" none
 	size     int64             // schedkit.io/data-size in bytes; 0 none
+	hash     string            // pod-template-hash label (a Deployment's pod); "" none
 	bad      map[string]string // annotations set verbatim (bad input)
 	cpuMilli int64             // request
 	memMi    int64             // request
@@ -131,8 +132,12 @@ func (sc *fgmScenario) objects() (objs []runtime.Object) {
 		for k, v := range p.bad {
 			ann[k] = v
 		}
+		var labels map[string]string
+		if p.hash != "" {
+			labels = map[string]string{"pod-template-hash": p.hash}
+		}
 		pod := &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, UID: p.uid(), Annotations: ann,
+			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, UID: p.uid(), Annotations: ann, Labels: labels,
 				CreationTimestamp: metav1.NewTime(now.Add(-time.Hour + time.Duration(i)*time.Millisecond))},
 			Spec: v1.PodSpec{
 				SchedulerName: fgmScheduler,
