@@ -11,7 +11,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -105,7 +104,19 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 			pl.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
 		}
 		pl.Poll(ctx)
-		go wait.UntilWithContext(ctx, pl.Poll, args.FeedInterval.Duration)
+		go func() {
+			// Every FeedInterval from now on (the first read was above).
+			tick := time.NewTicker(args.FeedInterval.Duration)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					pl.Poll(ctx)
+				}
+			}
+		}()
 		return pl, nil
 	}
 }

@@ -57,11 +57,10 @@ func TestPlansPruned(t *testing.T) {
 	if err := client.CoreV1().Pods("ns").Delete(ctx, "r", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for range 100 {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if _, err := f.Core().V1().Pods().Lister().Pods("ns").Get("r"); err != nil {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	p.Poll(ctx)
 	if n := p.PlanCount(); n != 0 {
