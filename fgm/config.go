@@ -133,6 +133,13 @@ type Config struct {
 	HostChecksSteps bool
 }
 
+// Defaults of Config (and FitConfig) fields.
+const (
+	DefaultIdleThreshold = 0.05
+	DefaultPenalty       = 0.05
+	DefaultHorizon       = 24 * time.Hour
+)
+
 func (c *Config) resolve() (*resource.Space, error) {
 	bad := func(format string, args ...any) error {
 		return &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
@@ -145,13 +152,13 @@ func (c *Config) resolve() (*resource.Space, error) {
 		return nil, bad("cluster has no Space")
 	}
 	if c.IdleThreshold == 0 {
-		c.IdleThreshold = 0.05
+		c.IdleThreshold = DefaultIdleThreshold
 	}
 	if c.CompressionLimit == 0 {
 		c.CompressionLimit = resource.DefaultCompressionLimit
 	}
 	if c.Penalty == 0 {
-		c.Penalty = 0.05
+		c.Penalty = DefaultPenalty
 	}
 	if c.Fairness == nil {
 		c.Fairness = DRF{}
@@ -160,7 +167,7 @@ func (c *Config) resolve() (*resource.Space, error) {
 		c.LocalityWait = 3 * time.Second
 	}
 	if c.Horizon == 0 {
-		c.Horizon = 24 * time.Hour
+		c.Horizon = DefaultHorizon
 	}
 	if c.MaxStages == 0 {
 		c.MaxStages = 64

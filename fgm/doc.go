@@ -61,6 +61,20 @@
 //     Submit and Release, and treat Decision plans as read-only views
 //     valid until the task is released.
 //
+// # One task at a time
+//
+// A host that places one task at a time and keeps each server's
+// reservations itself (a Kubernetes scheduler plugin: Filter per node,
+// Reserve on the chosen one) uses a Fitter instead of a Scheduler: Fit
+// applies exactly the tests Schedule applies to one task on a server
+// under the fine-grained policy with compression (used up, Algorithm 2
+// or the requested quantity, measured idle) to a Server the host
+// describes, and says which test refused it and where (Verdict,
+// Refusal; Matcher.Explain for Algorithm 2 alone). Scheduler.MinFree
+// reads the least free amount over an interval, for ranking servers.
+// TestFitAgreesWithSchedule checks Fit against Schedule on random
+// servers.
+//
 // # Choices where the paper is silent or unclear
 //
 //   - Formula (7) is implemented as its text says (the bound clamped to

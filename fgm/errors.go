@@ -32,8 +32,8 @@ var (
 	// ErrInvalidSample reports a usage sample of the wrong length or
 	// holding NaN, infinite or negative amounts.
 	ErrInvalidSample = errors.New("fgm: invalid usage sample")
-	// ErrInvalidEstimate reports a prediction from the Estimator with a
-	// stage of negative length, a demand that does not fit the Space or
+	// ErrInvalidEstimate reports a prediction from the Estimator with no
+	// stages, a stage of negative length, a demand that does not fit the Space or
 	// holds NaN, infinite or negative amounts, or more than MaxStages
 	// stages.
 	ErrInvalidEstimate = errors.New("fgm: invalid estimate")

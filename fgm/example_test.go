@@ -92,3 +92,24 @@ func ExampleConformity() {
 	// Output:
 	// 0.00195
 }
+
+// A host that keeps a server's state itself asks a Fitter about one
+// task: 4 cores and 2 GB free; a task whose second stage wants 3 GB is
+// refused there, and the Verdict says where.
+func ExampleFitter_Fit() {
+	space, _ := resource.NewSpace(resource.CPU, resource.Memory)
+	f, _ := fgm.NewFitter(fgm.FitConfig{Space: space})
+	free, _ := resource.NewTimeline(resource.Vector{4, 2}) // of 16 cores, 32 GB
+	srv := fgm.Server{Capacity: resource.Vector{16, 32}, Free: free}
+	stages := []estimate.Stage{
+		{Duration: 10 * time.Second, Demand: resource.Vector{2, 1}},
+		{Duration: 20 * time.Second, Demand: resource.Vector{1, 3}},
+	}
+	v, _ := f.Fit(srv, 0, stages, nil, make([]float64, 4))
+	fmt.Println(v.Test, v.Mode, "stage", v.Refusal.Stage, space.Kind(v.Refusal.Kind).Name, v.Refusal.Demand, ">", v.Refusal.Free)
+	v, _ = f.Fit(srv, 0, stages[:1], nil, make([]float64, 4))
+	fmt.Println(v.Test)
+	// Output:
+	// stage-match fine-grained stage 1 memory 3 > 2
+	// passed
+}

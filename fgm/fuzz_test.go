@@ -2,6 +2,7 @@ package fgm_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -113,6 +114,74 @@ func FuzzConformity(f *testing.F) {
 		}
 		if math.IsNaN(c) || math.IsInf(c, 0) || c < 0 {
 			t.Fatalf("conformity %v", c)
+		}
+	})
+}
+
+// FuzzFit gives Fit arbitrary servers and tasks (amounts from raw float
+// bits, stages of any length and sign, free timelines with negative or
+// NaN pieces refused by the timeline itself): it returns a Verdict or an
+// *fgm.Error, never panics, and a StageMatch refusal names a stage of
+// the task.
+func FuzzFit(f *testing.F) {
+	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"), true)
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 2, 1, 0, 0, 0, 0, 0, 0xf8, 0x7f, 3}, false)
+	space := testSpace(f)
+	fitter, err := fgm.NewFitter(fgm.FitConfig{Space: space})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, measured bool) {
+		pos := 0
+		next := func() byte {
+			if pos >= len(data) {
+				return 0
+			}
+			pos++
+			return data[pos-1]
+		}
+		float := func() float64 {
+			if pos+8 > len(data) {
+				return float64(next())
+			}
+			v := math.Float64frombits(binary.LittleEndian.Uint64(data[pos:]))
+			pos += 8
+			return v
+		}
+		vec := func() resource.Vector { return resource.Vector{float(), float(), float()} }
+		capacity := resource.Vector{16, 32, 200}
+		if next()%4 == 0 {
+			capacity = vec()
+		}
+		free, err := resource.NewTimeline(capacity)
+		if err != nil {
+			return
+		}
+		for range next() % 4 {
+			a := time.Duration(int8(next())) * time.Second
+			_ = free.Sub(a, a+time.Duration(next())*time.Second, vec())
+		}
+		var stages []estimate.Stage
+		if next()%3 > 0 {
+			for range next() % 4 {
+				stages = append(stages, estimate.Stage{Duration: time.Duration(int8(next())) * time.Second, Demand: vec()})
+			}
+			if stages == nil {
+				stages = []estimate.Stage{}
+			}
+		}
+		srv := fgm.Server{Capacity: capacity, Free: free, Measured: measured, Used: vec(), Placed: vec()}
+		rates := make([]float64, len(stages)*3)
+		v, err := fitter.Fit(srv, time.Duration(int8(next()))*time.Second, stages, vec(), rates)
+		if err != nil {
+			var e *fgm.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not an *fgm.Error", err)
+			}
+			return
+		}
+		if v.Test == fgm.StageMatch && (v.Refusal.Stage < 0 || v.Refusal.Stage >= len(stages)) {
+			t.Fatalf("refusal %+v outside %d stages", v.Refusal, len(stages))
 		}
 	})
 }

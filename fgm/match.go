@@ -75,7 +75,40 @@ func (m *Matcher) Match(free *resource.Timeline, capacity resource.Vector, stage
 	if err := validStages(stages, dims); err != nil {
 		return false, err
 	}
-	return m.match(free, capacity, stages, at, compress, rates), nil
+	return m.match(free, capacity, stages, at, compress, rates, nil), nil
+}
+
+// Refusal says where Algorithm 2 refused a task: the first stage, and
+// the first kind within it, whose demand did not fit an availability
+// stage it overlaps. A host reports it (a scheduler's "why not here").
+type Refusal struct {
+	Stage int           // index of the task's stage
+	Kind  int           // index of the resource kind in the Space
+	At    time.Duration // start of the overlap, on the timeline's clock
+	// Demand is the stage's demand of the kind, Free the free amount
+	// over the availability stage, Allowance the compression allowance
+	// rc × N the kind could dip by there (0 for an incompressible kind or
+	// without compression).
+	Demand, Free, Allowance float64
+}
+
+// Explain is Match that also says, on refusal, where the task did not
+// fit. On success the Refusal is zero. It decides exactly as Match does.
+func (m *Matcher) Explain(free *resource.Timeline, capacity resource.Vector, stages []estimate.Stage, at time.Duration, compress bool, rates []float64) (bool, Refusal, error) {
+	dims := len(m.comp)
+	if free == nil || free.Dims() != dims || len(capacity) != dims {
+		return false, Refusal{}, &Error{Op: "Explain", Err: ErrInvalidNode, Reason: "timeline or capacity does not fit the Space"}
+	}
+	if len(rates) < len(stages)*dims {
+		return false, Refusal{}, &Error{Op: "Explain", Err: ErrInvalidEstimate, Reason: fmt.Sprintf("rates holds %d, want %d", len(rates), len(stages)*dims)}
+	}
+	if err := validStages(stages, dims); err != nil {
+		err.(*Error).Op = "Explain"
+		return false, Refusal{}, err
+	}
+	var r Refusal
+	ok := m.match(free, capacity, stages, at, compress, rates, &r)
+	return ok, r, nil
 }
 
 func validStages(stages []estimate.Stage, dims int) error {
@@ -150,8 +183,9 @@ func (c *cursor) set(i int) {
 
 func (c *cursor) next() { c.set(c.i + 1) }
 
-// match is Algorithm 2 on valid input.
-func (m *Matcher) match(free *resource.Timeline, capacity resource.Vector, stages []estimate.Stage, at time.Duration, compress bool, rates []float64) bool {
+// match is Algorithm 2 on valid input. On refusal it fills why, if not
+// nil.
+func (m *Matcher) match(free *resource.Timeline, capacity resource.Vector, stages []estimate.Stage, at time.Duration, compress bool, rates []float64, why *Refusal) bool {
 	dims := len(m.comp)
 	var c cursor
 	c.seek(free, at)
@@ -166,7 +200,14 @@ func (m *Matcher) match(free *resource.Timeline, capacity resource.Vector, stage
 		// Algorithm 2 lines 7–18: every availability stage n with
 		// n.start < s.end.
 		for c.start < end {
-			if !m.fits(c.v, capacity, s.Demand, compress, r) {
+			if k := m.fits(c.v, capacity, s.Demand, compress, r); k >= 0 {
+				if why != nil {
+					*why = Refusal{Stage: si, Kind: k, At: max(c.start, t), Demand: s.Demand[k], Free: c.v[k]}
+					if m.comp[k] && compress {
+						rc, _ := resource.CompressionBound(max(0, capacity[k]-c.v[k]), s.Demand[k], m.penalty, m.lim)
+						why.Allowance = rc * capacity[k]
+					}
+				}
 				return false
 			}
 			if c.end <= end {
@@ -180,24 +221,25 @@ func (m *Matcher) match(free *resource.Timeline, capacity resource.Vector, stage
 	return true
 }
 
-// fits is line 8 of Algorithm 2 for one pair of stages: free n, demand s.
-func (m *Matcher) fits(n, capacity, s resource.Vector, compress bool, rates []float64) bool {
+// fits is line 8 of Algorithm 2 for one pair of stages: free n, demand
+// s. It returns the first kind that does not fit, −1 if all do.
+func (m *Matcher) fits(n, capacity, s resource.Vector, compress bool, rates []float64) int {
 	for k, d := range s {
 		f, N := n[k], capacity[k]
 		if d == 0 || f+slack*N >= d { // a kind not demanded never refuses
 			continue
 		}
 		if !m.comp[k] || !compress {
-			return false
+			return k
 		}
 		existing := max(0, N-f)
 		rc, err := resource.CompressionBound(existing, d, m.penalty, m.lim)
 		if err != nil || f+rc*N+slack*N < d {
-			return false
+			return k
 		}
 		if e := (d - f) / (N - f + d); e > rates[k] {
 			rates[k] = e
 		}
 	}
-	return true
+	return -1
 }

@@ -57,9 +57,9 @@ import (
 // node (or, with HostChecksSteps, an Available vector that does not fit
 // the Space or holds NaN or infinite amounts),
 // a time before the latest given, or an Estimator prediction that is
-// invalid (ErrInvalidEstimate: a negative stage length, a demand of the
-// wrong length or with NaN, infinite or negative amounts, more than
-// MaxStages stages).
+// invalid (ErrInvalidEstimate: no stages, a negative stage length, a
+// demand of the wrong length or with NaN, infinite or negative amounts,
+// more than MaxStages stages).
 func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Schedule"
 	if node == nil {
@@ -196,6 +196,9 @@ func (s *Scheduler) wholeUnits(prof estimate.Profile, requested resource.Vector)
 }
 
 func (s *Scheduler) validProfile(p estimate.Profile) error {
+	if len(p.Stages) == 0 {
+		return &Error{Err: ErrInvalidEstimate, Reason: "a prediction with no stages"}
+	}
 	if len(p.Stages) > s.cfg.MaxStages {
 		return &Error{Err: ErrInvalidEstimate, Reason: "more than MaxStages stages"}
 	}
@@ -244,7 +247,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 			s.rates = make([]float64, need)
 		}
 		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
-		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates) {
+		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
 			return false
 		}
 		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
@@ -314,12 +317,7 @@ func (s *Scheduler) hostFits(p *ptask, stages []estimate.Stage, v *server) bool 
 }
 
 func fitsWithSlack(demand, free, capacity resource.Vector) bool {
-	for k, d := range demand {
-		if d > 0 && free[k]+slack*capacity[k] < d {
-			return false
-		}
-	}
-	return true
+	return shortKind(demand, free, capacity) < 0
 }
 
 func anyPositive(x []float64) bool {

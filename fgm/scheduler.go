@@ -553,3 +553,26 @@ func (s *Scheduler) Free(now time.Time, id schedkit.NodeID, dst resource.Vector)
 	copy(dst, srv.free.At(off))
 	return nil
 }
+
+// MinFree sets dst to the least predicted free amount of each kind on a
+// server over [now, now+d): the quantity the coarse-grained match tests,
+// and what a host that ranks servers (a scheduler's score) reads after a
+// placement. now counts as the latest time given, as for every call. It
+// fails with ErrInvalidNode for an unknown node, a dst of the wrong
+// length or a d ≤ 0.
+func (s *Scheduler) MinFree(now time.Time, id schedkit.NodeID, d time.Duration, dst resource.Vector) error {
+	srv := s.nodes[id]
+	if srv == nil || len(dst) != s.dims || d <= 0 {
+		return &Error{Op: "MinFree", Node: id, Err: ErrInvalidNode, Reason: "unknown node, wrong vector length or non-positive interval"}
+	}
+	off, err := s.advance("MinFree", now)
+	if err != nil {
+		return err
+	}
+	if off > math.MaxInt64/4-d {
+		return &Error{Op: "MinFree", Node: id, Err: ErrInvalidNode, Reason: fmt.Sprintf("interval %v too long", d)}
+	}
+	s.commit(now, off)
+	srv.refresh(off)
+	return srv.free.Min(off, off+d, dst)
+}

@@ -178,16 +178,7 @@ func (v *server) reserve(p *ptask, now time.Duration) {
 // server's measured idle amount (the latest sample less what was placed
 // since), and records them as placed if commit.
 func (v *server) measuredFits(demand resource.Vector) bool {
-	if !v.measured {
-		return true
-	}
-	for k, d := range demand {
-		n := v.capacity[k]
-		if !v.s.comp[k] && d > 0 && n-v.lastUsed[k]-v.placed[k]+slack*n < d {
-			return false
-		}
-	}
-	return true
+	return !v.measured || measuredShort(v.s.comp, v.capacity, v.lastUsed, v.placed, demand) < 0
 }
 
 // compressionAt returns the largest compression rate the timeline
@@ -217,32 +208,12 @@ func (v *server) compressionAt(off time.Duration, demand resource.Vector) float6
 // waiting for maps that could never start.
 func (v *server) usedUp(now time.Duration) bool {
 	s := v.s
-	if v.measured {
-		for k, u := range v.lastUsed {
-			n := v.capacity[k]
-			if n > 0 && !s.comp[k] && !s.isIntegral[k] && n-u-v.placed[k] < s.cfg.IdleThreshold*n {
-				return true
-			}
-		}
-	}
-	f := v.free.At(now)
 	allow := 0.0
 	if v.policy == FineGrainedCompress && !s.cfg.CoarseOnly {
 		allow = s.cfg.CompressionLimit
 	}
-	for k, x := range f {
-		n := v.capacity[k]
-		if n == 0 || s.isIntegral[k] {
-			continue
-		}
-		if s.comp[k] {
-			x += allow * n
-		}
-		if x < s.cfg.IdleThreshold*n {
-			return true
-		}
-	}
-	return false
+	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, v.free.At(now), v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
+	return k >= 0
 }
 
 // window returns the length of the node-sample window since the last

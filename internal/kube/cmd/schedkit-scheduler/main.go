@@ -1,11 +1,12 @@
 // Command schedkit-scheduler is kube-scheduler with schedkit's plugins
 // registered out of tree. It takes every flag of kube-scheduler; run it
 // with --config pointing at a KubeSchedulerConfiguration that enables
-// the plugins in a profile: profile.yaml beside this file runs it as a
-// second scheduler named "schedkit" (LeastSpareTime), profile-dbs.yaml
-// as one named "schedkit-dbs" (DeadlineBudget). The two are separate
-// processes of this binary: kube-scheduler requires every profile of one
-// scheduler to share its queueSort plugin.
+// the plugins in a profile. Beside this file: profile.yaml runs it as a
+// second scheduler named "schedkit" (LeastSpareTime), profile-fgm.yaml as
+// one named "schedkit-fgm" (FineGrained), profile-dbs.yaml as one named
+// "schedkit-dbs" (DeadlineBudget). Each is a separate process of this
+// binary: kube-scheduler requires every profile of one scheduler to share
+// its queueSort plugin (FineGrained has none and could join either).
 //
 //	go build ./cmd/schedkit-scheduler
 //	./schedkit-scheduler --config profile.yaml --kubeconfig ~/.kube/config
@@ -21,6 +22,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
 	"github.com/schedkit/schedkit/internal/kube/deadlinebudget"
+	"github.com/schedkit/schedkit/internal/kube/finegrained"
 	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
 )
 
@@ -28,6 +30,7 @@ func main() {
 	command := app.NewSchedulerCommand(
 		app.WithPlugin(leastsparetime.Name, leastsparetime.New),
 		app.WithPlugin(deadlinebudget.Name, deadlinebudget.New),
+		app.WithPlugin(finegrained.Name, finegrained.New),
 	)
 	os.Exit(cli.Run(command))
 }

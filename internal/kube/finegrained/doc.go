@@ -1,0 +1,109 @@
+// Package finegrained is the FineGrained kube-scheduler plugin: paper
+// 004's fine-grained scheduling (package fgm) as PreFilter, Filter, Score
+// and Reserve. A pod's stages (demand over its life) are predicted from
+// what similar pods used; a node accepts it if every stage fits the
+// node's predicted free resources at the time it runs, CPU over-committed
+// within fgm's compression bound. The plugin translates; every decision
+// is fgm's (fgm.Fitter, the tests fgm.Scheduler.Schedule applies to one
+// task on one server).
+//
+// # Usage
+//
+// Register it out of tree and enable it in a profile
+// (cmd/schedkit-scheduler does both; profile-fgm.yaml is the sample):
+//
+//	app.NewSchedulerCommand(app.WithPlugin(finegrained.Name, finegrained.New))
+//
+// Pods opt in with spec.schedulerName: schedkit-fgm and describe what
+// they run with annotations (package podtask): schedkit.io/logic (or
+// their pod-template-hash) and schedkit.io/data-size. Usage reaches the
+// plugin through a UsageFeed: finished pods' usage samples teach the
+// History, node samples give the foreign load. A host embedding the
+// scheduler passes its feed with NewWithFeed; the args' recordedFeed
+// replays a JSON Recording; without either, nothing is learned and every
+// pod is matched by its requests.
+//
+// # The operator's duties
+//
+//  1. Give the plugin's args the profile's schedulerName: pods with it
+//     hold their predicted stages on their nodes; all other pods are
+//     foreign load, seen only through node samples.
+//  2. Feed it: report every pod's usage as it finishes (with its
+//     similarity key, podtask.Similarity) and every node's usage,
+//     including the usage of each of our running pods there.
+//  3. Keep kube-scheduler's NodeResourcesFit (the sample profile does):
+//     the kubelet admits pods by their requests, whatever the plugin
+//     predicts.
+//
+// # From the paper's servers to one pod at a time
+//
+// Paper 004's Algorithm 1 runs when a server has room: it orders the
+// pending tasks (DRF) and places as many on that server as fit.
+// kube-scheduler instead takes one pod at a time and asks every node.
+// The mapping:
+//
+//  1. Servers are nodes, their capacity the allocatable CPU (cores,
+//     compressible) and memory (bytes, incompressible).
+//  2. Filter asks, for this pod and this node, what Algorithm 1 would
+//     decide for that one task on that server under the fine-grained
+//     policy with compression: the server is skipped when used up (line
+//     1); an unpredictable pod gets its requests if the least free over
+//     [now, now+horizon) holds them; a predictable one goes through
+//     Algorithm 2 stage by stage; its first stage must fit the measured
+//     idle memory. That is fgm.Fitter.Fit; fgm's own tests check it
+//     against fgm.Scheduler.Schedule (TestFitAgreesWithSchedule) and the
+//     differential test in ../integration checks the plugin inside the
+//     real kube-scheduler against one-node fgm.Schedulers.
+//  3. The node's free-resource timeline is rebuilt for each Filter from
+//     the pods the NodeInfo holds: allocatable, minus the foreign load,
+//     minus, for each of our pods, its remaining predicted stages from
+//     its start (its request, or the peak of an overdue pod, over
+//     [now, now+horizon)) — what fgm's server keeps. A pod's plan is
+//     recorded at Reserve (stages from now) and dropped at Unreserve; a
+//     pod the plugin finds bound without a plan (placed before a
+//     restart) is predicted when first seen, from status.startTime.
+//     Preemption works: Filter reads the NodeInfo it is given, victims
+//     removed.
+//  4. Which node is not Algorithm 1's question (the paper fills whichever
+//     server has room). Score answers it: the least free fraction of any
+//     kind the node keeps over the pod's predicted life once the pod is
+//     placed, 0–100 (ScoreOf), so pods go where the tightest moment
+//     leaves most room. The sample profile disables every other score
+//     plugin.
+//  5. The queue order is kube-scheduler's (PrioritySort), not DRF: pods
+//     are not grouped into jobs whose shares fgm could compare.
+//  6. Learning: the feed's records of succeeded pods go to
+//     estimate.History.Observe, with the compression rate the feed
+//     reports (0 if it does not know), as fgm's Release does.
+//  7. Foreign load: the latest node sample's total minus the sampled
+//     usage of our pods there (fgm: formula (14)'s time-weighted mean of
+//     the samples between Ticks). Measured idle: the sample's idle
+//     memory, minus the first stages of pods reserved since.
+//
+// # What is approximated or left out
+//
+//   - Algorithm 3 (conformity, server policies, reclaiming) does not
+//     run: every node is fine-grained with compression. checkQoS does
+//     not run: pods carry no deadlines. No delay scheduling (use
+//     affinity).
+//   - The plan is a reservation in the scheduler only: the kubelet
+//     gives a pod its requests and limits, not the plan's per-stage
+//     allocation, and compression is whatever CPU sharing the node does.
+//     Admission checks requests, so the plugin can only be stricter than
+//     requests unless requests are lowered toward the prediction (for
+//     example by a mutating webhook) — not built here.
+//   - Stages follow predicted timing from the pod's start, not its
+//     progress; a pod running past its prediction holds its peak (as in
+//     fgm).
+//   - A feed that omits one of our running pods from a node sample
+//     makes its usage count as foreign load (fgm would subtract its
+//     reservation instead when no task is sampled).
+//   - A bound pod is predicted once, when reserved or first seen; later
+//     learning does not revise it (fgm also predicts at allocation).
+//   - No metrics feed is built: production needs one reading the
+//     kubelet summary API or a metrics pipeline.
+//   - A refused pod is retried on cluster events (the plugin registers no
+//     narrower ones) or kube-scheduler's periodic flush; new usage
+//     samples alone do not requeue it.
+//   - Plans of pods that are gone are dropped at the next feed read.
+package finegrained

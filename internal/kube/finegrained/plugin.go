@@ -1,0 +1,544 @@
+package finegrained
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/utils/clock"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/internal/kube/podtask"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Name is the plugin's name in the registry and in profiles.
+const Name = "FineGrained"
+
+const stateKey fwk.StateKey = Name
+
+// Plugin is the FineGrained PreFilter, Filter, Score and Reserve plugin.
+type Plugin struct {
+	args   Args
+	clock  clock.PassiveClock
+	feed   UsageFeed
+	fitter *fgm.Fitter
+	pods   corelisters.PodLister // for pruning plans of pods gone; nil in unit tests
+
+	mu        sync.Mutex
+	history   *estimate.History
+	estimator fgm.Estimator // fgm.HistoryEstimator over history
+	plans     map[types.UID]*plan
+	samples   map[string]*nodeSample
+	gen       uint64 // feed reads so far
+	finBuf    []TaskUsage
+	nodeBuf   []NodeUsage
+}
+
+var (
+	_ fwk.PreFilterPlugin = (*Plugin)(nil)
+	_ fwk.FilterPlugin    = (*Plugin)(nil)
+	_ fwk.ScorePlugin     = (*Plugin)(nil)
+	_ fwk.ReservePlugin   = (*Plugin)(nil)
+)
+
+// plan is what one pod of ours holds on its node: its predicted stages
+// from start (nil: unpredictable, its request over the horizon).
+type plan struct {
+	ns, name  string
+	node      string
+	start     time.Time
+	stages    []estimate.Stage
+	requested resource.Vector
+	peak      resource.Vector
+	// fresh plans were reserved by this plugin at feed generation gen:
+	// until a node sample newer than that, their first stage counts as
+	// placed since the sample (fgm's measured idle).
+	fresh bool
+	gen   uint64
+}
+
+// nodeSample is the latest usage sample of a node, and the feed
+// generation at which it arrived.
+type nodeSample struct {
+	NodeUsage
+	gen uint64
+}
+
+// New is the plugin factory, on the real clock, with the feed its args
+// name (RecordedFeed) or none.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	return NewWithFeed(nil, clock.RealClock{})(ctx, obj, h)
+}
+
+// NewWithFeed returns a plugin factory reading usage from feed (nil: the
+// args' RecordedFeed, or none) and time from c.
+func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFactory {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		args, err := decodeArgs(obj)
+		if err != nil {
+			return nil, err
+		}
+		if feed == nil && args.RecordedFeed != "" {
+			if feed, err = LoadRecordedFeed(args.RecordedFeed); err != nil {
+				return nil, err
+			}
+		}
+		pl, err := newPlugin(args, feed, c)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil && h.SharedInformerFactory() != nil {
+			pl.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
+		}
+		pl.Poll(ctx)
+		go func() {
+			// Every FeedInterval from now on (the first read was above).
+			tick := time.NewTicker(args.FeedInterval.Duration)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					pl.Poll(ctx)
+				}
+			}
+		}()
+		return pl, nil
+	}
+}
+
+func newPlugin(args Args, feed UsageFeed, c clock.PassiveClock) (*Plugin, error) {
+	if feed == nil {
+		feed = noFeed{}
+	}
+	fitter, err := fgm.NewFitter(fgm.FitConfig{Space: podtask.Space(), IdleThreshold: args.IdleThreshold,
+		CompressionLimit: args.CompressionLimit, Penalty: args.Penalty, Horizon: args.Horizon.Duration,
+		NoCompression: args.NoCompression})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err) // unreachable: args are validated
+	}
+	hist, err := estimate.NewHistory(estimate.HistoryConfig{Space: podtask.Space(),
+		MinObservations: args.MinObservations, Smoothing: args.Smoothing})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return &Plugin{args: args, clock: c, feed: feed, fitter: fitter, history: hist,
+		estimator: fgm.HistoryEstimator{History: hist},
+		plans:     map[types.UID]*plan{}, samples: map[string]*nodeSample{}}, nil
+}
+
+// Name returns Name.
+func (pl *Plugin) Name() string { return Name }
+
+// Poll reads the feed once: succeeded pods' usage teaches the History,
+// node samples replace the previous ones, and plans of pods that are
+// gone or finished are dropped. It runs every FeedInterval.
+func (pl *Plugin) Poll(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	fin, err := pl.feed.Finished(pl.finBuf[:0])
+	if err != nil {
+		logger.Error(err, "Reading finished pods' usage", "plugin", Name)
+	}
+	nodes, err := pl.feed.Nodes(pl.nodeBuf[:0])
+	if err != nil {
+		logger.Error(err, "Reading node usage", "plugin", Name)
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.finBuf, pl.nodeBuf = fin[:0], nodes[:0]
+	pl.gen++
+	for _, u := range fin {
+		if !u.Succeeded {
+			continue
+		}
+		if _, err := pl.history.Observe(u.Key, u.Samples); err != nil {
+			logger.V(4).Info("Usage not learned", "plugin", Name, "pod", u.Pod, "err", err)
+		}
+	}
+	for _, n := range nodes {
+		if err := validUsage(n); err != nil {
+			logger.Error(err, "Ignoring a node sample", "plugin", Name, "node", n.Node)
+			continue
+		}
+		old := pl.samples[n.Node]
+		s := &nodeSample{NodeUsage: n, gen: pl.gen}
+		if old != nil && old.At.Equal(n.At) {
+			s.gen = old.gen
+		}
+		s.Used = n.Used.Clone()
+		s.Pods = append([]PodUsage(nil), n.Pods...)
+		pl.samples[n.Node] = s
+	}
+	if pl.pods != nil {
+		for uid, p := range pl.plans {
+			pod, err := pl.pods.Pods(p.ns).Get(p.name)
+			if err != nil || pod.UID != uid || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+				delete(pl.plans, uid)
+			}
+		}
+	}
+}
+
+func validUsage(n NodeUsage) error {
+	dims := podtask.Space().Len()
+	check := func(what string, v resource.Vector) error {
+		if len(v) != dims {
+			return fmt.Errorf("%s: %s usage has %d kinds, want %d", Name, what, len(v), dims)
+		}
+		for k, x := range v {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("%s: %s usage of %s is %v: not finite and ≥ 0", Name, what, podtask.Space().Kind(k).Name, x)
+			}
+		}
+		return nil
+	}
+	if err := check("node "+n.Node, n.Used); err != nil {
+		return err
+	}
+	for _, p := range n.Pods {
+		if err := check("pod "+string(p.Pod), p.Used); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// detail returns a podtask error's text without its package prefix.
+func detail(err error) string {
+	var e *podtask.Error
+	if errors.As(err, &e) {
+		return e.Detail()
+	}
+	return err.Error()
+}
+
+// cycle is the plugin's state for one scheduling cycle of a pod.
+type cycle struct {
+	now       time.Time
+	uid       types.UID
+	stages    []estimate.Stage // owned copy; nil: unpredictable
+	requested resource.Vector
+	obs       int
+}
+
+// Clone returns c: it is not modified after PreFilter.
+func (c *cycle) Clone() fwk.StateData { return c }
+
+// PreFilter translates the pod and asks the History for its stage
+// profile. A pod whose annotations are malformed is
+// UnschedulableAndUnresolvable, with the annotation named.
+func (pl *Plugin) PreFilter(_ context.Context, state fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	if p == nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
+	}
+	t, err := podtask.FromPod(p)
+	if err != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
+	}
+	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested()}
+	pl.mu.Lock()
+	c.stages, c.obs = pl.predict(t)
+	pl.mu.Unlock()
+	state.Write(stateKey, c)
+	return nil, nil
+}
+
+// predict returns an owned copy of the estimator's stages for t (nil:
+// unpredictable). pl.mu must be held (the History is not safe for
+// concurrent use, and its Profile is a view).
+func (pl *Plugin) predict(t schedkit.Task) ([]estimate.Stage, int) {
+	prof, ok := pl.estimator.Predict(t)
+	if !ok {
+		return nil, 0
+	}
+	stages := make([]estimate.Stage, len(prof.Stages))
+	for i, s := range prof.Stages {
+		stages[i] = estimate.Stage{Duration: s.Duration, Demand: s.Demand.Clone()}
+	}
+	return stages, prof.Observations
+}
+
+// PreFilterExtensions returns nil: Filter reads the pods of the
+// NodeInfo it is given, so preemption's what-ifs need no callbacks.
+func (pl *Plugin) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+func readCycle(state fwk.CycleState) (*cycle, *fwk.Status) {
+	d, err := state.Read(stateKey)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("%s: reading cycle state: %w", Name, err))
+	}
+	c, ok := d.(*cycle)
+	if !ok {
+		return nil, fwk.AsStatus(fmt.Errorf("%s: cycle state has type %T", Name, d))
+	}
+	return c, nil
+}
+
+// Filter asks fgm whether the pod's stages (its request, if
+// unpredictable) fit the node's free-resource timeline: fgm.Fitter.Fit,
+// the tests fgm.Scheduler.Schedule applies to one task on one server.
+// A refusal is Unschedulable and names the test, the stage and the kind.
+func (pl *Plugin) Filter(_ context.Context, state fwk.CycleState, p *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	c, st := readCycle(state)
+	if st != nil {
+		return st
+	}
+	srv, node, st := pl.server(ni, c.now, c.uid)
+	if st != nil {
+		return st
+	}
+	rates := make([]float64, len(c.stages)*podtask.Space().Len())
+	v, err := pl.fitter.Fit(srv, 0, c.stages, c.requested, rates)
+	if err != nil {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
+	}
+	if v.Test == fgm.Passed {
+		return nil
+	}
+	return fwk.NewStatus(fwk.Unschedulable, pl.explain(v, c, node))
+}
+
+// explain renders a refusal, e.g. "FineGrained: stage 2 of 3 (+10s to
+// +25s) needs memory 3Gi, node n1 has 2Gi free".
+func (pl *Plugin) explain(v fgm.Verdict, c *cycle, node string) string {
+	r := v.Refusal
+	kind := podtask.Space().Kind(r.Kind).Name
+	switch v.Test {
+	case fgm.UsedUp:
+		return fmt.Sprintf("%s: node %s is used up: %s free %s, below %s (idleThreshold %v)", Name, node, kind,
+			amount(r.Kind, r.Free), amount(r.Kind, r.Demand), pl.args.IdleThreshold)
+	case fgm.RequestedQuantity:
+		return fmt.Sprintf("%s: unpredictable pod requests %s %s, node %s has %s free at the least over the next %v", Name,
+			kind, amount(r.Kind, r.Demand), node, amount(r.Kind, r.Free), pl.args.Horizon.Duration)
+	case fgm.MeasuredIdle:
+		return fmt.Sprintf("%s: first stage needs %s %s, node %s measures %s idle", Name, kind, amount(r.Kind, r.Demand), node, amount(r.Kind, r.Free))
+	}
+	var from, to time.Duration
+	for i, s := range c.stages {
+		if i == r.Stage {
+			to = from + s.Duration
+			break
+		}
+		from += s.Duration
+	}
+	msg := fmt.Sprintf("%s: stage %d of %d (+%v to +%v) needs %s %s, node %s has %s free at +%v", Name,
+		r.Stage+1, len(c.stages), from, to, kind, amount(r.Kind, r.Demand), node, amount(r.Kind, r.Free), max(r.At, 0))
+	if r.Allowance > 0 {
+		msg += fmt.Sprintf(" (plus %s by compression)", amount(r.Kind, r.Allowance))
+	}
+	return msg
+}
+
+// amount renders an amount of kind k: cores, or memory in GiB.
+func amount(k int, x float64) string {
+	if k == podtask.Memory {
+		return fmt.Sprintf("%.4gGi", x/(1<<30))
+	}
+	return fmt.Sprintf("%.4g cores", x)
+}
+
+// server describes node ni at now for fgm: capacity (allocatable), free
+// timeline (capacity minus foreign load minus the remaining stages of
+// our pods there, except self), and the measured usage.
+func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID) (fgm.Server, string, *fwk.Status) {
+	node := ni.Node()
+	if node == nil {
+		return fgm.Server{}, "", fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": node not found")
+	}
+	capacity, err := podtask.Capacity(node)
+	if err != nil {
+		return fgm.Server{}, node.Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
+	}
+	dims := len(capacity)
+	var plans []*plan
+	ours := map[types.UID]bool{}
+	pl.mu.Lock()
+	for _, pi := range ni.GetPods() {
+		q := pi.GetPod()
+		if q.UID == self || q.Spec.SchedulerName != pl.args.SchedulerName {
+			continue
+		}
+		ours[q.UID] = true
+		plans = append(plans, pl.planFor(q, node.Name, now))
+	}
+	sample := pl.samples[node.Name]
+	pl.mu.Unlock()
+
+	srv := fgm.Server{Capacity: capacity}
+	foreign := make(resource.Vector, dims)
+	if sample != nil {
+		srv.Measured = true
+		srv.Used = sample.Used
+		srv.Placed = make(resource.Vector, dims)
+		mine := make(resource.Vector, dims)
+		for _, u := range sample.Pods {
+			if ours[u.Pod] {
+				_ = mine.Add(u.Used)
+			}
+		}
+		for k := range foreign {
+			foreign[k] = max(0, min(capacity[k], sample.Used[k]-mine[k]))
+		}
+		for _, p := range plans {
+			if !p.fresh || p.gen < sample.gen {
+				continue
+			}
+			first := p.requested
+			if len(p.stages) > 0 {
+				first = p.stages[0].Demand
+			}
+			for k, d := range first {
+				if !podtask.Space().Compressible(k) {
+					srv.Placed[k] += d
+				}
+			}
+		}
+	}
+	base := capacity.Clone()
+	_ = base.Sub(foreign)
+	free, err := resource.NewTimeline(base)
+	if err != nil {
+		return fgm.Server{}, node.Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("%s: node %s: %v", Name, node.Name, err))
+	}
+	h := pl.fitter.Horizon()
+	for _, p := range plans {
+		reserve(free, p, now, h)
+	}
+	srv.Free = free
+	return srv, node.Name, nil
+}
+
+// reserve subtracts what p holds from now on from free (offsets from
+// now): its remaining stages, or its peak over [0, h) if unpredictable
+// or overdue — as fgm's server does for its running tasks.
+func reserve(free *resource.Timeline, p *plan, now time.Time, h time.Duration) {
+	at := p.start.Sub(now)
+	var total time.Duration
+	for _, s := range p.stages {
+		total += s.Duration
+	}
+	if p.stages == nil || at+total <= 0 {
+		if h > 0 {
+			_ = free.Sub(0, h, p.peak)
+		}
+		return
+	}
+	for _, s := range p.stages {
+		a, b := at, at+s.Duration
+		at = b
+		if b <= 0 || s.Duration == 0 {
+			continue
+		}
+		_ = free.Sub(max(a, 0), b, s.Demand)
+	}
+}
+
+// planFor returns the plan of our pod q on node, making one for a pod
+// the plugin did not reserve (bound before it started): predicted now,
+// from its start time (now if not started). pl.mu must be held.
+func (pl *Plugin) planFor(q *v1.Pod, node string, now time.Time) *plan {
+	if p := pl.plans[q.UID]; p != nil && p.node == node {
+		return p
+	}
+	p := &plan{ns: q.Namespace, name: q.Name, node: node, start: now}
+	if q.Status.StartTime != nil {
+		p.start = q.Status.StartTime.Time
+	}
+	if t, err := podtask.FromPod(q); err == nil {
+		p.requested = t.Requested()
+		p.stages, _ = pl.predict(t)
+	} else {
+		p.requested = podtask.Space().Zero() // unreadable requests: nothing to reserve
+	}
+	p.setPeak()
+	pl.plans[q.UID] = p
+	return p
+}
+
+func (p *plan) setPeak() {
+	if p.stages == nil {
+		p.peak = p.requested
+		return
+	}
+	p.peak = podtask.Space().Zero()
+	estimate.Profile{Stages: p.stages}.Peak(p.peak)
+}
+
+// Score is the slack of the match: the least free fraction of any kind
+// the node keeps over the pod's predicted life (over the horizon if
+// unpredictable) once the pod's stages are reserved, 0–100. Pods go
+// where the tightest moment leaves the most room.
+func (pl *Plugin) Score(_ context.Context, state fwk.CycleState, p *v1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
+	c, st := readCycle(state)
+	if st != nil {
+		return 0, st
+	}
+	srv, _, st := pl.server(ni, c.now, c.uid)
+	if st != nil {
+		return 0, st
+	}
+	self := &plan{start: c.now, stages: c.stages, requested: c.requested}
+	self.setPeak()
+	h := pl.fitter.Horizon()
+	reserve(srv.Free, self, c.now, h)
+	span := h
+	if c.stages != nil {
+		span = estimate.Profile{Stages: c.stages}.Duration()
+	}
+	least := make(resource.Vector, len(srv.Capacity))
+	_ = srv.Free.Min(0, max(span, 1), least)
+	return ScoreOf(least, srv.Capacity), nil
+}
+
+// ScoreOf is the score of a node whose least free amounts over the
+// pod's life are least: 100 × min over kinds of least/capacity, clamped
+// to [0, 1], rounded down (after adding 1e-9, so that a fraction equal
+// to k/100 up to rounding scores k).
+func ScoreOf(least, capacity resource.Vector) int64 {
+	slack := 1.0
+	for k, n := range capacity {
+		if n > 0 {
+			slack = min(slack, max(0, least[k]/n))
+		}
+	}
+	return int64(math.Floor(100*slack + 1e-9))
+}
+
+// ScoreExtensions returns nil: scores are already 0–100.
+func (pl *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }
+
+// Reserve records the pod's plan on the node: its stages from now.
+func (pl *Plugin) Reserve(_ context.Context, state fwk.CycleState, p *v1.Pod, node string) *fwk.Status {
+	c, st := readCycle(state)
+	if st != nil {
+		return st
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pp := &plan{ns: p.Namespace, name: p.Name, node: node, start: c.now, stages: c.stages,
+		requested: c.requested, fresh: true, gen: pl.gen}
+	pp.setPeak()
+	pl.plans[p.UID] = pp
+	return nil
+}
+
+// Unreserve forgets the pod's plan.
+func (pl *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	delete(pl.plans, p.UID)
+}
