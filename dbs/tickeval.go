@@ -190,14 +190,14 @@ func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 		SlotSeconds: slotSecs, Price: price, BudgetLeft: e.budget - cost,
 	})
 	if e.phi > 0 {
-		ev.min.Deadline = deadlineView(&terms, dl)
+		deadlineView(&ev.min.Deadline, &terms, dl)
 	}
 	if e.phi < 1 {
 		if !c.running && c.budOK && c.budCost == cost {
 			ev.min.Budget = c.budget
 		} else {
 			// As modelInputs computes the allowance and the slots held.
-			ev.min.Budget = budgetView(&terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
+			budgetView(&ev.min.Budget, &terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
 		}
 	}
 	ev.min.combine()
