@@ -48,6 +48,9 @@ type evalCache struct {
 	run   [2]int
 	rss   [2]time.Duration
 
+	// Set once per key with no task running (static); with tasks
+	// running, set by every evaluation (runningAt), as is terms' work
+	// left.
 	slotSecs float64
 	rem      estimate.Remaining
 	budget   MinView // budget view at budCost
@@ -72,10 +75,11 @@ func (c *evalCache) setRunning(e *entry, caps [2]estimate.Capacity) {
 	c.rem0 = rem
 }
 
-// runningAt is workAt's slot-seconds and formula (3), and each phase's
-// work left in slot-seconds, for a job with running tasks from its
+// runningAt sets c.slotSecs and c.rem to workAt's slot-seconds and
+// formula (3), and c.terms' work left per phase to PhaseWork.work in
+// slot-seconds (as viewTermsOf), for a job with running tasks from its
 // cached figures (setRunning) at nowOff: the same values.
-func (c *evalCache) runningAt(e *entry, nowOff int64, caps *[2]estimate.Capacity) (float64, estimate.Remaining, [2]float64) {
+func (c *evalCache) runningAt(e *entry, nowOff int64) {
 	var els [2]time.Duration
 	var secs [2]float64
 	slotSecs := 0.0
@@ -85,7 +89,9 @@ func (c *evalCache) runningAt(e *entry, nowOff int64, caps *[2]estimate.Capacity
 		secs[p] = c.fixed[p] - el.Seconds() // PhaseWork.work
 		slotSecs += secs[p]
 	}
-	return max(slotSecs, 0), c.rem0.WithElapsed(els[:e.nph], caps[:e.nph]), secs
+	c.slotSecs = max(slotSecs, 0)
+	c.rem = c.rem0.WithElapsed(els[:e.nph], c.key.caps[:e.nph])
+	c.terms.mapWork, c.terms.redWork = secs[0], secs[1]
 }
 
 // settled marks a job without a task time that a weight update
@@ -166,18 +172,13 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 // capacities, queue, counters), the cached terms, and e's fixed figures.
 func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 	c := &e.cache
-	var slotSecs float64
-	var rem estimate.Remaining
-	var terms viewTerms
 	if c.running {
 		// The elapsed time of running tasks moves with now.
-		var secs [2]float64
-		slotSecs, rem, secs = c.runningAt(e, nowOff, &c.key.caps)
-		terms = c.terms
-		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
-	} else {
-		slotSecs, rem, terms = c.slotSecs, c.rem, c.terms
+		c.runningAt(e, nowOff)
 	}
+	// Read in place (copies of these structs, written field by field
+	// and read back whole, cost more than their arithmetic).
+	slotSecs, rem, terms := c.slotSecs, &c.rem, &c.terms
 	price := s.r.queues[c.key.queue].Price
 	// As modelInputs computes them.
 	var dl time.Duration
@@ -190,14 +191,14 @@ func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 		SlotSeconds: slotSecs, Price: price, BudgetLeft: e.budget - cost,
 	})
 	if e.phi > 0 {
-		deadlineView(&ev.min.Deadline, &terms, dl)
+		deadlineView(&ev.min.Deadline, terms, dl)
 	}
 	if e.phi < 1 {
 		if !c.running && c.budOK && c.budCost == cost {
 			ev.min.Budget = c.budget
 		} else {
 			// As modelInputs computes the allowance and the slots held.
-			budgetView(&ev.min.Budget, &terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
+			budgetView(&ev.min.Budget, terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
 		}
 	}
 	ev.min.combine()
