@@ -86,7 +86,14 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		for k := range 2 {
 			parts[q][k] = s.queuePart(q, k)
 		}
+		if !s.partsSet || parts[q] != s.parts[q] {
+			// A new number for the queue's parts: the jobs' cached
+			// capacities (evalKey) are stale.
+			s.partsSeq++
+			s.parts[q], s.partsGen[q] = parts[q], s.partsSeq
+		}
 	}
+	s.partsSet = true
 	for i, e := range s.all {
 		if s.prevTick {
 			s.evaluate(e, now, s.costs[i])

@@ -8,16 +8,19 @@ import (
 
 // evalKey is what the cached part of a job's evaluation depends on,
 // besides the job's fixed figures (φ, budget, submission, deadline, data
-// sizes) and the configuration: the capacity available to it per phase
-// (its queue's guarantee, the queue's length, the slots it holds), the
-// slots it holds, its counters (gen counts the snapshots) and its queue
-// (the price).
+// sizes) and the configuration: the slots it holds, its counters (gen
+// counts the snapshots), its queue (the price) and its queue's equal
+// parts of the guarantees (parts numbers them: Scheduler.partsGen), which
+// with the slots held give the capacity available to it per phase
+// (capacityFor; evalCache.caps). It is compared for every job at every
+// weight update, so it holds no capacities: building and comparing
+// those cost a tenth of an update's instructions.
 type evalKey struct {
-	caps  [2]estimate.Capacity
 	held  [2]int32
 	gen   uint32
 	queue Queue
 	valid bool
+	parts uint64
 }
 
 // evalCache holds the figures of a job's last evaluation that depend on
@@ -33,10 +36,11 @@ type evalCache struct {
 	// one with running tasks reads, then one without: each path reads
 	// consecutive cache lines.
 	key      evalKey
-	wavesSet bool // terms set but, with tasks running, their work left
-	static   bool // slotSecs, rem and terms set (no task running)
-	budOK    bool // budget set, and the last evaluation's at the key (no task running)
-	running  bool // a task runs (e.running at the key)
+	wavesSet bool                 // terms set but, with tasks running, their work left
+	static   bool                 // slotSecs, rem and terms set (no task running)
+	budOK    bool                 // budget set, and the last evaluation's at the key (no task running)
+	running  bool                 // a task runs (e.running at the key)
+	caps     [2]estimate.Capacity // capacity per phase at the key (capacityFor)
 	terms    viewTerms
 	w1       float64 // the last evaluation's W₁
 
@@ -90,7 +94,7 @@ func (c *evalCache) runningAt(e *entry, nowOff int64) {
 		slotSecs += secs[p]
 	}
 	c.slotSecs = max(slotSecs, 0)
-	c.rem = c.rem0.WithElapsed(els[:e.nph], c.key.caps[:e.nph])
+	c.rem = c.rem0.WithElapsed(els[:e.nph], c.caps[:e.nph])
 	c.terms.mapWork, c.terms.redWork = secs[0], secs[1]
 }
 
@@ -118,25 +122,26 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		s.evaluate(e, time.Time{}, cost) // does not read now
 		return s.tickFigs(e, e.ev.m1.W)
 	}
-	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
+	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true, parts: s.partsGen[e.queue]}
 	running := e.running
-	for p := range e.nph {
-		key.caps[p] = max(parts[e.queue][p], estimate.Capacity(e.held(p))*estimate.Slot) // capacityFor
-	}
 	c := &e.cache
 	if key != c.key {
 		// Counters, slots held, capacity or queue changed (whether
 		// tasks run is part of the counters).
 		c.key, c.running, c.static, c.budOK = key, running, false, false
 		c.wavesSet = false
+		c.caps = [2]estimate.Capacity{}
+		for p := range e.nph {
+			c.caps[p] = max(parts[e.queue][p], estimate.Capacity(e.held(p))*estimate.Slot) // capacityFor
+		}
 	}
 	if running {
 		if !c.wavesSet {
 			// The reduce waves and the terms but the work left depend
 			// on the key only.
-			_, _, in := s.modelInputsAt(e, nowOff, cost, key.caps)
+			_, _, in := s.modelInputsAt(e, nowOff, cost, c.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
-			c.setRunning(e, key.caps)
+			c.setRunning(e, c.caps)
 			c.wavesSet = true
 		}
 	} else {
@@ -151,7 +156,7 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		}
 		if !c.static {
 			var in MinInput
-			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
+			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, c.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
 			c.static = true
 		}
