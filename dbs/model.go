@@ -168,10 +168,10 @@ func MinimumSlots(in MinInput) MinResult {
 	t := viewTermsOf(&in, reduceWavesOf(&in))
 	var r MinResult
 	if in.Phi > 0 {
-		r.Deadline = deadlineView(&t, in.DeadlineLeft)
+		deadlineView(&r.Deadline, &t, in.DeadlineLeft)
 	}
 	if in.Phi < 1 {
-		r.Budget = budgetView(&t, in.Allowance, in.Held)
+		budgetView(&r.Budget, &t, in.Allowance, in.Held)
 	}
 	r.combine()
 	return r
@@ -226,24 +226,23 @@ func viewTermsOf(in *MinInput, wv reduceWaves) viewTerms {
 	return t
 }
 
-// deadlineView is model 2's deadline view (φ > 0): the window is D left.
-func deadlineView(t *viewTerms, deadlineLeft time.Duration) MinView {
-	v := minView(t, deadlineLeft)
+// deadlineView sets v to model 2's deadline view (φ > 0): the window is
+// D left.
+func deadlineView(v *MinView, t *viewTerms, deadlineLeft time.Duration) {
+	minView(v, t, deadlineLeft)
 	v.Applies = true
-	return v
 }
 
-// budgetView is model 2's budget view (φ < 1): the window is the
+// budgetView sets v to model 2's budget view (φ < 1): the window is the
 // allowance B/c_q spread over the slots held.
-func budgetView(t *viewTerms, allowance float64, held int) MinView {
+func budgetView(v *MinView, t *viewTerms, allowance float64, held int) {
 	w := time.Duration(0)
 	if allowance > 0 {
 		secs := allowance / float64(max(held, 1))
 		w = durationOf(secs)
 	}
-	v := minView(t, w)
+	minView(v, t, w)
 	v.Applies = true
-	return v
 }
 
 // combine sets r.Map and r.Reduce from the views that apply and can be
@@ -270,12 +269,14 @@ func durationOf(secs float64) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
-// minView evaluates model 2 for one window, with the job's terms t.
-func minView(t *viewTerms, window time.Duration) MinView {
-	v := MinView{Window: window}
+// minView sets v to model 2 for one window, with the job's terms t
+// (written in place: a weight update evaluates it for every job, and a
+// MinView returned by value was copied twice on its way).
+func minView(v *MinView, t *viewTerms, window time.Duration) {
+	*v = MinView{Window: window}
 	if t.noReduceCap {
 		v.Unmeetable = true
-		return v
+		return
 	}
 	ws := window.Seconds()
 	srMax := ws - t.waveSecs - t.transfer
@@ -285,7 +286,7 @@ func minView(t *viewTerms, window time.Duration) MinView {
 	if t.um > 0 {
 		if srMax <= 0 {
 			v.Unmeetable = true
-			return v
+			return
 		}
 		v.Map = ceilSlots(t.mapWork/srMax, t.um)
 	}
@@ -297,11 +298,10 @@ func minView(t *viewTerms, window time.Duration) MinView {
 		den := ws - t.transfer - sr
 		if den <= 0 {
 			v.Unmeetable = true
-			return v
+			return
 		}
 		v.Reduce = ceilSlots(t.redWork/den, t.ur)
 	}
-	return v
 }
 
 // ceilSlots returns ⌈x⌉ clamped to [1, limit] (a phase with work left

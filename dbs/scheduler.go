@@ -57,6 +57,14 @@ type Scheduler struct {
 	// update if its cost is the same (tickeval.go); it is kept between
 	// updates, so Update, Submit and Remove keep it in step.
 	settle []settled
+	// parts are the queues' equal parts of their guarantees (queuePart)
+	// at the last weight update (partsSet), and partsGen numbers them:
+	// a queue's number changes (to the next partsSeq) whenever its parts
+	// do, so a job's cached evaluation can key on the number (evalKey).
+	parts    [numQueues][2]estimate.Capacity
+	partsGen [numQueues]uint64
+	partsSeq uint64
+	partsSet bool
 
 	qs queueScratch // Queue's lists (queue.go)
 
@@ -120,7 +128,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 24
+const entryPad = 16
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }

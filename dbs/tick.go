@@ -86,18 +86,32 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		for k := range 2 {
 			parts[q][k] = s.queuePart(q, k)
 		}
+		if !s.partsSet || parts[q] != s.parts[q] {
+			// A new number for the queue's parts: the jobs' cached
+			// capacities (evalKey) are stale.
+			s.partsSeq++
+			s.parts[q], s.partsGen[q] = parts[q], s.partsSeq
+		}
 	}
-	for i, e := range s.all {
-		if s.prevTick {
-			s.evaluate(e, now, s.costs[i])
-			s.tk[i] = s.tickFigs(e, e.ev.m1.W)
-		} else {
-			if st := &s.settle[i]; st.ok && st.cost == s.costs[i] {
+	s.partsSet = true
+	// Resliced to one length: no bounds checks in the per-job loops.
+	all := s.all
+	costs, tk, settle := s.costs[:len(all)], s.tk[:len(all)], s.settle[:len(all)]
+	if s.prevTick {
+		for i, e := range all {
+			s.evaluate(e, now, costs[i])
+			tk[i] = s.tickFigs(e, e.ev.m1.W)
+			sum[e.queue] += tk[i].base
+		}
+	} else {
+		for i, e := range all {
+			if st := &settle[i]; st.ok && st.cost == costs[i] {
 				continue
 			}
-			s.tk[i] = s.evaluateTick(e, nowOff, s.costs[i], &parts)
+			f := s.evaluateTick(e, nowOff, costs[i], &parts)
+			tk[i] = f
+			sum[e.queue] += f.base
 		}
-		sum[e.queue] += s.tk[i].base
 	}
 	var avg [numQueues]float64
 	for q := range numQueues {
@@ -108,17 +122,20 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 
 	// Pass 2: model 3.
 	s.moves = s.moves[:0]
-	for i, e := range s.all {
-		if s.prevTick {
-			s.update(e, &s.tk[i], avg[e.queue], now)
-			continue
+	if s.prevTick {
+		for i, e := range all {
+			s.update(e, &tk[i], avg[e.queue], now)
 		}
-		st := &s.settle[i]
-		if st.ok && st.cost == s.costs[i] {
-			continue
+	} else {
+		for i, e := range all {
+			st, c := &settle[i], costs[i]
+			if st.ok && st.cost == c {
+				continue
+			}
+			f := &tk[i]
+			s.update(e, f, avg[e.queue], now)
+			*st = settled{cost: c, ok: !f.ttKnown}
 		}
-		s.update(e, &s.tk[i], avg[e.queue], now)
-		*st = settled{cost: s.costs[i], ok: !s.tk[i].ttKnown}
 	}
 	for i := range s.moves {
 		d := &s.moves[i]

@@ -8,16 +8,19 @@ import (
 
 // evalKey is what the cached part of a job's evaluation depends on,
 // besides the job's fixed figures (φ, budget, submission, deadline, data
-// sizes) and the configuration: the capacity available to it per phase
-// (its queue's guarantee, the queue's length, the slots it holds), the
-// slots it holds, its counters (gen counts the snapshots) and its queue
-// (the price).
+// sizes) and the configuration: the slots it holds, its counters (gen
+// counts the snapshots), its queue (the price) and its queue's equal
+// parts of the guarantees (parts numbers them: Scheduler.partsGen), which
+// with the slots held give the capacity available to it per phase
+// (capacityFor; evalCache.caps). It is compared for every job at every
+// weight update, so it holds no capacities: building and comparing
+// those cost a tenth of an update's instructions.
 type evalKey struct {
-	caps  [2]estimate.Capacity
 	held  [2]int32
 	gen   uint32
 	queue Queue
 	valid bool
+	parts uint64
 }
 
 // evalCache holds the figures of a job's last evaluation that depend on
@@ -33,10 +36,11 @@ type evalCache struct {
 	// one with running tasks reads, then one without: each path reads
 	// consecutive cache lines.
 	key      evalKey
-	wavesSet bool // terms set but, with tasks running, their work left
-	static   bool // slotSecs, rem and terms set (no task running)
-	budOK    bool // budget set, and the last evaluation's at the key (no task running)
-	running  bool // a task runs (e.running at the key)
+	wavesSet bool                 // terms set but, with tasks running, their work left
+	static   bool                 // slotSecs, rem and terms set (no task running)
+	budOK    bool                 // budget set, and the last evaluation's at the key (no task running)
+	running  bool                 // a task runs (e.running at the key)
+	caps     [2]estimate.Capacity // capacity per phase at the key (capacityFor)
 	terms    viewTerms
 	w1       float64 // the last evaluation's W₁
 
@@ -48,6 +52,9 @@ type evalCache struct {
 	run   [2]int
 	rss   [2]time.Duration
 
+	// Set once per key with no task running (static); with tasks
+	// running, set by every evaluation (runningAt), as is terms' work
+	// left.
 	slotSecs float64
 	rem      estimate.Remaining
 	budget   MinView // budget view at budCost
@@ -72,10 +79,11 @@ func (c *evalCache) setRunning(e *entry, caps [2]estimate.Capacity) {
 	c.rem0 = rem
 }
 
-// runningAt is workAt's slot-seconds and formula (3), and each phase's
-// work left in slot-seconds, for a job with running tasks from its
+// runningAt sets c.slotSecs and c.rem to workAt's slot-seconds and
+// formula (3), and c.terms' work left per phase to PhaseWork.work in
+// slot-seconds (as viewTermsOf), for a job with running tasks from its
 // cached figures (setRunning) at nowOff: the same values.
-func (c *evalCache) runningAt(e *entry, nowOff int64, caps *[2]estimate.Capacity) (float64, estimate.Remaining, [2]float64) {
+func (c *evalCache) runningAt(e *entry, nowOff int64) {
 	var els [2]time.Duration
 	var secs [2]float64
 	slotSecs := 0.0
@@ -85,7 +93,9 @@ func (c *evalCache) runningAt(e *entry, nowOff int64, caps *[2]estimate.Capacity
 		secs[p] = c.fixed[p] - el.Seconds() // PhaseWork.work
 		slotSecs += secs[p]
 	}
-	return max(slotSecs, 0), c.rem0.WithElapsed(els[:e.nph], caps[:e.nph]), secs
+	c.slotSecs = max(slotSecs, 0)
+	c.rem = c.rem0.WithElapsed(els[:e.nph], c.caps[:e.nph])
+	c.terms.mapWork, c.terms.redWork = secs[0], secs[1]
 }
 
 // settled marks a job without a task time that a weight update
@@ -112,25 +122,26 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		s.evaluate(e, time.Time{}, cost) // does not read now
 		return s.tickFigs(e, e.ev.m1.W)
 	}
-	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true}
+	key := evalKey{held: e.heldK, gen: e.gen, queue: e.queue, valid: true, parts: s.partsGen[e.queue]}
 	running := e.running
-	for p := range e.nph {
-		key.caps[p] = max(parts[e.queue][p], estimate.Capacity(e.held(p))*estimate.Slot) // capacityFor
-	}
 	c := &e.cache
 	if key != c.key {
 		// Counters, slots held, capacity or queue changed (whether
 		// tasks run is part of the counters).
 		c.key, c.running, c.static, c.budOK = key, running, false, false
 		c.wavesSet = false
+		c.caps = [2]estimate.Capacity{}
+		for p := range e.nph {
+			c.caps[p] = max(parts[e.queue][p], estimate.Capacity(e.held(p))*estimate.Slot) // capacityFor
+		}
 	}
 	if running {
 		if !c.wavesSet {
 			// The reduce waves and the terms but the work left depend
 			// on the key only.
-			_, _, in := s.modelInputsAt(e, nowOff, cost, key.caps)
+			_, _, in := s.modelInputsAt(e, nowOff, cost, c.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
-			c.setRunning(e, key.caps)
+			c.setRunning(e, c.caps)
 			c.wavesSet = true
 		}
 	} else {
@@ -145,7 +156,7 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 		}
 		if !c.static {
 			var in MinInput
-			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, key.caps)
+			c.slotSecs, c.rem, in = s.modelInputsAt(e, nowOff, cost, c.caps)
 			c.terms = viewTermsOf(&in, reduceWavesOf(&in))
 			c.static = true
 		}
@@ -166,18 +177,13 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 // capacities, queue, counters), the cached terms, and e's fixed figures.
 func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 	c := &e.cache
-	var slotSecs float64
-	var rem estimate.Remaining
-	var terms viewTerms
 	if c.running {
 		// The elapsed time of running tasks moves with now.
-		var secs [2]float64
-		slotSecs, rem, secs = c.runningAt(e, nowOff, &c.key.caps)
-		terms = c.terms
-		terms.mapWork, terms.redWork = secs[0], secs[1] // as viewTermsOf
-	} else {
-		slotSecs, rem, terms = c.slotSecs, c.rem, c.terms
+		c.runningAt(e, nowOff)
 	}
+	// Read in place (copies of these structs, written field by field
+	// and read back whole, cost more than their arithmetic).
+	slotSecs, rem, terms := c.slotSecs, &c.rem, &c.terms
 	price := s.r.queues[c.key.queue].Price
 	// As modelInputs computes them.
 	var dl time.Duration
@@ -190,14 +196,14 @@ func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 		SlotSeconds: slotSecs, Price: price, BudgetLeft: e.budget - cost,
 	})
 	if e.phi > 0 {
-		ev.min.Deadline = deadlineView(&terms, dl)
+		deadlineView(&ev.min.Deadline, terms, dl)
 	}
 	if e.phi < 1 {
 		if !c.running && c.budOK && c.budCost == cost {
 			ev.min.Budget = c.budget
 		} else {
 			// As modelInputs computes the allowance and the slots held.
-			ev.min.Budget = budgetView(&terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
+			budgetView(&ev.min.Budget, terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
 		}
 	}
 	ev.min.combine()
