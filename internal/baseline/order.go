@@ -36,6 +36,9 @@ var (
 	_ sim.TaskWatcher = (*FIFO)(nil)
 	_ sim.Policy      = (*EDF)(nil)
 	_ sim.JobWatcher  = (*EDF)(nil)
+
+	_ sim.FullNodeSkipper = (*FIFO)(nil)
+	_ sim.FullNodeSkipper = (*EDF)(nil)
 )
 
 // NewFIFO returns a FIFO policy.
@@ -57,6 +60,10 @@ func edfBefore(a, b *sim.Job) bool {
 
 // Name implements sim.Policy.
 func (o *ordered) Name() string { return o.name }
+
+// SkipFullNodes implements sim.FullNodeSkipper: a heartbeat of a node
+// with nothing free returns at once, deciding and changing nothing.
+func (o *ordered) SkipFullNodes() bool { return true }
 
 // Submit implements sim.Policy: it queues j in order and accepts it.
 func (o *ordered) Submit(_ time.Time, j *sim.Job) error {

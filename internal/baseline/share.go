@@ -52,10 +52,16 @@ type sharer struct {
 var (
 	_ sim.TaskWatcher = (*sharer)(nil)
 	_ sim.JobWatcher  = (*sharer)(nil)
+
+	_ sim.FullNodeSkipper = (*sharer)(nil)
 )
 
 // Name implements sim.Policy.
 func (s *sharer) Name() string { return s.name }
+
+// SkipFullNodes implements sim.FullNodeSkipper: a heartbeat of a node
+// with nothing free returns at once, deciding and changing nothing.
+func (s *sharer) SkipFullNodes() bool { return true }
 
 // Heartbeat implements sim.Policy.
 func (s *sharer) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {

@@ -91,6 +91,28 @@ type UsageWatcher interface {
 	NodeSampled(now time.Time, n *Node, used resource.Vector)
 }
 
+// FullNodeSkipper is implemented by policies for which a heartbeat of a
+// full node changes nothing. A node is full when its Available amount of
+// every kind is ≤ 0: no task asking for anything fits it. If
+// SkipFullNodes returns true, the simulator does not call Heartbeat for a
+// full node (periodic or out-of-band); the heartbeat still happens on
+// the node's schedule, so the first heartbeat after a slot frees comes
+// exactly when it would have (an ended task triggers its out-of-band
+// heartbeat as always). Stats.QuietHeartbeats counts the skipped calls.
+//
+// The contract: for the policy, such a Heartbeat would return no
+// decisions and change no state that a later decision depends on. A
+// request-based policy whose every assignment asks for something the
+// node must have free (the baselines) qualifies. A policy that acts on
+// full nodes does not: one that kills or preempts (lss ends jobs at
+// heartbeats, DropAtDeadline kills on any heartbeat), one that
+// over-subscribes compressible kinds (fgm), or one that counts
+// heartbeats. Config.DeliverFullHeartbeats turns skipping off for every
+// policy (the test of the contract runs both ways).
+type FullNodeSkipper interface {
+	SkipFullNodes() bool
+}
+
 // DecisionKind says what a Decision asks the simulator to do.
 type DecisionKind uint8
 

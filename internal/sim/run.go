@@ -45,10 +45,11 @@ func (s *Sim) setNow(t int64) {
 func (s *Sim) start() error {
 	s.started = true
 	s.setNow(0)
-	s.heap.ev = make([]event, 0, 64+len(s.jobs)+len(s.cfg.Background)+len(s.cfg.NodeEvents)+2*len(s.nodes))
+	subAt := make([]int64, len(s.jobs))
 	for i := range s.jobs {
-		s.heap.push(s.jobs[i].submitOff, evSubmit, int32(i), 0)
+		subAt[i] = s.jobs[i].submitOff
 	}
+	s.heap.reset(subAt, 64+len(s.cfg.Background)+len(s.cfg.NodeEvents)+len(s.nodes), len(s.nodes))
 	for i, b := range s.cfg.Background {
 		s.heap.push(int64(b.At), evBackground, int32(i), 0)
 	}
@@ -120,25 +121,27 @@ func (s *Sim) Step() (bool, error) {
 		return false, s.err
 	}
 	for {
-		if s.heap.len() == 0 {
+		src, e := s.heap.first()
+		if src == srcNone {
 			s.finish()
 			if s.ended < len(s.jobs) && s.err == nil {
 				s.err = fmt.Errorf("%w: no events left with %d jobs not ended", ErrStalled, len(s.jobs)-s.ended)
 			}
 			return false, s.err
 		}
-		if h := s.cfg.Horizon; h > 0 && s.heap.peek().at > int64(h) {
+		if h := s.cfg.Horizon; h > 0 && e.at > int64(h) {
 			s.setNow(int64(h))
 			s.finish()
 			return false, nil
 		}
-		e := s.heap.pop()
+		pending := s.heap.len()
+		s.heap.drop(src)
 		if e.kind == evStage && !s.stageCurrent(&e) {
 			s.stats.StaleEvents++
 			continue
 		}
-		if len(s.heap.ev) >= s.stats.MaxHeap {
-			s.stats.MaxHeap = len(s.heap.ev) + 1
+		if pending > s.stats.MaxHeap {
+			s.stats.MaxHeap = pending
 		}
 		s.setNow(e.at)
 		s.stats.Events++
@@ -261,6 +264,10 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 	if !n.up || s.nActive == 0 {
 		return nil
 	}
+	if s.quiet && n.full() {
+		s.stats.QuietHeartbeats++
+		return nil
+	}
 	s.stats.Heartbeats++
 	t0 := time.Now()
 	dst, err := s.policy.Heartbeat(s.nowT, n, &s.cluster, s.dst[:0])
@@ -295,6 +302,17 @@ func (s *Sim) applyAll(dst []Decision, n *Node) {
 	}
 	s.dst = dst[:0]
 	s.hbNode = nil
+}
+
+// full reports whether nothing is available on n in any kind
+// (FullNodeSkipper).
+func (n *Node) full() bool {
+	for _, x := range n.avail {
+		if x > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // outOfBand schedules an immediate heartbeat of n (a task ended there).

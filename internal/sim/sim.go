@@ -15,24 +15,27 @@ import (
 
 // Stats are the simulator's counters for one run.
 type Stats struct {
-	Events         int // events processed (stale progress events excluded)
-	StaleEvents    int // progress events superseded by a rate change
-	Heartbeats     int // heartbeats delivered to the policy
-	Assigned       int // task attempts started
-	Succeeded      int // task attempts that succeeded
-	Failed         int // attempts failed by an incompressible over-commit
-	Lost           int // attempts lost to a node going down
-	Preempted      int // attempts stopped by Preempt decisions
-	Retried        int // attempts started for a task that had run before
-	KilledJobs     int // jobs ended by KillJob decisions
-	RejectedJobs   int // jobs refused at submission
-	FailedJobs     int // jobs ended because a task failed MaxAttempts times
-	Invalid        int // decisions that could not be carried out
-	PolicyCalls    int // Submit, Heartbeat and NodeChanged calls
-	MaxHeap        int // largest event-heap size
-	PlanOvercommit int // plan steps applied although their incompressible allocation no longer fit
-	Ticks          int // Ticker calls
-	UsageSamples   int // usage sampling rounds delivered to a UsageWatcher
+	Events      int // events processed (stale progress events excluded)
+	StaleEvents int // progress events superseded by a rate change
+	Heartbeats  int // heartbeats delivered to the policy
+	// QuietHeartbeats are heartbeats of full nodes not delivered to a
+	// FullNodeSkipper (they count in Events, not in Heartbeats).
+	QuietHeartbeats int
+	Assigned        int // task attempts started
+	Succeeded       int // task attempts that succeeded
+	Failed          int // attempts failed by an incompressible over-commit
+	Lost            int // attempts lost to a node going down
+	Preempted       int // attempts stopped by Preempt decisions
+	Retried         int // attempts started for a task that had run before
+	KilledJobs      int // jobs ended by KillJob decisions
+	RejectedJobs    int // jobs refused at submission
+	FailedJobs      int // jobs ended because a task failed MaxAttempts times
+	Invalid         int // decisions that could not be carried out
+	PolicyCalls     int // Submit, Heartbeat and NodeChanged calls
+	MaxHeap         int // largest event-heap size
+	PlanOvercommit  int // plan steps applied although their incompressible allocation no longer fit
+	Ticks           int // Ticker calls
+	UsageSamples    int // usage sampling rounds delivered to a UsageWatcher
 }
 
 // Sim is one simulation of one policy on one workload. It is not safe for
@@ -47,6 +50,7 @@ type Sim struct {
 	nw     NodeWatcher
 	tk     Ticker
 	uw     UsageWatcher
+	quiet  bool // skip heartbeats of full nodes (FullNodeSkipper)
 	rng    *rand.Rand
 	noise  *rand.Rand // usage-sample noise, apart from rng
 	name   string
@@ -73,7 +77,7 @@ type Sim struct {
 	incompKinds  []int
 	compKinds    []int
 
-	heap     eventHeap
+	heap     events
 	now      int64
 	nowT     time.Time
 	pool     []*attempt
@@ -143,6 +147,9 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 	s.uw, _ = p.(UsageWatcher)
 	if s.cfg.TickInterval == 0 {
 		s.tk = nil
+	}
+	if fs, ok := p.(FullNodeSkipper); ok && !cfg.DeliverFullHeartbeats {
+		s.quiet = fs.SkipFullNodes()
 	}
 	s.noise = rand.New(rand.NewPCG(cfg.Seed^0x6e6f697365, cfg.Seed+0x5a3c))
 	s.useBuf, s.nodeBuf = s.space.Zero(), s.space.Zero()
