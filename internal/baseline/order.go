@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"math"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -14,6 +15,7 @@ import (
 type ordered struct {
 	name  string
 	less  func(a, b *sim.Job) bool
+	rank  func(j *sim.Job) int64 // less's primary key
 	idx   index
 	batch batch
 }
@@ -42,10 +44,20 @@ var (
 )
 
 // NewFIFO returns a FIFO policy.
-func NewFIFO() *FIFO { return &FIFO{ordered{name: "FIFO", less: before}} }
+func NewFIFO() *FIFO { return &FIFO{ordered{name: "FIFO", less: before, rank: submitRank}} }
 
 // NewEDF returns an EDF policy.
-func NewEDF() *EDF { return &EDF{ordered{name: "EDF", less: edfBefore}} }
+func NewEDF() *EDF { return &EDF{ordered{name: "EDF", less: edfBefore, rank: deadlineRank}} }
+
+// deadlineRank is edfBefore's primary key: the deadline's offset from
+// sim.Epoch (saturating), jobs without one last.
+func deadlineRank(j *sim.Job) int64 {
+	d := j.Deadline()
+	if d.IsZero() {
+		return math.MaxInt64
+	}
+	return int64(d.Sub(sim.Epoch))
+}
 
 func edfBefore(a, b *sim.Job) bool {
 	da, db := a.Deadline(), b.Deadline()
@@ -68,7 +80,7 @@ func (o *ordered) SkipFullNodes() bool { return true }
 // Submit implements sim.Policy: it queues j in order and accepts it.
 func (o *ordered) Submit(_ time.Time, j *sim.Job) error {
 	if o.idx.order == nil {
-		o.idx.order = o.less
+		o.idx.order, o.idx.rank = o.less, o.rank
 	}
 	o.idx.add(j, nil, 0)
 	return nil

@@ -101,7 +101,7 @@ func TestQuietHeartbeatsChangeNothing(t *testing.T) {
 				if rq.Decisions+sq.QuietHeartbeats != rd.Decisions {
 					t.Fatalf("%s: %d decisions + %d quiet, want %d", name, rq.Decisions, sq.QuietHeartbeats, rd.Decisions)
 				}
-				rq.DecisionTime, rd.DecisionTime, rq.Decisions, rd.Decisions = 0, 0, 0, 0
+				rq.DecisionTime, rd.DecisionTime, rq.Decisions, rd.Decisions, rq.TimedCalls, rd.TimedCalls = 0, 0, 0, 0, 0, 0
 				if d := cmp.Diff(rd, rq); d != "" {
 					t.Fatalf("%s: runs differ (-delivered +quiet):\n%s", name, d)
 				}

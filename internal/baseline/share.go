@@ -262,7 +262,7 @@ func (s *sharer) keyOf(e *entry, p int) float64 {
 // Submit implements sim.Policy: every job is accepted and indexed.
 func (s *sharer) Submit(_ time.Time, j *sim.Job) error {
 	if s.idx.order == nil {
-		s.idx.order = before
+		s.idx.order, s.idx.rank = before, submitRank
 		s.idx.keyOf = s.keyOf
 		s.idx.groupKey = s.groupKey
 	}

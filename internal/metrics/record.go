@@ -22,9 +22,13 @@ type Run struct {
 	// over-commit; RetriedTasks the attempts started again after one.
 	FailedTasks, RetriedTasks int
 	// DecisionTime is the wall-clock time the policy spent deciding, and
-	// Decisions the number of calls it took.
+	// Decisions the number of calls it took. If TimedCalls < Decisions,
+	// only TimedCalls of the calls were timed (sim.Config.TimingSample)
+	// and DecisionTime is their total scaled up to every call: an
+	// estimate.
 	DecisionTime time.Duration
 	Decisions    int
+	TimedCalls   int
 	// Events is the number of simulator events processed.
 	Events int
 	// End is the virtual time the simulation ended.

@@ -107,7 +107,9 @@
 // (staggered evenly, in a seeded order) while any job is active, and out of band
 // at once whenever a task ends on it. Heartbeats stop while no job is
 // active and resume at the next submission. Each heartbeat calls
-// Policy.Heartbeat once.
+// Policy.Heartbeat once, except that a policy implementing
+// FullNodeSkipper is not called for a full node (nothing available in
+// any kind): the heartbeat happens, on schedule, without the call.
 //
 // Offload (paper 001). Kinds listed in Config.OffloadKinds that a node
 // has no capacity for are served by the node it is bound to (Bind
@@ -153,8 +155,9 @@
 // attempt after a task's first, whatever ended the earlier one), the
 // wall-clock time spent inside the policy's calls (Submit, Heartbeat,
 // NodeChanged, Tick, and the usage-sample rounds, which include the
-// simulator's own measuring; measured with time.Now), and the number of
-// events. With Config.RecordTasks, metrics.Run.Tasks holds one record per
+// simulator's own measuring; measured with time.Now, on every call or,
+// with Config.TimingSample, on one call in N and scaled up), and the
+// number of events. With Config.RecordTasks, metrics.Run.Tasks holds one record per
 // task attempt (node, attempt, start, end, outcome, time-weighted mean
 // allocation, actual usage and true demand, cost, isolated work); it is
 // off by default, as a trace day has millions of attempts. From them
@@ -174,6 +177,14 @@
 // is O(1): the active list is compacted when next read (Cluster.Jobs).
 // Materialisation follows the order ReadyTasks always used, so runs are
 // identical to eager storage.
+//
+// An overloaded day runs for days of virtual time, and most of its
+// events are periodic heartbeats of full nodes. Pending submissions are
+// a cursor over the (sorted) workload and the periodic heartbeats a heap
+// of their own, merged with the other events by (time, sequence), so
+// the order is exactly one heap's and the main heap stays small; a
+// FullNodeSkipper (the baselines) is not called for full nodes; and
+// Config.TimingSample spares the two clock reads per call.
 //
 // # Usage
 //

@@ -216,10 +216,9 @@ func (s *Sim) submit(j *Job) error {
 	s.lastChange = s.now
 	s.wakeHeartbeats()
 	s.wakePeriodic()
-	t0 := time.Now()
+	t0 := s.tic()
 	err := s.policy.Submit(s.nowT, j)
-	s.decTime += time.Since(t0)
-	s.decCalls++
+	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
 		s.stats.RejectedJobs++
@@ -269,10 +268,9 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 		return nil
 	}
 	s.stats.Heartbeats++
-	t0 := time.Now()
+	t0 := s.tic()
 	dst, err := s.policy.Heartbeat(s.nowT, n, &s.cluster, s.dst[:0])
-	s.decTime += time.Since(t0)
-	s.decCalls++
+	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
 		return fmt.Errorf("%w: %s: heartbeat of %s at %v: %w", ErrPolicy, s.policy.Name(), n.id, time.Duration(s.now), err)
@@ -282,10 +280,9 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 }
 
 func (s *Sim) callNodeChanged(n *Node, up bool) error {
-	t0 := time.Now()
+	t0 := s.tic()
 	dst, err := s.nw.NodeChanged(s.nowT, n, up, &s.cluster, s.dst[:0])
-	s.decTime += time.Since(t0)
-	s.decCalls++
+	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
 		return fmt.Errorf("%w: %s: node %s changed at %v: %w", ErrPolicy, s.policy.Name(), n.id, time.Duration(s.now), err)
@@ -407,8 +404,9 @@ func (s *Sim) Record() metrics.Run {
 		Samples:      s.samples,
 		FailedTasks:  s.stats.Failed,
 		RetriedTasks: s.stats.Retried,
-		DecisionTime: s.decTime,
+		DecisionTime: s.decisionTime(),
 		Decisions:    s.decCalls,
+		TimedCalls:   s.timedCalls,
 		Events:       s.stats.Events,
 		End:          time.Duration(s.now),
 		Tasks:        s.records,

@@ -108,11 +108,15 @@ type Sim struct {
 	stats    Stats
 	decErr   DecisionError
 	samples  []metrics.Sample
-	decTime  time.Duration
+	decTime  time.Duration // timed policy calls (Config.TimingSample)
 	decCalls int
-	started  bool
-	done     bool
-	err      error
+	// timedCalls are the policy calls timed; usageTime the usage-sample
+	// deliveries' time (always timed).
+	timedCalls int
+	usageTime  time.Duration
+	started    bool
+	done       bool
+	err        error
 }
 
 // New builds a simulation of policy p on workload w. It validates the
