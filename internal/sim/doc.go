@@ -168,9 +168,10 @@
 //
 // A trace day holds millions of tasks, most of them waiting. A task is an
 // object (*Task) only from when a policy first sees it (Job.ReadyTasks,
-// Job.Task) until it succeeds; then its object goes back to a pool
-// (kept when Config.RecordObserved is set). A job keeps its live tasks in
-// a map and one bit per task saying whether it ever started, so a phase
+// Job.Task) until it succeeds; then its object goes back to a pool. A
+// job keeps its live tasks in pages of 512 pointers allocated while a
+// task of the page is live, and one bit per task saying whether it ever
+// started, so a phase
 // of n tasks that have not started costs n/8 bytes here, and nothing more
 // when the workload describes it compactly (workload.TaskBatch: one
 // duration per task, shaped when the task is materialised). Ending a job

@@ -226,7 +226,7 @@ func (s *Sim) overcommit(t *Task) {
 	s.requeue(t, schedkit.TaskFailed, metrics.TaskFailed)
 	if j := t.job; j.state == jobActive && int(t.fails) >= s.cfg.MaxAttempts {
 		s.stats.FailedJobs++
-		s.killJob(j, metrics.Failed, fmt.Sprintf("task %s failed %d times (incompressible over-commit)", t.id, t.fails))
+		s.killJob(j, metrics.Failed, fmt.Sprintf("task %s failed %d times (incompressible over-commit)", t.ID(), t.fails))
 	}
 }
 

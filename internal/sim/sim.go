@@ -60,6 +60,7 @@ type Sim struct {
 	free     []*Task // pooled task objects (their tasks succeeded)
 	slab     []Task  // fresh task objects not handed out yet
 	liveBuf  []*Task
+	pages    [][]*Task         // pooled pages of live tasks (live.go)
 	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
 	fitReq   resource.Vector   // the last request found to fit a node
 	nodes    []Node
@@ -434,7 +435,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 	}
 	ts := s.taskSpec(j, p, i, &t.own)
 	t.job, t.spec, t.inPhase, t.phase = j, ts, int32(i), schedkit.Phase(p)
-	t.id = taskID(j, p, i)
+	t.id = "" // built by ID when asked
 	t.state, t.attempts, t.fails = schedkit.TaskPending, 0, 0
 	t.run, t.node = nil, nil
 	t.locs = nil
@@ -444,10 +445,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 			t.locs[li] = s.nodes[ni].id
 		}
 	}
-	if j.live == nil {
-		j.live = make(map[int32]*Task)
-	}
-	j.live[x] = t
+	j.setLive(x, t)
 	return t
 }
 
@@ -455,7 +453,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 // counters carry on, so events and retry entries naming the old task stay
 // stale.
 func (s *Sim) release(t *Task) {
-	delete(t.job.live, t.inJob())
+	t.job.dropLive(t.inJob())
 	t.readyGen++
 	t.job, t.spec, t.locs = nil, nil, nil
 	s.free = append(s.free, t)
@@ -464,7 +462,7 @@ func (s *Sim) release(t *Task) {
 // peek returns the task at index x of j: its live object, or a view of it
 // written into v.
 func (j *Job) peek(x int32, v *Task) *Task {
-	if t := j.live[x]; t != nil {
+	if t := j.liveAt(x); t != nil {
 		return t
 	}
 	j.view(x, v)
