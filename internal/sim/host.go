@@ -73,6 +73,7 @@ type jobPhase struct {
 	retryAt  int             // head of retry
 	loc      *locality       // nil when no task of the phase names a node
 	req      resource.Vector // the request every task of the phase shares; nil if they differ
+	dataSize int64           // Σ max(DataSize, 0) over the phase's tasks
 }
 
 // readyRef names a task that became ready; it is stale once the task's
@@ -231,6 +232,17 @@ func (j *Job) PhaseRequest(p schedkit.Phase) (resource.Vector, bool) {
 		return nil, false
 	}
 	return j.phases[p].req, true
+}
+
+// DataSize returns the sum over phase p's tasks of their declared data
+// sizes (Similarity().DataSize, negative ones counted as 0), 0 for p out
+// of range. Unlike summing over Task(p, i), it makes no task objects: a
+// trace day's phase can have 175,000 tasks.
+func (j *Job) DataSize(p schedkit.Phase) int64 {
+	if int(p) >= len(j.phases) {
+		return 0
+	}
+	return j.phases[p].dataSize
 }
 
 // PhaseComputes reports whether tasks of phase p make progress when

@@ -302,6 +302,7 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 				if len(ts.Locations) > 0 {
 					hasLoc = true
 				}
+				ph.dataSize += max(ts.DataSize, 0)
 			}
 			if hasLoc {
 				ph.loc = buildLocality(sp.Tasks, ph.first)
