@@ -73,8 +73,10 @@ func edfBefore(a, b *sim.Job) bool {
 // Name implements sim.Policy.
 func (o *ordered) Name() string { return o.name }
 
-// SkipFullNodes implements sim.FullNodeSkipper: a heartbeat of a node
-// with nothing free returns at once, deciding and changing nothing.
+// SkipFullNodes implements sim.FullNodeSkipper: on a node with nothing
+// free, or where no ready task's request fits, a heartbeat decides
+// nothing (it would only bring the index's keys up to date, which the
+// next heartbeat does as well).
 func (o *ordered) SkipFullNodes() bool { return true }
 
 // Submit implements sim.Policy: it queues j in order and accepts it.

@@ -59,8 +59,10 @@ var (
 // Name implements sim.Policy.
 func (s *sharer) Name() string { return s.name }
 
-// SkipFullNodes implements sim.FullNodeSkipper: a heartbeat of a node
-// with nothing free returns at once, deciding and changing nothing.
+// SkipFullNodes implements sim.FullNodeSkipper: on a node with nothing
+// free, or where no ready task's request fits, a heartbeat decides
+// nothing (it would only bring the index's keys up to date, which the
+// next heartbeat does as well).
 func (s *sharer) SkipFullNodes() bool { return true }
 
 // Heartbeat implements sim.Policy.

@@ -125,8 +125,9 @@ type Config struct {
 	// start, end, outcome, allocated and true usage, cost). Off by
 	// default: a trace day has millions of attempts.
 	RecordTasks bool
-	// DeliverFullHeartbeats calls Heartbeat for full nodes even when the
-	// policy declares them no-ops (FullNodeSkipper). Decisions and
+	// DeliverFullHeartbeats calls Heartbeat for idle nodes (full, or
+	// fitting no ready task) even when the policy declares such calls
+	// no-ops (FullNodeSkipper). Decisions and
 	// metrics are the same either way; only the number of policy calls
 	// and the run time differ.
 	DeliverFullHeartbeats bool

@@ -38,6 +38,7 @@ func (s *Sim) CheckInvariants() error {
 	var view Task
 	ready, running, progressing := 0, 0, 0
 	var readyIn [schedkit.MaxPhases]int
+	var readyBy [1 << maxSupportKinds]int
 	ai := 0
 	ended := 0
 	for ji := range s.jobs {
@@ -149,6 +150,7 @@ func (s *Sim) CheckInvariants() error {
 			}
 			ready += pr.Ready
 			readyIn[p] += pr.Ready
+			readyBy[ph.support] += pr.Ready
 			running += r
 			if pr.RunningStartSum != startSum {
 				return fail("job %s phase %d start sum %v, want %v", j.id, p, pr.RunningStartSum, startSum)
@@ -167,6 +169,14 @@ func (s *Sim) CheckInvariants() error {
 	}
 	if readyIn != s.readyIn {
 		return fail("ready per phase %v, counters say %v", readyIn[:4], s.readyIn[:4])
+	}
+	if readyBy != s.readyBy {
+		return fail("ready by support %v, counters say %v", readyBy, s.readyBy)
+	}
+	for m, c := range readyBy {
+		if (c > 0) != (s.readyMasks&(1<<m) != 0) {
+			return fail("ready supports %b, counters %v", s.readyMasks, readyBy)
+		}
 	}
 	onNodes := 0
 	sum := s.space.Zero()

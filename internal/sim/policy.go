@@ -92,23 +92,30 @@ type UsageWatcher interface {
 }
 
 // FullNodeSkipper is implemented by policies for which a heartbeat of a
-// full node changes nothing. A node is full when its Available amount of
-// every kind is ≤ 0: no task asking for anything fits it. If
-// SkipFullNodes returns true, the simulator does not call Heartbeat for a
-// full node (periodic or out-of-band); the heartbeat still happens on
-// the node's schedule, so the first heartbeat after a slot frees comes
-// exactly when it would have (an ended task triggers its out-of-band
-// heartbeat as always). Stats.QuietHeartbeats counts the skipped calls.
+// node that can take no ready task changes nothing. Such a node is idle:
+// it is full (its Available amount of every kind is ≤ 0), or every ready
+// task asks a positive amount of some kind the node has none of
+// available (the simulator knows a phase's tasks' kinds when they all
+// ask alike, Job.PhaseRequest; a phase whose tasks ask differently
+// counts as fitting anywhere), or no task is ready at all. If
+// SkipFullNodes returns true, the simulator does not call Heartbeat for
+// an idle node (periodic or out-of-band); the heartbeat still happens on
+// the node's schedule, so the first heartbeat after a slot frees or a
+// task becomes ready comes exactly when it would have.
+// Stats.QuietHeartbeats counts the skipped calls.
 //
 // The contract: for the policy, such a Heartbeat would return no
-// decisions and change no state that a later decision depends on. A
-// request-based policy whose every assignment asks for something the
-// node must have free (the baselines) qualifies. A policy that acts on
-// full nodes does not: one that kills or preempts (lss ends jobs at
-// heartbeats, DropAtDeadline kills on any heartbeat), one that
-// over-subscribes compressible kinds (fgm), or one that counts
-// heartbeats. Config.DeliverFullHeartbeats turns skipping off for every
-// policy (the test of the contract runs both ways).
+// decisions and change no state that a later decision depends on (work
+// it defers to its next call, like bringing cached keys up to date, is
+// fine if the result does not depend on when it is done). A
+// request-based policy whose every assignment allocates its task's
+// request, and that gives a node nothing when no ready task's request
+// fits it (the baselines), qualifies. A policy that acts on idle nodes
+// does not: one that kills or preempts (lss ends jobs at heartbeats,
+// DropAtDeadline kills on any heartbeat), one that allocates below the
+// request or over-subscribes compressible kinds (fgm), or one that
+// counts heartbeats. Config.DeliverFullHeartbeats turns skipping off for
+// every policy (the test of the contract runs both ways).
 type FullNodeSkipper interface {
 	SkipFullNodes() bool
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -263,7 +264,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 	if !n.up || s.nActive == 0 {
 		return nil
 	}
-	if s.quiet && n.full() {
+	if s.quiet && s.idle(n) {
 		s.stats.QuietHeartbeats++
 		return nil
 	}
@@ -301,12 +302,28 @@ func (s *Sim) applyAll(dst []Decision, n *Node) {
 	s.hbNode = nil
 }
 
-// full reports whether nothing is available on n in any kind
-// (FullNodeSkipper).
-func (n *Node) full() bool {
-	for _, x := range n.avail {
+// idle reports whether n can take nothing (FullNodeSkipper): it is
+// full (nothing available in any kind), or every ready task asks a
+// positive amount of some kind n has none of available (by the supports
+// in readyBy; a phase whose tasks ask differently counts as fitting
+// anywhere).
+func (s *Sim) idle(n *Node) bool {
+	var free uint64
+	some := false
+	for k, x := range n.avail {
 		if x > 0 {
-			return false
+			some = true
+			if k < maxSupportKinds { // supports name no other kind
+				free |= 1 << k
+			}
+		}
+	}
+	if !some {
+		return true
+	}
+	for m := s.readyMasks; m != 0; m &= m - 1 {
+		if sup := uint64(bits.TrailingZeros64(m)); sup&^free == 0 {
+			return false // a ready task's support is all available here
 		}
 	}
 	return true

@@ -97,8 +97,15 @@ type Sim struct {
 	records  []metrics.TaskRecord
 	recVecs  []float64 // arena the records' vectors are cut from
 
-	ready       int // Σ Ready over active jobs
-	readyIn     [schedkit.MaxPhases]int
+	ready   int // Σ Ready over active jobs
+	readyIn [schedkit.MaxPhases]int
+	// readyBy counts ready tasks by their phase's support (the kinds
+	// they ask a positive amount of; 0: unknown or none), readyMasks
+	// the supports with a count > 0: a node whose available kinds
+	// include no ready task's support can take no ready task
+	// (FullNodeSkipper).
+	readyBy     [1 << maxSupportKinds]int
+	readyMasks  uint64
 	running     int
 	progressing int // running attempts with a positive rate
 	ended       int
@@ -307,6 +314,13 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			if hasLoc {
 				ph.loc = buildLocality(sp.Tasks, ph.first)
 			}
+			if ph.req != nil && s.k <= maxSupportKinds {
+				for k, r := range ph.req {
+					if r > 0 {
+						ph.support |= 1 << k
+					}
+				}
+			}
 			total += n
 		}
 		if total == 0 {
@@ -469,6 +483,9 @@ func (j *Job) peek(x int32, v *Task) *Task {
 	j.view(x, v)
 	return v
 }
+
+// maxSupportKinds bounds the kinds tracked in readyBy (2^k counters).
+const maxSupportKinds = 6
 
 func sameVector(a, b resource.Vector) bool {
 	if len(a) != len(b) {
