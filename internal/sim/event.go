@@ -63,9 +63,6 @@ func (h *eventHeap) put(e event) {
 	ev[i] = e
 }
 
-// peek returns the earliest event; the heap must not be empty.
-func (h *eventHeap) peek() *event { return &h.ev[0] }
-
 // pop removes and returns the earliest event; the heap must not be empty.
 func (h *eventHeap) pop() event {
 	ev := h.ev
