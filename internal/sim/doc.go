@@ -108,8 +108,9 @@
 // at once whenever a task ends on it. Heartbeats stop while no job is
 // active and resume at the next submission. Each heartbeat calls
 // Policy.Heartbeat once, except that a policy implementing
-// FullNodeSkipper is not called for a full node (nothing available in
-// any kind): the heartbeat happens, on schedule, without the call.
+// FullNodeSkipper is not called for an idle node (nothing available in
+// any kind, or no ready task's kinds available): the heartbeat happens,
+// on schedule, without the call.
 //
 // Offload (paper 001). Kinds listed in Config.OffloadKinds that a node
 // has no capacity for are served by the node it is bound to (Bind
@@ -184,8 +185,10 @@
 // a cursor over the (sorted) workload and the periodic heartbeats a heap
 // of their own, merged with the other events by (time, sequence), so
 // the order is exactly one heap's and the main heap stays small; a
-// FullNodeSkipper (the baselines) is not called for full nodes; and
-// Config.TimingSample spares the two clock reads per call.
+// FullNodeSkipper (the baselines) is not called for idle nodes; and
+// Config.TimingSample spares the two clock reads per call. Metrics
+// samples keep the sums Jain's index needs (metrics.JainSums), not every
+// active job's share.
 //
 // # Usage
 //
