@@ -114,8 +114,11 @@ type UsageWatcher interface {
 // does not: one that kills or preempts (lss ends jobs at heartbeats,
 // DropAtDeadline kills on any heartbeat), one that allocates below the
 // request or over-subscribes compressible kinds (fgm), or one that
-// counts heartbeats. Config.DeliverFullHeartbeats turns skipping off for
-// every policy (the test of the contract runs both ways).
+// counts heartbeats. A type embedding a policy inherits its
+// SkipFullNodes: one that adds behaviour on heartbeats must override it
+// (wrappers like DropAtDeadline hold the inner policy in a field, so do
+// not). Config.DeliverFullHeartbeats turns skipping off for every policy
+// (the test of the contract runs both ways).
 type FullNodeSkipper interface {
 	SkipFullNodes() bool
 }
