@@ -32,8 +32,10 @@ import (
 // lazily: a job found at a heap's top without ready tasks in the phase
 // leaves that heap until it has some again.
 type index struct {
-	// keyOf returns e's key in phase p's heaps (nil: key 0, order only).
-	keyOf func(e *entry, p int) float64
+	// keyOf returns e's key in phase p's heaps (nil: key 0, order only);
+	// inRound says whether this heartbeat's choices count (rekey), or
+	// none has been made yet (refresh, at the start of a heartbeat).
+	keyOf func(e *entry, p int, inRound bool) float64
 	// groupKey returns g's key for phase p's classes (nil: ungrouped).
 	groupKey func(g *group, p int) float64
 	// order is the job order among equal keys.
@@ -344,7 +346,7 @@ func (x *index) refresh() {
 			pe := &e.ph[p]
 			changed := false
 			if x.keyOf != nil {
-				k := x.keyOf(e, p)
+				k := x.keyOf(e, p, false)
 				changed, pe.key = k != pe.key, k
 			}
 			s := pe.slot
@@ -443,7 +445,7 @@ func (x *index) rekey(e *entry, p int) {
 	if pe.slot == nil {
 		return
 	}
-	k := x.keyOf(e, p)
+	k := x.keyOf(e, p, true)
 	if k == pe.key {
 		return // in place already: Fix would move nothing
 	}
