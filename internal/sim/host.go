@@ -74,8 +74,8 @@ type jobPhase struct {
 	loc      *locality       // nil when no task of the phase names a node
 	req      resource.Vector // the request every task of the phase shares; nil if they differ
 	dataSize int64           // Σ max(DataSize, 0) over the phase's tasks
-	// support is the set of kinds (bit k) the phase's tasks all ask a
-	// positive amount of; 0 when their requests differ, or with more
+	// support is the set of kinds (bit k) the phase's tasks all ask
+	// more than supportMin of; 0 when their requests differ, or with more
 	// than maxSupportKinds kinds (Sim.readyBy).
 	support uint8
 }

@@ -94,7 +94,7 @@ type UsageWatcher interface {
 // FullNodeSkipper is implemented by policies for which a heartbeat of a
 // node that can take no ready task changes nothing. Such a node is idle:
 // it is full (its Available amount of every kind is ≤ 0), or every ready
-// task asks a positive amount of some kind the node has none of
+// task asks more than 1e-9 of some kind the node has none of
 // available (the simulator knows a phase's tasks' kinds when they all
 // ask alike, Job.PhaseRequest; a phase whose tasks ask differently
 // counts as fitting anywhere), or no task is ready at all. If

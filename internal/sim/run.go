@@ -303,8 +303,8 @@ func (s *Sim) applyAll(dst []Decision, n *Node) {
 }
 
 // idle reports whether n can take nothing (FullNodeSkipper): it is
-// full (nothing available in any kind), or every ready task asks a
-// positive amount of some kind n has none of available (by the supports
+// full (nothing available in any kind), or every ready task asks more
+// than supportMin of some kind n has none of available (by the supports
 // in readyBy; a phase whose tasks ask differently counts as fitting
 // anywhere).
 func (s *Sim) idle(n *Node) bool {

@@ -316,7 +316,7 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			}
 			if ph.req != nil && s.k <= maxSupportKinds {
 				for k, r := range ph.req {
-					if r > 0 {
+					if r > supportMin {
 						ph.support |= 1 << k
 					}
 				}
@@ -486,6 +486,12 @@ func (j *Job) peek(x int32, v *Task) *Task {
 
 // maxSupportKinds bounds the kinds tracked in readyBy (2^k counters).
 const maxSupportKinds = 6
+
+// supportMin is the request below which a kind does not count as asked
+// for in a phase's support: a request-based policy comparing amounts
+// with a float tolerance (the baselines use 1e-9) may fit such a sliver
+// on a node with none of the kind, so the idle test must not rely on it.
+const supportMin = 1e-9
 
 func sameVector(a, b resource.Vector) bool {
 	if len(a) != len(b) {
