@@ -181,3 +181,7 @@ func before(a, b *sim.Job) bool {
 	}
 	return a.ID() < b.ID()
 }
+
+// submitRank is before's primary key: the submission's offset from
+// sim.Epoch (saturating).
+func submitRank(j *sim.Job) int64 { return int64(j.Submitted().Sub(sim.Epoch)) }

@@ -32,12 +32,18 @@ import (
 // lazily: a job found at a heap's top without ready tasks in the phase
 // leaves that heap until it has some again.
 type index struct {
-	// keyOf returns e's key in phase p's heaps (nil: key 0, order only).
-	keyOf func(e *entry, p int) float64
+	// keyOf returns e's key in phase p's heaps (nil: key 0, order only);
+	// inRound says whether this heartbeat's choices count (rekey), or
+	// none has been made yet (refresh, at the start of a heartbeat).
+	keyOf func(e *entry, p int, inRound bool) float64
 	// groupKey returns g's key for phase p's classes (nil: ungrouped).
 	groupKey func(g *group, p int) float64
 	// order is the job order among equal keys.
 	order func(a, b *sim.Job) bool
+	// rank, if set, is order's primary key: rank(a) < rank(b) implies
+	// order(a, b). The heaps compare cached ranks first and call order
+	// only on equal ranks.
+	rank func(j *sim.Job) int64
 
 	entries  []*entry // by sim.Job.Index; nil when not active
 	classes  []*class
@@ -59,6 +65,7 @@ type entry struct {
 	g     *group
 	misc  bool
 	seen  uint32 // round in which the job was filled or blocked
+	rank  int64  // index.rank of the job (0 without one)
 	dirty bool
 	ph    [schedkit.MaxPhases]phaseEntry
 	// what the job last contributed to g (grouped policies)
@@ -123,6 +130,9 @@ func (x *index) add(j *sim.Job, g *group, k int) {
 		x.entries = append(x.entries, nil)
 	}
 	e := &entry{j: j, g: g}
+	if x.rank != nil {
+		e.rank = x.rank(j)
+	}
 	if g != nil {
 		e.alloc = make(resource.Vector, k)
 		g.members++
@@ -181,7 +191,7 @@ func (x *index) classFor(p int, req resource.Vector) *class {
 			if ka, kb := ea.ph[p].key, eb.ph[p].key; ka != kb {
 				return ka < kb
 			}
-			return x.order(ea.j, eb.j)
+			return x.before(ea, eb)
 		},
 	}
 	x.classes = append(x.classes, c)
@@ -200,7 +210,7 @@ func (c *class) slotFor(g *group, x *index) *slot {
 			if ka, kb := a.ph[p].key, b.ph[p].key; ka != kb {
 				return ka < kb
 			}
-			return x.order(a.j, b.j)
+			return x.before(a, b)
 		},
 	}
 	c.of[g] = s
@@ -208,6 +218,14 @@ func (c *class) slotFor(g *group, x *index) *slot {
 		g.slots = append(g.slots, s)
 	}
 	return s
+}
+
+// before is x.order on entries, through their cached ranks.
+func (x *index) before(a, b *entry) bool {
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return x.order(a.j, b.j)
 }
 
 func sameVector(a, b resource.Vector) bool {
@@ -326,11 +344,16 @@ func (x *index) refresh() {
 		}
 		for p := 0; p < j.Phases(); p++ {
 			pe := &e.ph[p]
+			changed := false
 			if x.keyOf != nil {
-				pe.key = x.keyOf(e, p)
+				k := x.keyOf(e, p, false)
+				changed, pe.key = k != pe.key, k
 			}
 			s := pe.slot
 			if pe.pos >= 0 {
+				if !changed {
+					continue // in place already: Fix would move nothing
+				}
 				s.jobs.Fix(e)
 			} else if j.Progress(schedkit.Phase(p)).Ready > 0 {
 				s.jobs.Push(e)
@@ -422,7 +445,11 @@ func (x *index) rekey(e *entry, p int) {
 	if pe.slot == nil {
 		return
 	}
-	pe.key = x.keyOf(e, p)
+	k := x.keyOf(e, p, true)
+	if k == pe.key {
+		return // in place already: Fix would move nothing
+	}
+	pe.key = k
 	if pe.pos >= 0 {
 		pe.slot.jobs.Fix(e)
 		x.fixSlot(pe.slot)

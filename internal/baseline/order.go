@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"math"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -14,6 +15,7 @@ import (
 type ordered struct {
 	name  string
 	less  func(a, b *sim.Job) bool
+	rank  func(j *sim.Job) int64 // less's primary key
 	idx   index
 	batch batch
 }
@@ -36,13 +38,26 @@ var (
 	_ sim.TaskWatcher = (*FIFO)(nil)
 	_ sim.Policy      = (*EDF)(nil)
 	_ sim.JobWatcher  = (*EDF)(nil)
+
+	_ sim.FullNodeSkipper = (*FIFO)(nil)
+	_ sim.FullNodeSkipper = (*EDF)(nil)
 )
 
 // NewFIFO returns a FIFO policy.
-func NewFIFO() *FIFO { return &FIFO{ordered{name: "FIFO", less: before}} }
+func NewFIFO() *FIFO { return &FIFO{ordered{name: "FIFO", less: before, rank: submitRank}} }
 
 // NewEDF returns an EDF policy.
-func NewEDF() *EDF { return &EDF{ordered{name: "EDF", less: edfBefore}} }
+func NewEDF() *EDF { return &EDF{ordered{name: "EDF", less: edfBefore, rank: deadlineRank}} }
+
+// deadlineRank is edfBefore's primary key: the deadline's offset from
+// sim.Epoch (saturating), jobs without one last.
+func deadlineRank(j *sim.Job) int64 {
+	d := j.Deadline()
+	if d.IsZero() {
+		return math.MaxInt64
+	}
+	return int64(d.Sub(sim.Epoch))
+}
 
 func edfBefore(a, b *sim.Job) bool {
 	da, db := a.Deadline(), b.Deadline()
@@ -58,10 +73,16 @@ func edfBefore(a, b *sim.Job) bool {
 // Name implements sim.Policy.
 func (o *ordered) Name() string { return o.name }
 
+// SkipFullNodes implements sim.FullNodeSkipper: on a node with nothing
+// free, or where no ready task's request fits, a heartbeat decides
+// nothing (it would only bring the index's keys up to date, which the
+// next heartbeat does as well).
+func (o *ordered) SkipFullNodes() bool { return true }
+
 // Submit implements sim.Policy: it queues j in order and accepts it.
 func (o *ordered) Submit(_ time.Time, j *sim.Job) error {
 	if o.idx.order == nil {
-		o.idx.order = o.less
+		o.idx.order, o.idx.rank = o.less, o.rank
 	}
 	o.idx.add(j, nil, 0)
 	return nil

@@ -52,10 +52,18 @@ type sharer struct {
 var (
 	_ sim.TaskWatcher = (*sharer)(nil)
 	_ sim.JobWatcher  = (*sharer)(nil)
+
+	_ sim.FullNodeSkipper = (*sharer)(nil)
 )
 
 // Name implements sim.Policy.
 func (s *sharer) Name() string { return s.name }
+
+// SkipFullNodes implements sim.FullNodeSkipper: on a node with nothing
+// free, or where no ready task's request fits, a heartbeat decides
+// nothing (it would only bring the index's keys up to date, which the
+// next heartbeat does as well).
+func (s *sharer) SkipFullNodes() bool { return true }
 
 // Heartbeat implements sim.Policy.
 func (s *sharer) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
@@ -206,18 +214,30 @@ func hasReady(j *sim.Job, st *jobBatch, p int) bool {
 	return false
 }
 
+// jobKey is j's share with this heartbeat's choices st (nil: none).
 func (s *sharer) jobKey(j *sim.Job, st *jobBatch, p int) float64 {
 	if s.fifoWithin {
 		return 0
 	}
 	switch s.measure {
 	case byCount:
-		return float64(j.Progress(schedkit.Phase(p)).Running + int(st.chosen[p]))
+		r := j.Progress(schedkit.Phase(p)).Running
+		if st != nil {
+			r += int(st.chosen[p])
+		}
+		return float64(r)
 	case byKind:
 		if c := s.cap[s.kind]; c > 0 {
-			return (j.Allocated()[s.kind] + st.extra[s.kind]) / c
+			x := j.Allocated()[s.kind]
+			if st != nil {
+				x += st.extra[s.kind]
+			}
+			return x / c
 		}
 		return 0
+	}
+	if st == nil {
+		return dominant(j.Allocated(), nil, s.cap)
 	}
 	return dominant(j.Allocated(), st.extra, s.cap)
 }
@@ -245,18 +265,26 @@ func (s *sharer) groupKey(g *group, p int) float64 {
 	return x / g.weight
 }
 
-// keyOf is an indexed job's key in phase p's heaps.
-func (s *sharer) keyOf(e *entry, p int) float64 {
+// keyOf is an indexed job's key in phase p's heaps. Out of a round (the
+// refresh at the start of a heartbeat) nothing is chosen yet, so the
+// key is the job's own share, without its batch state (the jobs'
+// per-heartbeat states are scattered: not touching them saves a cache
+// miss per refreshed job); the same value jobKey gives with nothing
+// chosen.
+func (s *sharer) keyOf(e *entry, p int, inRound bool) float64 {
 	if s.measure != byCount {
 		p = -1
 	}
-	return s.jobKey(e.j, s.batch.state(e.j), p)
+	if inRound {
+		return s.jobKey(e.j, s.batch.state(e.j), p)
+	}
+	return s.jobKey(e.j, nil, p)
 }
 
 // Submit implements sim.Policy: every job is accepted and indexed.
 func (s *sharer) Submit(_ time.Time, j *sim.Job) error {
 	if s.idx.order == nil {
-		s.idx.order = before
+		s.idx.order, s.idx.rank = before, submitRank
 		s.idx.keyOf = s.keyOf
 		s.idx.groupKey = s.groupKey
 	}

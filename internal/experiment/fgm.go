@@ -48,10 +48,10 @@ const fgmBusyJobs = 10
 func busyJain(run metrics.Run) metrics.Number {
 	sum, n := 0.0, 0
 	for _, sm := range run.Samples {
-		if len(sm.Shares) < fgmBusyJobs {
+		if sm.Jobs() < fgmBusyJobs {
 			continue
 		}
-		if x, ok := metrics.Jain(sm.Shares); ok {
+		if x, ok, _ := sm.Fairness(); ok {
 			sum += x
 			n++
 		}

@@ -82,7 +82,11 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 	if err != nil {
 		return metrics.Run{}, runErr(c.Label, err)
 	}
-	s, err := sim.New(c.Config, c.Workload, pol)
+	cfg := c.Config
+	if !p.Timing && cfg.TimingSample == 0 {
+		cfg.TimingSample = UntimedSample
+	}
+	s, err := sim.New(cfg, c.Workload, pol)
 	if err != nil {
 		return metrics.Run{}, runErr(c.Label, err)
 	}
@@ -154,6 +158,12 @@ func Rows(sums []metrics.Summary, timing bool) []metrics.Metric {
 	}
 	return out
 }
+
+// UntimedSample is sim.Config.TimingSample for runs whose tables leave
+// the decision time out (Params.Timing unset): one policy call in 64 is
+// timed, which keeps metrics.Run.DecisionTime an estimate without two
+// clock reads per call. With Params.Timing every call is timed.
+const UntimedSample = 64
 
 // Compare runs one workload on one cluster under each policy and returns
 // the main comparison table (and a per-class table when the workload has

@@ -136,9 +136,9 @@ func TestSWIMDayShape(t *testing.T) {
 }
 
 // replayDay reads a synthetic day of shape d and replays it under pol on
-// nodes workers × (2 map + 2 reduce), returning the run and the number of
-// simulator events.
-func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, int) {
+// nodes workers × (2 map + 2 reduce), returning the run and the
+// simulator's counters.
+func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, sim.Stats) {
 	var b bytes.Buffer
 	if _, err := writeSWIMDay(&b, d, 1); err != nil {
 		tb.Fatal(err)
@@ -153,6 +153,7 @@ func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, i
 		tb.Fatal(err)
 	}
 	tracePrices(&cfg)
+	cfg.TimingSample = UntimedSample // as schedsim -trace without -timing
 	sp, err := pol.New(Env{Config: &cfg, Workload: w})
 	if err != nil {
 		tb.Fatal(err)
@@ -165,7 +166,7 @@ func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, i
 	if err != nil {
 		tb.Fatalf("%s: %v", pol.Name, err)
 	}
-	return r, s.Stats().Events
+	return r, s.Stats()
 }
 
 // TestTraceDaySmall is the CI-sized replay of the synthetic day: 1/500 of
@@ -212,15 +213,17 @@ func BenchmarkTraceDay(b *testing.B) {
 	}
 	for _, pol := range Policies() {
 		b.Run("policy="+pol.Name, func(b *testing.B) {
-			var events int
+			var st sim.Stats
 			var wall time.Duration
 			for b.Loop() {
 				t0 := time.Now()
-				_, events = replayDay(b, d, nodes, pol)
+				_, st = replayDay(b, d, nodes, pol)
 				wall += time.Since(t0)
 			}
-			b.ReportMetric(float64(events), "events")
-			b.ReportMetric(float64(events)/(wall.Seconds()/float64(b.N)), "events/s")
+			b.ReportMetric(float64(st.Events), "events")
+			b.ReportMetric(float64(st.Heartbeats), "heartbeats")
+			b.ReportMetric(float64(st.QuietHeartbeats), "quiet-heartbeats")
+			b.ReportMetric(float64(st.Events)/(wall.Seconds()/float64(b.N)), "events/s")
 			b.ReportMetric(float64(maxRSS())/(1<<20), "peak-RSS-MB")
 		})
 	}

@@ -140,33 +140,48 @@ func (h *Heap[T]) swap(i, j int) {
 }
 
 func (h *Heap[T]) up(j int) {
+	// The item rides a hole up: parents move down one write each, and
+	// the item is written (and its position recorded) once. The
+	// comparisons are a swap loop's, so the layout is the same.
+	items := h.items
+	x := items[j]
 	for j > 0 {
 		i := (j - 1) / 2
-		if !h.Less(h.items[j], h.items[i]) {
+		if !h.Less(x, items[i]) {
 			break
 		}
-		h.swap(i, j)
+		items[j] = items[i]
+		*h.Pos(items[j]) = int32(j)
 		j = i
 	}
+	items[j] = x
+	*h.Pos(x) = int32(j)
 }
 
-// down sifts item i0 down and reports whether it moved.
+// down sifts item i0 down and reports whether it moved (a hole, as up).
 func (h *Heap[T]) down(i0 int) bool {
-	i, n := i0, len(h.items)
+	items := h.items
+	i, n := i0, len(items)
+	x := items[i0]
 	for {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		j := l
-		if r := l + 1; r < n && h.Less(h.items[r], h.items[l]) {
+		if r := l + 1; r < n && h.Less(items[r], items[l]) {
 			j = r
 		}
-		if !h.Less(h.items[j], h.items[i]) {
+		if !h.Less(items[j], x) {
 			break
 		}
-		h.swap(i, j)
+		items[i] = items[j]
+		*h.Pos(items[i]) = int32(i)
 		i = j
+	}
+	if i > i0 {
+		items[i] = x
+		*h.Pos(x) = int32(i)
 	}
 	return i > i0
 }

@@ -31,7 +31,8 @@
 //     other φ (0.5) if either holds; a job without the constraint its φ
 //     asks for succeeds if it completed; a job that did not complete never
 //     succeeds. Overall and per φ value.
-//   - Fairness: Jain's index (Σx)²/(n·Σx²) of each Sample's Shares, averaged
+//   - Fairness: Jain's index (Σx)²/(n·Σx²) of each Sample's Shares (or of
+//     the sums in its Jain field, which give the same index), averaged
 //     over samples; samples with no shares or all-zero shares are skipped
 //     (the index is undefined there).
 //   - Utilisation: per kind, the mean over samples.

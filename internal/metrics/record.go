@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -22,9 +23,13 @@ type Run struct {
 	// over-commit; RetriedTasks the attempts started again after one.
 	FailedTasks, RetriedTasks int
 	// DecisionTime is the wall-clock time the policy spent deciding, and
-	// Decisions the number of calls it took.
+	// Decisions the number of calls it took. If TimedCalls < Decisions,
+	// only TimedCalls of the calls were timed (sim.Config.TimingSample)
+	// and DecisionTime is their total scaled up to every call: an
+	// estimate.
 	DecisionTime time.Duration
 	Decisions    int
+	TimedCalls   int
 	// Events is the number of simulator events processed.
 	Events int
 	// End is the virtual time the simulation ended.
@@ -129,6 +134,62 @@ type Sample struct {
 	// Utilisation per kind in [0, 1]: allocated (or used) over capacity.
 	Utilisation []float64
 	// Shares is each active job's (or pool's) dominant share, for Jain's
-	// fairness index.
+	// fairness index. A producer that keeps only the sums the index
+	// needs (the simulator: a trace day has thousands of active jobs in
+	// each of thousands of samples) leaves it nil and fills Jain.
 	Shares []float64
+	// Jain holds the sums of the shares when Shares is nil.
+	Jain JainSums
+}
+
+// JainSums are what Jain's index needs of a sample's shares: their
+// number, sum and sum of squares (accumulated in the shares' order, so
+// the index equals Jain(shares) exactly), and whether any share was
+// negative, NaN or infinite.
+type JainSums struct {
+	N          int
+	Sum, SumSq float64
+	Bad        bool
+}
+
+// Add accumulates one share.
+func (j *JainSums) Add(x float64) {
+	if !(x >= 0) || math.IsInf(x, 0) {
+		j.Bad = true
+	}
+	j.N++
+	j.Sum += x
+	j.SumSq += x * x
+}
+
+// Index returns Jain's index (Σx)²/(n·Σx²); ok is false when a share
+// was invalid, there is none, or all are zero (see Jain).
+func (j JainSums) Index() (index float64, ok bool) {
+	if j.Bad || j.N == 0 || j.SumSq == 0 || math.IsInf(j.SumSq, 0) {
+		return 0, false
+	}
+	return j.Sum * j.Sum / (float64(j.N) * j.SumSq), true
+}
+
+// Jobs returns the number of shares in the sample (active jobs).
+func (sm *Sample) Jobs() int {
+	if sm.Shares != nil {
+		return len(sm.Shares)
+	}
+	return sm.Jain.N
+}
+
+// Fairness returns Jain's index of the sample's shares (Shares, or the
+// Jain sums when Shares is nil), ok false when it is undefined; bad
+// reports a sample whose index is undefined although some share is not
+// zero (an invalid share, or squares overflowing).
+func (sm *Sample) Fairness() (index float64, ok, bad bool) {
+	if sm.Shares != nil {
+		if x, ok := Jain(sm.Shares); ok {
+			return x, true, false
+		}
+		return 0, false, len(sm.Shares) > 0 && !allZero(sm.Shares)
+	}
+	x, ok := sm.Jain.Index()
+	return x, ok, !ok && (sm.Jain.Bad || sm.Jain.SumSq != 0)
 }

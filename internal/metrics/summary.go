@@ -406,12 +406,10 @@ func (s *Summary) summarizeSamples(run *Run) {
 	badLen, badUtil, badShares := 0, 0, 0
 	for i := range run.Samples {
 		sm := &run.Samples[i]
-		if len(sm.Shares) > 0 {
-			if x, ok := Jain(sm.Shares); ok {
-				jain = append(jain, x)
-			} else if !allZero(sm.Shares) {
-				badShares++
-			}
+		if x, ok, bad := sm.Fairness(); ok {
+			jain = append(jain, x)
+		} else if bad {
+			badShares++
 		}
 		if len(sm.Utilisation) != len(run.Kinds) {
 			badLen++

@@ -82,6 +82,9 @@ func (r Run) Validate() error {
 				return &RunError{Job: -1, Sample: i, Err: invalid("share %d = %v", k, x)}
 			}
 		}
+		if s.Shares == nil && s.Jain.Bad {
+			return &RunError{Job: -1, Sample: i, Err: invalid("a share is negative, NaN or infinite")}
+		}
 	}
 	return nil
 }

@@ -318,12 +318,8 @@ type dbsJob struct {
 func newDBSJob(j *sim.Job) *dbsJob {
 	d := &dbsJob{Job: j}
 	for ph := range min(j.Phases(), 2) {
-		var sum int64
-		for i := range j.Tasks(schedkit.Phase(ph)) {
-			if t := j.Task(schedkit.Phase(ph), i); t != nil {
-				sum += max(t.Similarity().DataSize, 0)
-			}
-		}
+		// Σ of the tasks' data sizes, without materialising every task.
+		sum := j.DataSize(schedkit.Phase(ph))
 		if ph == 0 {
 			d.input = sum
 		} else {

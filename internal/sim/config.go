@@ -125,6 +125,20 @@ type Config struct {
 	// start, end, outcome, allocated and true usage, cost). Off by
 	// default: a trace day has millions of attempts.
 	RecordTasks bool
+	// DeliverFullHeartbeats calls Heartbeat for idle nodes (full, or
+	// fitting no ready task) even when the policy declares such calls
+	// no-ops (FullNodeSkipper). Decisions and
+	// metrics are the same either way; only the number of policy calls
+	// and the run time differ.
+	DeliverFullHeartbeats bool
+	// TimingSample times one policy call in TimingSample with the wall
+	// clock (two time.Now calls each) instead of every call; 0 or 1
+	// times every call. The run's DecisionTime is then an estimate: the
+	// timed calls' total scaled by calls/timed calls
+	// (metrics.Run.TimedCalls says how many were timed). Usage-sample
+	// deliveries are always timed. On a trace day, timing every call
+	// costs about a tenth of the run.
+	TimingSample int
 }
 
 // NodeSpec is one server.
@@ -280,6 +294,9 @@ func (c *Config) normalize() error {
 	}
 	if c.TickInterval < 0 {
 		return cfgErr("TickInterval", "negative %v", c.TickInterval)
+	}
+	if c.TimingSample < 0 {
+		return cfgErr("TimingSample", "negative %d", c.TimingSample)
 	}
 	if c.MaxAttempts < 0 {
 		return cfgErr("MaxAttempts", "negative %d", c.MaxAttempts)

@@ -61,12 +61,12 @@ func (s *Sim) checkAlloc(t *Task, n *Node, alloc resource.Vector, what string) b
 		alloc = t.spec.Requested
 	}
 	if err := s.space.Validate(alloc); err != nil {
-		s.invalid("%s: task %s: allocation %v: %v", what, t.id, alloc, err)
+		s.invalid("%s: task %s: allocation %v: %v", what, t.ID(), alloc, err)
 		return false
 	}
 	for _, k := range s.incompKinds {
 		if !n.offloaded[k] && alloc[k] > 0 && alloc[k] > n.avail[k]+slack(n.capacity[k]) {
-			s.invalid("%s: task %s on %s: %s %g exceeds the %g free", what, t.id, n.id, s.space.Kind(k).Name, alloc[k], n.avail[k])
+			s.invalid("%s: task %s on %s: %s %g exceeds the %g free", what, t.ID(), n.id, s.space.Kind(k).Name, alloc[k], n.avail[k])
 			return false
 		}
 	}
@@ -92,14 +92,14 @@ func (s *Sim) apply(d *Decision) {
 			return
 		}
 		if t.job.s != s {
-			s.invalid("assign: task %s belongs to another simulation", t.id)
+			s.invalid("assign: task %s belongs to another simulation", t.ID())
 			return
 		}
 		if !s.activeJob(t.job, "assign") {
 			return
 		}
 		if !t.Ready() {
-			s.invalid("assign: task %s is not ready (%v)", t.id, t.state)
+			s.invalid("assign: task %s is not ready (%v)", t.ID(), t.state)
 			return
 		}
 		n := s.targetNode(d.Node, "assign")
@@ -108,7 +108,7 @@ func (s *Sim) apply(d *Decision) {
 		}
 		if len(d.Plan) > 0 {
 			if d.Alloc != nil {
-				s.invalid("assign: task %s: both Alloc and Plan set", t.id)
+				s.invalid("assign: task %s: both Alloc and Plan set", t.ID())
 				return
 			}
 			// Every step must fit the node's free capacity now, in its
@@ -116,11 +116,11 @@ func (s *Sim) apply(d *Decision) {
 			// the space taken: Stats.PlanOvercommit).
 			for i := range d.Plan {
 				if d.Plan[i].Duration < 0 {
-					s.invalid("assign: task %s: plan step %d has negative duration", t.id, i)
+					s.invalid("assign: task %s: plan step %d has negative duration", t.ID(), i)
 					return
 				}
 				if d.Plan[i].Alloc == nil {
-					s.invalid("assign: task %s: plan step %d has no allocation", t.id, i)
+					s.invalid("assign: task %s: plan step %d has no allocation", t.ID(), i)
 					return
 				}
 				if !s.checkAlloc(t, n, d.Plan[i].Alloc, fmt.Sprintf("assign (plan step %d)", i)) {
@@ -164,7 +164,7 @@ func (s *Sim) apply(d *Decision) {
 				a = t.spec.Requested
 			}
 			if err := s.space.Validate(a); err != nil {
-				s.invalid("assign-phase: task %s: allocation %v: %v", t.id, a, err)
+				s.invalid("assign-phase: task %s: allocation %v: %v", t.ID(), a, err)
 				s.keepScratch(tasks)
 				return
 			}
@@ -194,9 +194,9 @@ func (s *Sim) apply(d *Decision) {
 		case t == nil:
 			s.invalid("preempt: nil task")
 		case t.job.s != s:
-			s.invalid("preempt: task %s belongs to another simulation", t.id)
+			s.invalid("preempt: task %s belongs to another simulation", t.ID())
 		case t.run == nil:
-			s.invalid("preempt: task %s is not running (%v)", t.id, t.state)
+			s.invalid("preempt: task %s is not running (%v)", t.ID(), t.state)
 		default:
 			s.stats.Preempted++
 			s.requeue(t, schedkit.TaskKilled, metrics.TaskPreempted)

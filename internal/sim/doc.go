@@ -107,7 +107,10 @@
 // (staggered evenly, in a seeded order) while any job is active, and out of band
 // at once whenever a task ends on it. Heartbeats stop while no job is
 // active and resume at the next submission. Each heartbeat calls
-// Policy.Heartbeat once.
+// Policy.Heartbeat once, except that a policy implementing
+// FullNodeSkipper is not called for an idle node (nothing available in
+// any kind, or no ready task's kinds available): the heartbeat happens,
+// on schedule, without the call.
 //
 // Offload (paper 001). Kinds listed in Config.OffloadKinds that a node
 // has no capacity for are served by the node it is bound to (Bind
@@ -153,8 +156,9 @@
 // attempt after a task's first, whatever ended the earlier one), the
 // wall-clock time spent inside the policy's calls (Submit, Heartbeat,
 // NodeChanged, Tick, and the usage-sample rounds, which include the
-// simulator's own measuring; measured with time.Now), and the number of
-// events. With Config.RecordTasks, metrics.Run.Tasks holds one record per
+// simulator's own measuring; measured with time.Now, on every call or,
+// with Config.TimingSample, on one call in N and scaled up), and the
+// number of events. With Config.RecordTasks, metrics.Run.Tasks holds one record per
 // task attempt (node, attempt, start, end, outcome, time-weighted mean
 // allocation, actual usage and true demand, cost, isolated work); it is
 // off by default, as a trace day has millions of attempts. From them
@@ -165,15 +169,26 @@
 //
 // A trace day holds millions of tasks, most of them waiting. A task is an
 // object (*Task) only from when a policy first sees it (Job.ReadyTasks,
-// Job.Task) until it succeeds; then its object goes back to a pool
-// (kept when Config.RecordObserved is set). A job keeps its live tasks in
-// a map and one bit per task saying whether it ever started, so a phase
+// Job.Task) until it succeeds; then its object goes back to a pool. A
+// job keeps its live tasks in pages of 512 pointers allocated while a
+// task of the page is live, and one bit per task saying whether it ever
+// started, so a phase
 // of n tasks that have not started costs n/8 bytes here, and nothing more
 // when the workload describes it compactly (workload.TaskBatch: one
 // duration per task, shaped when the task is materialised). Ending a job
 // is O(1): the active list is compacted when next read (Cluster.Jobs).
 // Materialisation follows the order ReadyTasks always used, so runs are
 // identical to eager storage.
+//
+// An overloaded day runs for days of virtual time, and most of its
+// events are periodic heartbeats of full nodes. Pending submissions are
+// a cursor over the (sorted) workload and the periodic heartbeats a heap
+// of their own, merged with the other events by (time, sequence), so
+// the order is exactly one heap's and the main heap stays small; a
+// FullNodeSkipper (the baselines) is not called for idle nodes; and
+// Config.TimingSample spares the two clock reads per call. Metrics
+// samples keep the sums Jain's index needs (metrics.JainSums), not every
+// active job's share.
 //
 // # Usage
 //

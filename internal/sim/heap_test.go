@@ -87,3 +87,47 @@ func BenchmarkEventHeap(b *testing.B) {
 		})
 	}
 }
+
+// The simulator's three event sources (submission cursor, heartbeat
+// heap, main heap) pop in exactly the order one heap of every event
+// would: the submissions first-pushed, then random pushes of periodic
+// heartbeats, out-of-band heartbeats and other events, many at equal
+// times, interleaved with pops.
+func TestEventsMergeOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 100; round++ {
+		var q events
+		var one eventHeap
+		subAt := make([]int64, rng.IntN(30))
+		for i := range subAt {
+			if i > 0 {
+				subAt[i] = subAt[i-1] + int64(rng.IntN(3))
+			}
+			one.push(subAt[i], evSubmit, int32(i), 0)
+		}
+		q.reset(subAt, 0, 0)
+		for op := 0; op < 400; op++ {
+			if q.len() != one.len() {
+				t.Fatalf("round %d: len %d, want %d", round, q.len(), one.len())
+			}
+			if one.len() == 0 || rng.IntN(3) > 0 {
+				at := int64(rng.IntN(40))
+				kind, ver := evStage, uint32(0)
+				switch rng.IntN(3) {
+				case 0:
+					kind = evHeartbeat
+				case 1:
+					kind, ver = evHeartbeat, 1
+				}
+				q.push(at, kind, int32(op), ver)
+				one.push(at, kind, int32(op), ver)
+				continue
+			}
+			src, got := q.first()
+			q.drop(src)
+			if want := one.pop(); got != want {
+				t.Fatalf("round %d: pop %+v, want %+v", round, got, want)
+			}
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"cmp"
-	"slices"
 	"sort"
 	"time"
 
@@ -39,14 +37,15 @@ type Job struct {
 	submitted time.Time
 	deadline  time.Time
 	// Tasks exist as objects only while they matter: from when a policy
-	// first sees them (ReadyTasks, Task) until they succeed; live holds
+	// first sees them (ReadyTasks, Task) until they succeed; pages hold
 	// them by index in the job (phase by phase), begun marks every task
-	// that ever started. A task not in live is pending if it never
-	// started, else it succeeded (or its job ended).
-	live   map[int32]*Task
-	begun  []uint64
-	nTasks int
-	phases []jobPhase
+	// that ever started. A task not live is pending if it never
+	// started, else it succeeded (or its job ended). See live.go.
+	pages    [][]*Task
+	pageLive []int32 // live tasks per page
+	begun    []uint64
+	nTasks   int
+	phases   []jobPhase
 	// doneThrough is the number of leading phases whose tasks have all
 	// finished: phase p computes iff p ≤ doneThrough.
 	doneThrough int
@@ -74,6 +73,11 @@ type jobPhase struct {
 	retryAt  int             // head of retry
 	loc      *locality       // nil when no task of the phase names a node
 	req      resource.Vector // the request every task of the phase shares; nil if they differ
+	dataSize int64           // Σ max(DataSize, 0) over the phase's tasks
+	// support is the set of kinds (bit k) the phase's tasks all ask
+	// more than supportMin of; 0 when their requests differ, or with more
+	// than maxSupportKinds kinds (Sim.readyBy).
+	support uint8
 }
 
 // readyRef names a task that became ready; it is stale once the task's
@@ -161,14 +165,13 @@ func (j *Job) Tasks(p schedkit.Phase) int {
 // Task returns task i of phase p, or nil if out of range. A task that
 // has not succeeded is the same object for as long as it has not (a
 // policy may keep it as an identity); once it succeeded, the simulator
-// recycles the object (unless Config.RecordObserved is set) and Task
-// returns a fresh read-only view in state TaskSucceeded.
+// recycles the object and Task returns a fresh read-only view in state TaskSucceeded.
 func (j *Job) Task(p schedkit.Phase, i int) *Task {
 	if int(p) >= len(j.phases) || i < 0 || i >= j.phases[p].prog.Total {
 		return nil
 	}
 	x := int32(j.phases[p].first + i)
-	if t := j.live[x]; t != nil {
+	if t := j.liveAt(x); t != nil {
 		return t
 	}
 	if !j.hasStarted(x) && j.state != jobEnded {
@@ -200,7 +203,7 @@ func (j *Job) view(x int32, v *Task) {
 	i := int(x) - j.phases[p].first
 	*v = Task{job: j, phase: schedkit.Phase(p), inPhase: int32(i), gidx: -1}
 	v.spec = j.s.taskSpec(j, p, i, &v.own)
-	v.id = taskID(j, p, i)
+	v.id = "" // built by ID when asked
 	switch {
 	case j.hasStarted(x):
 		v.state, v.attempts = schedkit.TaskSucceeded, 1
@@ -215,27 +218,13 @@ func (j *Job) view(x int32, v *Task) {
 // materialising it if it never started. It returns nil for a task that
 // succeeded.
 func (j *Job) liveTask(x int32) *Task {
-	if t := j.live[x]; t != nil {
+	if t := j.liveAt(x); t != nil {
 		return t
 	}
 	if j.hasStarted(x) {
 		return nil
 	}
 	return j.s.materialize(j, x)
-}
-
-// sortedLive returns the live tasks of phase p (all phases if p < 0) in
-// index order, in a buffer reused by the next call.
-func (j *Job) sortedLive(p int) []*Task {
-	buf := j.s.liveBuf[:0]
-	for _, t := range j.live {
-		if p < 0 || int(t.phase) == p {
-			buf = append(buf, t)
-		}
-	}
-	slices.SortFunc(buf, func(a, b *Task) int { return cmp.Compare(a.inJob(), b.inJob()) })
-	j.s.liveBuf = buf
-	return buf
 }
 
 // PhaseRequest returns the Requested vector every task of phase p
@@ -247,6 +236,17 @@ func (j *Job) PhaseRequest(p schedkit.Phase) (resource.Vector, bool) {
 		return nil, false
 	}
 	return j.phases[p].req, true
+}
+
+// DataSize returns the sum over phase p's tasks of their declared data
+// sizes (Similarity().DataSize, negative ones counted as 0), 0 for p out
+// of range. Unlike summing over Task(p, i), it makes no task objects: a
+// trace day's phase can have 175,000 tasks.
+func (j *Job) DataSize(p schedkit.Phase) int64 {
+	if int(p) >= len(j.phases) {
+		return 0
+	}
+	return j.phases[p].dataSize
 }
 
 // PhaseComputes reports whether tasks of phase p make progress when
@@ -307,7 +307,7 @@ func (j *Job) ReadyTasks(p schedkit.Phase, n *Node, dst []*Task, max int) []*Tas
 		ph.retry, ph.retryAt = ph.retry[:0], 0
 	}
 	for _, r := range ph.retry[ph.retryAt:] {
-		if r.valid(j) && take(j.live[r.task]) {
+		if r.valid(j) && take(j.liveAt(r.task)) {
 			return dst
 		}
 	}
@@ -324,7 +324,7 @@ func (j *Job) ReadyTasks(p schedkit.Phase, n *Node, dst []*Task, max int) []*Tas
 }
 
 func (r readyRef) valid(j *Job) bool {
-	t := j.live[r.task]
+	t := j.liveAt(r.task)
 	return t != nil && t.state == schedkit.TaskPending && t.readyGen == r.gen
 }
 
@@ -397,7 +397,14 @@ type attemptRec struct {
 func (t *Task) inJob() int32 { return int32(t.job.phases[t.phase].first) + t.inPhase }
 
 // ID implements schedkit.Task: "<job>/<phase>/<index>".
-func (t *Task) ID() schedkit.TaskID { return t.id }
+// The string is built on the first call (most tasks of a trace day are
+// never asked), and kept until the object is recycled.
+func (t *Task) ID() schedkit.TaskID {
+	if t.id == "" && t.job != nil {
+		t.id = taskID(t.job, int(t.phase), int(t.inPhase))
+	}
+	return t.id
+}
 
 // Job implements schedkit.Task.
 func (t *Task) Job() schedkit.JobID { return t.job.id }

@@ -38,6 +38,7 @@ func (s *Sim) CheckInvariants() error {
 	var view Task
 	ready, running, progressing := 0, 0, 0
 	var readyIn [schedkit.MaxPhases]int
+	var readyBy [1 << maxSupportKinds]int
 	ai := 0
 	ended := 0
 	for ji := range s.jobs {
@@ -48,10 +49,10 @@ func (s *Sim) CheckInvariants() error {
 			for i := int32(0); i < int32(j.nTasks); i++ {
 				t := j.peek(i, &view)
 				if t.run != nil {
-					return fail("ended job %s has running task %s", j.id, t.id)
+					return fail("ended job %s has running task %s", j.id, t.ID())
 				}
 				if t.state == schedkit.TaskPending || t.state == schedkit.TaskRunning || t.state == schedkit.TaskFailed {
-					return fail("ended job %s has task %s %v", j.id, t.id, t.state)
+					return fail("ended job %s has task %s %v", j.id, t.ID(), t.state)
 				}
 			}
 			for _, x := range j.alloc {
@@ -63,7 +64,7 @@ func (s *Sim) CheckInvariants() error {
 		case jobWaiting:
 			for i := int32(0); i < int32(j.nTasks); i++ {
 				if t := j.peek(i, &view); t.state != schedkit.TaskPending || t.run != nil || t.attempts != 0 {
-					return fail("unsubmitted job %s has task %s %v", j.id, t.id, t.state)
+					return fail("unsubmitted job %s has task %s %v", j.id, t.ID(), t.state)
 				}
 			}
 			continue
@@ -79,12 +80,12 @@ func (s *Sim) CheckInvariants() error {
 			for i := ph.first; i < ph.first+ph.prog.Total; i++ {
 				t := j.peek(int32(i), &view)
 				if t.phase != schedkit.Phase(p) || t.job != j {
-					return fail("task %s misfiled", t.id)
+					return fail("task %s misfiled", t.ID())
 				}
 				switch t.state {
 				case schedkit.TaskRunning:
 					if t.run == nil || t.node == nil {
-						return fail("running task %s without attempt or node", t.id)
+						return fail("running task %s without attempt or node", t.ID())
 					}
 					r++
 					startSum += time.Duration(t.run.start - j.submitOff)
@@ -93,7 +94,7 @@ func (s *Sim) CheckInvariants() error {
 					}
 					n := t.node
 					if !n.up || t.run.slot >= len(n.running) || n.running[t.run.slot] != t {
-						return fail("running task %s not at its slot on %s", t.id, n.id)
+						return fail("running task %s not at its slot on %s", t.ID(), n.id)
 					}
 					want := (*Node)(nil)
 					if n.offload {
@@ -101,36 +102,36 @@ func (s *Sim) CheckInvariants() error {
 						if p := t.run.pin; p != nil {
 							want = p
 							if !p.up {
-								return fail("task %s pinned to %s, which is down", t.id, p.id)
+								return fail("task %s pinned to %s, which is down", t.ID(), p.id)
 							}
 						}
 					} else if t.run.pin != nil {
-						return fail("task %s pinned on %s, which offloads nothing", t.id, n.id)
+						return fail("task %s pinned on %s, which offloads nothing", t.ID(), n.id)
 					}
 					if t.run.host != want {
-						return fail("task %s guest of the wrong host", t.id)
+						return fail("task %s guest of the wrong host", t.ID())
 					}
 					if h := t.run.host; h != nil && (t.run.gslot >= len(h.guests) || h.guests[t.run.gslot] != t) {
-						return fail("task %s not at its guest slot on %s", t.id, h.id)
+						return fail("task %s not at its guest slot on %s", t.ID(), h.id)
 					}
 					if t.run.waiting != !j.PhaseComputes(t.phase) {
-						return fail("task %s waiting=%v, phase computes=%v", t.id, t.run.waiting, j.PhaseComputes(t.phase))
+						return fail("task %s waiting=%v, phase computes=%v", t.ID(), t.run.waiting, j.PhaseComputes(t.phase))
 					}
 					if err := s.checkProgress(t); err != "" {
-						return fail("task %s: %s", t.id, err)
+						return fail("task %s: %s", t.ID(), err)
 					}
 				case schedkit.TaskSucceeded:
 					if t.run != nil {
-						return fail("finished task %s still has an attempt", t.id)
+						return fail("finished task %s still has an attempt", t.ID())
 					}
 					f++
 				case schedkit.TaskPending:
 					if t.run != nil || t.node != nil {
-						return fail("pending task %s has an attempt", t.id)
+						return fail("pending task %s has an attempt", t.ID())
 					}
 					pend++
 				default:
-					return fail("task %s of active job %s is %v", t.id, j.id, t.state)
+					return fail("task %s of active job %s is %v", t.ID(), j.id, t.state)
 				}
 			}
 			pr := ph.prog
@@ -149,6 +150,7 @@ func (s *Sim) CheckInvariants() error {
 			}
 			ready += pr.Ready
 			readyIn[p] += pr.Ready
+			readyBy[ph.support] += pr.Ready
 			running += r
 			if pr.RunningStartSum != startSum {
 				return fail("job %s phase %d start sum %v, want %v", j.id, p, pr.RunningStartSum, startSum)
@@ -168,6 +170,14 @@ func (s *Sim) CheckInvariants() error {
 	if readyIn != s.readyIn {
 		return fail("ready per phase %v, counters say %v", readyIn[:4], s.readyIn[:4])
 	}
+	if readyBy != s.readyBy {
+		return fail("ready by support %v, counters say %v", readyBy, s.readyBy)
+	}
+	for m, c := range readyBy {
+		if (c > 0) != (s.readyMasks&(1<<m) != 0) {
+			return fail("ready supports %b, counters %v", s.readyMasks, readyBy)
+		}
+	}
 	onNodes := 0
 	sum := s.space.Zero()
 	for i := range s.nodes {
@@ -181,7 +191,7 @@ func (s *Sim) CheckInvariants() error {
 		}
 		for _, t := range n.running {
 			if t.node != n || t.run == nil {
-				return fail("node %s lists task %s running elsewhere", n.id, t.id)
+				return fail("node %s lists task %s running elsewhere", n.id, t.ID())
 			}
 			for k := range sum {
 				if !n.offloaded[k] {
@@ -191,7 +201,7 @@ func (s *Sim) CheckInvariants() error {
 		}
 		for _, t := range n.guests {
 			if t.run == nil || t.run.host != n {
-				return fail("node %s lists guest %s wrongly", n.id, t.id)
+				return fail("node %s lists guest %s wrongly", n.id, t.ID())
 			}
 			for _, k := range s.offloadKinds {
 				if t.node.offloaded[k] {

@@ -116,7 +116,7 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	ph.prog.Running++
 	ph.prog.Ready--
 	ph.prog.RunningStartSum += time.Duration(s.now - j.submitOff)
-	s.addReady(t.phase, -1)
+	s.addReady(j, t.phase, -1)
 	s.running++
 	if !j.started {
 		j.started, j.startAt = true, s.now
@@ -213,7 +213,7 @@ func (s *Sim) requeue(t *Task, state schedkit.TaskState, outcome metrics.TaskOut
 	ph := &j.phases[t.phase]
 	ph.retry = append(ph.retry, readyRef{task: int32(ph.first) + t.inPhase, gen: t.readyGen})
 	ph.prog.Ready++
-	s.addReady(t.phase, 1)
+	s.addReady(j, t.phase, 1)
 	if s.tw != nil {
 		s.tw.TaskEnded(s.nowT, t, state)
 	}
@@ -226,7 +226,7 @@ func (s *Sim) overcommit(t *Task) {
 	s.requeue(t, schedkit.TaskFailed, metrics.TaskFailed)
 	if j := t.job; j.state == jobActive && int(t.fails) >= s.cfg.MaxAttempts {
 		s.stats.FailedJobs++
-		s.killJob(j, metrics.Failed, fmt.Sprintf("task %s failed %d times (incompressible over-commit)", t.id, t.fails))
+		s.killJob(j, metrics.Failed, fmt.Sprintf("task %s failed %d times (incompressible over-commit)", t.ID(), t.fails))
 	}
 }
 
@@ -234,12 +234,18 @@ func (s *Sim) unlock(j *Job, p int) {
 	ph := &j.phases[p]
 	ph.unlocked = true
 	ph.prog.Ready = ph.prog.Pending()
-	s.addReady(schedkit.Phase(p), ph.prog.Ready)
+	s.addReady(j, schedkit.Phase(p), ph.prog.Ready)
 }
 
-func (s *Sim) addReady(p schedkit.Phase, n int) {
+func (s *Sim) addReady(j *Job, p schedkit.Phase, n int) {
 	s.ready += n
 	s.readyIn[p] += n
+	m := j.phases[p].support
+	if s.readyBy[m] += n; s.readyBy[m] > 0 {
+		s.readyMasks |= 1 << m
+	} else {
+		s.readyMasks &^= 1 << m
+	}
 }
 
 // advancePhases unlocks phases whose predecessor reached the slow-start
@@ -312,7 +318,7 @@ func (s *Sim) endJob(j *Job, outcome metrics.Outcome, reason string) {
 	for p := range j.phases {
 		ph := &j.phases[p]
 		if ph.unlocked {
-			s.addReady(schedkit.Phase(p), -ph.prog.Ready)
+			s.addReady(j, schedkit.Phase(p), -ph.prog.Ready)
 		}
 		ph.prog.Ready = 0
 		ph.retry, ph.retryAt = nil, 0

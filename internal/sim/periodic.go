@@ -27,10 +27,9 @@ func (s *Sim) tick() error {
 	}
 	s.heap.push(s.now+int64(s.cfg.TickInterval), evTick, 0, 0)
 	s.stats.Ticks++
-	t0 := time.Now()
+	t0 := s.tic()
 	dst, err := s.tk.Tick(s.nowT, &s.cluster, s.dst[:0])
-	s.decTime += time.Since(t0)
-	s.decCalls++
+	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
 		return fmt.Errorf("%w: %s: tick at %v: %w", ErrPolicy, s.policy.Name(), time.Duration(s.now), err)
@@ -86,7 +85,7 @@ func (s *Sim) usageSample() {
 		}
 		s.uw.NodeSampled(s.nowT, n, tot)
 	}
-	s.decTime += time.Since(t0)
+	s.usageTime += time.Since(t0)
 }
 
 // noisy applies the measurement noise to a true amount x.
@@ -95,4 +94,34 @@ func (s *Sim) noisy(x float64) float64 {
 		return x
 	}
 	return x * math.Max(0, 1+s.cfg.SampleNoise*s.noise.NormFloat64())
+}
+
+// tic starts timing a policy call if it is one of the timed ones (one in
+// Config.TimingSample): it returns the wall-clock start, or the zero
+// Time for a call left untimed.
+func (s *Sim) tic() time.Time {
+	if s.cfg.TimingSample > 1 && s.decCalls%s.cfg.TimingSample != 0 {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// toc counts a policy call and, if tic timed it, its time.
+func (s *Sim) toc(t0 time.Time) {
+	if !t0.IsZero() {
+		s.decTime += time.Since(t0)
+		s.timedCalls++
+	}
+	s.decCalls++
+}
+
+// decisionTime is the policy calls' wall-clock time, scaled up from the
+// timed calls to all of them when only one in Config.TimingSample was
+// timed, plus the time of usage-sample deliveries (always timed).
+func (s *Sim) decisionTime() time.Duration {
+	d := s.decTime
+	if s.timedCalls > 0 && s.timedCalls < s.decCalls {
+		d = time.Duration(float64(d) * float64(s.decCalls) / float64(s.timedCalls))
+	}
+	return d + s.usageTime
 }

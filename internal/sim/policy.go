@@ -91,6 +91,38 @@ type UsageWatcher interface {
 	NodeSampled(now time.Time, n *Node, used resource.Vector)
 }
 
+// FullNodeSkipper is implemented by policies for which a heartbeat of a
+// node that can take no ready task changes nothing. Such a node is idle:
+// it is full (its Available amount of every kind is ≤ 0), or every ready
+// task asks more than 1e-9 of some kind the node has none of
+// available (the simulator knows a phase's tasks' kinds when they all
+// ask alike, Job.PhaseRequest; a phase whose tasks ask differently
+// counts as fitting anywhere), or no task is ready at all. If
+// SkipFullNodes returns true, the simulator does not call Heartbeat for
+// an idle node (periodic or out-of-band); the heartbeat still happens on
+// the node's schedule, so the first heartbeat after a slot frees or a
+// task becomes ready comes exactly when it would have.
+// Stats.QuietHeartbeats counts the skipped calls.
+//
+// The contract: for the policy, such a Heartbeat would return no
+// decisions and change no state that a later decision depends on (work
+// it defers to its next call, like bringing cached keys up to date, is
+// fine if the result does not depend on when it is done). A
+// request-based policy whose every assignment allocates its task's
+// request, and that gives a node nothing when no ready task's request
+// fits it (the baselines), qualifies. A policy that acts on idle nodes
+// does not: one that kills or preempts (lss ends jobs at heartbeats,
+// DropAtDeadline kills on any heartbeat), one that allocates below the
+// request or over-subscribes compressible kinds (fgm), or one that
+// counts heartbeats. A type embedding a policy inherits its
+// SkipFullNodes: one that adds behaviour on heartbeats must override it
+// (wrappers like DropAtDeadline hold the inner policy in a field, so do
+// not). Config.DeliverFullHeartbeats turns skipping off for every policy
+// (the test of the contract runs both ways).
+type FullNodeSkipper interface {
+	SkipFullNodes() bool
+}
+
 // DecisionKind says what a Decision asks the simulator to do.
 type DecisionKind uint8
 

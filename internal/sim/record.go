@@ -20,7 +20,7 @@ func (s *Sim) recordAttempt(t *Task, outcome metrics.TaskOutcome) {
 	s.accrueAttempt(t)
 	r := metrics.TaskRecord{
 		Job:     string(t.job.id),
-		Task:    string(t.id),
+		Task:    string(t.ID()),
 		Phase:   int(t.phase),
 		Node:    int(t.node.idx),
 		Attempt: int(t.attempts),

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -45,10 +46,11 @@ func (s *Sim) setNow(t int64) {
 func (s *Sim) start() error {
 	s.started = true
 	s.setNow(0)
-	s.heap.ev = make([]event, 0, 64+len(s.jobs)+len(s.cfg.Background)+len(s.cfg.NodeEvents)+2*len(s.nodes))
+	subAt := make([]int64, len(s.jobs))
 	for i := range s.jobs {
-		s.heap.push(s.jobs[i].submitOff, evSubmit, int32(i), 0)
+		subAt[i] = s.jobs[i].submitOff
 	}
+	s.heap.reset(subAt, 64+len(s.cfg.Background)+len(s.cfg.NodeEvents)+len(s.nodes), len(s.nodes))
 	for i, b := range s.cfg.Background {
 		s.heap.push(int64(b.At), evBackground, int32(i), 0)
 	}
@@ -120,25 +122,27 @@ func (s *Sim) Step() (bool, error) {
 		return false, s.err
 	}
 	for {
-		if s.heap.len() == 0 {
+		src, e := s.heap.first()
+		if src == srcNone {
 			s.finish()
 			if s.ended < len(s.jobs) && s.err == nil {
 				s.err = fmt.Errorf("%w: no events left with %d jobs not ended", ErrStalled, len(s.jobs)-s.ended)
 			}
 			return false, s.err
 		}
-		if h := s.cfg.Horizon; h > 0 && s.heap.peek().at > int64(h) {
+		if h := s.cfg.Horizon; h > 0 && e.at > int64(h) {
 			s.setNow(int64(h))
 			s.finish()
 			return false, nil
 		}
-		e := s.heap.pop()
+		pending := s.heap.len()
+		s.heap.drop(src)
 		if e.kind == evStage && !s.stageCurrent(&e) {
 			s.stats.StaleEvents++
 			continue
 		}
-		if len(s.heap.ev) >= s.stats.MaxHeap {
-			s.stats.MaxHeap = len(s.heap.ev) + 1
+		if pending > s.stats.MaxHeap {
+			s.stats.MaxHeap = pending
 		}
 		s.setNow(e.at)
 		s.stats.Events++
@@ -213,10 +217,9 @@ func (s *Sim) submit(j *Job) error {
 	s.lastChange = s.now
 	s.wakeHeartbeats()
 	s.wakePeriodic()
-	t0 := time.Now()
+	t0 := s.tic()
 	err := s.policy.Submit(s.nowT, j)
-	s.decTime += time.Since(t0)
-	s.decCalls++
+	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
 		s.stats.RejectedJobs++
@@ -261,11 +264,14 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 	if !n.up || s.nActive == 0 {
 		return nil
 	}
+	if s.quiet && s.idle(n) {
+		s.stats.QuietHeartbeats++
+		return nil
+	}
 	s.stats.Heartbeats++
-	t0 := time.Now()
+	t0 := s.tic()
 	dst, err := s.policy.Heartbeat(s.nowT, n, &s.cluster, s.dst[:0])
-	s.decTime += time.Since(t0)
-	s.decCalls++
+	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
 		return fmt.Errorf("%w: %s: heartbeat of %s at %v: %w", ErrPolicy, s.policy.Name(), n.id, time.Duration(s.now), err)
@@ -275,10 +281,9 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 }
 
 func (s *Sim) callNodeChanged(n *Node, up bool) error {
-	t0 := time.Now()
+	t0 := s.tic()
 	dst, err := s.nw.NodeChanged(s.nowT, n, up, &s.cluster, s.dst[:0])
-	s.decTime += time.Since(t0)
-	s.decCalls++
+	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
 		return fmt.Errorf("%w: %s: node %s changed at %v: %w", ErrPolicy, s.policy.Name(), n.id, time.Duration(s.now), err)
@@ -295,6 +300,33 @@ func (s *Sim) applyAll(dst []Decision, n *Node) {
 	}
 	s.dst = dst[:0]
 	s.hbNode = nil
+}
+
+// idle reports whether n can take nothing (FullNodeSkipper): it is
+// full (nothing available in any kind), or every ready task asks more
+// than supportMin of some kind n has none of available (by the supports
+// in readyBy; a phase whose tasks ask differently counts as fitting
+// anywhere).
+func (s *Sim) idle(n *Node) bool {
+	var free uint64
+	some := false
+	for k, x := range n.avail {
+		if x > 0 {
+			some = true
+			if k < maxSupportKinds { // supports name no other kind
+				free |= 1 << k
+			}
+		}
+	}
+	if !some {
+		return true
+	}
+	for m := s.readyMasks; m != 0; m &= m - 1 {
+		if sup := uint64(bits.TrailingZeros64(m)); sup&^free == 0 {
+			return false // a ready task's support is all available here
+		}
+	}
+	return true
 }
 
 // outOfBand schedules an immediate heartbeat of n (a task ended there).
@@ -389,8 +421,9 @@ func (s *Sim) Record() metrics.Run {
 		Samples:      s.samples,
 		FailedTasks:  s.stats.Failed,
 		RetriedTasks: s.stats.Retried,
-		DecisionTime: s.decTime,
+		DecisionTime: s.decisionTime(),
 		Decisions:    s.decCalls,
+		TimedCalls:   s.timedCalls,
 		Events:       s.stats.Events,
 		End:          time.Duration(s.now),
 		Tasks:        s.records,

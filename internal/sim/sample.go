@@ -8,8 +8,8 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
-// sample records the cluster's utilisation per kind and the dominant
-// share of every active job.
+// sample records the cluster's utilisation per kind and the sums of the
+// dominant shares of the active jobs (metrics.JainSums).
 //
 // Utilisation of an integral kind (slots, devices) is allocated over
 // capacity: a held slot is a used slot. For other kinds it is the true
@@ -38,10 +38,11 @@ func (s *Sim) sample() {
 			u[k] = 0
 		}
 	}
-	active := s.activeList()
-	shares := make([]float64, len(active))
-	for i, j := range active {
-		shares[i] = resource.DominantShareUnchecked(j.alloc, s.capacity)
+	// Only the sums Jain's index needs are kept: a trace day has
+	// thousands of active jobs in each of thousands of samples.
+	var jain metrics.JainSums
+	for _, j := range s.activeList() {
+		jain.Add(resource.DominantShareUnchecked(j.alloc, s.capacity))
 	}
-	s.samples = append(s.samples, metrics.Sample{At: time.Duration(s.now), Utilisation: u, Shares: shares})
+	s.samples = append(s.samples, metrics.Sample{At: time.Duration(s.now), Utilisation: u, Jain: jain})
 }

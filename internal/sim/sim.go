@@ -15,24 +15,27 @@ import (
 
 // Stats are the simulator's counters for one run.
 type Stats struct {
-	Events         int // events processed (stale progress events excluded)
-	StaleEvents    int // progress events superseded by a rate change
-	Heartbeats     int // heartbeats delivered to the policy
-	Assigned       int // task attempts started
-	Succeeded      int // task attempts that succeeded
-	Failed         int // attempts failed by an incompressible over-commit
-	Lost           int // attempts lost to a node going down
-	Preempted      int // attempts stopped by Preempt decisions
-	Retried        int // attempts started for a task that had run before
-	KilledJobs     int // jobs ended by KillJob decisions
-	RejectedJobs   int // jobs refused at submission
-	FailedJobs     int // jobs ended because a task failed MaxAttempts times
-	Invalid        int // decisions that could not be carried out
-	PolicyCalls    int // Submit, Heartbeat and NodeChanged calls
-	MaxHeap        int // largest event-heap size
-	PlanOvercommit int // plan steps applied although their incompressible allocation no longer fit
-	Ticks          int // Ticker calls
-	UsageSamples   int // usage sampling rounds delivered to a UsageWatcher
+	Events      int // events processed (stale progress events excluded)
+	StaleEvents int // progress events superseded by a rate change
+	Heartbeats  int // heartbeats delivered to the policy
+	// QuietHeartbeats are heartbeats of full nodes not delivered to a
+	// FullNodeSkipper (they count in Events, not in Heartbeats).
+	QuietHeartbeats int
+	Assigned        int // task attempts started
+	Succeeded       int // task attempts that succeeded
+	Failed          int // attempts failed by an incompressible over-commit
+	Lost            int // attempts lost to a node going down
+	Preempted       int // attempts stopped by Preempt decisions
+	Retried         int // attempts started for a task that had run before
+	KilledJobs      int // jobs ended by KillJob decisions
+	RejectedJobs    int // jobs refused at submission
+	FailedJobs      int // jobs ended because a task failed MaxAttempts times
+	Invalid         int // decisions that could not be carried out
+	PolicyCalls     int // Submit, Heartbeat and NodeChanged calls
+	MaxHeap         int // largest event-heap size
+	PlanOvercommit  int // plan steps applied although their incompressible allocation no longer fit
+	Ticks           int // Ticker calls
+	UsageSamples    int // usage sampling rounds delivered to a UsageWatcher
 }
 
 // Sim is one simulation of one policy on one workload. It is not safe for
@@ -47,6 +50,7 @@ type Sim struct {
 	nw     NodeWatcher
 	tk     Ticker
 	uw     UsageWatcher
+	quiet  bool // skip heartbeats of full nodes (FullNodeSkipper)
 	rng    *rand.Rand
 	noise  *rand.Rand // usage-sample noise, apart from rng
 	name   string
@@ -56,6 +60,7 @@ type Sim struct {
 	free     []*Task // pooled task objects (their tasks succeeded)
 	slab     []Task  // fresh task objects not handed out yet
 	liveBuf  []*Task
+	pages    [][]*Task         // pooled pages of live tasks (live.go)
 	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
 	fitReq   resource.Vector   // the last request found to fit a node
 	nodes    []Node
@@ -73,7 +78,7 @@ type Sim struct {
 	incompKinds  []int
 	compKinds    []int
 
-	heap     eventHeap
+	heap     events
 	now      int64
 	nowT     time.Time
 	pool     []*attempt
@@ -92,8 +97,15 @@ type Sim struct {
 	records  []metrics.TaskRecord
 	recVecs  []float64 // arena the records' vectors are cut from
 
-	ready       int // Σ Ready over active jobs
-	readyIn     [schedkit.MaxPhases]int
+	ready   int // Σ Ready over active jobs
+	readyIn [schedkit.MaxPhases]int
+	// readyBy counts ready tasks by their phase's support (the kinds
+	// they ask a positive amount of; 0: unknown or none), readyMasks
+	// the supports with a count > 0: a node whose available kinds
+	// include no ready task's support can take no ready task
+	// (FullNodeSkipper).
+	readyBy     [1 << maxSupportKinds]int
+	readyMasks  uint64
 	running     int
 	progressing int // running attempts with a positive rate
 	ended       int
@@ -104,11 +116,15 @@ type Sim struct {
 	stats    Stats
 	decErr   DecisionError
 	samples  []metrics.Sample
-	decTime  time.Duration
+	decTime  time.Duration // timed policy calls (Config.TimingSample)
 	decCalls int
-	started  bool
-	done     bool
-	err      error
+	// timedCalls are the policy calls timed; usageTime the usage-sample
+	// deliveries' time (always timed).
+	timedCalls int
+	usageTime  time.Duration
+	started    bool
+	done       bool
+	err        error
 }
 
 // New builds a simulation of policy p on workload w. It validates the
@@ -143,6 +159,9 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 	s.uw, _ = p.(UsageWatcher)
 	if s.cfg.TickInterval == 0 {
 		s.tk = nil
+	}
+	if fs, ok := p.(FullNodeSkipper); ok && !cfg.DeliverFullHeartbeats {
+		s.quiet = fs.SkipFullNodes()
 	}
 	s.noise = rand.New(rand.NewPCG(cfg.Seed^0x6e6f697365, cfg.Seed+0x5a3c))
 	s.useBuf, s.nodeBuf = s.space.Zero(), s.space.Zero()
@@ -290,9 +309,17 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 				if len(ts.Locations) > 0 {
 					hasLoc = true
 				}
+				ph.dataSize += max(ts.DataSize, 0)
 			}
 			if hasLoc {
 				ph.loc = buildLocality(sp.Tasks, ph.first)
+			}
+			if ph.req != nil && s.k <= maxSupportKinds {
+				for k, r := range ph.req {
+					if r > supportMin {
+						ph.support |= 1 << k
+					}
+				}
 			}
 			total += n
 		}
@@ -423,7 +450,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 	}
 	ts := s.taskSpec(j, p, i, &t.own)
 	t.job, t.spec, t.inPhase, t.phase = j, ts, int32(i), schedkit.Phase(p)
-	t.id = taskID(j, p, i)
+	t.id = "" // built by ID when asked
 	t.state, t.attempts, t.fails = schedkit.TaskPending, 0, 0
 	t.run, t.node = nil, nil
 	t.locs = nil
@@ -433,10 +460,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 			t.locs[li] = s.nodes[ni].id
 		}
 	}
-	if j.live == nil {
-		j.live = make(map[int32]*Task)
-	}
-	j.live[x] = t
+	j.setLive(x, t)
 	return t
 }
 
@@ -444,7 +468,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 // counters carry on, so events and retry entries naming the old task stay
 // stale.
 func (s *Sim) release(t *Task) {
-	delete(t.job.live, t.inJob())
+	t.job.dropLive(t.inJob())
 	t.readyGen++
 	t.job, t.spec, t.locs = nil, nil, nil
 	s.free = append(s.free, t)
@@ -453,12 +477,21 @@ func (s *Sim) release(t *Task) {
 // peek returns the task at index x of j: its live object, or a view of it
 // written into v.
 func (j *Job) peek(x int32, v *Task) *Task {
-	if t := j.live[x]; t != nil {
+	if t := j.liveAt(x); t != nil {
 		return t
 	}
 	j.view(x, v)
 	return v
 }
+
+// maxSupportKinds bounds the kinds tracked in readyBy (2^k counters).
+const maxSupportKinds = 6
+
+// supportMin is the request below which a kind does not count as asked
+// for in a phase's support: a request-based policy comparing amounts
+// with a float tolerance (the baselines use 1e-9) may fit such a sliver
+// on a node with none of the kind, so the idle test must not rely on it.
+const supportMin = 1e-9
 
 func sameVector(a, b resource.Vector) bool {
 	if len(a) != len(b) {
