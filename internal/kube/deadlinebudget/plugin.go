@@ -287,7 +287,7 @@ func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 // evaluate lists the cluster, brings dbs up to date and reads its order.
 func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
 	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, jobErr: map[schedkit.JobID]error{}}
-	pods, err := pl.listPods()
+	pods, err := podjob.ListPods(pl.pods, pl.succeeded)
 	var nodes []*v1.Node
 	if err == nil {
 		nodes, err = pl.nodes.List(labels.Everything())
@@ -378,36 +378,6 @@ func (pl *Plugin) sync(v *view, now time.Time) error {
 	return nil
 }
 
-// listPods merges the scheduler's non-terminal pods with the succeeded
-// ones (a pod in both, caught finishing, counts as succeeded).
-func (pl *Plugin) listPods() ([]*v1.Pod, error) {
-	live, err := pl.pods.List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
-	if pl.succeeded == nil {
-		return live, nil
-	}
-	done, err := pl.succeeded.List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
-	seen := make(map[types.UID]bool, len(done))
-	out := make([]*v1.Pod, 0, len(live)+len(done))
-	for _, p := range done {
-		if p.Status.Phase == v1.PodSucceeded {
-			seen[p.UID] = true
-			out = append(out, p)
-		}
-	}
-	for _, p := range live {
-		if !seen[p.UID] && p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
 // Tick brings dbs up to date and runs its weight update (model 3) if
 // TickInterval has passed since the last one, then records an event for
 // each promotion and demotion (and, with WriteQueueAnnotation, writes
@@ -495,30 +465,15 @@ func (pl *Plugin) annotate(ctx context.Context, j *podjob.Job, q dbs.Queue) {
 	}
 }
 
-// podOf returns the pod of a queued entity, nil for pod groups.
-func podOf(e fwk.QueuedEntityInfo) *v1.Pod {
-	pi, ok := e.(interface{ GetPodInfo() fwk.PodInfo })
-	if !ok || pi.GetPodInfo() == nil {
-		return nil
-	}
-	return pi.GetPodInfo().GetPod()
-}
-
-// prioritySort is the default QueueSort: priority, then queue timestamp.
-func prioritySort(a, b fwk.QueuedEntityInfo) bool {
-	p1, p2 := a.GetPriority(), b.GetPriority()
-	return p1 > p2 || (p1 == p2 && a.GetTimestamp().Before(b.GetTimestamp()))
-}
-
 // Less orders the scheduling queue: the ready pods of dbs jobs first, in
 // the order dbs.Queue hands out their slots (map slots, then reduce
 // slots; queues by share, jobs below their minimum first, then weight);
 // then every other pod (unmanaged pods, pods of jobs with errors) by
 // priority and queue time, as PrioritySort.
 func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
-	pa, pb := podOf(a), podOf(b)
+	pa, pb := podjob.QueuedPod(a), podjob.QueuedPod(b)
 	if pa == nil || pb == nil {
-		return prioritySort(a, b)
+		return podjob.PriorityLess(a, b)
 	}
 	ctx := context.Background()
 	v := pl.current(ctx, pa, false)
@@ -533,7 +488,7 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	case oka != okb:
 		return oka
 	}
-	return prioritySort(a, b)
+	return podjob.PriorityLess(a, b)
 }
 
 // PreEnqueue holds back the pods of jobs dbs cannot schedule: a job

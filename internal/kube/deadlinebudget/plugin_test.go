@@ -226,13 +226,13 @@ func TestLess(t *testing.T) {
 	})
 	var got []string
 	for _, e := range q[:11] {
-		got = append(got, podOf(e).Name)
+		got = append(got, podjob.QueuedPod(e).Name)
 	}
 	want := []string{"urgent-m00", "both-m00", "thrifty-m00", "urgent-m01", "both-m01", "urgent-m02", "thrifty-m01", "urgent-m03", "both-m02", "urgent-m04", "urgent-m05"}
 	if !slices.Equal(got, want) {
 		t.Errorf("queue order\n got %v\nwant %v", got, want)
 	}
-	if last := podOf(q[len(q)-1]).Name; last != "plain" {
+	if last := podjob.QueuedPod(q[len(q)-1]).Name; last != "plain" {
 		t.Errorf("last %s, want the unmanaged pod", last)
 	}
 }

@@ -198,7 +198,7 @@ func (pl *Plugin) current(pod *v1.Pod) *view {
 func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
 	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{},
 		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{}}
-	pods, err := pl.listPods()
+	pods, err := podjob.ListPods(pl.pods, pl.succeeded)
 	if err == nil {
 		var nodes []*v1.Node
 		nodes, err = pl.nodes.List(labels.Everything())
@@ -216,36 +216,6 @@ func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
 	}
 	v.err = evaluateLSS(v.snap, now, v)
 	return v
-}
-
-// listPods merges the scheduler's non-terminal pods with the succeeded
-// ones (a pod in both, caught finishing, counts as succeeded).
-func (pl *Plugin) listPods() ([]*v1.Pod, error) {
-	live, err := pl.pods.List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
-	if pl.succeeded == nil {
-		return live, nil
-	}
-	done, err := pl.succeeded.List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
-	seen := make(map[types.UID]bool, len(done))
-	out := make([]*v1.Pod, 0, len(live)+len(done))
-	for _, p := range done {
-		if p.Status.Phase == v1.PodSucceeded {
-			seen[p.UID] = true
-			out = append(out, p)
-		}
-	}
-	for _, p := range live {
-		if !seen[p.UID] && p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }
 
 // evaluateLSS runs lss over snap at now: every job is submitted at its
@@ -300,30 +270,15 @@ func evaluateLSS(snap *podjob.Snapshot, now time.Time, out *view) error {
 	return nil
 }
 
-// podOf returns the pod of a queued entity, nil for pod groups.
-func podOf(e fwk.QueuedEntityInfo) *v1.Pod {
-	pi, ok := e.(interface{ GetPodInfo() fwk.PodInfo })
-	if !ok || pi.GetPodInfo() == nil {
-		return nil
-	}
-	return pi.GetPodInfo().GetPod()
-}
-
-// prioritySort is the default QueueSort: priority, then queue timestamp.
-func prioritySort(a, b fwk.QueuedEntityInfo) bool {
-	p1, p2 := a.GetPriority(), b.GetPriority()
-	return p1 > p2 || (p1 == p2 && a.GetTimestamp().Before(b.GetTimestamp()))
-}
-
 // Less orders the scheduling queue: the ready pods of deadline jobs
 // first, in the order lss.Queue hands out their tasks (least spare time,
 // pass 1 before pass 2, maps before reduces); then every other pod
 // (unmanaged pods, pods of jobs with errors or of hopeless jobs) by
 // priority and queue time, as PrioritySort.
 func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
-	pa, pb := podOf(a), podOf(b)
+	pa, pb := podjob.QueuedPod(a), podjob.QueuedPod(b)
 	if pa == nil || pb == nil {
-		return prioritySort(a, b)
+		return podjob.PriorityLess(a, b)
 	}
 	v := pl.current(pa)
 	if !v.known[pb.UID] {
@@ -337,7 +292,7 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	case oka != okb:
 		return oka
 	}
-	return prioritySort(a, b)
+	return podjob.PriorityLess(a, b)
 }
 
 // PreEnqueue holds back the pods of jobs that cannot be scheduled by

@@ -179,7 +179,7 @@ func TestLess(t *testing.T) {
 	})
 	var got []string
 	for _, e := range q {
-		got = append(got, podOf(e).Name)
+		got = append(got, podjob.QueuedPod(e).Name)
 	}
 	want := []string{"b0", "a0", "c2", "c3", "b1", "a1", "a2", "cr", "plain-hi", "plain-lo-early", "plain-lo"}
 	if !slices.Equal(got, want) {
