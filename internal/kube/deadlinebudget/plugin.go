@@ -15,10 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -93,40 +91,16 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 		if err != nil {
 			return nil, err
 		}
-		f := h.SharedInformerFactory()
-		if f == nil {
-			return nil, fmt.Errorf("%s: the framework handle has no informer factory", Name)
-		}
 		pl, err := newPlugin(c, args)
 		if err != nil {
 			return nil, err
 		}
 		pl.handle = h
-		pl.pods, pl.jobs, pl.nodes = f.Core().V1().Pods().Lister(), f.Batch().V1().Jobs().Lister(), f.Core().V1().Nodes().Lister()
-		bump := cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { pl.gen.Add(1) },
-			UpdateFunc: func(any, any) { pl.gen.Add(1) },
-			DeleteFunc: func(any) { pl.gen.Add(1) },
+		l, err := podjob.NewListers(ctx, h, func() { pl.gen.Add(1) })
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
-		// kube-scheduler's pod informer lists only non-terminal pods;
-		// the plugin keeps its own informer of succeeded ones.
-		done := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0,
-			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "status.phase=" + string(v1.PodSucceeded) }))
-		pl.succeeded = done.Core().V1().Pods().Lister()
-		for _, inf := range []cache.SharedIndexInformer{
-			f.Core().V1().Pods().Informer(), f.Batch().V1().Jobs().Informer(), f.Core().V1().Nodes().Informer(),
-			done.Core().V1().Pods().Informer(),
-		} {
-			if _, err := inf.AddEventHandler(bump); err != nil {
-				return nil, fmt.Errorf("%s: adding an event handler: %w", Name, err)
-			}
-		}
-		done.Start(ctx.Done())
-		for typ, ok := range done.WaitForCacheSync(ctx.Done()) {
-			if !ok {
-				return nil, fmt.Errorf("%s: syncing the informer of succeeded %v", Name, typ)
-			}
-		}
+		pl.pods, pl.succeeded, pl.jobs, pl.nodes = l.Pods, l.Succeeded, l.Jobs, l.Nodes
 		if ticker {
 			go wait.UntilWithContext(ctx, func(ctx context.Context) { pl.Tick(ctx) }, args.tickPeriod())
 		}

@@ -9,6 +9,12 @@
 // the object and the annotation, so a plugin can turn it into a clear
 // scheduling status.
 //
+// Its inputs come from the informer caches a plugin holds: NewListers
+// wires them (kube-scheduler's pods, Jobs and nodes plus an informer of
+// succeeded pods, which kube-scheduler's own cache drops), ListPods
+// merges the two pod caches, and QueuedPod and PriorityLess serve a
+// QueueSort plugin's Less for the pods it does not manage.
+//
 // # The mapping
 //
 //   - Job: the owning batch/v1 Job (the pod's controller reference) when
