@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -124,28 +123,10 @@ func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 	r := &dbsRun{t: t, ctx: ctx, cancel: cancel, client: fake.NewClientset(objs...), clk: clocktesting.NewFakePassiveClock(now),
 		rec: newRoundRecorder(), bindings: map[string]string{}, moves: map[string]string{}}
 	client := r.client
-	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
-	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if action.GetSubresource() != "binding" {
-			return false, nil, nil
-		}
-		b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
-		obj, err := client.Tracker().Get(podsGVR, b.Namespace, b.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		p := obj.(*v1.Pod).DeepCopy()
-		p.Spec.NodeName = b.Target.Name
-		p.Status.Phase = v1.PodRunning
-		st := metav1.NewTime(now)
-		p.Status.StartTime = &st
-		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
-			return true, nil, err
-		}
+	playKubelet(client, func(pod, node string) {
 		r.mu.Lock()
-		r.bindings[b.Name] = b.Target.Name
+		r.bindings[pod] = node
 		r.mu.Unlock()
-		return true, b, nil
 	})
 	filterPods(client)
 

@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -197,28 +196,10 @@ func runFGM(t *testing.T, sc *fgmScenario) fgmResult {
 	client := fake.NewClientset(sc.objects()...)
 	res := fgmResult{bindings: map[string]string{}, failed: map[string]string{}}
 	var mu sync.Mutex
-	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
-	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if action.GetSubresource() != "binding" {
-			return false, nil, nil
-		}
-		b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
-		obj, err := client.Tracker().Get(podsGVR, b.Namespace, b.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		p := obj.(*v1.Pod).DeepCopy()
-		p.Spec.NodeName = b.Target.Name
-		p.Status.Phase = v1.PodRunning
-		st := metav1.NewTime(now)
-		p.Status.StartTime = &st
-		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
-			return true, nil, err
-		}
+	playKubelet(client, func(pod, node string) {
 		mu.Lock()
-		res.bindings[b.Name] = b.Target.Name
+		res.bindings[pod] = node
 		mu.Unlock()
-		return true, b, nil
 	})
 	filterPods(client)
 

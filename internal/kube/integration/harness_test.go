@@ -282,29 +282,11 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 
 	res := result{bindings: map[string]string{}, hopeless: map[string]string{}, deleted: map[string]bool{}}
 	var mu sync.Mutex
-	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
 	// Binding: record it and play the kubelet, which starts the pod now.
-	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if action.GetSubresource() != "binding" {
-			return false, nil, nil
-		}
-		b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
-		obj, err := client.Tracker().Get(podsGVR, b.Namespace, b.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		p := obj.(*v1.Pod).DeepCopy()
-		p.Spec.NodeName = b.Target.Name
-		p.Status.Phase = v1.PodRunning
-		st := metav1.NewTime(now)
-		p.Status.StartTime = &st
-		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
-			return true, nil, err
-		}
+	playKubelet(client, func(pod, node string) {
 		mu.Lock()
-		res.bindings[b.Name] = b.Target.Name
+		res.bindings[pod] = node
 		mu.Unlock()
-		return true, b, nil
 	})
 	client.PrependReactor("delete", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		mu.Lock()
@@ -439,5 +421,33 @@ func filterPods(client *fake.Clientset) {
 			return true, nil, err
 		}
 		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) { return e, match(sel, e.Object) }), nil
+	})
+}
+
+// playKubelet makes client answer a pod binding as the API server and
+// the kubelet would: the pod gets its node, phase Running and a start
+// time of now; then bound(pod name, node name) is called (from the
+// scheduler's binding goroutine: guard what it writes).
+func playKubelet(client *fake.Clientset, bound func(pod, node string)) {
+	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
+	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
+		obj, err := client.Tracker().Get(podsGVR, b.Namespace, b.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		p := obj.(*v1.Pod).DeepCopy()
+		p.Spec.NodeName = b.Target.Name
+		p.Status.Phase = v1.PodRunning
+		st := metav1.NewTime(now)
+		p.Status.StartTime = &st
+		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
+			return true, nil, err
+		}
+		bound(b.Name, b.Target.Name)
+		return true, b, nil
 	})
 }
