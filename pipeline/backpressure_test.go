@@ -15,8 +15,11 @@ import (
 // TestBackPressure: a writer that blocks stops the reader once the queues
 // and the items in the workers' and writer's hands are full — after at
 // most Config.InFlightBound items (or MaxInFlight, if smaller) — and
-// stalls the processing stage rather than growing memory. Released, the
-// pipeline writes everything.
+// stalls the processing stage rather than growing memory. With Ordered,
+// results that arrive ahead of their turn wait in reorder buffers, which
+// are in no queue: there the cap on items in flight (MaxInFlight, by
+// default twice InFlightBound) is the bound. Released, the pipeline
+// writes everything.
 func TestBackPressure(t *testing.T) {
 	cpu := func(k int) []schedkit.Accelerator {
 		var a []schedkit.Accelerator
@@ -36,8 +39,11 @@ func TestBackPressure(t *testing.T) {
 			len(cfg.Accelerators)*cfg.Streams, cfg.ProcessQueue, cfg.WriteQueue, cfg.Batch, cfg.Ordered, cfg.MaxInFlight)
 		t.Run(name, func(t *testing.T) {
 			bound := cfg.InFlightBound()
-			if cfg.MaxInFlight > 0 {
+			switch {
+			case cfg.MaxInFlight > 0:
 				bound = min(bound, cfg.MaxInFlight)
+			case cfg.Ordered:
+				bound = 2 * cfg.InFlightBound()
 			}
 			n := 10 * bound
 			var reads, processed, writes atomic.Int64
@@ -102,10 +108,14 @@ func TestBackPressure(t *testing.T) {
 				if r.st.Read.BlockedOut <= 0 {
 					t.Errorf("read stage never blocked on MaxInFlight: %+v", r.st.Read)
 				}
+			case cfg.Ordered: // the queues or the default cap hold the reader
+				if r.st.Process.BlockedOut <= 0 && r.st.Read.BlockedOut <= 0 {
+					t.Errorf("neither the process stage nor the reader blocked: %+v", r.st)
+				}
 			case r.st.Process.BlockedOut <= 0:
 				t.Errorf("process stage never blocked on the write queue: %+v", r.st.Process)
 			}
-			if hw := r.st.WriteQueue.HighWater; hw != cfg.WriteQueue && cfg.MaxInFlight == 0 {
+			if hw := r.st.WriteQueue.HighWater; hw != cfg.WriteQueue && cfg.MaxInFlight == 0 && !cfg.Ordered {
 				t.Errorf("write queue high water %d, want full %d", hw, cfg.WriteQueue)
 			}
 		})

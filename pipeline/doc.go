@@ -66,7 +66,10 @@
 // Back-pressure. Both queues are bounded (ProcessQueue, WriteQueue items),
 // so a slow writer stalls the workers and then the reader, never memory:
 // at most Config.InFlightBound items are read but not yet written, or
-// MaxInFlight if that is smaller.
+// MaxInFlight if that is smaller. With Ordered, results that arrive ahead
+// of their turn leave the write queue for a reorder buffer, so the queues
+// alone no longer bound them: then MaxInFlight (by default twice
+// InFlightBound) is the bound.
 //
 // Cancellation. When ctx is done every stage stops: queue waits return at
 // once, no Read, Process batch or Write starts after the stage sees it,
