@@ -61,7 +61,8 @@ type DBSStats struct {
 	// Promotions and Demotions count queue moves; Moves lists them.
 	Promotions, Demotions int
 	Moves                 []DBSMove
-	// Rejected counts jobs dbs refused at Submit (invalid constraints).
+	// Rejected counts jobs refused at Submit: invalid constraints (dbs),
+	// or a phase asking the other phase's slot kind (the adapter).
 	Rejected int
 }
 
@@ -81,6 +82,12 @@ type DBSStats struct {
 //   - Heartbeat applies pending prices first, then translates each
 //     Assign into sim.AssignTasks on the heartbeating node.
 //   - A job that ends is removed.
+//   - A job one of whose first two phases has tasks that all ask some
+//     of the other phase's slot kind (map tasks asking reduce slots) is
+//     rejected: dbs runs phase p's tasks in slot kind p.
+//
+// With a Space of just the two slot kinds, heartbeats of idle nodes are
+// not delivered (SkipFullNodes).
 //
 // NewDBS asks the simulator for ticks at dbs's interval by setting the
 // configuration's TickInterval when it is zero. It is not safe for
@@ -96,15 +103,20 @@ type DBS struct {
 	pending []*sim.Job // jobs whose initial price is not yet set
 	stats   DBSStats
 	err     error
+	// slot[p] is the Space index of phase p's slot kind (map, reduce).
+	slot [2]int
+	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
+	skipIdle bool
 }
 
 var (
-	_ sim.Policy      = (*DBS)(nil)
-	_ sim.Ticker      = (*DBS)(nil)
-	_ sim.TaskWatcher = (*DBS)(nil)
-	_ sim.JobWatcher  = (*DBS)(nil)
-	_ sim.NodeWatcher = (*DBS)(nil)
-	_ dbs.Job         = (*dbsJob)(nil)
+	_ sim.Policy          = (*DBS)(nil)
+	_ sim.Ticker          = (*DBS)(nil)
+	_ sim.TaskWatcher     = (*DBS)(nil)
+	_ sim.JobWatcher      = (*DBS)(nil)
+	_ sim.NodeWatcher     = (*DBS)(nil)
+	_ sim.FullNodeSkipper = (*DBS)(nil)
+	_ dbs.Job             = (*dbsJob)(nil)
 )
 
 // NewDBS returns a DBS adapter for a simulation configured by cfg, which
@@ -134,7 +146,8 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 		q[dbs.Mid].Price = ref
 		q[dbs.High].Price = (1 + DBSPriceSpread) * ref
 	}
-	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q}
+	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q,
+		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2}
 	if p.name == "" {
 		p.name = "DBS"
 	}
@@ -176,6 +189,52 @@ func (p *DBS) Stats() DBSStats {
 	return st
 }
 
+// SkipFullNodes implements sim.FullNodeSkipper: true when the
+// simulator's Space holds only the map and reduce slot kinds. A
+// heartbeat of an idle node then decides nothing and changes nothing a
+// later decision depends on:
+//
+//  1. dbs gives a free slot of kind k only to a job with a ready task of
+//     phase k (the adapter's Updates, run first, give it the
+//     simulator's ready counts), and only while the node has a free
+//     slot of kind k. In a Space of the two slot kinds, a phase k whose
+//     tasks all ask alike asks nothing but slot kind k (Submit rejects
+//     a job whose phase asks the other kind), so the simulator counts
+//     the node idle only when, for every phase k with a ready task, it
+//     has no free slot of kind k (a phase whose tasks ask differently
+//     never lets a node count as idle): dbs would assign nothing.
+//  2. What the call does besides is deferred to the next call, with
+//     the same result. The Updates of marked jobs read the counters
+//     as they are when run, and the queue heaps' heads do not depend
+//     on the order of their operations (jobs are ordered by weight,
+//     submission and ID: a total order). A new job's first SetPrice is
+//     applied at the next call (a Tick, at most dbs's interval later,
+//     or a delivered heartbeat), before its first assignment, which
+//     only a delivered heartbeat makes: it holds nothing meanwhile and
+//     is charged nothing either way. The scheduler's clock and
+//     capacity are read again by every call.
+//
+// An error the skipped call would have returned (a job's counters
+// broken) is returned by the next call. TestDBSQuietHeartbeatsChangeNothing
+// compares whole runs with and without Config.DeliverFullHeartbeats.
+func (p *DBS) SkipFullNodes() bool { return p.skipIdle }
+
+// checkSlots returns an error when one of j's first two phases has
+// tasks that all ask some of the other phase's slot kind.
+func (p *DBS) checkSlots(j *sim.Job) error {
+	for ph := range min(j.Phases(), 2) {
+		req, ok := j.PhaseRequest(schedkit.Phase(ph))
+		if !ok {
+			continue
+		}
+		if other := p.slot[1-ph]; req[other] > 0 {
+			return fmt.Errorf("dbs policy: job %s: its %v tasks ask %g %s: dbs runs phase %d's tasks in %s only",
+				j.ID(), schedkit.Phase(ph), req[other], p.cluster.space.Kind(other).Name, ph, p.cluster.space.Kind(p.slot[ph]).Name)
+		}
+	}
+	return nil
+}
+
 // flush passes every marked job to Update.
 func (p *DBS) flush() error {
 	return p.jobs.flush(p.sched.Update)
@@ -201,6 +260,10 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 		return err
 	}
 	t := p.jobs.row(j)
+	if err := p.checkSlots(j); err != nil {
+		p.stats.Rejected++
+		return err // the simulator records the job as rejected, with this reason
+	}
 	t.job = newDBSJob(j)
 	if err := p.sched.Submit(now, t.job); err != nil {
 		if errors.Is(err, dbs.ErrInvalidJob) {
