@@ -451,12 +451,16 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 		return JobStatus{}, &Error{Op: "Status", Job: id, Err: ErrUnknownJob}
 	}
 	ev := &e.ev
+	m := ev.min
+	if e.cache.frozen && e.phi > 0 {
+		m.Deadline = evalDeadline(e, int64(e.lastUpdate(s).Sub(s.epoch)))
+	}
 	return JobStatus{
 		Job:                   id,
 		Queue:                 e.queue,
 		Weight:                e.w,
 		Model1:                ev.m1,
-		Min:                   ev.min,
+		Min:                   m,
 		Held:                  [2]int{e.held(0), e.held(1)},
 		TaskTime:              e.tt,
 		TaskTimeUnknown:       !e.ttKnown,

@@ -105,7 +105,10 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	} else {
 		for i, e := range all {
-			if st := &settle[i]; st.ok && st.cost == costs[i] {
+			if st := &settle[i]; s.skips(st, costs[i]) {
+				if st.frozen {
+					sum[st.q] += st.base
+				}
 				continue
 			}
 			f := s.evaluateTick(e, nowOff, costs[i], &parts)
@@ -129,12 +132,21 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	} else {
 		for i, e := range all {
 			st, c := &settle[i], costs[i]
-			if st.ok && st.cost == c {
+			if s.skips(st, c) {
 				continue
 			}
 			f := &tk[i]
 			s.update(e, f, avg[e.queue], now)
-			*st = settled{cost: c, ok: !f.ttKnown}
+			e.cache.frozen = false
+			switch {
+			case !f.ttKnown:
+				*st = settled{cost: c, ok: true}
+			case frozenAt(e, f, nowOff):
+				*st = settled{cost: c, base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, ok: true}
+				e.cache.frozen = true
+			default:
+				st.ok = false
+			}
 		}
 	}
 	for i := range s.moves {

@@ -36,13 +36,18 @@ type evalCache struct {
 	// one with running tasks reads, then one without: each path reads
 	// consecutive cache lines.
 	key      evalKey
-	wavesSet bool                 // terms set but, with tasks running, their work left
-	static   bool                 // slotSecs, rem and terms set (no task running)
-	budOK    bool                 // budget set, and the last evaluation's at the key (no task running)
-	running  bool                 // a task runs (e.running at the key)
-	caps     [2]estimate.Capacity // capacity per phase at the key (capacityFor)
-	terms    viewTerms
-	w1       float64 // the last evaluation's W₁
+	wavesSet bool // terms set but, with tasks running, their work left
+	static   bool // slotSecs, rem and terms set (no task running)
+	budOK    bool // budget set, and the last evaluation's at the key (no task running)
+	running  bool // a task runs (e.running at the key)
+	// frozen: the last weight update that evaluated the job froze it
+	// (settled); e.ev holds that evaluation, and its deadline view's
+	// window and latest reduce start are those of the update that
+	// computed it, not of later ones (Status derives them: evalDeadline).
+	frozen bool
+	caps   [2]estimate.Capacity // capacity per phase at the key (capacityFor)
+	terms  viewTerms
+	w1     float64 // the last evaluation's W₁
 
 	// With tasks running (wavesSet): formula (3) without the running
 	// tasks' credit, and per phase the work left before their elapsed
@@ -98,16 +103,59 @@ func (c *evalCache) runningAt(e *entry, nowOff int64) {
 	c.terms.mapWork, c.terms.redWork = secs[0], secs[1]
 }
 
-// settled marks a job without a task time that a weight update
-// evaluated, and whose weight and model-3 marks it set (W = 0, no marks),
-// at cost so far cost: until its counters change (Update clears ok) or
-// its cost does, a later update would write the same figures, so it
-// skips the job without reading its entry. Such a job is never moved, and
-// its W₁ of 0 adds nothing to its queue's sum (a sum of non-negative
-// weights from +0, so adding +0 leaves it bit for bit as it is).
+// settled marks a job whose figures the next weight update would leave
+// as they are, so that it skips the job without reading its entry (a
+// weight update walks every job: at trace scale thousands of them, most
+// waiting with nothing changing). Two kinds:
+//
+//   - A job without a task time that an update evaluated, and whose
+//     weight and model-3 marks it set (W = 0, no marks), at cost so far
+//     cost: until its counters change (Update clears ok) or its cost
+//     does, a later update would write the same figures. Such a job is
+//     never moved, and its W₁ of 0 adds nothing to its queue's sum (a
+//     sum of non-negative weights from +0, so adding +0 leaves it bit
+//     for bit as it is).
+//   - A frozen job (frozen reports which): task time known, no task
+//     running, evaluation independent of now (φ = 0, or its deadline
+//     passed), and holding the slots it needs (model 3 then sets W = W₁
+//     and clears the marks, whatever the queue's average). Until its
+//     counters or slots held change (Update, a Heartbeat assigning it a
+//     slot), its cost does, or its queue's parts of the guarantees do
+//     (parts, Scheduler.partsGen), a later update would compute the same
+//     W₁ = base, minimums and evaluation but for the deadline view's
+//     window and latest reduce start, which Status derives from the
+//     cached terms (evalDeadline), and leave the weight and marks as they
+//     are: the update adds base to its queue's sum, in its place.
 type settled struct {
-	cost float64
-	ok   bool
+	cost   float64
+	base   float64 // W₁ (frozen)
+	parts  uint64  // the queue's parts' number (frozen)
+	q      Queue   // its queue (frozen)
+	frozen bool
+	ok     bool
+}
+
+// frozenAt reports whether e, just evaluated and updated by a weight
+// update at nowOff with figures f, is frozen (see settled).
+func frozenAt(e *entry, f *tickFigs, nowOff int64) bool {
+	return f.ttKnown && !e.running && f.held == f.need &&
+		(e.phi == 0 || (e.hasDL && e.dlOff <= nowOff))
+}
+
+// evalDeadline returns the deadline view (φ > 0) of e's evaluation at
+// the weight update at nowOff, from its cached terms: for a frozen job
+// (evalCache.frozen), whose e.ev holds it as computed at an earlier
+// update, the same figures but for the window and latest reduce start.
+func evalDeadline(e *entry, nowOff int64) MinView {
+	var v MinView
+	deadlineView(&v, &e.cache.terms, time.Duration(e.dlOff-nowOff))
+	return v
+}
+
+// skips reports whether a weight update with cost so far cost skips the
+// job st marks.
+func (s *Scheduler) skips(st *settled, cost float64) bool {
+	return st.ok && st.cost == cost && (!st.frozen || st.parts == s.partsGen[st.q])
 }
 
 // evaluateTick is evaluate for a weight update at nowOff (ns from the
