@@ -340,6 +340,7 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 			return dst, fmt.Errorf("dbs heartbeat of %q decided %v", n.ID(), d)
 		}
 		dst = append(dst, sim.AssignTasks(j, d.Phase, d.Count, nil))
+		p.jobs.row(j).job.idle = false // its allocation grows
 		p.stats.Assigned += d.Count
 		if d.BelowMinimum {
 			p.stats.BelowMinimum += d.Count
@@ -376,6 +377,16 @@ func (p *DBS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst 
 type dbsJob struct {
 	*sim.Job
 	input, reduceInput int64
+	// idle: the job's allocation had no positive amount when its cost
+	// was last read (idleCost), and the adapter has assigned it no task
+	// since. A job's allocation grows only when a task of it starts,
+	// which only the adapter's assignments do; while it has no positive
+	// amount the simulator charges nothing (Σ price × allocation is +0),
+	// so the cost stays idleCost bit for bit. A weight update reads
+	// every queued job's cost, most of them waiting with nothing running
+	// (TestDBSIdleCost checks the cache after every event).
+	idle     bool
+	idleCost float64
 }
 
 func newDBSJob(j *sim.Job) *dbsJob {
@@ -395,7 +406,26 @@ func newDBSJob(j *sim.Job) *dbsJob {
 // CostSoFar implements dbs.Job: the simulator's cost so far, which
 // accrues at the price in force. A bad figure reaches dbs as it is (dbs
 // rejects it with an error that stops the run).
-func (j *dbsJob) CostSoFar() float64 { return j.Cost() }
+func (j *dbsJob) CostSoFar() float64 {
+	if j.idle {
+		return j.idleCost
+	}
+	c := j.Cost()
+	if !anyPositive(j.Allocated()) {
+		j.idle, j.idleCost = true, c
+	}
+	return c
+}
+
+// anyPositive reports whether v has a positive amount.
+func anyPositive(v resource.Vector) bool {
+	for _, x := range v {
+		if x > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // DataSizes implements dbs.Job.
 func (j *dbsJob) DataSizes() (int64, int64) { return j.input, j.reduceInput }
