@@ -57,6 +57,11 @@ type Scheduler struct {
 	// update if its cost is the same (tickeval.go); it is kept between
 	// updates, so Update, Submit and Remove keep it in step.
 	settle []settled
+	// marks[h] are the positions in heaps[h] of the jobs whose heap keys
+	// (weight, minimums) the weight update changed; fix restores the
+	// heaps' order from them (qheap.fixAt).
+	marks [numQueues * 2][]int32
+	fix   fixScratch
 	// parts are the queues' equal parts of their guarantees (queuePart)
 	// at the last weight update (partsSet), and partsGen numbers them:
 	// a queue's number changes (to the next partsSeq) whenever its parts

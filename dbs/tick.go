@@ -111,9 +111,13 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 				}
 				continue
 			}
+			m0 := e.minK
 			f := s.evaluateTick(e, nowOff, costs[i], &parts)
 			tk[i] = f
 			sum[e.queue] += f.base
+			if e.minK != m0 {
+				s.markKey(e)
+			}
 		}
 	}
 	var avg [numQueues]float64
@@ -136,7 +140,11 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 				continue
 			}
 			f := &tk[i]
+			w0 := e.w
 			s.update(e, f, avg[e.queue], now)
+			if e.w != w0 {
+				s.markKey(e)
+			}
 			e.cache.frozen = false
 			switch {
 			case !f.ttKnown:
@@ -186,12 +194,29 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		s.rebuild()
 	} else {
 		// Every heap holds the jobs it held before (moved jobs were
-		// moved above); only the weights changed.
+		// moved above); only weights and minimums changed, of the jobs
+		// marked, unless jobs moved (their removal sifted the heaps).
 		for i := range s.heaps {
-			s.heaps[i].heapify()
+			if len(s.moves) > 0 {
+				s.heaps[i].heapify()
+			} else {
+				s.heaps[i].fixAt(s.marks[i], &s.fix)
+			}
+			s.marks[i] = s.marks[i][:0]
 		}
 	}
 	return dst, nil
+}
+
+// markKey notes that e's heap keys changed: its positions go to
+// s.marks, from which the update restores the heaps' order (fixAt).
+func (s *Scheduler) markKey(e *entry) {
+	for k := range 2 {
+		slot := int(e.queue)*2 + k
+		if i := e.pos[slot]; i >= 0 {
+			s.marks[slot] = append(s.marks[slot], i)
+		}
+	}
 }
 
 // tickFigs is what model 3 reads about a job, gathered by the pass that
