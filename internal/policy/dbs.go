@@ -107,6 +107,7 @@ type DBS struct {
 	slot [2]int
 	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
 	skipIdle bool
+	slab     []dbsJob // views not yet used of the last block (newJob)
 }
 
 var (
@@ -264,7 +265,7 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 		p.stats.Rejected++
 		return err // the simulator records the job as rejected, with this reason
 	}
-	t.job = newDBSJob(j)
+	t.job = p.newJob(j)
 	if err := p.sched.Submit(now, t.job); err != nil {
 		if errors.Is(err, dbs.ErrInvalidJob) {
 			p.stats.Rejected++
@@ -376,7 +377,6 @@ func (p *DBS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst 
 // (the sum of its tasks' similarity-key sizes per phase).
 type dbsJob struct {
 	*sim.Job
-	input, reduceInput int64
 	// idle: the job's allocation had no positive amount when its cost
 	// was last read (idleCost), and the adapter has assigned it no task
 	// since. A job's allocation grows only when a task of it starts,
@@ -387,10 +387,23 @@ type dbsJob struct {
 	// (TestDBSIdleCost checks the cache after every event).
 	idle     bool
 	idleCost float64
+
+	input, reduceInput int64
 }
 
-func newDBSJob(j *sim.Job) *dbsJob {
-	d := &dbsJob{Job: j}
+// dbsJobBlock is the number of dbsJobs allocated at once.
+const dbsJobBlock = 256
+
+// newJob returns j's view. Views come in blocks, in submission order,
+// so a weight update reading every queued job's cost walks memory
+// mostly forwards rather than a job's allocation at a time.
+func (p *DBS) newJob(j *sim.Job) *dbsJob {
+	if len(p.slab) == 0 {
+		p.slab = make([]dbsJob, dbsJobBlock)
+	}
+	d := &p.slab[0]
+	p.slab = p.slab[1:]
+	d.Job = j
 	for ph := range min(j.Phases(), 2) {
 		// Σ of the tasks' data sizes, without materialising every task.
 		sum := j.DataSize(schedkit.Phase(ph))
