@@ -133,7 +133,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 16
+const entryPad = 8
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -458,7 +458,7 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 	ev := &e.ev
 	m := ev.min
 	if e.cache.frozen && e.phi > 0 {
-		m.Deadline = evalDeadline(e, int64(e.lastUpdate(s).Sub(s.epoch)))
+		m.Deadline = s.frozenDeadline(e, int64(e.lastUpdate(s).Sub(s.epoch)))
 	}
 	return JobStatus{
 		Job:                   id,

@@ -145,13 +145,13 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			if e.w != w0 {
 				s.markKey(e)
 			}
-			e.cache.frozen = false
+			frozen, capsFree := frozenAt(e, f, nowOff)
+			e.cache.frozen = frozen
 			switch {
 			case !f.ttKnown:
 				*st = settled{cost: c, ok: true}
-			case frozenAt(e, f, nowOff):
-				*st = settled{cost: c, base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, ok: true}
-				e.cache.frozen = true
+			case frozen:
+				*st = settled{cost: c, base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
 			default:
 				st.ok = false
 			}

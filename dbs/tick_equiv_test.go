@@ -276,3 +276,64 @@ func TestTickFrozenJobGetsSlot(t *testing.T) {
 		both("Tick", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
 	}
 }
+
+// TestTickFrozenAcrossParts: a frozen job with φ = 1 stays frozen while
+// jobs join its queue (its equal part of the queue's guarantee shrinks,
+// so its reduce waves grow): every weight update gives the same
+// decisions as the previous update, and its Status the same figures,
+// the latest reduce start included.
+func TestTickFrozenAcrossParts(t *testing.T) {
+	c := newCluster(2, 2, 2)
+	fast, err := dbs.New(dbs.Config{Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := dbs.New(dbs.Config{Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs.UsePreviousTick(prev)
+	var ids []schedkit.JobID
+	both := func(op string, f func(s *dbs.Scheduler) ([]dbs.Decision, error)) {
+		t.Helper()
+		a, errA := f(fast)
+		b, errB := f(prev)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v, %v", op, errA, errB)
+		}
+		if d := cmp.Diff(b, a); d != "" {
+			t.Fatalf("%s: decisions differ (-previous +new):\n%s", op, d)
+		}
+		for _, id := range ids {
+			sa, _ := fast.Status(id)
+			sb, _ := prev.Status(id)
+			if d := cmp.Diff(sb, sa); d != "" {
+				t.Fatalf("%s: Status(%s) differs (-previous +new):\n%s", op, id, d)
+			}
+		}
+	}
+	late := mrJob("late", 1, 4, 7, 10*time.Second, 0)
+	late.hint = 4 * time.Second
+	now := t0
+	both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, late) })
+	ids = append(ids, late.id)
+	for range 3 {
+		now = now.Add(10 * time.Second)
+		both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
+	}
+	before, _ := fast.Status("late")
+	for i := range 6 {
+		j := mrJob(fmt.Sprintf("j%d", i), 1, 3, 1, time.Hour, 0)
+		both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, j) })
+		ids = append(ids, j.id)
+		now = now.Add(time.Second)
+		both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
+		if dbs.Frozen(fast) == 0 {
+			t.Fatalf("after %d submissions no job is frozen", i+1)
+		}
+	}
+	after, _ := fast.Status("late")
+	if after.Min.Deadline.ReduceStartLatest == before.Min.Deadline.ReduceStartLatest-6*time.Second {
+		t.Errorf("latest reduce start %v: the reduce waves did not change, the test tests little", after.Min.Deadline.ReduceStartLatest)
+	}
+}
