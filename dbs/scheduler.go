@@ -491,6 +491,12 @@ func (s *Scheduler) readCapacity(op string) error {
 	if len(v) != s.r.space.Len() {
 		return &Error{Op: op, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity has %d elements, the Space %d", len(v), s.r.space.Len())}
 	}
+	if v[s.r.kind[0]] == s.capK[0] && v[s.r.kind[1]] == s.capK[1] {
+		// What follows would set what is set: capK holds valid slot
+		// counts (or zeros) and guar follows them (they are set and
+		// restored together), and a valid count reads as itself.
+		return nil
+	}
 	var c [2]float64
 	for k, i := range s.r.kind {
 		n, ok := slotCount(v[i])
