@@ -108,6 +108,9 @@ type DBS struct {
 	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
 	skipIdle bool
 	slab     []dbsJob // views not yet used of the last block (newJob)
+	// eager: Update after every assignment (tests compare it with the
+	// lazy Updates of exactStarts jobs).
+	eager bool
 }
 
 var (
@@ -236,6 +239,35 @@ func (p *DBS) checkSlots(j *sim.Job) error {
 	return nil
 }
 
+// exactStarts reports whether every assignment dbs makes for j starts
+// in full in the simulator: in a Space of the two slot kinds (skipIdle),
+// each of j's first two phases has tasks that all ask at most one slot
+// of their own kind (and none of the other, checkSlots). dbs assigns a
+// job's phase no more tasks than it has ready (its count at the last
+// Update less what dbs assigned since: ready tasks only become fewer by
+// starting) and a node no more than its free slots of the kind, so the
+// simulator starts exactly what was assigned: its counters then differ
+// from dbs's snapshot only by what dbs itself accounts for (slots held,
+// ready tasks not assigned), and the Update after the assignment would
+// change nothing a heartbeat reads (slots held and ready, hence heap
+// membership and keys, queue usage; the task time reads finished
+// tasks). It refreshes what a weight update reads (running tasks' start
+// times), so marks of such assignments are flushed before the next Tick
+// (markLazy) rather than at the next call; any other change to the job
+// (a task ending) marks it as usual, and that flush covers both.
+func (p *DBS) exactStarts(j *sim.Job) bool {
+	if !p.skipIdle {
+		return false
+	}
+	for ph := range min(j.Phases(), 2) {
+		req, ok := j.PhaseRequest(schedkit.Phase(ph))
+		if !ok || req[p.slot[ph]] > 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // flush passes every marked job to Update.
 func (p *DBS) flush() error {
 	return p.jobs.flush(p.sched.Update)
@@ -266,6 +298,7 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 		return err // the simulator records the job as rejected, with this reason
 	}
 	t.job = p.newJob(j)
+	t.job.exactStarts = p.exactStarts(j)
 	if err := p.sched.Submit(now, t.job); err != nil {
 		if errors.Is(err, dbs.ErrInvalidJob) {
 			p.stats.Rejected++
@@ -288,6 +321,9 @@ func (p *DBS) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 		return dst, p.err
 	}
 	if err := p.flush(); err != nil {
+		return dst, err
+	}
+	if err := p.jobs.flushLazy(p.sched.Update); err != nil {
 		return dst, err
 	}
 	dst = p.flushPrices(dst)
@@ -346,7 +382,11 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		if d.BelowMinimum {
 			p.stats.BelowMinimum += d.Count
 		}
-		p.jobs.mark(j)
+		if t := p.jobs.row(j); t.job.exactStarts && !p.eager {
+			p.jobs.markLazy(j)
+		} else {
+			p.jobs.mark(j)
+		}
 	}
 	return dst, nil
 }
@@ -377,6 +417,10 @@ func (p *DBS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst 
 // (the sum of its tasks' similarity-key sizes per phase).
 type dbsJob struct {
 	*sim.Job
+	// exactStarts: every assignment dbs makes for the job starts in full
+	// (DBS.exactStarts), so the Update after one is needed only by the
+	// next weight update.
+	exactStarts bool
 	// idle: the job's allocation had no positive amount when its cost
 	// was last read (idleCost), and the adapter has assigned it no task
 	// since. A job's allocation grows only when a task of it starts,

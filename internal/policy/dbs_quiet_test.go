@@ -71,13 +71,17 @@ func dbsSlotSetup(seed uint64) (sim.Config, *workload.Workload) {
 	return cfg, w
 }
 
-// runDBS runs w under a DBS adapter with options opt and returns the
-// record, the simulator's counters and the adapter's.
-func runDBS(t *testing.T, cfg sim.Config, w *workload.Workload, opt policy.DBSOptions) (metrics.Run, sim.Stats, policy.DBSStats) {
+// runDBS runs w under a DBS adapter with options opt (eager: no lazy
+// Updates, policy.SetEagerUpdates) and returns the record, the
+// simulator's counters and the adapter's.
+func runDBS(t *testing.T, cfg sim.Config, w *workload.Workload, opt policy.DBSOptions, eager ...bool) (metrics.Run, sim.Stats, policy.DBSStats) {
 	t.Helper()
 	p, err := policy.NewDBS(&cfg, opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(eager) > 0 && eager[0] {
+		policy.SetEagerUpdates(p)
 	}
 	s, err := sim.New(cfg, w, p)
 	if err != nil {
@@ -91,13 +95,15 @@ func runDBS(t *testing.T, cfg sim.Config, w *workload.Workload, opt policy.DBSOp
 }
 
 // TestDBSQuietHeartbeatsChangeNothing: not delivering the heartbeats of
-// idle nodes (DBS.SkipFullNodes) leaves every decision and every metric
-// exactly as delivering them does: job records, task records (node,
-// start, end, cost of every attempt), metrics samples, the simulator's
-// counters and the adapter's (assignments, queue moves with their times
-// and prices), for DBS and its options, on overloaded slot clusters and
-// on the paper's two experiments. Only the number of policy calls (and
-// the wall-clock decision time) differ.
+// idle nodes (DBS.SkipFullNodes) and passing jobs to dbs's Update after
+// their assignments only before the next weight update (exactStarts)
+// leave every decision and every metric exactly as delivering every
+// heartbeat and updating after every assignment do: job records, task
+// records (node, start, end, cost of every attempt), metrics samples,
+// the simulator's counters and the adapter's (assignments, queue moves
+// with their times and prices), for DBS and its options, on overloaded
+// slot clusters and on the paper's two experiments. Only the number of
+// policy calls (and the wall-clock decision time) differ.
 func TestDBSQuietHeartbeatsChangeNothing(t *testing.T) {
 	opts := []policy.DBSOptions{
 		{},
@@ -132,7 +138,19 @@ func TestDBSQuietHeartbeatsChangeNothing(t *testing.T) {
 			cfg.RecordTasks = true
 			rq, sq, pq := runDBS(t, cfg, su.w, opt)
 			cfg.DeliverFullHeartbeats = true
-			rd, sd, pd := runDBS(t, cfg, su.w, opt)
+			rd, sd, pd := runDBS(t, cfg, su.w, opt, true)
+			// Every heartbeat delivered, lazy Updates: as the reference.
+			rl, sl, pl := runDBS(t, cfg, su.w, opt)
+			if sl != sd {
+				t.Fatalf("%s: lazy Updates: stats %+v, %+v eager", name, sl, sd)
+			}
+			if d := cmp.Diff(pd, pl); d != "" {
+				t.Fatalf("%s: lazy Updates: adapter stats differ (-eager +lazy):\n%s", name, d)
+			}
+			rl.DecisionTime, rl.TimedCalls = rd.DecisionTime, rd.TimedCalls
+			if d := cmp.Diff(rd, rl); d != "" {
+				t.Fatalf("%s: lazy Updates: runs differ (-eager +lazy):\n%s", name, d)
+			}
 			if sd.QuietHeartbeats != 0 {
 				t.Fatalf("%s: %d quiet heartbeats with DeliverFullHeartbeats", name, sd.QuietHeartbeats)
 			}
