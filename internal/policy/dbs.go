@@ -108,6 +108,7 @@ type DBS struct {
 	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
 	skipIdle bool
 	slab     []dbsJob // views not yet used of the last block (newJob)
+	lastJob  *sim.Job // the job of the last assignment (Heartbeat)
 	// eager: Update after every assignment (tests compare it with the
 	// lazy Updates of exactStarts jobs).
 	eager bool
@@ -199,9 +200,11 @@ func (p *DBS) Stats() DBSStats {
 // later decision depends on:
 //
 //  1. dbs gives a free slot of kind k only to a job with a ready task of
-//     phase k (the adapter's Updates, run first, give it the
-//     simulator's ready counts), and only while the node has a free
-//     slot of kind k. In a Space of the two slot kinds, a phase k whose
+//     phase k (its ready counts are the simulator's: the adapter's
+//     Updates run first, and an assignment not yet passed to Update
+//     counts as started, which it is: exactStarts), and only while the
+//     node has a free slot of kind k. In a Space of the two slot kinds,
+//     a phase k whose
 //     tasks all ask alike asks nothing but slot kind k (Submit rejects
 //     a job whose phase asks the other kind), so the simulator counts
 //     the node idle only when, for every phase k with a ready task, it
@@ -369,7 +372,13 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 	}
 	for i := range p.buf {
 		d := &p.buf[i]
-		j := c.Job(d.Job)
+		// Consecutive assignments often go to one job (a large job
+		// takes most freed slots): look up a new one only.
+		j := p.lastJob
+		if j == nil || j.ID() != d.Job {
+			j = c.Job(d.Job)
+			p.lastJob = j
+		}
 		if j == nil || !j.Active() {
 			return dst, fmt.Errorf("dbs assigned tasks of job %q, which the simulator does not hold active", d.Job)
 		}
@@ -377,12 +386,13 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 			return dst, fmt.Errorf("dbs heartbeat of %q decided %v", n.ID(), d)
 		}
 		dst = append(dst, sim.AssignTasks(j, d.Phase, d.Count, nil))
-		p.jobs.row(j).job.idle = false // its allocation grows
+		t := p.jobs.row(j)
+		t.job.idle = false // its allocation grows
 		p.stats.Assigned += d.Count
 		if d.BelowMinimum {
 			p.stats.BelowMinimum += d.Count
 		}
-		if t := p.jobs.row(j); t.job.exactStarts && !p.eager {
+		if t.job.exactStarts && !p.eager {
 			p.jobs.markLazy(j)
 		} else {
 			p.jobs.mark(j)

@@ -48,6 +48,9 @@ func (t *jobTable[W]) mark(j *sim.Job) {
 // update, in marking order, and clears the marks; the first error stops
 // it (the remaining marks are dropped with it: the run ends).
 func (t *jobTable[W]) flush(update func(schedkit.JobID) error) error {
+	if len(t.dirty) == 0 {
+		return nil
+	}
 	defer func() {
 		clear(t.dirty)
 		t.dirty = t.dirty[:0]
@@ -80,6 +83,9 @@ func (t *jobTable[W]) markLazy(j *sim.Job) {
 // and not updated since to update, in marking order, and clears the
 // marks; the first error stops it (as flush).
 func (t *jobTable[W]) flushLazy(update func(schedkit.JobID) error) error {
+	if len(t.lazy) == 0 {
+		return nil
+	}
 	defer func() {
 		clear(t.lazy)
 		t.lazy = t.lazy[:0]
