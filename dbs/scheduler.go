@@ -53,6 +53,9 @@ type Scheduler struct {
 	moves []Decision
 	costs []float64  // CostSoFar of all[i], read before anything changes
 	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
+	// evaluated are the indices in all of the jobs the evaluation pass
+	// did not skip (settled), for model 3's pass.
+	evaluated []int32
 	// settle[i] marks all[i] as left unchanged by the next weight
 	// update if its cost is the same (tickeval.go); it is kept between
 	// updates, so Update, Submit and Remove keep it in step.

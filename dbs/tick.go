@@ -104,6 +104,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			sum[e.queue] += tk[i].base
 		}
 	} else {
+		s.evaluated = s.evaluated[:0]
 		for i, e := range all {
 			if st := &settle[i]; s.skips(st, costs[i]) {
 				if st.frozen {
@@ -111,6 +112,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 				}
 				continue
 			}
+			s.evaluated = append(s.evaluated, int32(i))
 			m0 := e.minK
 			f := s.evaluateTick(e, nowOff, costs[i], &parts)
 			tk[i] = f
@@ -134,11 +136,9 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			s.update(e, &tk[i], avg[e.queue], now)
 		}
 	} else {
-		for i, e := range all {
-			st, c := &settle[i], costs[i]
-			if s.skips(st, c) {
-				continue
-			}
+		// The jobs pass 1 evaluated, in order (the others it skipped).
+		for _, i := range s.evaluated {
+			e, st, c := all[i], &settle[i], costs[i]
 			f := &tk[i]
 			w0 := e.w
 			s.update(e, f, avg[e.queue], now)
