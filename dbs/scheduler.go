@@ -402,9 +402,12 @@ func (s *Scheduler) unplace(e *entry) {
 // Update re-reads job id's counters (and task time hint). Call it after
 // every change to them; it also tells the scheduler that the counters now
 // include every assignment it returned for the job. Weights and minimum
-// slots are re-evaluated at the next weight update. On an error (unknown
-// ID, a changed phase count, inconsistent counters, a bad hint) the
-// previous snapshot is kept.
+// slots are re-evaluated at the next weight update. A change that only
+// starts, in full, tasks the scheduler assigned may be passed on later,
+// before the next Tick: until then the assignments count as held and
+// started, which is all a heartbeat reads of them (a weight update reads
+// their start times). On an error (unknown ID, a changed phase count,
+// inconsistent counters, a bad hint) the previous snapshot is kept.
 func (s *Scheduler) Update(id schedkit.JobID) error {
 	const op = "Update"
 	e, ok := s.jobs[id]

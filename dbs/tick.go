@@ -48,8 +48,16 @@ import (
 // views); one without running tasks only the terms that depend on now
 // (model 1's time term, the deadline view), and with φ = 0 and an
 // unchanged cost nothing; a job without a task time whose counters and
-// cost did not change is not even read. The results are bit-for-bit
-// those of a full re-evaluation (TestTickEquivalence).
+// cost did not change is not even read (its cost so far is), nor is a
+// frozen one (task time known, nothing running, past its deadline or
+// φ = 0, holding the slots it needs): its figures cannot move until its
+// counters, slots held, cost or (but for φ = 1 with a positive task
+// time) its queue's parts of the guarantees change; see settled. Only
+// the jobs evaluated can change their queue heaps' order, which is
+// restored from them alone. At trace scale (a day of thousands of
+// queued jobs, most waiting past their deadlines) that leaves the
+// running jobs and a few others per update. The results are bit for
+// bit those of a full re-evaluation (TestTickEquivalence).
 //
 // On an error (a job's CostSoFar NaN, infinite or negative, a cluster
 // capacity it cannot read, time going backwards) nothing changes and dst
