@@ -80,7 +80,9 @@
 //     end, as Hadoop does). Start exactly the tasks each Assign names,
 //     on that node, then call Update for the job. Assignments count as
 //     held until that Update, so several heartbeats before the host
-//     applies anything never over-assign a job.
+//     applies anything never over-assign a job. When the host started
+//     every task an Assign named, that Update may wait until before the
+//     next Tick (heartbeats read nothing else of the change).
 //  6. Call Remove when a job finishes, fails or is withdrawn.
 //  7. Judge success with Success(φ, deadline met, within budget).
 //  8. Never call the scheduler from two goroutines at once; never give

@@ -4,3 +4,15 @@ package dbs
 // evaluated from scratch, heaps rebuilt): the reference for
 // TestTickEquivalence and BenchmarkTickPrevious.
 func UsePreviousTick(s *Scheduler) { s.prevTick = true }
+
+// Frozen returns the number of jobs the next weight update skips as
+// frozen (settled.frozen), for tests that must exercise them.
+func Frozen(s *Scheduler) int {
+	n := 0
+	for i := range s.settle {
+		if st := &s.settle[i]; st.ok && st.frozen {
+			n++
+		}
+	}
+	return n
+}

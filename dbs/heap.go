@@ -1,5 +1,7 @@
 package dbs
 
+import "math/bits"
+
 // qheap is an intrusive binary heap of the entries of one queue that have
 // ready tasks of one slot kind, ordered by less (head first). Each entry
 // records its position in pos[slot], so re-keying and removal are
@@ -124,4 +126,57 @@ func (h *qheap) down(i int) bool {
 		i = c
 	}
 	return i > start
+}
+
+// fixScratch is fixAt's reusable state, shared by a scheduler's heaps.
+type fixScratch struct {
+	stamp []uint32    // stamp[i] == gen: position i is listed
+	gen   uint32      // this fix's number
+	depth [32][]int32 // listed positions by depth in the tree
+}
+
+// fixAt restores the heap order after the keys of the items at
+// positions marks changed, every other item's key being as it was when
+// the heap was last in order: Floyd's heapify (sift down every position,
+// deepest first) restricted to the marked positions and their
+// ancestors. A position neither marked nor an ancestor of one roots a
+// subtree of unchanged items in heap order, which Floyd's pass would
+// leave as it is. It falls back to heapify when the marks would cover
+// most of the heap anyway.
+func (h *qheap) fixAt(marks []int32, sc *fixScratch) {
+	n := len(h.items)
+	if n < 2 || len(marks) == 0 {
+		return
+	}
+	if len(marks)*bits.Len(uint(n)) >= n {
+		h.heapify()
+		return
+	}
+	if len(sc.stamp) < n {
+		sc.stamp = make([]uint32, 2*n)
+		sc.gen = 0
+	}
+	sc.gen++
+	if sc.gen == 0 { // wrapped: old stamps could match
+		clear(sc.stamp)
+		sc.gen = 1
+	}
+	deepest := 0
+	for _, i := range marks {
+		for j := int(i); sc.stamp[j] != sc.gen; j = (j - 1) / 2 {
+			sc.stamp[j] = sc.gen
+			d := bits.Len(uint(j+1)) - 1
+			sc.depth[d] = append(sc.depth[d], int32(j))
+			deepest = max(deepest, d)
+			if j == 0 {
+				break
+			}
+		}
+	}
+	for d := deepest; d >= 0; d-- {
+		for _, j := range sc.depth[d] {
+			h.down(int(j))
+		}
+		sc.depth[d] = sc.depth[d][:0]
+	}
 }

@@ -75,6 +75,7 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 			below := !s.cfg.NoMinimumSlots && e.below(k)
 			e.heldK[k]++
 			e.availK[k]--
+			s.settle[e.allPos].ok = false // a frozen job's slots held changed
 			s.used[q][k]++
 			s.free[k]--
 			if e.avail(k) == 0 {

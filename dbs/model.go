@@ -203,24 +203,30 @@ type viewTerms struct {
 	transfer    float64 // f·δ·Td, 0 once a reduce ran
 	mapWork     float64 // slot-seconds left (PhaseWork.work)
 	redWork     float64
+	redTT       float64 // Tr in seconds: waveSecs is ⌈Ur/nr⌉ × redTT
 }
 
-// viewTermsOf returns in's view terms with its reduce waves wv.
+// viewTermsOf returns in's view terms with its reduce waves wv. With
+// no reduce capacity for reduce work left (noReduceCap) both views are
+// unmeetable whatever the other terms, which are set all the same (a
+// frozen job's Status recomputes the waves at another capacity:
+// Scheduler.frozenDeadline).
 func viewTermsOf(in *MinInput, wv reduceWaves) viewTerms {
 	t := viewTerms{um: in.Map.Unfinished, ur: in.Reduce.Unfinished}
 	var wavesR int64
 	if t.ur > 0 {
-		if !wv.ok {
+		if wv.ok {
+			wavesR = wv.n
+		} else {
 			t.noReduceCap = true
-			return t
 		}
-		wavesR = wv.n
 	}
 	transfer := in.Transfer
 	if in.ReduceStarted {
 		transfer = 0
 	}
-	t.waveSecs = float64(wavesR) * in.Reduce.TaskTime.Seconds()
+	t.redTT = in.Reduce.TaskTime.Seconds()
+	t.waveSecs = float64(wavesR) * t.redTT
 	t.transfer = transfer.Seconds()
 	t.mapWork, t.redWork = in.Map.work(), in.Reduce.work()
 	return t

@@ -53,10 +53,18 @@ type Scheduler struct {
 	moves []Decision
 	costs []float64  // CostSoFar of all[i], read before anything changes
 	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
+	// evaluated are the indices in all of the jobs the evaluation pass
+	// did not skip (settled), for model 3's pass.
+	evaluated []int32
 	// settle[i] marks all[i] as left unchanged by the next weight
 	// update if its cost is the same (tickeval.go); it is kept between
 	// updates, so Update, Submit and Remove keep it in step.
 	settle []settled
+	// marks[h] are the positions in heaps[h] of the jobs whose heap keys
+	// (weight, minimums) the weight update changed; fix restores the
+	// heaps' order from them (qheap.fixAt).
+	marks [numQueues * 2][]int32
+	fix   fixScratch
 	// parts are the queues' equal parts of their guarantees (queuePart)
 	// at the last weight update (partsSet), and partsGen numbers them:
 	// a queue's number changes (to the next partsSeq) whenever its parts
@@ -128,7 +136,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 16
+const entryPad = 8
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -394,9 +402,12 @@ func (s *Scheduler) unplace(e *entry) {
 // Update re-reads job id's counters (and task time hint). Call it after
 // every change to them; it also tells the scheduler that the counters now
 // include every assignment it returned for the job. Weights and minimum
-// slots are re-evaluated at the next weight update. On an error (unknown
-// ID, a changed phase count, inconsistent counters, a bad hint) the
-// previous snapshot is kept.
+// slots are re-evaluated at the next weight update. A change that only
+// starts, in full, tasks the scheduler assigned may be passed on later,
+// before the next Tick: until then the assignments count as held and
+// started, which is all a heartbeat reads of them (a weight update reads
+// their start times). On an error (unknown ID, a changed phase count,
+// inconsistent counters, a bad hint) the previous snapshot is kept.
 func (s *Scheduler) Update(id schedkit.JobID) error {
 	const op = "Update"
 	e, ok := s.jobs[id]
@@ -451,12 +462,16 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 		return JobStatus{}, &Error{Op: "Status", Job: id, Err: ErrUnknownJob}
 	}
 	ev := &e.ev
+	m := ev.min
+	if e.cache.frozen && e.phi > 0 {
+		m.Deadline = s.frozenDeadline(e, int64(e.lastUpdate(s).Sub(s.epoch)))
+	}
 	return JobStatus{
 		Job:                   id,
 		Queue:                 e.queue,
 		Weight:                e.w,
 		Model1:                ev.m1,
-		Min:                   ev.min,
+		Min:                   m,
 		Held:                  [2]int{e.held(0), e.held(1)},
 		TaskTime:              e.tt,
 		TaskTimeUnknown:       !e.ttKnown,
@@ -481,6 +496,12 @@ func (s *Scheduler) readCapacity(op string) error {
 	v := s.cluster.Capacity()
 	if len(v) != s.r.space.Len() {
 		return &Error{Op: op, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity has %d elements, the Space %d", len(v), s.r.space.Len())}
+	}
+	if v[s.r.kind[0]] == s.capK[0] && v[s.r.kind[1]] == s.capK[1] {
+		// What follows would set what is set: capK holds valid slot
+		// counts (or zeros) and guar follows them (they are set and
+		// restored together), and a valid count reads as itself.
+		return nil
 	}
 	var c [2]float64
 	for k, i := range s.r.kind {

@@ -48,8 +48,16 @@ import (
 // views); one without running tasks only the terms that depend on now
 // (model 1's time term, the deadline view), and with φ = 0 and an
 // unchanged cost nothing; a job without a task time whose counters and
-// cost did not change is not even read. The results are bit-for-bit
-// those of a full re-evaluation (TestTickEquivalence).
+// cost did not change is not even read (its cost so far is), nor is a
+// frozen one (task time known, nothing running, past its deadline or
+// φ = 0, holding the slots it needs): its figures cannot move until its
+// counters, slots held, cost or (but for φ = 1 with a positive task
+// time) its queue's parts of the guarantees change; see settled. Only
+// the jobs evaluated can change their queue heaps' order, which is
+// restored from them alone. At trace scale (a day of thousands of
+// queued jobs, most waiting past their deadlines) that leaves the
+// running jobs and a few others per update. The results are bit for
+// bit those of a full re-evaluation (TestTickEquivalence).
 //
 // On an error (a job's CostSoFar NaN, infinite or negative, a cluster
 // capacity it cannot read, time going backwards) nothing changes and dst
@@ -104,13 +112,22 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			sum[e.queue] += tk[i].base
 		}
 	} else {
+		s.evaluated = s.evaluated[:0]
 		for i, e := range all {
-			if st := &settle[i]; st.ok && st.cost == costs[i] {
+			if st := &settle[i]; s.skips(st, costs[i]) {
+				if st.frozen {
+					sum[st.q] += st.base
+				}
 				continue
 			}
+			s.evaluated = append(s.evaluated, int32(i))
+			m0 := e.minK
 			f := s.evaluateTick(e, nowOff, costs[i], &parts)
 			tk[i] = f
 			sum[e.queue] += f.base
+			if e.minK != m0 {
+				s.markKey(e)
+			}
 		}
 	}
 	var avg [numQueues]float64
@@ -127,14 +144,25 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			s.update(e, &tk[i], avg[e.queue], now)
 		}
 	} else {
-		for i, e := range all {
-			st, c := &settle[i], costs[i]
-			if st.ok && st.cost == c {
-				continue
-			}
+		// The jobs pass 1 evaluated, in order (the others it skipped).
+		for _, i := range s.evaluated {
+			e, st, c := all[i], &settle[i], costs[i]
 			f := &tk[i]
+			w0 := e.w
 			s.update(e, f, avg[e.queue], now)
-			*st = settled{cost: c, ok: !f.ttKnown}
+			if e.w != w0 {
+				s.markKey(e)
+			}
+			frozen, capsFree := frozenAt(e, f, nowOff)
+			e.cache.frozen = frozen
+			switch {
+			case !f.ttKnown:
+				*st = settled{cost: c, ok: true}
+			case frozen:
+				*st = settled{cost: c, base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
+			default:
+				st.ok = false
+			}
 		}
 	}
 	for i := range s.moves {
@@ -174,12 +202,29 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		s.rebuild()
 	} else {
 		// Every heap holds the jobs it held before (moved jobs were
-		// moved above); only the weights changed.
+		// moved above); only weights and minimums changed, of the jobs
+		// marked, unless jobs moved (their removal sifted the heaps).
 		for i := range s.heaps {
-			s.heaps[i].heapify()
+			if len(s.moves) > 0 {
+				s.heaps[i].heapify()
+			} else {
+				s.heaps[i].fixAt(s.marks[i], &s.fix)
+			}
+			s.marks[i] = s.marks[i][:0]
 		}
 	}
 	return dst, nil
+}
+
+// markKey notes that e's heap keys changed: its positions go to
+// s.marks, from which the update restores the heaps' order (fixAt).
+func (s *Scheduler) markKey(e *entry) {
+	for k := range 2 {
+		slot := int(e.queue)*2 + k
+		if i := e.pos[slot]; i >= 0 {
+			s.marks[slot] = append(s.marks[slot], i)
+		}
+	}
 }
 
 // tickFigs is what model 3 reads about a job, gathered by the pass that

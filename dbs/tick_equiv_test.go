@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
 )
 
@@ -29,18 +30,24 @@ func TestTickEquivalence(t *testing.T) {
 		{NoMinimumSlots: true, DefaultTaskTime: 10 * time.Second},
 		{MinimumFirst: true},
 	}
-	seeds := 6
+	seeds, frozen := 6, 0
 	if raceEnabled {
 		seeds = 2
 	}
 	for ci, cfg := range cfgs {
 		for seed := range uint64(seeds) {
-			t.Run(fmt.Sprintf("cfg=%d/seed=%d", ci, seed), func(t *testing.T) { runTickEquivalence(t, cfg, seed) })
+			t.Run(fmt.Sprintf("cfg=%d/seed=%d", ci, seed), func(t *testing.T) { frozen += runTickEquivalence(t, cfg, seed) })
 		}
 	}
+	if frozen == 0 {
+		t.Error("no job was ever frozen after a weight update: the skip of frozen jobs is not tested")
+	}
+	t.Logf("%d frozen jobs after weight updates", frozen)
 }
 
-func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) {
+// runTickEquivalence returns the number of frozen jobs summed over the
+// weight updates (dbs.Frozen).
+func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) int {
 	rng := rand.New(rand.NewPCG(seed, 29))
 	c := newCluster(3+rng.IntN(6), 2, 1)
 	cfg.Cluster = c
@@ -55,7 +62,7 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) {
 	dbs.UsePreviousTick(prev)
 	now := t0
 	var jobs []*hJob
-	next, moves := 0, 0
+	next, moves, frozen := 0, 0, 0
 	both := func(op string, f func(s *dbs.Scheduler) ([]dbs.Decision, error)) []dbs.Decision {
 		t.Helper()
 		a, errA := f(fast)
@@ -182,15 +189,18 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) {
 			for range 1 + rng.IntN(4) {
 				now = now.Add(dbs.DefaultInterval + time.Duration(rng.IntN(200))*time.Millisecond)
 				moves += len(both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) }))
+				frozen += dbs.Frozen(fast)
 				checkStatus(step)
 			}
 		default: // time moves; tick
 			now = now.Add(time.Duration(100+rng.IntN(900)) * time.Millisecond)
 			moves += len(both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) }))
+			frozen += dbs.Frozen(fast)
 		}
 		checkStatus(step)
 	}
-	t.Logf("%d jobs left, %d moves", len(jobs), moves)
+	t.Logf("%d jobs left, %d moves, %d frozen", len(jobs), moves, frozen)
+	return frozen
 }
 
 func removeJob(jobs []*hJob, j *hJob) []*hJob {
@@ -200,4 +210,130 @@ func removeJob(jobs []*hJob, j *hJob) []*hJob {
 		}
 	}
 	return jobs
+}
+
+// TestTickFrozenJobGetsSlot: a frozen job (past its deadline, nothing
+// running, holding what it needs) that a heartbeat gives a slot is
+// evaluated again at the next weight update even though the host has
+// not called Update yet (the slot counts as held): same weight, marks
+// and Status as the previous update's.
+func TestTickFrozenJobGetsSlot(t *testing.T) {
+	c := newCluster(2, 2, 1)
+	fast, err := dbs.New(dbs.Config{Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := dbs.New(dbs.Config{Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs.UsePreviousTick(prev)
+	late := mrJob("late", 1, 5, 0, 10*time.Second, 0)
+	late.nph, late.hint = 1, 4*time.Second
+	other := mrJob("other", 1, 5, 0, time.Hour, 0)
+	other.nph, other.hint = 1, 4*time.Second
+	both := func(op string, now time.Time, f func(s *dbs.Scheduler) ([]dbs.Decision, error)) []dbs.Decision {
+		t.Helper()
+		a, errA := f(fast)
+		b, errB := f(prev)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v, %v", op, errA, errB)
+		}
+		if d := cmp.Diff(b, a); d != "" {
+			t.Fatalf("%s: decisions differ (-previous +new):\n%s", op, d)
+		}
+		for _, id := range []string{"late", "other"} {
+			sa, _ := fast.Status(schedkit.JobID(id))
+			sb, _ := prev.Status(schedkit.JobID(id))
+			if d := cmp.Diff(sb, sa); d != "" {
+				t.Fatalf("%s: Status(%s) differs (-previous +new):\n%s", op, id, d)
+			}
+		}
+		return a
+	}
+	now := t0
+	for _, j := range []*hJob{late, other} {
+		both("Submit", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, j) })
+	}
+	for range 3 {
+		now = now.Add(10 * time.Second)
+		both("Tick", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
+	}
+	if dbs.Frozen(fast) == 0 {
+		t.Fatal("no frozen job: the test tests nothing")
+	}
+	// Only the late job has a ready map: the slot goes to it.
+	other.ph[0].Ready, other.ph[0].Running = 0, 5
+	other.ph[0].RunningStartSum = 5 * now.Sub(other.sub)
+	both("Update", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Update("other") })
+	n := c.nodes[0]
+	n.free[0], n.free[1] = 1, 0
+	if ds := both("Heartbeat", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Heartbeat(now, n, nil) }); len(ds) != 1 || ds[0].Job != "late" {
+		t.Fatalf("heartbeat decided %v", ds)
+	}
+	for range 3 {
+		now = now.Add(time.Second)
+		both("Tick", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
+	}
+}
+
+// TestTickFrozenAcrossParts: a frozen job with φ = 1 stays frozen while
+// jobs join its queue (its equal part of the queue's guarantee shrinks,
+// so its reduce waves grow): every weight update gives the same
+// decisions as the previous update, and its Status the same figures,
+// the latest reduce start included.
+func TestTickFrozenAcrossParts(t *testing.T) {
+	c := newCluster(2, 2, 2)
+	fast, err := dbs.New(dbs.Config{Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := dbs.New(dbs.Config{Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs.UsePreviousTick(prev)
+	var ids []schedkit.JobID
+	both := func(op string, f func(s *dbs.Scheduler) ([]dbs.Decision, error)) {
+		t.Helper()
+		a, errA := f(fast)
+		b, errB := f(prev)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v, %v", op, errA, errB)
+		}
+		if d := cmp.Diff(b, a); d != "" {
+			t.Fatalf("%s: decisions differ (-previous +new):\n%s", op, d)
+		}
+		for _, id := range ids {
+			sa, _ := fast.Status(id)
+			sb, _ := prev.Status(id)
+			if d := cmp.Diff(sb, sa); d != "" {
+				t.Fatalf("%s: Status(%s) differs (-previous +new):\n%s", op, id, d)
+			}
+		}
+	}
+	late := mrJob("late", 1, 4, 7, 10*time.Second, 0)
+	late.hint = 4 * time.Second
+	now := t0
+	both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, late) })
+	ids = append(ids, late.id)
+	for range 3 {
+		now = now.Add(10 * time.Second)
+		both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
+	}
+	before, _ := fast.Status("late")
+	for i := range 6 {
+		j := mrJob(fmt.Sprintf("j%d", i), 1, 3, 1, time.Hour, 0)
+		both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, j) })
+		ids = append(ids, j.id)
+		now = now.Add(time.Second)
+		both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
+		if dbs.Frozen(fast) == 0 {
+			t.Fatalf("after %d submissions no job is frozen", i+1)
+		}
+	}
+	after, _ := fast.Status("late")
+	if after.Min.Deadline.ReduceStartLatest == before.Min.Deadline.ReduceStartLatest-6*time.Second {
+		t.Errorf("latest reduce start %v: the reduce waves did not change, the test tests little", after.Min.Deadline.ReduceStartLatest)
+	}
 }

@@ -36,13 +36,18 @@ type evalCache struct {
 	// one with running tasks reads, then one without: each path reads
 	// consecutive cache lines.
 	key      evalKey
-	wavesSet bool                 // terms set but, with tasks running, their work left
-	static   bool                 // slotSecs, rem and terms set (no task running)
-	budOK    bool                 // budget set, and the last evaluation's at the key (no task running)
-	running  bool                 // a task runs (e.running at the key)
-	caps     [2]estimate.Capacity // capacity per phase at the key (capacityFor)
-	terms    viewTerms
-	w1       float64 // the last evaluation's W₁
+	wavesSet bool // terms set but, with tasks running, their work left
+	static   bool // slotSecs, rem and terms set (no task running)
+	budOK    bool // budget set, and the last evaluation's at the key (no task running)
+	running  bool // a task runs (e.running at the key)
+	// frozen: the last weight update that evaluated the job froze it
+	// (settled); e.ev holds that evaluation, and its deadline view's
+	// window and latest reduce start are those of the update that
+	// computed it, not of later ones (Status derives them: frozenDeadline).
+	frozen bool
+	caps   [2]estimate.Capacity // capacity per phase at the key (capacityFor)
+	terms  viewTerms
+	w1     float64 // the last evaluation's W₁
 
 	// With tasks running (wavesSet): formula (3) without the running
 	// tasks' credit, and per phase the work left before their elapsed
@@ -98,16 +103,87 @@ func (c *evalCache) runningAt(e *entry, nowOff int64) {
 	c.terms.mapWork, c.terms.redWork = secs[0], secs[1]
 }
 
-// settled marks a job without a task time that a weight update
-// evaluated, and whose weight and model-3 marks it set (W = 0, no marks),
-// at cost so far cost: until its counters change (Update clears ok) or
-// its cost does, a later update would write the same figures, so it
-// skips the job without reading its entry. Such a job is never moved, and
-// its W₁ of 0 adds nothing to its queue's sum (a sum of non-negative
-// weights from +0, so adding +0 leaves it bit for bit as it is).
+// settled marks a job whose figures the next weight update would leave
+// as they are, so that it skips the job without reading its entry (a
+// weight update walks every job: at trace scale thousands of them, most
+// waiting with nothing changing). Two kinds:
+//
+//   - A job without a task time that an update evaluated, and whose
+//     weight and model-3 marks it set (W = 0, no marks), at cost so far
+//     cost: until its counters change (Update clears ok) or its cost
+//     does, a later update would write the same figures. Such a job is
+//     never moved, and its W₁ of 0 adds nothing to its queue's sum (a
+//     sum of non-negative weights from +0, so adding +0 leaves it bit
+//     for bit as it is).
+//   - A frozen job (frozen reports which): task time known, no task
+//     running, evaluation independent of now (φ = 0, or its deadline
+//     passed), and holding the slots it needs (model 3 then sets W = W₁
+//     and clears the marks, whatever the queue's average). Until its
+//     counters or slots held change (Update, a Heartbeat assigning it a
+//     slot), its cost does, or its queue's parts of the guarantees do
+//     (parts, Scheduler.partsGen), a later update would compute the same
+//     W₁ = base, minimums and evaluation but for the deadline view's
+//     window and latest reduce start, which Status derives from the
+//     cached terms (frozenDeadline), and leave the weight and marks as they
+//     are: the update adds base to its queue's sum, in its place.
+//   - A frozen job with φ = 1 and a positive task time or no work left
+//     (capsFree) stays frozen when its queue's parts change: formula (3)
+//     without running tasks is Σ⌈U/S⌉·Tr, positive for any capacity S
+//     when work is left and Tr > 0 (CannotFinish at none), so past the
+//     deadline W₁ is MaxTerm at every capacity (0 with no work left),
+//     and the deadline view is unmeetable (its window is not positive)
+//     or empty (no work) at every capacity; φ = 1 reads no cost either.
+//     Only the view's latest reduce start moves with the reduce waves,
+//     which Status recomputes at the last update's parts.
 type settled struct {
-	cost float64
-	ok   bool
+	cost     float64
+	base     float64 // W₁ (frozen)
+	parts    uint64  // the queue's parts' number (frozen)
+	q        Queue   // its queue (frozen)
+	frozen   bool
+	capsFree bool
+	ok       bool
+}
+
+// frozenAt reports whether e, just evaluated and updated by a weight
+// update at nowOff with figures f, is frozen, and if so whether its
+// figures are also free of its queue's parts (see settled).
+func frozenAt(e *entry, f *tickFigs, nowOff int64) (frozen, capsFree bool) {
+	frozen = f.ttKnown && !e.running && f.held == f.need &&
+		(e.phi == 0 || (e.hasDL && e.dlOff <= nowOff))
+	capsFree = frozen && e.phi == 1 && (e.tt > 0 || e.prog[0].Unfinished()+e.prog[1].Unfinished() == 0)
+	return frozen, capsFree
+}
+
+// frozenDeadline returns the deadline view (φ > 0) of frozen job e's
+// evaluation at the last weight update (at nowOff, the queues' parts
+// s.parts), from the terms cached when it froze: e.ev holds the view as
+// computed then, with the same slots but for the window and latest
+// reduce start. The reduce waves are recomputed at the last update's
+// capacity (capacityFor with the slots held at the key), as that update
+// would have (a capsFree job may have stayed frozen across a change of
+// its queue's parts).
+func (s *Scheduler) frozenDeadline(e *entry, nowOff int64) MinView {
+	c := &e.cache
+	t := c.terms
+	if t.ur > 0 {
+		caps := max(s.parts[c.key.queue][1], estimate.Capacity(c.key.held[1])*estimate.Slot)
+		n, ok := estimate.Waves(t.ur, caps)
+		t.noReduceCap = !ok
+		if !ok {
+			n = 0
+		}
+		t.waveSecs = float64(n) * t.redTT
+	}
+	var v MinView
+	deadlineView(&v, &t, time.Duration(e.dlOff-nowOff))
+	return v
+}
+
+// skips reports whether a weight update with cost so far cost skips the
+// job st marks.
+func (s *Scheduler) skips(st *settled, cost float64) bool {
+	return st.ok && st.cost == cost && (!st.frozen || st.capsFree || st.parts == s.partsGen[st.q])
 }
 
 // evaluateTick is evaluate for a weight update at nowOff (ns from the

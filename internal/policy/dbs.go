@@ -61,7 +61,8 @@ type DBSStats struct {
 	// Promotions and Demotions count queue moves; Moves lists them.
 	Promotions, Demotions int
 	Moves                 []DBSMove
-	// Rejected counts jobs dbs refused at Submit (invalid constraints).
+	// Rejected counts jobs refused at Submit: invalid constraints (dbs),
+	// or a phase asking the other phase's slot kind (the adapter).
 	Rejected int
 }
 
@@ -81,6 +82,12 @@ type DBSStats struct {
 //   - Heartbeat applies pending prices first, then translates each
 //     Assign into sim.AssignTasks on the heartbeating node.
 //   - A job that ends is removed.
+//   - A job one of whose first two phases has tasks that all ask some
+//     of the other phase's slot kind (map tasks asking reduce slots) is
+//     rejected: dbs runs phase p's tasks in slot kind p.
+//
+// With a Space of just the two slot kinds, heartbeats of idle nodes are
+// not delivered (SkipFullNodes).
 //
 // NewDBS asks the simulator for ticks at dbs's interval by setting the
 // configuration's TickInterval when it is zero. It is not safe for
@@ -96,15 +103,25 @@ type DBS struct {
 	pending []*sim.Job // jobs whose initial price is not yet set
 	stats   DBSStats
 	err     error
+	// slot[p] is the Space index of phase p's slot kind (map, reduce).
+	slot [2]int
+	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
+	skipIdle bool
+	slab     []dbsJob // views not yet used of the last block (newJob)
+	lastJob  *sim.Job // the job of the last assignment (Heartbeat)
+	// eager: Update after every assignment (tests compare it with the
+	// lazy Updates of exactStarts jobs).
+	eager bool
 }
 
 var (
-	_ sim.Policy      = (*DBS)(nil)
-	_ sim.Ticker      = (*DBS)(nil)
-	_ sim.TaskWatcher = (*DBS)(nil)
-	_ sim.JobWatcher  = (*DBS)(nil)
-	_ sim.NodeWatcher = (*DBS)(nil)
-	_ dbs.Job         = (*dbsJob)(nil)
+	_ sim.Policy          = (*DBS)(nil)
+	_ sim.Ticker          = (*DBS)(nil)
+	_ sim.TaskWatcher     = (*DBS)(nil)
+	_ sim.JobWatcher      = (*DBS)(nil)
+	_ sim.NodeWatcher     = (*DBS)(nil)
+	_ sim.FullNodeSkipper = (*DBS)(nil)
+	_ dbs.Job             = (*dbsJob)(nil)
 )
 
 // NewDBS returns a DBS adapter for a simulation configured by cfg, which
@@ -134,7 +151,8 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 		q[dbs.Mid].Price = ref
 		q[dbs.High].Price = (1 + DBSPriceSpread) * ref
 	}
-	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q}
+	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q,
+		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2}
 	if p.name == "" {
 		p.name = "DBS"
 	}
@@ -176,6 +194,83 @@ func (p *DBS) Stats() DBSStats {
 	return st
 }
 
+// SkipFullNodes implements sim.FullNodeSkipper: true when the
+// simulator's Space holds only the map and reduce slot kinds. A
+// heartbeat of an idle node then decides nothing and changes nothing a
+// later decision depends on:
+//
+//  1. dbs gives a free slot of kind k only to a job with a ready task of
+//     phase k (its ready counts are the simulator's: the adapter's
+//     Updates run first, and an assignment not yet passed to Update
+//     counts as started, which it is: exactStarts), and only while the
+//     node has a free slot of kind k. In a Space of the two slot kinds,
+//     a phase k whose
+//     tasks all ask alike asks nothing but slot kind k (Submit rejects
+//     a job whose phase asks the other kind), so the simulator counts
+//     the node idle only when, for every phase k with a ready task, it
+//     has no free slot of kind k (a phase whose tasks ask differently
+//     never lets a node count as idle): dbs would assign nothing.
+//  2. What the call does besides is deferred to the next call, with
+//     the same result. The Updates of marked jobs read the counters
+//     as they are when run, and the queue heaps' heads do not depend
+//     on the order of their operations (jobs are ordered by weight,
+//     submission and ID: a total order). A new job's first SetPrice is
+//     applied at the next call (a Tick, at most dbs's interval later,
+//     or a delivered heartbeat), before its first assignment, which
+//     only a delivered heartbeat makes: it holds nothing meanwhile and
+//     is charged nothing either way. The scheduler's clock and
+//     capacity are read again by every call.
+//
+// An error the skipped call would have returned (a job's counters
+// broken) is returned by the next call. TestDBSQuietHeartbeatsChangeNothing
+// compares whole runs with and without Config.DeliverFullHeartbeats.
+func (p *DBS) SkipFullNodes() bool { return p.skipIdle }
+
+// checkSlots returns an error when one of j's first two phases has
+// tasks that all ask some of the other phase's slot kind.
+func (p *DBS) checkSlots(j *sim.Job) error {
+	for ph := range min(j.Phases(), 2) {
+		req, ok := j.PhaseRequest(schedkit.Phase(ph))
+		if !ok {
+			continue
+		}
+		if other := p.slot[1-ph]; req[other] > 0 {
+			return fmt.Errorf("dbs policy: job %s: its %v tasks ask %g %s: dbs runs phase %d's tasks in %s only",
+				j.ID(), schedkit.Phase(ph), req[other], p.cluster.space.Kind(other).Name, ph, p.cluster.space.Kind(p.slot[ph]).Name)
+		}
+	}
+	return nil
+}
+
+// exactStarts reports whether every assignment dbs makes for j starts
+// in full in the simulator: in a Space of the two slot kinds (skipIdle),
+// each of j's first two phases has tasks that all ask at most one slot
+// of their own kind (and none of the other, checkSlots). dbs assigns a
+// job's phase no more tasks than it has ready (its count at the last
+// Update less what dbs assigned since: ready tasks only become fewer by
+// starting) and a node no more than its free slots of the kind, so the
+// simulator starts exactly what was assigned: its counters then differ
+// from dbs's snapshot only by what dbs itself accounts for (slots held,
+// ready tasks not assigned), and the Update after the assignment would
+// change nothing a heartbeat reads (slots held and ready, hence heap
+// membership and keys, queue usage; the task time reads finished
+// tasks). It refreshes what a weight update reads (running tasks' start
+// times), so marks of such assignments are flushed before the next Tick
+// (markLazy) rather than at the next call; any other change to the job
+// (a task ending) marks it as usual, and that flush covers both.
+func (p *DBS) exactStarts(j *sim.Job) bool {
+	if !p.skipIdle {
+		return false
+	}
+	for ph := range min(j.Phases(), 2) {
+		req, ok := j.PhaseRequest(schedkit.Phase(ph))
+		if !ok || req[p.slot[ph]] > 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // flush passes every marked job to Update.
 func (p *DBS) flush() error {
 	return p.jobs.flush(p.sched.Update)
@@ -201,7 +296,12 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 		return err
 	}
 	t := p.jobs.row(j)
-	t.job = newDBSJob(j)
+	if err := p.checkSlots(j); err != nil {
+		p.stats.Rejected++
+		return err // the simulator records the job as rejected, with this reason
+	}
+	t.job = p.newJob(j)
+	t.job.exactStarts = p.exactStarts(j)
 	if err := p.sched.Submit(now, t.job); err != nil {
 		if errors.Is(err, dbs.ErrInvalidJob) {
 			p.stats.Rejected++
@@ -224,6 +324,9 @@ func (p *DBS) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 		return dst, p.err
 	}
 	if err := p.flush(); err != nil {
+		return dst, err
+	}
+	if err := p.jobs.flushLazy(p.sched.Update); err != nil {
 		return dst, err
 	}
 	dst = p.flushPrices(dst)
@@ -269,7 +372,13 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 	}
 	for i := range p.buf {
 		d := &p.buf[i]
-		j := c.Job(d.Job)
+		// Consecutive assignments often go to one job (a large job
+		// takes most freed slots): look up a new one only.
+		j := p.lastJob
+		if j == nil || j.ID() != d.Job {
+			j = c.Job(d.Job)
+			p.lastJob = j
+		}
 		if j == nil || !j.Active() {
 			return dst, fmt.Errorf("dbs assigned tasks of job %q, which the simulator does not hold active", d.Job)
 		}
@@ -277,11 +386,17 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 			return dst, fmt.Errorf("dbs heartbeat of %q decided %v", n.ID(), d)
 		}
 		dst = append(dst, sim.AssignTasks(j, d.Phase, d.Count, nil))
+		t := p.jobs.row(j)
+		t.job.idle = false // its allocation grows
 		p.stats.Assigned += d.Count
 		if d.BelowMinimum {
 			p.stats.BelowMinimum += d.Count
 		}
-		p.jobs.mark(j)
+		if t.job.exactStarts && !p.eager {
+			p.jobs.markLazy(j)
+		} else {
+			p.jobs.mark(j)
+		}
 	}
 	return dst, nil
 }
@@ -312,11 +427,37 @@ func (p *DBS) NodeChanged(_ time.Time, _ *sim.Node, _ bool, c *sim.Cluster, dst 
 // (the sum of its tasks' similarity-key sizes per phase).
 type dbsJob struct {
 	*sim.Job
+	// exactStarts: every assignment dbs makes for the job starts in full
+	// (DBS.exactStarts), so the Update after one is needed only by the
+	// next weight update.
+	exactStarts bool
+	// idle: the job's allocation had no positive amount when its cost
+	// was last read (idleCost), and the adapter has assigned it no task
+	// since. A job's allocation grows only when a task of it starts,
+	// which only the adapter's assignments do; while it has no positive
+	// amount the simulator charges nothing (Σ price × allocation is +0),
+	// so the cost stays idleCost bit for bit. A weight update reads
+	// every queued job's cost, most of them waiting with nothing running
+	// (TestDBSIdleCost checks the cache after every event).
+	idle     bool
+	idleCost float64
+
 	input, reduceInput int64
 }
 
-func newDBSJob(j *sim.Job) *dbsJob {
-	d := &dbsJob{Job: j}
+// dbsJobBlock is the number of dbsJobs allocated at once.
+const dbsJobBlock = 256
+
+// newJob returns j's view. Views come in blocks, in submission order,
+// so a weight update reading every queued job's cost walks memory
+// mostly forwards rather than a job's allocation at a time.
+func (p *DBS) newJob(j *sim.Job) *dbsJob {
+	if len(p.slab) == 0 {
+		p.slab = make([]dbsJob, dbsJobBlock)
+	}
+	d := &p.slab[0]
+	p.slab = p.slab[1:]
+	d.Job = j
 	for ph := range min(j.Phases(), 2) {
 		// Σ of the tasks' data sizes, without materialising every task.
 		sum := j.DataSize(schedkit.Phase(ph))
@@ -332,7 +473,26 @@ func newDBSJob(j *sim.Job) *dbsJob {
 // CostSoFar implements dbs.Job: the simulator's cost so far, which
 // accrues at the price in force. A bad figure reaches dbs as it is (dbs
 // rejects it with an error that stops the run).
-func (j *dbsJob) CostSoFar() float64 { return j.Cost() }
+func (j *dbsJob) CostSoFar() float64 {
+	if j.idle {
+		return j.idleCost
+	}
+	c := j.Cost()
+	if !anyPositive(j.Allocated()) {
+		j.idle, j.idleCost = true, c
+	}
+	return c
+}
+
+// anyPositive reports whether v has a positive amount.
+func anyPositive(v resource.Vector) bool {
+	for _, x := range v {
+		if x > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // DataSizes implements dbs.Job.
 func (j *dbsJob) DataSizes() (int64, int64) { return j.input, j.reduceInput }

@@ -26,12 +26,7 @@ func paper003Sim(t *testing.T, jobs []workload.Paper003Job, opt policy.DBSOption
 	if err != nil {
 		t.Fatal(err)
 	}
-	var nodes []sim.NodeSpec
-	for i := range workload.Paper003Workers {
-		nodes = append(nodes, sim.NodeSpec{ID: schedkit.NodeID(fmt.Sprintf("n%d", i)), Rack: "r",
-			Capacity: resource.Vector{workload.Paper003Maps, workload.Paper003Reduces}})
-	}
-	cfg := sim.DefaultConfig(workload.SlotSpace(), nodes)
+	cfg := sim.DefaultConfig(workload.SlotSpace(), paper003Nodes())
 	cfg.Prices = resource.Vector{workload.Paper003Price, workload.Paper003Price}
 	cfg.RecordTasks = true
 	cfg.AfterEvent = func(s *sim.Sim) error { return s.CheckInvariants() }
@@ -47,6 +42,16 @@ func paper003Sim(t *testing.T, jobs []workload.Paper003Job, opt policy.DBSOption
 		t.Fatal(err)
 	}
 	return s, p, &w
+}
+
+// paper003Nodes returns the paper's 5 workers × (2 map + 2 reduce).
+func paper003Nodes() []sim.NodeSpec {
+	var nodes []sim.NodeSpec
+	for i := range workload.Paper003Workers {
+		nodes = append(nodes, sim.NodeSpec{ID: schedkit.NodeID(fmt.Sprintf("n%d", i)), Rack: "r",
+			Capacity: resource.Vector{workload.Paper003Maps, workload.Paper003Reduces}})
+	}
+	return nodes
 }
 
 func run(t *testing.T, s *sim.Sim) metrics.Run {
