@@ -136,7 +136,7 @@ jobs:
 					return dst[:start], e
 				}
 				if keyed && failed && p.key == failKey {
-					i++
+					i = s.skipRun(j, i, keyed)
 					continue
 				}
 				prof = s.wholeUnits(prof, p.requested)
@@ -145,7 +145,7 @@ jobs:
 				if ok {
 					failKey, failed = p.key, true
 				}
-				i++
+				i = s.skipRun(j, i, keyed)
 				continue
 			}
 			dst = append(dst, Decision{Action: Allocate, Task: p.id, Job: j.state.ID, Node: id, Mode: p.mode, Plan: p.plan})
@@ -163,6 +163,39 @@ jobs:
 		j.tried = s.call
 	}
 	return dst, nil
+}
+
+// skipRun returns the index of the first pending task of j after the
+// run (see enqueue) of the one at i, which this call has just refused or
+// skipped on the server: each later task of the run would be refused or
+// skipped the same way, with nothing else changing. It holds when
+// predictions come from a History (the key decides them; predicting
+// the key just predicted again only touches the History entry already
+// at the head of its recency list) or there is no Estimator; with any
+// other Estimator (one that may predict each task differently), or with
+// scanEach, it returns i+1. It finds the end of the run by galloping,
+// so the cost is logarithmic in the run's length.
+func (s *Scheduler) skipRun(j *jobEntry, i int, keyed bool) int {
+	if s.scanEach || !(keyed || s.cfg.Estimator == nil) {
+		return i + 1
+	}
+	pend := j.pending
+	r := pend[i].run
+	lo, step := i, 1 // pend[lo] is in the run
+	for lo+step < len(pend) && pend[lo+step].run == r {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(pend)) // pend[hi] is not, or hi is the end
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if pend[m].run == r {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
 }
 
 // wholeUnits returns prof with every stage's demand of an integral kind

@@ -43,6 +43,11 @@ type Scheduler struct {
 	jobs   map[schedkit.JobID]*jobEntry
 	active []*jobEntry // jobs with pending tasks
 	seq    uint64      // submission and start sequence
+	runSeq uint64      // last run label given (ptask.run)
+
+	// scanEach turns off the skipping of runs of alike pending tasks in
+	// Schedule (the reference path of the equivalence tests).
+	scanEach bool
 
 	// Per Schedule call.
 	call     uint64 // Schedule calls so far
@@ -67,6 +72,7 @@ type ptask struct {
 	hasDL     bool
 	locs      []schedkit.NodeID
 	seq       uint64
+	run       uint64 // run label: see enqueue
 	waitSince time.Duration
 	waiting   bool
 
@@ -289,17 +295,42 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 }
 
 // enqueue puts a pending task in its job's queue in submission order.
+//
+// Each pending task carries a run label: consecutive pending tasks of a
+// job that are alike (same similarity key, same requested vector, no
+// data locations) usually share one, and a label is never shared by
+// tasks that are not alike or not contiguous in the queue. Schedule
+// skips the rest of a run after its first task failed (see skipRun).
 func (s *Scheduler) enqueue(p *ptask) {
 	j := p.job
-	i, _ := slices.BinarySearchFunc(j.pending, p.seq, func(q *ptask, seq uint64) int {
-		switch {
-		case q.seq < seq:
-			return -1
-		case q.seq > seq:
-			return 1
+	n := len(j.pending)
+	i := n
+	if n > 0 && j.pending[n-1].seq > p.seq {
+		i, _ = slices.BinarySearchFunc(j.pending, p.seq, func(q *ptask, seq uint64) int {
+			switch {
+			case q.seq < seq:
+				return -1
+			case q.seq > seq:
+				return 1
+			}
+			return 0
+		})
+	}
+	s.runSeq++
+	p.run = s.runSeq
+	switch {
+	case i == n:
+		if n > 0 && alike(j.pending[n-1], p) {
+			p.run = j.pending[n-1].run
 		}
-		return 0
-	})
+	case i > 0 && j.pending[i-1].run == j.pending[i].run:
+		// p splits a run: the part after it gets a label of its own.
+		s.runSeq++
+		r := j.pending[i].run
+		for k := i; k < n && j.pending[k].run == r; k++ {
+			j.pending[k].run = s.runSeq
+		}
+	}
 	j.pending = slices.Insert(j.pending, i, p)
 	j.state.Pending++
 	if j.activePos < 0 {
@@ -308,9 +339,32 @@ func (s *Scheduler) enqueue(p *ptask) {
 	}
 }
 
+// alike reports whether Schedule would treat pending tasks a and b of
+// one job alike: the same similarity key, bit-identical requested
+// vectors, and no data locations (delay scheduling keeps state per
+// task).
+func alike(a, b *ptask) bool {
+	if a.key != b.key || len(a.locs) > 0 || len(b.locs) > 0 || len(a.requested) != len(b.requested) {
+		return false
+	}
+	for k, x := range a.requested {
+		if math.Float64bits(x) != math.Float64bits(b.requested[k]) {
+			return false
+		}
+	}
+	return true
+}
+
 // dequeue removes the pending task at index i of its job's queue.
 func (s *Scheduler) dequeue(j *jobEntry, i int) {
-	j.pending = slices.Delete(j.pending, i, i+1)
+	if i == 0 {
+		// The usual case (the first task of a job's queue placed):
+		// no shift of a queue that may hold many thousands of tasks.
+		j.pending[0] = nil
+		j.pending = j.pending[1:]
+	} else {
+		j.pending = slices.Delete(j.pending, i, i+1)
+	}
 	j.state.Pending--
 	if len(j.pending) == 0 && j.activePos >= 0 {
 		last := s.active[len(s.active)-1]
