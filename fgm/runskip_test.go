@@ -15,8 +15,9 @@ import (
 
 // TestRunSkipMatchesScan drives two schedulers with the same random
 // operations, one skipping runs of alike pending tasks after a refusal
-// (the default) and one visiting every pending task (the reference
-// path), and requires every call to return the same decisions and
+// and keeping its job order between calls (the default), and one
+// visiting every pending task and sorting every active job on every
+// call (the reference path), and requires every call to return the same decisions and
 // errors, and both Histories to end with the same keys and
 // observations. The workloads have few similarity keys and requests (so
 // runs form), some tasks with data locations, re-submissions into the
@@ -52,6 +53,9 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 		cfg := fgm.Config{Cluster: c, Progressive: seed%3 == 1, LocalityWait: time.Duration(seed%2) * 5 * time.Second}
 		if est == "history" {
 			cfg.History = h
+		}
+		if seed%4 == 3 {
+			cfg.Fairness = fgm.FIFO{}
 		}
 		s, err := fgm.New(cfg)
 		if err != nil {

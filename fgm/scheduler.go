@@ -49,9 +49,15 @@ type Scheduler struct {
 	// Schedule (the reference path of the equivalence tests).
 	scanEach bool
 
+	// The active jobs in Fairness order, kept between calls: jobs whose
+	// state changed since are in moved (and out of place in order);
+	// resort asks for a full sort (every share changed).
+	order  []*jobEntry
+	moved  []*jobEntry
+	resort bool
+
 	// Per Schedule call.
 	call     uint64 // Schedule calls so far
-	order    []*jobEntry
 	placed   []*ptask
 	waits    []waitUndo
 	rates    []float64
@@ -103,6 +109,7 @@ type jobEntry struct {
 	sub       time.Duration
 	pending   []*ptask // by submission sequence
 	activePos int      // in Scheduler.active, −1 if none pending
+	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
 }
 
@@ -333,6 +340,7 @@ func (s *Scheduler) enqueue(p *ptask) {
 	}
 	j.pending = slices.Insert(j.pending, i, p)
 	j.state.Pending++
+	s.moveJob(j)
 	if j.activePos < 0 {
 		j.activePos = len(s.active)
 		s.active = append(s.active, j)
@@ -366,6 +374,7 @@ func (s *Scheduler) dequeue(j *jobEntry, i int) {
 		j.pending = slices.Delete(j.pending, i, i+1)
 	}
 	j.state.Pending--
+	s.moveJob(j)
 	if len(j.pending) == 0 && j.activePos >= 0 {
 		last := s.active[len(s.active)-1]
 		s.active[j.activePos] = last
@@ -557,11 +566,22 @@ func (s *Scheduler) share(j *jobEntry) {
 		sh = math.MaxFloat64 // a demand on a kind no known node has
 	}
 	j.state.Share = sh
+	s.moveJob(j)
 }
 
 func (s *Scheduler) reshare() {
 	for _, j := range s.jobs {
 		s.share(j)
+	}
+	s.resort = true
+}
+
+// moveJob records that j's state (what Fairness reads) or its being
+// active changed, so its place in order must be found again.
+func (s *Scheduler) moveJob(j *jobEntry) {
+	if !j.moved {
+		j.moved = true
+		s.moved = append(s.moved, j)
 	}
 }
 
