@@ -92,10 +92,11 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 		return dst, nil
 	}
 	s.sortJobs()
-	_, keyed := s.cfg.Estimator.(HistoryEstimator)
+	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
 	start := len(dst)
 	s.placed, s.waits = s.placed[:0], s.waits[:0]
 	s.call++
+	clear(s.fails)
 jobs:
 	for k := 0; k < len(s.order); k++ {
 		j := s.order[k]
@@ -112,8 +113,25 @@ jobs:
 			}
 			var prof estimate.Profile
 			ok := false
-			if s.cfg.Estimator != nil {
+			switch {
+			case keyed && !s.scanEach:
+				// What HistoryEstimator.Predict(p.t) returns: the key was
+				// read at Submit.
+				prof, ok = hist.History.Predict(p.key)
+			case s.cfg.Estimator != nil:
 				prof, ok = s.cfg.Estimator.Predict(p.t)
+			}
+			sig, cacheable := s.failSig(p, ok, keyed)
+			if cacheable {
+				if _, refused := s.fails[sig]; refused {
+					// A task alike for place was refused since the
+					// server last changed (its profile was valid).
+					if ok {
+						failKey, failed = p.key, true
+					}
+					i = s.skipRun(j, i, keyed)
+					continue
+				}
 			}
 			if ok {
 				if err := s.validProfile(prof); err != nil {
@@ -132,9 +150,13 @@ jobs:
 				if ok {
 					failKey, failed = p.key, true
 				}
+				if cacheable {
+					s.fails[sig] = struct{}{}
+				}
 				i = s.skipRun(j, i, keyed)
 				continue
 			}
+			clear(s.fails) // the server changed
 			dst = append(dst, Decision{Action: Allocate, Task: p.id, Job: j.state.ID, Node: id, Mode: p.mode, Plan: p.plan})
 			if v.usedUp(off) {
 				break jobs
@@ -150,6 +172,37 @@ jobs:
 		j.tried = s.call
 	}
 	return dst, nil
+}
+
+// failSig is what place's outcome depends on besides the server's state
+// (see failSig).
+type failSig struct {
+	predicted bool
+	key       schedkit.SimilarityKey // if predicted
+	req       [4]uint64              // the request's bits
+}
+
+// failSig returns p's signature for the refusal cache of a Schedule
+// call: place refuses every task of one signature alike while the
+// server does not change, since with predictions from a History (or
+// none) it reads only the prediction (a function of the key), the
+// request and the server. cacheable is false with another Estimator,
+// more than four kinds, or scanEach (the reference path).
+func (s *Scheduler) failSig(p *ptask, predicted, keyed bool) (sig failSig, cacheable bool) {
+	if s.scanEach || len(p.requested) > len(sig.req) || !(keyed || s.cfg.Estimator == nil) {
+		return sig, false
+	}
+	if s.fails == nil {
+		s.fails = make(map[failSig]struct{})
+	}
+	sig.predicted = predicted
+	if predicted {
+		sig.key = p.key
+	}
+	for k, x := range p.requested {
+		sig.req[k] = math.Float64bits(x)
+	}
+	return sig, true
 }
 
 // compareJobs is the order of Algorithm 1 line 4: Fairness, then job

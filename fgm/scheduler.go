@@ -57,7 +57,8 @@ type Scheduler struct {
 	resort bool
 
 	// Per Schedule call.
-	call     uint64 // Schedule calls so far
+	call     uint64               // Schedule calls so far
+	fails    map[failSig]struct{} // refused since the server last changed
 	placed   []*ptask
 	waits    []waitUndo
 	rates    []float64
