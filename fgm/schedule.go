@@ -178,8 +178,8 @@ jobs:
 // (see failSig).
 type failSig struct {
 	predicted bool
-	key       schedkit.SimilarityKey // if predicted
-	req       [4]uint64              // the request's bits
+	key       uint64    // if predicted: ptask.keyID
+	req       [4]uint64 // the request's bits
 }
 
 // failSig returns p's signature for the refusal cache of a Schedule
@@ -197,7 +197,7 @@ func (s *Scheduler) failSig(p *ptask, predicted, keyed bool) (sig failSig, cache
 	}
 	sig.predicted = predicted
 	if predicted {
-		sig.key = p.key
+		sig.key = p.keyID
 	}
 	for k, x := range p.requested {
 		sig.req[k] = math.Float64bits(x)

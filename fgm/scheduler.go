@@ -57,15 +57,17 @@ type Scheduler struct {
 	resort bool
 
 	// Per Schedule call.
-	call     uint64               // Schedule calls so far
-	fails    map[failSig]struct{} // refused since the server last changed
-	placed   []*ptask
-	waits    []waitUndo
-	rates    []float64
-	tmp      resource.Vector
-	tmp2     resource.Vector
-	peakBuf  resource.Vector
-	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
+	call      uint64                            // Schedule calls so far
+	fails     map[failSig]struct{}              // refused since the server last changed
+	keyIDs    map[schedkit.SimilarityKey]uint64 // keys numbered at Submit (failSig)
+	nextKeyID uint64
+	placed    []*ptask
+	waits     []waitUndo
+	rates     []float64
+	tmp       resource.Vector
+	tmp2      resource.Vector
+	peakBuf   resource.Vector
+	hostFree  resource.Vector // HostChecksSteps: the node's Available less this call's placements
 }
 
 // ptask is a task the scheduler holds, pending or running.
@@ -74,6 +76,7 @@ type ptask struct {
 	id        schedkit.TaskID
 	job       *jobEntry
 	key       schedkit.SimilarityKey
+	keyID     uint64 // key's number in Scheduler.keyIDs
 	requested resource.Vector
 	deadline  time.Duration
 	hasDL     bool
@@ -290,6 +293,7 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	}
 	s.seq++
 	p.seq = s.seq
+	p.keyID = s.keyID(p.key)
 	j := s.jobs[t.Job()]
 	if j == nil {
 		j = &jobEntry{activePos: -1, sub: off}
@@ -300,6 +304,23 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	s.tasks[id] = p
 	s.enqueue(p)
 	return nil
+}
+
+// keyID returns key's number, numbering it if new. Numbers come from a
+// counter and are never reused, so two tasks with one number have one
+// key. The table is dropped when it outgrows the tasks held (a key
+// submitted again then gets a new number: the refusal cache misses
+// once), so it stays bounded however long the scheduler runs.
+func (s *Scheduler) keyID(key schedkit.SimilarityKey) uint64 {
+	if id, ok := s.keyIDs[key]; ok {
+		return id
+	}
+	if s.keyIDs == nil || len(s.keyIDs) >= max(4096, 2*len(s.tasks)) {
+		s.keyIDs = make(map[schedkit.SimilarityKey]uint64)
+	}
+	s.nextKeyID++
+	s.keyIDs[key] = s.nextKeyID
+	return s.nextKeyID
 }
 
 // enqueue puts a pending task in its job's queue in submission order.
