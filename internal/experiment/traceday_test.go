@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -188,6 +189,15 @@ func TestTraceDaySmall(t *testing.T) {
 	}
 }
 
+// traceDayOptions are policy options measured on the trace day besides
+// the policies schedsim knows: fgm-skipidle is fgm with
+// FGMConfig.SkipIdleNodes, an approximation (off by default).
+var traceDayOptions = []Policy{
+	{"fgm-skipidle", "fgm, idle nodes' heartbeats skipped (approximation)", func(env Env) (sim.Policy, error) {
+		return policy.NewFGM(env.Config, policy.FGMConfig{Scheduler: fgmDefault(), SkipIdleNodes: true})
+	}},
+}
+
 // BenchmarkTraceDay replays the full synthetic day (≈25,000 jobs, ≈16
 // million maps) on 600 workers, one policy per sub-benchmark. It runs
 // only when SCHEDKIT_TRACEDAY is set (it takes minutes); run one policy
@@ -211,7 +221,7 @@ func BenchmarkTraceDay(b *testing.B) {
 	if f > 1 {
 		d, nodes = fullDay.scaled(f), max(1, 600/f)
 	}
-	for _, pol := range Policies() {
+	for _, pol := range append(Policies(), traceDayOptions...) {
 		b.Run("policy="+pol.Name, func(b *testing.B) {
 			var st sim.Stats
 			var wall time.Duration
