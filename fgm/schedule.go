@@ -459,6 +459,9 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []
 	dims := s.dims
 	j := p.job
 	s.dequeue(j, i)
+	if p.runState == nil {
+		p.runState = new(runState)
+	}
 	p.running, p.srv, p.start, p.mode = true, v, now, mode
 	s.seq++
 	p.startSq = s.seq

@@ -88,6 +88,13 @@ type ptask struct {
 
 	running bool
 	srv     *server
+	// The state of a placed task, allocated at its first placement (a
+	// pending task is only the fields above: a trace day holds millions).
+	*runState
+}
+
+// runState is the part of a ptask that exists once it was placed.
+type runState struct {
 	start   time.Duration
 	startSq uint64
 	mode    Mode
