@@ -270,17 +270,17 @@ func (s *Scheduler) skipRun(j *jobEntry, i int, keyed bool) int {
 	if s.scanEach || !(keyed || s.cfg.Estimator == nil) {
 		return i + 1
 	}
-	pend := j.pending
-	r := pend[i].run
-	lo, step := i, 1 // pend[lo] is in the run
-	for lo+step < len(pend) && pend[lo+step].run == r {
+	runs := j.runs
+	r := runs[i]
+	lo, step := i, 1 // runs[lo] is in the run
+	for lo+step < len(runs) && runs[lo+step] == r {
 		lo += step
 		step *= 2
 	}
-	hi := min(lo+step, len(pend)) // pend[hi] is not, or hi is the end
+	hi := min(lo+step, len(runs)) // runs[hi] is not, or hi is the end
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if pend[m].run == r {
+		if runs[m] == r {
 			lo = m
 		} else {
 			hi = m

@@ -82,7 +82,6 @@ type ptask struct {
 	hasDL     bool
 	locs      []schedkit.NodeID
 	seq       uint64
-	run       uint64 // run label: see enqueue
 	waitSince time.Duration
 	waiting   bool
 
@@ -119,6 +118,7 @@ type jobEntry struct {
 	state     JobState
 	sub       time.Duration
 	pending   []*ptask // by submission sequence
+	runs      []uint64 // run label of each pending task (see enqueue)
 	activePos int      // in Scheduler.active, −1 if none pending
 	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
@@ -332,7 +332,8 @@ func (s *Scheduler) keyID(key schedkit.SimilarityKey) uint64 {
 
 // enqueue puts a pending task in its job's queue in submission order.
 //
-// Each pending task carries a run label: consecutive pending tasks of a
+// Each pending task has a run label (jobEntry.runs, beside pending, so
+// that skipRun reads a dense array): consecutive pending tasks of a
 // job that are alike (same similarity key, same requested vector, no
 // data locations) usually share one, and a label is never shared by
 // tasks that are not alike or not contiguous in the queue. Schedule
@@ -353,21 +354,22 @@ func (s *Scheduler) enqueue(p *ptask) {
 		})
 	}
 	s.runSeq++
-	p.run = s.runSeq
+	run := s.runSeq
 	switch {
 	case i == n:
 		if n > 0 && alike(j.pending[n-1], p) {
-			p.run = j.pending[n-1].run
+			run = j.runs[n-1]
 		}
-	case i > 0 && j.pending[i-1].run == j.pending[i].run:
+	case i > 0 && j.runs[i-1] == j.runs[i]:
 		// p splits a run: the part after it gets a label of its own.
 		s.runSeq++
-		r := j.pending[i].run
-		for k := i; k < n && j.pending[k].run == r; k++ {
-			j.pending[k].run = s.runSeq
+		r := j.runs[i]
+		for k := i; k < n && j.runs[k] == r; k++ {
+			j.runs[k] = s.runSeq
 		}
 	}
 	j.pending = slices.Insert(j.pending, i, p)
+	j.runs = slices.Insert(j.runs, i, run)
 	j.state.Pending++
 	s.moveJob(j)
 	if j.activePos < 0 {
@@ -398,9 +400,10 @@ func (s *Scheduler) dequeue(j *jobEntry, i int) {
 		// The usual case (the first task of a job's queue placed):
 		// no shift of a queue that may hold many thousands of tasks.
 		j.pending[0] = nil
-		j.pending = j.pending[1:]
+		j.pending, j.runs = j.pending[1:], j.runs[1:]
 	} else {
 		j.pending = slices.Delete(j.pending, i, i+1)
+		j.runs = slices.Delete(j.runs, i, i+1)
 	}
 	j.state.Pending--
 	s.moveJob(j)
