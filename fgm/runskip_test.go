@@ -67,6 +67,10 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 	a, b := mk(false), mk(true)
 	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 64}, {Logic: "m", DataSize: 10}, {Logic: "r", DataSize: 5}, {Logic: "x", DataSize: 1}, {Logic: "y", DataSize: 2}}
 	reqs := []resource.Vector{{1, 2, 0}, {2, 4, 0}, {1, 2, 0}, {3, 1, 0}}
+	if seed%2 == 0 {
+		// More signatures: small requests that fit where others do not.
+		reqs = append(reqs, resource.Vector{0.5, 0.5, 0}, resource.Vector{1, 1, 0}, resource.Vector{4, 8, 0}, resource.Vector{0.25, 3, 0})
+	}
 	var tasks []*task
 	running := map[schedkit.TaskID]bool{}
 	pending := map[schedkit.TaskID]bool{}
@@ -89,14 +93,14 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 		}
 		return da
 	}
-	for step := 0; step < 600; step++ {
+	for step := 0; step < 900; step++ {
 		switch r := rng.IntN(20); {
 		case r < 7: // submit a batch of alike tasks (sometimes with locations)
 			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
 			k, q := keys[rng.IntN(len(keys))], reqs[rng.IntN(len(reqs))]
 			for range 1 + rng.IntN(6) {
 				tk := &task{id: schedkit.TaskID(fmt.Sprint("t", len(tasks))), job: j, key: k, req: q}
-				if rng.IntN(8) == 0 {
+				if seed%3 == 0 && rng.IntN(8) == 0 {
 					tk.locs = []schedkit.NodeID{a.c.nodes[rng.IntN(3)].id}
 				}
 				tasks = append(tasks, tk)

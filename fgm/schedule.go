@@ -93,10 +93,15 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	}
 	s.sortJobs()
 	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
+	if s.idleRepeat(v, hist, keyed, off) {
+		s.call++
+		return dst, nil
+	}
 	start := len(dst)
 	s.placed, s.waits = s.placed[:0], s.waits[:0]
 	s.call++
 	clear(s.fails)
+	s.refused = s.refused[:0]
 jobs:
 	for k := 0; k < len(s.order); k++ {
 		j := s.order[k]
@@ -133,6 +138,7 @@ jobs:
 					continue
 				}
 			}
+			prof0 := prof
 			if ok {
 				if err := s.validProfile(prof); err != nil {
 					e := err.(*Error)
@@ -146,17 +152,23 @@ jobs:
 				}
 				prof = s.wholeUnits(prof, p.requested)
 			}
+			raw := prof
+			if ok {
+				raw = prof0
+			}
 			if !s.place(v, p, i, prof, ok, off) {
 				if ok {
 					failKey, failed = p.key, true
 				}
 				if cacheable {
 					s.fails[sig] = struct{}{}
+					s.refused = append(s.refused, idleSig{p: p, prof: raw, predicted: ok})
 				}
 				i = s.skipRun(j, i, keyed)
 				continue
 			}
 			clear(s.fails) // the server changed
+			s.refused = s.refused[:0]
 			dst = append(dst, Decision{Action: Allocate, Task: p.id, Job: j.state.ID, Node: id, Mode: p.mode, Plan: p.plan})
 			if v.usedUp(off) {
 				break jobs
@@ -171,7 +183,62 @@ jobs:
 		}
 		j.tried = s.call
 	}
+	if len(dst) == start && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
+		s.idle = idleScan{valid: true, hist: historyVersion(hist, keyed), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refused...)}
+	}
 	return dst, nil
+}
+
+// idleScan records a complete Schedule call that placed nothing: the
+// History's version and jobsVer after it, and one task (with its
+// prediction, before wholeUnits) per refusal signature it met.
+type idleScan struct {
+	valid      bool
+	hist, jobs uint64
+	sigs       []idleSig
+}
+
+type idleSig struct {
+	p         *ptask
+	prof      estimate.Profile
+	predicted bool
+}
+
+func historyVersion(h HistoryEstimator, keyed bool) uint64 {
+	if keyed && h.History != nil {
+		return h.History.Version()
+	}
+	return 0
+}
+
+// idleRepeat answers a call exactly as the full walk would when nothing
+// it reads changed since the last complete call that placed nothing (no
+// job's queue or state, not the History: its version, which every
+// recency change moves), and no refusal signature met then fits v now.
+// The walk would then visit the same runs in the same order, predict
+// the same keys in the same order — touching the History's recency
+// order into the state it is already in — and be refused at every run
+// (a run's outcome is its signature's, and a run skipped by the
+// same-key rule is skipped again), placing nothing and changing nothing
+// a later call reads. Only with a History or no Estimator, no pending
+// task with data locations (delay scheduling keeps per-task state
+// unless LocalityWait < 0), and not on the reference path.
+func (s *Scheduler) idleRepeat(v *server, hist HistoryEstimator, keyed bool, off time.Duration) bool {
+	if !s.idle.valid || s.scanEach || !(keyed || s.cfg.Estimator == nil) ||
+		s.idle.jobs != s.jobsVer || s.idle.hist != historyVersion(hist, keyed) ||
+		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
+		return false
+	}
+	for _, g := range s.idle.sigs {
+		prof := g.prof
+		if g.predicted {
+			prof = s.wholeUnits(prof, g.p.requested)
+		}
+		if _, _, ok := s.fits(v, g.p, prof, g.predicted, off); ok {
+			return false
+		}
+	}
+	return true
 }
 
 // failSig is what place's outcome depends on besides the server's state
@@ -351,56 +418,13 @@ func (s *Scheduler) local(p *ptask, v *server, now time.Duration) bool {
 // place tries pending task p (index i of its job's queue) on v; on
 // success it is running there and reserved.
 func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) bool {
-	dims := s.dims
-	var mode Mode
-	var stages []estimate.Stage
-	var one [1]estimate.Stage
-	switch {
-	case !predictable:
-		mode = Requested
-		if s.cfg.Horizon > 0 {
-			_ = v.free.Min(now, now+s.cfg.Horizon, s.tmp)
-			if !fitsWithSlack(p.requested, s.tmp, v.capacity) {
-				return false
-			}
-		}
-	case !s.cfg.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
-		mode = FineGrained
-		stages = prof.Stages
-		if need := len(stages) * dims; len(s.rates) < need {
-			s.rates = make([]float64, need)
-		}
-		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
-		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
-			return false
-		}
-		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
-			return false
-		}
-	default:
-		mode = CoarseGrained
-		prof.Peak(s.peakBuf)
-		d := max(prof.Duration(), 1)
-		_ = v.free.Min(now, now+d, s.tmp)
-		if !fitsWithSlack(s.peakBuf, s.tmp, v.capacity) {
-			return false
-		}
-		one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.peakBuf}
-		stages = one[:]
-		if len(s.rates) < dims {
-			s.rates = make([]float64, dims)
-		}
-		clear(s.rates[:dims])
-	}
-	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
+	mode, stages, ok := s.fits(v, p, prof, predictable, now)
+	if !ok {
 		return false
 	}
 	first := p.requested
 	if stages != nil {
 		first = stages[0].Demand
-	}
-	if !v.measuredFits(first) {
-		return false
 	}
 	for k, d := range first {
 		if !s.comp[k] {
@@ -416,6 +440,64 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 		}
 	}
 	return true
+}
+
+// fits is place's test, changing nothing but scratch buffers: whether p
+// fits v at now, with the mode and stages it would be placed with (nil
+// stages: open-ended at the request; the stages of a coarse-grained
+// match live in s.one until the next call).
+func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable bool, now time.Duration) (Mode, []estimate.Stage, bool) {
+	dims := s.dims
+	var mode Mode
+	var stages []estimate.Stage
+	switch {
+	case !predictable:
+		mode = Requested
+		if s.cfg.Horizon > 0 {
+			_ = v.free.Min(now, now+s.cfg.Horizon, s.tmp)
+			if !fitsWithSlack(p.requested, s.tmp, v.capacity) {
+				return 0, nil, false
+			}
+		}
+	case !s.cfg.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
+		mode = FineGrained
+		stages = prof.Stages
+		if need := len(stages) * dims; len(s.rates) < need {
+			s.rates = make([]float64, need)
+		}
+		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
+		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
+			return 0, nil, false
+		}
+		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
+			return 0, nil, false
+		}
+	default:
+		mode = CoarseGrained
+		prof.Peak(s.peakBuf)
+		d := max(prof.Duration(), 1)
+		_ = v.free.Min(now, now+d, s.tmp)
+		if !fitsWithSlack(s.peakBuf, s.tmp, v.capacity) {
+			return 0, nil, false
+		}
+		s.one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.peakBuf}
+		stages = s.one[:]
+		if len(s.rates) < dims {
+			s.rates = make([]float64, dims)
+		}
+		clear(s.rates[:dims])
+	}
+	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
+		return 0, nil, false
+	}
+	first := p.requested
+	if stages != nil {
+		first = stages[0].Demand
+	}
+	if !v.measuredFits(first) {
+		return 0, nil, false
+	}
+	return mode, stages, true
 }
 
 // hostFits reports whether every step's incompressible demand (nil

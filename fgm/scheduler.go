@@ -67,7 +67,15 @@ type Scheduler struct {
 	tmp       resource.Vector
 	tmp2      resource.Vector
 	peakBuf   resource.Vector
-	hostFree  resource.Vector // HostChecksSteps: the node's Available less this call's placements
+	one       [1]estimate.Stage // fits: a coarse-grained match's stage
+
+	// The latest complete Schedule call that placed nothing (see
+	// idleRepeat), and the refusals of the call under way.
+	idle     idleScan
+	refused  []idleSig
+	jobsVer  uint64          // changes with any job's queue or state
+	locTasks int             // pending tasks with data locations
+	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
 }
 
 // ptask is a task the scheduler holds, pending or running.
@@ -372,6 +380,9 @@ func (s *Scheduler) enqueue(p *ptask) {
 	j.runs = slices.Insert(j.runs, i, run)
 	j.state.Pending++
 	s.moveJob(j)
+	if len(p.locs) > 0 {
+		s.locTasks++
+	}
 	if j.activePos < 0 {
 		j.activePos = len(s.active)
 		s.active = append(s.active, j)
@@ -396,6 +407,9 @@ func alike(a, b *ptask) bool {
 
 // dequeue removes the pending task at index i of its job's queue.
 func (s *Scheduler) dequeue(j *jobEntry, i int) {
+	if len(j.pending[i].locs) > 0 {
+		s.locTasks--
+	}
 	if i == 0 {
 		// The usual case (the first task of a job's queue placed):
 		// no shift of a queue that may hold many thousands of tasks.
@@ -611,6 +625,7 @@ func (s *Scheduler) reshare() {
 // moveJob records that j's state (what Fairness reads) or its being
 // active changed, so its place in order must be found again.
 func (s *Scheduler) moveJob(j *jobEntry) {
+	s.jobsVer++
 	if !j.moved {
 		j.moved = true
 		s.moved = append(s.moved, j)
