@@ -49,6 +49,16 @@ import (
 // similarity key are skipped on this server when predictions come from a
 // History (they would fail the same way).
 //
+// Cost: the walk goes run by run, not task by task (a run is a job's
+// consecutive alike pending tasks: same similarity key, same request, no
+// data locations): once a run's first task is refused the rest of it
+// would be too, and a refusal is remembered for the rest of the call
+// until something is placed. With predictions from a History (or none),
+// a call that would repeat the last call that placed nothing — no job
+// and no History change since — only tests that call's refusals on the
+// server. The job order is kept between calls. The decisions are those
+// of the task-by-task walk (TestRunSkipMatchesScan).
+//
 // With HostChecksSteps, every step's incompressible demand must also fit
 // the node's Available() now, less what this call has already placed
 // there.
