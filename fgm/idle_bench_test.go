@@ -14,28 +14,38 @@ import (
 // BenchmarkScheduleFullServer is the trace day's common call: a server
 // with no room left is offered every pending task of many jobs (each a
 // queue of alike tasks, as a Hadoop job's maps are) and places nothing.
-// "fgm" is the default path (runs skipped after their first refusal,
-// refusals cached per call, job order kept between calls); "reference"
-// visits every pending task and sorts every job on every call, as the
-// scheduler did before (fgm.SetScanEach). Predictions come from a
-// History that knows the jobs' keys.
+// "repeat" is the default path on an unchanged scheduler (the call
+// repeats the last idle walk: only its refusals are tested); "walk" the
+// default path after a job changed (one task withdrawn and submitted
+// again before each call: runs skipped after their first refusal,
+// refusals cached per call, job order kept between calls);
+// "reference" visits every pending task and sorts every job on every
+// call, as the scheduler did before (fgm.SetScanEach), after the same
+// change. Predictions come from a History that knows the jobs' keys.
 func BenchmarkScheduleFullServer(b *testing.B) {
 	for _, size := range []struct{ jobs, tasks int }{{100, 100}, {100, 10000}, {1000, 1000}} {
-		for _, ref := range []bool{false, true} {
-			name := fmt.Sprintf("jobs=%d/tasks=%d/fgm", size.jobs, size.tasks)
-			if ref {
-				name = fmt.Sprintf("jobs=%d/tasks=%d/reference", size.jobs, size.tasks)
-			}
-			b.Run(name, func(b *testing.B) {
-				s, n := fullServerSetup(b, size.jobs, size.tasks, ref)
+		for _, path := range []string{"repeat", "walk", "reference"} {
+			b.Run(fmt.Sprintf("jobs=%d/tasks=%d/%s", size.jobs, size.tasks, path), func(b *testing.B) {
+				s, n := fullServerSetup(b, size.jobs, size.tasks, path == "reference")
+				tk := &task{id: "j0/extra", job: "j0", key: schedkit.SimilarityKey{Logic: "map", DataSize: 64}, req: resource.Vector{1, 2, 0}}
 				var dst []fgm.Decision
 				now := t0.Add(time.Minute)
 				b.ReportAllocs()
 				for b.Loop() {
+					if path != "repeat" {
+						if err := s.Submit(now, tk); err != nil {
+							b.Fatal(err)
+						}
+					}
 					var err error
 					dst, err = s.Schedule(now, n, dst[:0])
 					if err != nil || len(dst) > 0 {
 						b.Fatalf("%v, %d placed", err, len(dst))
+					}
+					if path != "repeat" {
+						if err := s.Withdraw(tk.id); err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
 			})
