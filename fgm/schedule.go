@@ -148,7 +148,7 @@ jobs:
 					continue
 				}
 			}
-			prof0 := prof
+			prof0 := prof // the prediction as given (idleSig)
 			if ok {
 				if err := s.validProfile(prof); err != nil {
 					e := err.(*Error)
@@ -162,17 +162,13 @@ jobs:
 				}
 				prof = s.wholeUnits(prof, p.requested)
 			}
-			raw := prof
-			if ok {
-				raw = prof0
-			}
 			if !s.place(v, p, i, prof, ok, off) {
 				if ok {
 					failKey, failed = p.key, true
 				}
 				if cacheable {
 					s.fails[sig] = struct{}{}
-					s.refused = append(s.refused, idleSig{p: p, prof: raw, predicted: ok})
+					s.refused = append(s.refused, idleSig{p: p, prof: prof0, predicted: ok})
 				}
 				i = s.skipRun(j, i, keyed)
 				continue
