@@ -66,6 +66,7 @@ type History struct {
 	entries    map[schedkit.SimilarityKey]*histEntry
 	head, tail *histEntry // LRU list: head most recently used
 	free       *histEntry // one evicted entry kept for reuse
+	version    uint64     // see Version
 
 	obs    []float64 // scratch: one observation's slices, Bins × dims
 	peaks  []float64 // scratch: peak per kind
@@ -240,6 +241,13 @@ func NewHistory(cfg HistoryConfig) (*History, error) {
 	return h, nil
 }
 
+// Version returns a counter that changes whenever the History changes in
+// a way a later Predict can see: an observation learned, a key added or
+// evicted, or a change of the recency order that decides evictions (a
+// Predict or Observe of a key that was not the most recently used). A
+// caller may keep what it derived from predictions while it is the same.
+func (h *History) Version() uint64 { return h.version }
+
 // Config returns the configuration with defaults filled in.
 func (h *History) Config() HistoryConfig { return h.cfg }
 
@@ -321,6 +329,7 @@ func (h *History) Observe(key schedkit.SimilarityKey, samples []UsageSample) (bo
 		e.n++
 	}
 	e.stale = true
+	h.version++
 	return true, nil
 }
 
@@ -533,6 +542,7 @@ func (h *History) insert(key schedkit.SimilarityKey) *histEntry {
 	*e = histEntry{key: key, bins: e.bins, stages: e.stages[:0], stageBuf: e.stageBuf[:0]}
 	h.entries[key] = e
 	h.pushFront(e)
+	h.version++
 	return e
 }
 
@@ -542,6 +552,7 @@ func (h *History) touch(e *histEntry) {
 	}
 	h.unlink(e)
 	h.pushFront(e)
+	h.version++
 }
 
 func (h *History) unlink(e *histEntry) {

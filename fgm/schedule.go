@@ -49,6 +49,16 @@ import (
 // similarity key are skipped on this server when predictions come from a
 // History (they would fail the same way).
 //
+// Cost: the walk goes run by run, not task by task (a run is a job's
+// consecutive alike pending tasks: same similarity key, same request, no
+// data locations): once a run's first task is refused the rest of it
+// would be too, and a refusal is remembered for the rest of the call
+// until something is placed. With predictions from a History (or none),
+// a call that would repeat the last call that placed nothing — no job
+// and no History change since — only tests that call's refusals on the
+// server. The job order is kept between calls. The decisions are those
+// of the task-by-task walk (TestRunSkipMatchesScan).
+//
 // With HostChecksSteps, every step's incompressible demand must also fit
 // the node's Available() now, less what this call has already placed
 // there.
@@ -91,24 +101,17 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	if v.policy == StopAllocation || v.usedUp(off) || len(s.active) == 0 {
 		return dst, nil
 	}
-	fair := s.cfg.Fairness
-	sortJobs := func() {
-		s.order = append(s.order[:0], s.active...)
-		slices.SortFunc(s.order, func(a, b *jobEntry) int {
-			switch {
-			case fair.Less(&a.state, &b.state):
-				return -1
-			case fair.Less(&b.state, &a.state):
-				return 1
-			}
-			return cmp.Compare(a.state.ID, b.state.ID)
-		})
+	s.sortJobs()
+	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
+	if s.idleRepeat(v, hist, keyed, off) {
+		s.call++
+		return dst, nil
 	}
-	sortJobs()
-	_, keyed := s.cfg.Estimator.(HistoryEstimator)
 	start := len(dst)
 	s.placed, s.waits = s.placed[:0], s.waits[:0]
 	s.call++
+	clear(s.fails)
+	s.refused = s.refused[:0]
 jobs:
 	for k := 0; k < len(s.order); k++ {
 		j := s.order[k]
@@ -125,9 +128,27 @@ jobs:
 			}
 			var prof estimate.Profile
 			ok := false
-			if s.cfg.Estimator != nil {
+			switch {
+			case keyed && !s.scanEach:
+				// What HistoryEstimator.Predict(p.t) returns: the key was
+				// read at Submit.
+				prof, ok = hist.History.Predict(p.key)
+			case s.cfg.Estimator != nil:
 				prof, ok = s.cfg.Estimator.Predict(p.t)
 			}
+			sig, cacheable := s.failSig(p, ok, keyed)
+			if cacheable {
+				if _, refused := s.fails[sig]; refused {
+					// A task alike for place was refused since the
+					// server last changed (its profile was valid).
+					if ok {
+						failKey, failed = p.key, true
+					}
+					i = s.skipRun(j, i, keyed)
+					continue
+				}
+			}
+			prof0 := prof // the prediction as given (idleSig)
 			if ok {
 				if err := s.validProfile(prof); err != nil {
 					e := err.(*Error)
@@ -136,7 +157,7 @@ jobs:
 					return dst[:start], e
 				}
 				if keyed && failed && p.key == failKey {
-					i++
+					i = s.skipRun(j, i, keyed)
 					continue
 				}
 				prof = s.wholeUnits(prof, p.requested)
@@ -145,9 +166,15 @@ jobs:
 				if ok {
 					failKey, failed = p.key, true
 				}
-				i++
+				if cacheable {
+					s.fails[sig] = struct{}{}
+					s.refused = append(s.refused, idleSig{p: p, prof: prof0, predicted: ok})
+				}
+				i = s.skipRun(j, i, keyed)
 				continue
 			}
+			clear(s.fails) // the server changed
+			s.refused = s.refused[:0]
 			dst = append(dst, Decision{Action: Allocate, Task: p.id, Job: j.state.ID, Node: id, Mode: p.mode, Plan: p.plan})
 			if v.usedUp(off) {
 				break jobs
@@ -155,14 +182,184 @@ jobs:
 			if s.cfg.Progressive {
 				// Shares changed: order again and start over; jobs that
 				// placed nothing on this server in this call stay done.
-				sortJobs()
+				s.sortJobs()
 				k = -1
 				continue jobs
 			}
 		}
 		j.tried = s.call
 	}
+	if len(dst) == start && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
+		s.idle = idleScan{valid: true, hist: historyVersion(hist, keyed), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refused...)}
+	}
 	return dst, nil
+}
+
+// idleScan records a complete Schedule call that placed nothing: the
+// History's version and jobsVer after it, and one task (with its
+// prediction, before wholeUnits) per refusal signature it met.
+type idleScan struct {
+	valid      bool
+	hist, jobs uint64
+	sigs       []idleSig
+}
+
+type idleSig struct {
+	p         *ptask
+	prof      estimate.Profile
+	predicted bool
+}
+
+func historyVersion(h HistoryEstimator, keyed bool) uint64 {
+	if keyed && h.History != nil {
+		return h.History.Version()
+	}
+	return 0
+}
+
+// idleRepeat answers a call exactly as the full walk would when nothing
+// it reads changed since the last complete call that placed nothing (no
+// job's queue or state, not the History: its version, which every
+// recency change moves), and no refusal signature met then fits v now.
+// The walk would then visit the same runs in the same order, predict
+// the same keys in the same order — touching the History's recency
+// order into the state it is already in — and be refused at every run
+// (a run's outcome is its signature's, and a run skipped by the
+// same-key rule is skipped again), placing nothing and changing nothing
+// a later call reads. Only with a History or no Estimator, no pending
+// task with data locations (delay scheduling keeps per-task state
+// unless LocalityWait < 0), and not on the reference path.
+func (s *Scheduler) idleRepeat(v *server, hist HistoryEstimator, keyed bool, off time.Duration) bool {
+	if !s.idle.valid || s.scanEach || !(keyed || s.cfg.Estimator == nil) ||
+		s.idle.jobs != s.jobsVer || s.idle.hist != historyVersion(hist, keyed) ||
+		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
+		return false
+	}
+	for _, g := range s.idle.sigs {
+		prof := g.prof
+		if g.predicted {
+			prof = s.wholeUnits(prof, g.p.requested)
+		}
+		if _, _, ok := s.fits(v, g.p, prof, g.predicted, off); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// failSig is what place's outcome depends on besides the server's state
+// (see failSig).
+type failSig struct {
+	predicted bool
+	key       uint64    // if predicted: ptask.keyID
+	req       [4]uint64 // the request's bits
+}
+
+// failSig returns p's signature for the refusal cache of a Schedule
+// call: place refuses every task of one signature alike while the
+// server does not change, since with predictions from a History (or
+// none) it reads only the prediction (a function of the key), the
+// request and the server. cacheable is false with another Estimator,
+// more than four kinds, or scanEach (the reference path).
+func (s *Scheduler) failSig(p *ptask, predicted, keyed bool) (sig failSig, cacheable bool) {
+	if s.scanEach || len(p.requested) > len(sig.req) || !(keyed || s.cfg.Estimator == nil) {
+		return sig, false
+	}
+	if s.fails == nil {
+		s.fails = make(map[failSig]struct{})
+	}
+	sig.predicted = predicted
+	if predicted {
+		sig.key = p.keyID
+	}
+	for k, x := range p.requested {
+		sig.req[k] = math.Float64bits(x)
+	}
+	return sig, true
+}
+
+// compareJobs is the order of Algorithm 1 line 4: Fairness, then job
+// ID. Fairness is a strict weak order and IDs are unique, so the order
+// of the active jobs is unique: any way of sorting them gives it.
+func (s *Scheduler) compareJobs(a, b *jobEntry) int {
+	switch {
+	case s.cfg.Fairness.Less(&a.state, &b.state):
+		return -1
+	case s.cfg.Fairness.Less(&b.state, &a.state):
+		return 1
+	}
+	return cmp.Compare(a.state.ID, b.state.ID)
+}
+
+// sortJobs brings order to the active jobs in compareJobs order. Jobs
+// whose state did not change since the last call keep their relative
+// order, so only the moved ones are taken out and inserted again by
+// binary search (a full sort when many moved, every share changed, or
+// with scanEach, the reference path).
+func (s *Scheduler) sortJobs() {
+	if s.resort || s.scanEach || len(s.moved) > 16+len(s.order)/8 {
+		for _, j := range s.moved {
+			j.moved = false
+		}
+		s.moved, s.resort = s.moved[:0], false
+		s.order = append(s.order[:0], s.active...)
+		slices.SortFunc(s.order, s.compareJobs)
+		return
+	}
+	if len(s.moved) == 0 {
+		return
+	}
+	k := 0
+	for _, j := range s.order {
+		if !j.moved {
+			s.order[k] = j
+			k++
+		}
+	}
+	clear(s.order[k:])
+	s.order = s.order[:k]
+	for _, j := range s.moved {
+		j.moved = false
+		if j.activePos < 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(s.order, j, s.compareJobs)
+		s.order = slices.Insert(s.order, i, j)
+	}
+	s.moved = s.moved[:0]
+}
+
+// skipRun returns the index of the first pending task of j after the
+// run (see enqueue) of the one at i, which this call has just refused or
+// skipped on the server: each later task of the run would be refused or
+// skipped the same way, with nothing else changing. It holds when
+// predictions come from a History (the key decides them; predicting
+// the key just predicted again only touches the History entry already
+// at the head of its recency list) or there is no Estimator; with any
+// other Estimator (one that may predict each task differently), or with
+// scanEach, it returns i+1. It finds the end of the run by galloping,
+// so the cost is logarithmic in the run's length.
+func (s *Scheduler) skipRun(j *jobEntry, i int, keyed bool) int {
+	if s.scanEach || !(keyed || s.cfg.Estimator == nil) {
+		return i + 1
+	}
+	runs := j.runs
+	r := runs[i]
+	lo, step := i, 1 // runs[lo] is in the run
+	for lo+step < len(runs) && runs[lo+step] == r {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(runs)) // runs[hi] is not, or hi is the end
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if runs[m] == r {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
 }
 
 // wholeUnits returns prof with every stage's demand of an integral kind
@@ -227,56 +424,13 @@ func (s *Scheduler) local(p *ptask, v *server, now time.Duration) bool {
 // place tries pending task p (index i of its job's queue) on v; on
 // success it is running there and reserved.
 func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) bool {
-	dims := s.dims
-	var mode Mode
-	var stages []estimate.Stage
-	var one [1]estimate.Stage
-	switch {
-	case !predictable:
-		mode = Requested
-		if s.cfg.Horizon > 0 {
-			_ = v.free.Min(now, now+s.cfg.Horizon, s.tmp)
-			if !fitsWithSlack(p.requested, s.tmp, v.capacity) {
-				return false
-			}
-		}
-	case !s.cfg.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
-		mode = FineGrained
-		stages = prof.Stages
-		if need := len(stages) * dims; len(s.rates) < need {
-			s.rates = make([]float64, need)
-		}
-		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
-		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
-			return false
-		}
-		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
-			return false
-		}
-	default:
-		mode = CoarseGrained
-		prof.Peak(s.peakBuf)
-		d := max(prof.Duration(), 1)
-		_ = v.free.Min(now, now+d, s.tmp)
-		if !fitsWithSlack(s.peakBuf, s.tmp, v.capacity) {
-			return false
-		}
-		one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.peakBuf}
-		stages = one[:]
-		if len(s.rates) < dims {
-			s.rates = make([]float64, dims)
-		}
-		clear(s.rates[:dims])
-	}
-	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
+	mode, stages, ok := s.fits(v, p, prof, predictable, now)
+	if !ok {
 		return false
 	}
 	first := p.requested
 	if stages != nil {
 		first = stages[0].Demand
-	}
-	if !v.measuredFits(first) {
-		return false
 	}
 	for k, d := range first {
 		if !s.comp[k] {
@@ -292,6 +446,64 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 		}
 	}
 	return true
+}
+
+// fits is place's test, changing nothing but scratch buffers: whether p
+// fits v at now, with the mode and stages it would be placed with (nil
+// stages: open-ended at the request; the stages of a coarse-grained
+// match live in s.one until the next call).
+func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable bool, now time.Duration) (Mode, []estimate.Stage, bool) {
+	dims := s.dims
+	var mode Mode
+	var stages []estimate.Stage
+	switch {
+	case !predictable:
+		mode = Requested
+		if s.cfg.Horizon > 0 {
+			_ = v.free.Min(now, now+s.cfg.Horizon, s.tmp)
+			if !fitsWithSlack(p.requested, s.tmp, v.capacity) {
+				return 0, nil, false
+			}
+		}
+	case !s.cfg.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
+		mode = FineGrained
+		stages = prof.Stages
+		if need := len(stages) * dims; len(s.rates) < need {
+			s.rates = make([]float64, need)
+		}
+		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
+		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
+			return 0, nil, false
+		}
+		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
+			return 0, nil, false
+		}
+	default:
+		mode = CoarseGrained
+		prof.Peak(s.peakBuf)
+		d := max(prof.Duration(), 1)
+		_ = v.free.Min(now, now+d, s.tmp)
+		if !fitsWithSlack(s.peakBuf, s.tmp, v.capacity) {
+			return 0, nil, false
+		}
+		s.one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.peakBuf}
+		stages = s.one[:]
+		if len(s.rates) < dims {
+			s.rates = make([]float64, dims)
+		}
+		clear(s.rates[:dims])
+	}
+	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
+		return 0, nil, false
+	}
+	first := p.requested
+	if stages != nil {
+		first = stages[0].Demand
+	}
+	if !v.measuredFits(first) {
+		return 0, nil, false
+	}
+	return mode, stages, true
 }
 
 // hostFits reports whether every step's incompressible demand (nil
@@ -335,6 +547,9 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []
 	dims := s.dims
 	j := p.job
 	s.dequeue(j, i)
+	if p.runState == nil {
+		p.runState = new(runState)
+	}
 	p.running, p.srv, p.start, p.mode = true, v, now, mode
 	s.seq++
 	p.startSq = s.seq

@@ -43,16 +43,38 @@ type Scheduler struct {
 	jobs   map[schedkit.JobID]*jobEntry
 	active []*jobEntry // jobs with pending tasks
 	seq    uint64      // submission and start sequence
+	runSeq uint64      // last run label given (ptask.run)
+
+	// scanEach turns off the skipping of runs of alike pending tasks in
+	// Schedule (the reference path of the equivalence tests).
+	scanEach bool
+
+	// The active jobs in Fairness order, kept between calls: jobs whose
+	// state changed since are in moved (and out of place in order);
+	// resort asks for a full sort (every share changed).
+	order  []*jobEntry
+	moved  []*jobEntry
+	resort bool
 
 	// Per Schedule call.
-	call     uint64 // Schedule calls so far
-	order    []*jobEntry
-	placed   []*ptask
-	waits    []waitUndo
-	rates    []float64
-	tmp      resource.Vector
-	tmp2     resource.Vector
-	peakBuf  resource.Vector
+	call      uint64                            // Schedule calls so far
+	fails     map[failSig]struct{}              // refused since the server last changed
+	keyIDs    map[schedkit.SimilarityKey]uint64 // keys numbered at Submit (failSig)
+	nextKeyID uint64
+	placed    []*ptask
+	waits     []waitUndo
+	rates     []float64
+	tmp       resource.Vector
+	tmp2      resource.Vector
+	peakBuf   resource.Vector
+	one       [1]estimate.Stage // fits: a coarse-grained match's stage
+
+	// The latest complete Schedule call that placed nothing (see
+	// idleRepeat), and the refusals of the call under way.
+	idle     idleScan
+	refused  []idleSig
+	jobsVer  uint64          // changes with any job's queue or state
+	locTasks int             // pending tasks with data locations
 	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
 }
 
@@ -62,6 +84,7 @@ type ptask struct {
 	id        schedkit.TaskID
 	job       *jobEntry
 	key       schedkit.SimilarityKey
+	keyID     uint64 // key's number in Scheduler.keyIDs
 	requested resource.Vector
 	deadline  time.Duration
 	hasDL     bool
@@ -72,6 +95,13 @@ type ptask struct {
 
 	running bool
 	srv     *server
+	// The state of a placed task, allocated at its first placement (a
+	// pending task is only the fields above: a trace day holds millions).
+	*runState
+}
+
+// runState is the part of a ptask that exists once it was placed.
+type runState struct {
 	start   time.Duration
 	startSq uint64
 	mode    Mode
@@ -96,7 +126,9 @@ type jobEntry struct {
 	state     JobState
 	sub       time.Duration
 	pending   []*ptask // by submission sequence
+	runs      []uint64 // run label of each pending task (see enqueue)
 	activePos int      // in Scheduler.active, −1 if none pending
+	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
 }
 
@@ -276,6 +308,7 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	}
 	s.seq++
 	p.seq = s.seq
+	p.keyID = s.keyID(p.key)
 	j := s.jobs[t.Job()]
 	if j == nil {
 		j = &jobEntry{activePos: -1, sub: off}
@@ -288,30 +321,106 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	return nil
 }
 
+// keyID returns key's number, numbering it if new. Numbers come from a
+// counter and are never reused, so two tasks with one number have one
+// key. The table is dropped when it outgrows the tasks held (a key
+// submitted again then gets a new number: the refusal cache misses
+// once), so it stays bounded however long the scheduler runs.
+func (s *Scheduler) keyID(key schedkit.SimilarityKey) uint64 {
+	if id, ok := s.keyIDs[key]; ok {
+		return id
+	}
+	if s.keyIDs == nil || len(s.keyIDs) >= max(4096, 2*len(s.tasks)) {
+		s.keyIDs = make(map[schedkit.SimilarityKey]uint64)
+	}
+	s.nextKeyID++
+	s.keyIDs[key] = s.nextKeyID
+	return s.nextKeyID
+}
+
 // enqueue puts a pending task in its job's queue in submission order.
+//
+// Each pending task has a run label (jobEntry.runs, beside pending, so
+// that skipRun reads a dense array): consecutive pending tasks of a
+// job that are alike (same similarity key, same requested vector, no
+// data locations) usually share one, and a label is never shared by
+// tasks that are not alike or not contiguous in the queue. Schedule
+// skips the rest of a run after its first task failed (see skipRun).
 func (s *Scheduler) enqueue(p *ptask) {
 	j := p.job
-	i, _ := slices.BinarySearchFunc(j.pending, p.seq, func(q *ptask, seq uint64) int {
-		switch {
-		case q.seq < seq:
-			return -1
-		case q.seq > seq:
-			return 1
+	n := len(j.pending)
+	i := n
+	if n > 0 && j.pending[n-1].seq > p.seq {
+		i, _ = slices.BinarySearchFunc(j.pending, p.seq, func(q *ptask, seq uint64) int {
+			switch {
+			case q.seq < seq:
+				return -1
+			case q.seq > seq:
+				return 1
+			}
+			return 0
+		})
+	}
+	s.runSeq++
+	run := s.runSeq
+	switch {
+	case i == n:
+		if n > 0 && alike(j.pending[n-1], p) {
+			run = j.runs[n-1]
 		}
-		return 0
-	})
+	case i > 0 && j.runs[i-1] == j.runs[i]:
+		// p splits a run: the part after it gets a label of its own.
+		s.runSeq++
+		r := j.runs[i]
+		for k := i; k < n && j.runs[k] == r; k++ {
+			j.runs[k] = s.runSeq
+		}
+	}
 	j.pending = slices.Insert(j.pending, i, p)
+	j.runs = slices.Insert(j.runs, i, run)
 	j.state.Pending++
+	s.moveJob(j)
+	if len(p.locs) > 0 {
+		s.locTasks++
+	}
 	if j.activePos < 0 {
 		j.activePos = len(s.active)
 		s.active = append(s.active, j)
 	}
 }
 
+// alike reports whether Schedule would treat pending tasks a and b of
+// one job alike: the same similarity key, bit-identical requested
+// vectors, and no data locations (delay scheduling keeps state per
+// task).
+func alike(a, b *ptask) bool {
+	if a.key != b.key || len(a.locs) > 0 || len(b.locs) > 0 || len(a.requested) != len(b.requested) {
+		return false
+	}
+	for k, x := range a.requested {
+		if math.Float64bits(x) != math.Float64bits(b.requested[k]) {
+			return false
+		}
+	}
+	return true
+}
+
 // dequeue removes the pending task at index i of its job's queue.
 func (s *Scheduler) dequeue(j *jobEntry, i int) {
-	j.pending = slices.Delete(j.pending, i, i+1)
+	if len(j.pending[i].locs) > 0 {
+		s.locTasks--
+	}
+	if i == 0 {
+		// The usual case (the first task of a job's queue placed):
+		// no shift of a queue that may hold many thousands of tasks.
+		j.pending[0] = nil
+		j.pending, j.runs = j.pending[1:], j.runs[1:]
+	} else {
+		j.pending = slices.Delete(j.pending, i, i+1)
+		j.runs = slices.Delete(j.runs, i, i+1)
+	}
 	j.state.Pending--
+	s.moveJob(j)
 	if len(j.pending) == 0 && j.activePos >= 0 {
 		last := s.active[len(s.active)-1]
 		s.active[j.activePos] = last
@@ -503,11 +612,23 @@ func (s *Scheduler) share(j *jobEntry) {
 		sh = math.MaxFloat64 // a demand on a kind no known node has
 	}
 	j.state.Share = sh
+	s.moveJob(j)
 }
 
 func (s *Scheduler) reshare() {
 	for _, j := range s.jobs {
 		s.share(j)
+	}
+	s.resort = true
+}
+
+// moveJob records that j's state (what Fairness reads) or its being
+// active changed, so its place in order must be found again.
+func (s *Scheduler) moveJob(j *jobEntry) {
+	s.jobsVer++
+	if !j.moved {
+		j.moved = true
+		s.moved = append(s.moved, j)
 	}
 }
 

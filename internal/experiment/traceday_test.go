@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"bytes"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -188,6 +191,15 @@ func TestTraceDaySmall(t *testing.T) {
 	}
 }
 
+// traceDayOptions are policy options measured on the trace day besides
+// the policies schedsim knows: fgm-skipidle is fgm with
+// FGMConfig.SkipIdleNodes, an approximation (off by default).
+var traceDayOptions = []Policy{
+	{"fgm-skipidle", "fgm, idle nodes' heartbeats skipped (approximation)", func(env Env) (sim.Policy, error) {
+		return policy.NewFGM(env.Config, policy.FGMConfig{Scheduler: fgmDefault(), SkipIdleNodes: true})
+	}},
+}
+
 // BenchmarkTraceDay replays the full synthetic day (≈25,000 jobs, ≈16
 // million maps) on 600 workers, one policy per sub-benchmark. It runs
 // only when SCHEDKIT_TRACEDAY is set (it takes minutes); run one policy
@@ -211,7 +223,7 @@ func BenchmarkTraceDay(b *testing.B) {
 	if f > 1 {
 		d, nodes = fullDay.scaled(f), max(1, 600/f)
 	}
-	for _, pol := range Policies() {
+	for _, pol := range append(Policies(), traceDayOptions...) {
 		b.Run("policy="+pol.Name, func(b *testing.B) {
 			var st sim.Stats
 			var wall time.Duration
@@ -226,5 +238,54 @@ func BenchmarkTraceDay(b *testing.B) {
 			b.ReportMetric(float64(st.Events)/(wall.Seconds()/float64(b.N)), "events/s")
 			b.ReportMetric(float64(maxRSS())/(1<<20), "peak-RSS-MB")
 		})
+	}
+}
+
+// BenchmarkTraceDayShape replays a synthetic day of any shape, for
+// scaling measurements of one policy (BenchmarkTraceDay's scaled days
+// keep the largest job at 100,000 maps, so they do not shrink evenly):
+//
+//	SCHEDKIT_DAYSHAPE=jobs,huge,hugemin,hugemax,nodes,policy
+//
+// e.g. "400,4,2000,8000,16,fgm". Besides the counters it reports a
+// fingerprint of the run's job records (FNV-32a of their printed form
+// with the failed and retried task counts): two versions that decide
+// alike print the same one.
+func BenchmarkTraceDayShape(b *testing.B) {
+	env := os.Getenv("SCHEDKIT_DAYSHAPE")
+	if env == "" {
+		b.Skip("set SCHEDKIT_DAYSHAPE=jobs,huge,hugemin,hugemax,nodes,policy")
+	}
+	f := strings.Split(env, ",")
+	if len(f) != 6 {
+		b.Fatalf("SCHEDKIT_DAYSHAPE=%q: want six comma-separated fields", env)
+	}
+	var n [5]int
+	for i := range n {
+		x, err := strconv.Atoi(f[i])
+		if err != nil || x < 1 {
+			b.Fatalf("SCHEDKIT_DAYSHAPE field %d %q: want a positive integer", i+1, f[i])
+		}
+		n[i] = x
+	}
+	d := dayShape{Jobs: n[0], Huge: n[1], HugeMin: int64(n[2]), HugeMax: int64(n[3])}
+	var pol Policy
+	for _, p := range append(Policies(), traceDayOptions...) {
+		if p.Name == f[5] {
+			pol = p
+		}
+	}
+	if pol.New == nil {
+		b.Fatalf("SCHEDKIT_DAYSHAPE: unknown policy %q", f[5])
+	}
+	for b.Loop() {
+		r, st := replayDay(b, d, n[4], pol)
+		h := fnv.New32a()
+		fmt.Fprintf(h, "%v %v %v", r.Jobs, r.FailedTasks, r.RetriedTasks)
+		b.ReportMetric(float64(st.Events), "events")
+		b.ReportMetric(float64(st.Heartbeats), "heartbeats")
+		b.ReportMetric(r.End.Hours(), "end-h")
+		b.ReportMetric(float64(h.Sum32()), "fingerprint")
+		b.ReportMetric(float64(maxRSS())/(1<<20), "peak-RSS-MB")
 	}
 }

@@ -4,3 +4,7 @@ package policy
 // Update at its next call, as before lazy marks (markLazy): the
 // reference TestDBSQuietHeartbeatsChangeNothing compares with.
 func SetEagerUpdates(p *DBS) { p.eager = true }
+
+// SetFGMScanAll makes p's sync read every active job's ready tasks at
+// every heartbeat (the reference path of the equivalence test).
+func SetFGMScanAll(p *FGM, on bool) { p.scanAll = on }

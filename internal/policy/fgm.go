@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -22,6 +24,16 @@ type FGMConfig struct {
 	Scheduler fgm.Config
 	// History configures the estimator (its Space is the cluster's).
 	History estimate.HistoryConfig
+	// SkipIdleNodes (an approximation, off by default) lets the
+	// simulator skip the heartbeats of nodes that can take no ready task
+	// (sim.FullNodeSkipper). Such a Schedule call places nothing, but it
+	// is not a no-op for fgm: it predicts for every pending run (which
+	// orders the History's recency list, and so which key a full History
+	// evicts), starts delay-scheduling waits, and brings the server's
+	// timeline to now (an overdue task's open reservation starts then).
+	// Skipping it can therefore change later decisions; see
+	// internal/experiment's trace-day notes for what it changed there.
+	SkipIdleNodes bool
 	// Oracle, if set, predicts every task's true profile from this
 	// workload (the experiment's "oracle estimates" ablation) instead of
 	// learning it; the History still learns, unused.
@@ -45,7 +57,13 @@ type FGM struct {
 	err     error              // from a watcher callback, which cannot return one
 	known   map[*sim.Task]bool // submitted to fgm: pending or running there
 	byID    map[schedkit.TaskID]*sim.Task
-	dirty   bool
+	// Which jobs may have ready tasks fgm does not hold (see sync).
+	all     bool               // every job (a node went down)
+	dirty   []*sim.Job         // these (each once; marked)
+	marked  map[*sim.Job]bool  // in dirty
+	held    map[*sim.Job][]int // per phase: known tasks not yet assigned
+	knownIn map[*sim.Job]int   // known tasks per job
+	scanAll bool               // the reference path: every sync scans every job
 	ds      []fgm.Decision
 	ready   []*sim.Task
 	preds   []Prediction
@@ -76,7 +94,8 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 		name = "fgm"
 	}
 	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
-		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{}}
+		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{},
+		marked: map[*sim.Job]bool{}, held: map[*sim.Job][]int{}, knownIn: map[*sim.Job]int{}}
 	hc := opt.History
 	hc.Space = cfg.Space
 	h, err := estimate.NewHistory(hc)
@@ -100,6 +119,9 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 
 // Name returns the policy's name.
 func (p *FGM) Name() string { return p.name }
+
+// SkipFullNodes implements sim.FullNodeSkipper: FGMConfig.SkipIdleNodes.
+func (p *FGM) SkipFullNodes() bool { return p.cfg.SkipIdleNodes }
 
 // Predictions returns the predictions of placed attempts, in placement
 // order.
@@ -140,43 +162,128 @@ func (p *FGM) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster, d
 	}
 	for t := range p.known {
 		if t.Node() == n {
-			delete(p.known, t)
+			p.forget(t)
 		}
 	}
-	p.dirty = true
+	p.all = true
 	return dst, p.s.RemoveNode(n.ID())
 }
 
-// Submit marks the ready set as changed; tasks are submitted to fgm at
-// the next heartbeat.
+// Submit marks the job as changed; its ready tasks are submitted to fgm
+// at the next heartbeat.
 func (p *FGM) Submit(now time.Time, j *sim.Job) error {
-	p.dirty = true
+	p.touch(j)
 	return nil
 }
 
-// sync submits every ready task fgm does not hold yet.
+// touch marks j as possibly holding ready tasks fgm does not know.
+func (p *FGM) touch(j *sim.Job) {
+	if !p.marked[j] {
+		p.marked[j] = true
+		p.dirty = append(p.dirty, j)
+	}
+}
+
+// forget drops running task t from known (fgm released it).
+func (p *FGM) forget(t *sim.Task) {
+	delete(p.known, t)
+	j := t.Owner()
+	if p.knownIn[j]--; p.knownIn[j] <= 0 {
+		delete(p.knownIn, j)
+	}
+}
+
+// sync submits every ready task fgm does not hold yet, job by job in the
+// simulator's job order, each job's phases in order and each phase's
+// ready tasks in ReadyTasks order.
+//
+// A job gains ready tasks fgm does not hold only when it is submitted,
+// when one of its tasks ends (the next phase unlocks, or the task is
+// ready again after a failure or preemption) or when a node goes down;
+// the callbacks mark it (touch, or all), so only marked jobs are
+// visited. Within a phase, held counts the tasks fgm holds that the
+// simulator still has ready, so the Ready − held new tasks are found by
+// reading a growing prefix of ReadyTasks rather than all of it: the new
+// ones come first when they are retries, and a freshly unlocked phase is
+// read once. Jobs are submitted in the order of the simulator's job
+// list (submission order, i.e. job index), as when every job was
+// visited, so fgm sees exactly the same Submit calls.
 func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
-	if !p.dirty {
+	if p.all || p.scanAll {
+		p.all = false
+		for _, j := range p.dirty {
+			delete(p.marked, j)
+		}
+		p.dirty = p.dirty[:0]
+		for _, j := range c.Jobs() {
+			if err := p.syncJob(now, j, true); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	p.dirty = false
-	for _, j := range c.Jobs() {
-		for ph := range j.Phases() {
-			pr := j.Progress(schedkit.Phase(ph))
-			if pr.Ready == 0 {
+	if len(p.dirty) == 0 {
+		return nil
+	}
+	slices.SortFunc(p.dirty, func(a, b *sim.Job) int { return cmp.Compare(a.Index(), b.Index()) })
+	for _, j := range p.dirty {
+		delete(p.marked, j)
+		if !j.Active() {
+			continue
+		}
+		if err := p.syncJob(now, j, false); err != nil {
+			return err
+		}
+	}
+	p.dirty = p.dirty[:0]
+	return nil
+}
+
+// syncJob submits j's ready tasks fgm does not hold; full reads every
+// ready task (the reference path).
+func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
+	held := p.held[j]
+	if held == nil {
+		held = make([]int, j.Phases())
+		p.held[j] = held
+	}
+	for ph := range j.Phases() {
+		pr := j.Progress(schedkit.Phase(ph))
+		if pr.Ready == 0 {
+			continue
+		}
+		need := pr.Ready - held[ph]
+		if need <= 0 && !full {
+			continue
+		}
+		m := pr.Ready
+		if !full {
+			m = min(pr.Ready, max(2*need, 64))
+		}
+		for {
+			p.ready = j.ReadyTasks(schedkit.Phase(ph), nil, p.ready[:0], m)
+			found := 0
+			for _, t := range p.ready {
+				if !p.known[t] {
+					found++
+				}
+			}
+			if found >= need || m >= pr.Ready {
+				break
+			}
+			m = min(pr.Ready, 2*m)
+		}
+		for _, t := range p.ready {
+			if p.known[t] {
 				continue
 			}
-			p.ready = j.ReadyTasks(schedkit.Phase(ph), nil, p.ready[:0], pr.Ready)
-			for _, t := range p.ready {
-				if p.known[t] {
-					continue
-				}
-				if err := p.s.Submit(now, t); err != nil {
-					return err
-				}
-				p.known[t] = true
-				p.byID[t.ID()] = t
+			if err := p.s.Submit(now, t); err != nil {
+				return err
 			}
+			p.known[t] = true
+			p.knownIn[j]++
+			held[ph]++
+			p.byID[t.ID()] = t
 		}
 	}
 	return nil
@@ -194,6 +301,7 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 	}
 	for _, d := range p.ds {
 		t := p.byID[d.Task]
+		p.held[t.Owner()][t.Phase()]-- // ready no more once assigned
 		p.Modes[d.Mode]++
 		if d.Mode != fgm.Requested {
 			p.record(t, d)
@@ -235,8 +343,8 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 	}
 	for _, d := range p.ds {
 		t := p.byID[d.Task]
-		delete(p.known, t) // released by fgm; pending again once preempted
-		p.dirty = true
+		p.forget(t) // released by fgm; pending again once preempted
+		p.touch(t.Owner())
 		dst = append(dst, sim.PreemptTask(t, d.Reason))
 	}
 	return dst, nil
@@ -259,11 +367,11 @@ func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
 // a failed task is pending again and is resubmitted at the next
 // heartbeat.
 func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
-	p.dirty = true
+	p.touch(t.Owner())
 	if !p.known[t] {
 		return
 	}
-	delete(p.known, t)
+	p.forget(t)
 	if err := p.s.Release(now, t.ID(), state == schedkit.TaskSucceeded); err != nil {
 		p.err = err
 	}
@@ -272,14 +380,17 @@ func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 // JobEnded drops the job's tasks from fgm: pending ones are withdrawn,
 // running ones released without learning.
 func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
-	p.dirty = true
+	delete(p.held, j)
+	if p.knownIn[j] == 0 {
+		return // nothing held: no need to read (and materialise) its tasks
+	}
 	for ph := range j.Phases() {
 		for i := range j.Tasks(schedkit.Phase(ph)) {
 			t := j.Task(schedkit.Phase(ph), i)
 			if !p.known[t] {
 				continue
 			}
-			delete(p.known, t)
+			p.forget(t)
 			delete(p.byID, t.ID())
 			if p.s.Withdraw(t.ID()) != nil {
 				_ = p.s.Release(now, t.ID(), false)
@@ -299,4 +410,6 @@ var (
 	_ sim.TaskWatcher  = (*FGM)(nil)
 	_ sim.JobWatcher   = (*FGM)(nil)
 	_ sim.NodeWatcher  = (*FGM)(nil)
+
+	_ sim.FullNodeSkipper = (*FGM)(nil)
 )

@@ -1,0 +1,97 @@
+package fgm_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// BenchmarkScheduleFullServer is the trace day's common call: a server
+// with no room left is offered every pending task of many jobs (each a
+// queue of alike tasks, as a Hadoop job's maps are) and places nothing.
+// "repeat" is the default path on an unchanged scheduler (the call
+// repeats the last idle walk: only its refusals are tested); "walk" the
+// default path after a job changed (one task withdrawn and submitted
+// again before each call: runs skipped after their first refusal,
+// refusals cached per call, job order kept between calls);
+// "reference" visits every pending task and sorts every job on every
+// call, as the scheduler did before (fgm.SetScanEach), after the same
+// change. Predictions come from a History that knows the jobs' keys.
+func BenchmarkScheduleFullServer(b *testing.B) {
+	for _, size := range []struct{ jobs, tasks int }{{100, 100}, {100, 10000}, {1000, 1000}} {
+		for _, path := range []string{"repeat", "walk", "reference"} {
+			b.Run(fmt.Sprintf("jobs=%d/tasks=%d/%s", size.jobs, size.tasks, path), func(b *testing.B) {
+				s, n := fullServerSetup(b, size.jobs, size.tasks, path == "reference")
+				tk := &task{id: "j0/extra", job: "j0", key: schedkit.SimilarityKey{Logic: "map", DataSize: 64}, req: resource.Vector{1, 2, 0}}
+				var dst []fgm.Decision
+				now := t0.Add(time.Minute)
+				b.ReportAllocs()
+				for b.Loop() {
+					if path != "repeat" {
+						if err := s.Submit(now, tk); err != nil {
+							b.Fatal(err)
+						}
+					}
+					var err error
+					dst, err = s.Schedule(now, n, dst[:0])
+					if err != nil || len(dst) > 0 {
+						b.Fatalf("%v, %d placed", err, len(dst))
+					}
+					if path != "repeat" {
+						if err := s.Withdraw(tk.id); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// fullServerSetup returns a scheduler whose one server (4 slots) is full
+// and that holds jobs × tasks pending tasks (two keys per job: its maps
+// share one key, its last task has a key of its own).
+func fullServerSetup(b *testing.B, jobs, tasks int, ref bool) (*fgm.Scheduler, *node) {
+	space := testSpace(b)
+	c := newCluster(space, 1, resource.Vector{4, 64, 200})
+	h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MinObservations: 1, MinSamples: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := fgm.New(fgm.Config{Cluster: c, History: h})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fgm.SetScanEach(s, ref)
+	mapKey := schedkit.SimilarityKey{Logic: "map", DataSize: 64}
+	if _, err := h.Observe(mapKey, []estimate.UsageSample{{Duration: 10 * time.Second, Used: resource.Vector{1, 2, 0}}}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 4 {
+		tk := &task{id: schedkit.TaskID(fmt.Sprint("busy", i)), job: "busy", key: mapKey, req: resource.Vector{1, 2, 0}}
+		if err := s.Submit(t0, tk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 4 {
+		b.Fatalf("%v, %d placed", err, len(ds))
+	}
+	for j := range jobs {
+		for i := range tasks {
+			key := mapKey
+			if i == tasks-1 {
+				key = schedkit.SimilarityKey{Logic: "map", DataSize: int64(j)}
+			}
+			tk := &task{id: schedkit.TaskID(fmt.Sprintf("j%d/%d", j, i)), job: schedkit.JobID(fmt.Sprint("j", j)), key: key, req: resource.Vector{1, 2, 0}}
+			if err := s.Submit(t0, tk); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return s, c.nodes[0]
+}

@@ -1,0 +1,178 @@
+package fgm_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// TestRunSkipMatchesScan drives two schedulers with the same random
+// operations, one skipping runs of alike pending tasks after a refusal
+// and keeping its job order between calls (the default), and one
+// visiting every pending task and sorting every active job on every
+// call (the reference path), and requires every call to return the same decisions and
+// errors, and both Histories to end with the same keys and
+// observations. The workloads have few similarity keys and requests (so
+// runs form), some tasks with data locations, re-submissions into the
+// middle of a queue (a released task submitted again), and a History
+// with few keys, so that evictions — decided by the recency order that
+// Predict touches — happen often.
+func TestRunSkipMatchesScan(t *testing.T) {
+	for seed := range uint64(60) {
+		for _, est := range []string{"history", "none"} {
+			t.Run(fmt.Sprintf("seed=%d/estimator=%s", seed, est), func(t *testing.T) {
+				runSkipScenario(t, seed, est)
+			})
+		}
+	}
+}
+
+type skipSide struct {
+	s *fgm.Scheduler
+	h *estimate.History
+	c *cluster
+}
+
+func runSkipScenario(t *testing.T, seed uint64, est string) {
+	rng := rand.New(rand.NewPCG(seed, 77))
+	space := testSpace(t)
+	capacity := resource.Vector{8, 16, 100}
+	mk := func(scanEach bool) skipSide {
+		c := newCluster(space, 3, capacity)
+		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := fgm.Config{Cluster: c, Progressive: seed%3 == 1, LocalityWait: time.Duration(seed%2) * 5 * time.Second}
+		if est == "history" {
+			cfg.History = h
+		}
+		if seed%4 == 3 {
+			cfg.Fairness = fgm.FIFO{}
+		}
+		s, err := fgm.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fgm.SetScanEach(s, scanEach)
+		return skipSide{s, h, c}
+	}
+	a, b := mk(false), mk(true)
+	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 64}, {Logic: "m", DataSize: 10}, {Logic: "r", DataSize: 5}, {Logic: "x", DataSize: 1}, {Logic: "y", DataSize: 2}}
+	reqs := []resource.Vector{{1, 2, 0}, {2, 4, 0}, {1, 2, 0}, {3, 1, 0}}
+	if seed%2 == 0 {
+		// More signatures: small requests that fit where others do not.
+		reqs = append(reqs, resource.Vector{0.5, 0.5, 0}, resource.Vector{1, 1, 0}, resource.Vector{4, 8, 0}, resource.Vector{0.25, 3, 0})
+	}
+	var tasks []*task
+	running := map[schedkit.TaskID]bool{}
+	pending := map[schedkit.TaskID]bool{}
+	now := time.Duration(0)
+	show := func(ds []fgm.Decision, err error) string {
+		var sb strings.Builder
+		for _, d := range ds {
+			fmt.Fprintf(&sb, "%s %s %s %v %v|", d.Task, d.Node, d.Mode, d.Plan, d.Action)
+		}
+		if err != nil {
+			sb.WriteString(err.Error())
+		}
+		return sb.String()
+	}
+	both := func(op string, f func(x skipSide) ([]fgm.Decision, error)) []fgm.Decision {
+		da, ea := f(a)
+		db, eb := f(b)
+		if sa, sb := show(da, ea), show(db, eb); sa != sb {
+			t.Fatalf("%s at %v: skipping %q, reference %q", op, now, sa, sb)
+		}
+		return da
+	}
+	for step := 0; step < 900; step++ {
+		switch r := rng.IntN(20); {
+		case r < 7: // submit a batch of alike tasks (sometimes with locations)
+			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
+			k, q := keys[rng.IntN(len(keys))], reqs[rng.IntN(len(reqs))]
+			for range 1 + rng.IntN(6) {
+				tk := &task{id: schedkit.TaskID(fmt.Sprint("t", len(tasks))), job: j, key: k, req: q}
+				if seed%3 == 0 && rng.IntN(8) == 0 {
+					tk.locs = []schedkit.NodeID{a.c.nodes[rng.IntN(3)].id}
+				}
+				tasks = append(tasks, tk)
+				pending[tk.id] = true
+				both("Submit", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Submit(t0.Add(now), tk) })
+			}
+		case r < 12:
+			n := rng.IntN(3)
+			ds := both("Schedule", func(x skipSide) ([]fgm.Decision, error) { return x.s.Schedule(t0.Add(now), x.c.nodes[n], nil) })
+			for _, d := range ds {
+				delete(pending, d.Task)
+				running[d.Task] = true
+			}
+		case r < 14: // sample then release a running task, maybe resubmit it
+			var ids []schedkit.TaskID
+			for _, tk := range tasks {
+				if running[tk.id] {
+					ids = append(ids, tk.id)
+				}
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			id := ids[rng.IntN(len(ids))]
+			used := resource.Vector{float64(rng.IntN(3)), float64(rng.IntN(5)), 0}
+			both("SampleTask", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.SampleTask(t0.Add(now), id, used) })
+			now += time.Duration(1+rng.IntN(3)) * time.Second
+			ok := rng.IntN(4) > 0
+			both("Release", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Release(t0.Add(now), id, ok) })
+			delete(running, id)
+			if !ok {
+				// Submitted again: its new sequence puts it after the
+				// job's queued tasks; a job emptied in between makes it
+				// a new head.
+				for _, tk := range tasks {
+					if tk.id == id {
+						pending[id] = true
+						both("Resubmit", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Submit(t0.Add(now), tk) })
+					}
+				}
+			}
+		case r < 15:
+			var ids []schedkit.TaskID
+			for _, tk := range tasks {
+				if pending[tk.id] {
+					ids = append(ids, tk.id)
+				}
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			id := ids[rng.IntN(len(ids))]
+			both("Withdraw", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Withdraw(id) })
+			delete(pending, id)
+		case r < 16:
+			ds := both("Tick", func(x skipSide) ([]fgm.Decision, error) { return x.s.Tick(t0.Add(now), nil) })
+			for _, d := range ds {
+				if d.Action == fgm.Reclaim {
+					delete(running, d.Task)
+					both("Release", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Release(t0.Add(now), d.Task, false) })
+				}
+			}
+		default:
+			now += time.Duration(rng.IntN(4)) * time.Second
+		}
+	}
+	if a.h.Len() != b.h.Len() {
+		t.Fatalf("History keys: skipping %d, reference %d", a.h.Len(), b.h.Len())
+	}
+	for _, k := range keys {
+		if x, y := a.h.Observations(k), b.h.Observations(k); x != y {
+			t.Fatalf("History %v: skipping %d observations, reference %d", k, x, y)
+		}
+	}
+}
