@@ -78,6 +78,17 @@ type jobPhase struct {
 	// more than supportMin of; 0 when their requests differ, or with more
 	// than maxSupportKinds kinds (Sim.readyBy).
 	support uint8
+	// shaped is set when the phase is a workload.TaskBatch whose every
+	// task, as its Shaper shapes it, is the same one-stage task but for
+	// its duration (checked task by task at New): Sim.taskSpec then
+	// writes a task from logic, dataSize, req, demand and durs[i]
+	// without going through the batch and its Shaper (fewer cache
+	// misses per materialised task on a trace day).
+	shaped   bool
+	logic    string
+	demand   resource.Vector // the stage's demand (interned, read-only)
+	durs     []time.Duration // the batch's durations
+	shapeDat int64           // the batch's DataSize
 }
 
 // readyRef names a task that became ready; it is stale once the task's

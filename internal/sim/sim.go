@@ -63,6 +63,7 @@ type Sim struct {
 	pages    [][]*Task         // pooled pages of live tasks (live.go)
 	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
 	fitReq   resource.Vector   // the last request found to fit a node
+	interned []resource.Vector // shared request and demand vectors (intern)
 	nodes    []Node
 	live     []*Node
 	capacity resource.Vector
@@ -293,6 +294,7 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			n := sp.Len()
 			ph.prog.Total = n
 			hasLoc := false
+			shaped := len(sp.Tasks) == 0 && sp.Batch != nil
 			for x := range n {
 				ts, err := sp.Task(x, &s.specBuf)
 				if err != nil {
@@ -302,9 +304,12 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 					return err
 				}
 				if x == 0 {
-					ph.req = append(resource.Vector(nil), ts.Requested...)
+					ph.req = s.intern(ts.Requested)
 				} else if ph.req != nil && !sameVector(ph.req, ts.Requested) {
 					ph.req = nil
+				}
+				if shaped {
+					shaped = s.sameShape(ph, sp.Batch, x, ts)
 				}
 				if len(ts.Locations) > 0 {
 					hasLoc = true
@@ -313,6 +318,11 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			}
 			if hasLoc {
 				ph.loc = buildLocality(sp.Tasks, ph.first)
+			}
+			if shaped && n > 0 && ph.req != nil {
+				ph.shaped, ph.durs = true, sp.Batch.Durations
+			} else {
+				ph.demand, ph.logic = nil, ""
 			}
 			if ph.req != nil && s.k <= maxSupportKinds {
 				for k, r := range ph.req {
@@ -416,13 +426,75 @@ func buildLocality(tasks []workload.TaskSpec, first int) *locality {
 
 // taskSpec returns the workload's description of task i of phase p of j:
 // its TaskSpec, or, for a TaskBatch, the task shaped into buf (checked at
-// New, so shaping it again cannot fail).
+// New, so shaping it again cannot fail). A shaped phase (jobPhase.shaped)
+// writes into buf what the Shaper would, from the phase's copy of it.
 func (s *Sim) taskSpec(j *Job, p, i int, buf *workload.TaskSpec) *workload.TaskSpec {
+	if ph := &j.phases[p]; ph.shaped {
+		buf.Logic, buf.DataSize, buf.Locations = ph.logic, ph.shapeDat, nil
+		buf.Requested = append(buf.Requested[:0], ph.req...)
+		if cap(buf.Profile) < 1 {
+			buf.Profile = make([]workload.Stage, 1)
+		}
+		buf.Profile = buf.Profile[:1]
+		buf.Profile[0].Duration = ph.durs[i]
+		buf.Profile[0].Demand = append(buf.Profile[0].Demand[:0], ph.demand...)
+		return buf
+	}
 	ts, err := j.spec.Phases[p].Task(i, buf)
 	if err != nil {
 		return buf
 	}
 	return ts
+}
+
+// sameShape reports whether task x of batch b, shaped as ts, is the
+// phase's one-stage shape (set from task 0) with duration Durations[x]:
+// same Logic, DataSize and Requested, no Locations, one stage whose
+// Duration is the batch's and whose Demand is the phase's. Vectors are
+// compared bit for bit, so a copy is the shaped task exactly.
+func (s *Sim) sameShape(ph *jobPhase, b *workload.TaskBatch, x int, ts *workload.TaskSpec) bool {
+	if len(ts.Locations) > 0 || len(ts.Profile) != 1 || ts.Profile[0].Duration != b.Durations[x] {
+		return false
+	}
+	if x == 0 {
+		ph.logic, ph.shapeDat = ts.Logic, ts.DataSize
+		ph.demand = s.intern(ts.Profile[0].Demand)
+		return sameBits(ph.req, ts.Requested)
+	}
+	return ts.Logic == ph.logic && ts.DataSize == ph.shapeDat &&
+		sameBits(ph.req, ts.Requested) && sameBits(ph.demand, ts.Profile[0].Demand)
+}
+
+// intern returns a read-only copy of v, shared with earlier calls for
+// the same vector (bit for bit): the phases of a trace day ask for a
+// handful of vectors, and one shared copy stays in cache.
+func (s *Sim) intern(v resource.Vector) resource.Vector {
+	for _, u := range s.interned {
+		if sameBits(u, v) {
+			return u
+		}
+	}
+	u := append(resource.Vector(nil), v...)
+	if len(s.interned) < maxInterned {
+		s.interned = append(s.interned, u)
+	}
+	return u
+}
+
+// maxInterned bounds Sim.interned (a workload of all-different vectors
+// keeps its own copies, as before).
+const maxInterned = 16
+
+func sameBits(a, b resource.Vector) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func taskID(j *Job, p, i int) schedkit.TaskID {
