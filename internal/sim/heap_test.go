@@ -105,19 +105,31 @@ func TestEventsMergeOrder(t *testing.T) {
 			}
 			one.push(subAt[i], evSubmit, int32(i), 0)
 		}
-		q.reset(subAt, 0, 0)
+		q.reset(subAt, 0, rng.IntN(3))
+		// now is the time of the last event popped: periodic heartbeats
+		// are re-armed at now + interval, as the simulator does, and
+		// now and then earlier (the ring must hand those to the heap).
+		now, interval := int64(0), int64(1+rng.IntN(12))
 		for op := 0; op < 400; op++ {
 			if q.len() != one.len() {
 				t.Fatalf("round %d: len %d, want %d", round, q.len(), one.len())
 			}
 			if one.len() == 0 || rng.IntN(3) > 0 {
-				at := int64(rng.IntN(40))
+				at := now + int64(rng.IntN(40))
 				kind, ver := evStage, uint32(0)
-				switch rng.IntN(3) {
+				switch rng.IntN(4) {
 				case 0:
 					kind = evHeartbeat
 				case 1:
 					kind, ver = evHeartbeat, 1
+				case 2:
+					at = now + interval
+					if rng.IntN(20) == 0 {
+						at = now + int64(rng.IntN(int(interval)))
+					}
+					q.pushPeriodic(at, int32(op))
+					one.push(at, evHeartbeat, int32(op), 0)
+					continue
 				}
 				q.push(at, kind, int32(op), ver)
 				one.push(at, kind, int32(op), ver)
@@ -125,9 +137,11 @@ func TestEventsMergeOrder(t *testing.T) {
 			}
 			src, got := q.first()
 			q.drop(src)
-			if want := one.pop(); got != want {
+			want := one.pop()
+			if got != want {
 				t.Fatalf("round %d: pop %+v, want %+v", round, got, want)
 			}
+			now = got.at
 		}
 	}
 }

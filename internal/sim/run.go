@@ -259,7 +259,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 			}
 			return nil
 		}
-		s.heap.push(s.now+int64(s.cfg.HeartbeatInterval), evHeartbeat, n.idx, 0)
+		s.heap.pushPeriodic(s.now+int64(s.cfg.HeartbeatInterval), n.idx)
 	}
 	if !n.up || s.nActive == 0 {
 		return nil
