@@ -34,14 +34,20 @@ func TestShapedPhaseMatchesShaper(t *testing.T) {
 		return d
 	}
 	for _, tc := range []struct {
-		name   string
-		shaper workload.Shaper
-		space  *resource.Space
-		caps   resource.Vector
-		shaped []bool // by phase
+		name    string
+		shaper  workload.Shaper
+		reduces workload.Shaper
+		space   *resource.Space
+		caps    resource.Vector
+		shaped  []bool // by phase
+		shared  bool   // Sim.shareShapes
 	}{
-		{"slot", slot, workload.SlotSpace(), resource.Vector{2, 2}, []bool{true, true}},
-		{"multi", multi, space, resource.Vector{16, 32 << 30, 200 << 20, 200 << 20}, []bool{false, false}},
+		{"slot", slot, slot, workload.SlotSpace(), resource.Vector{2, 2}, []bool{true, true}, true},
+		{"multi", multi, multi, space, resource.Vector{16, 32 << 30, 200 << 20, 200 << 20}, []bool{false, false}, false},
+		// Shaped maps, two-stage reduces: the Shaper writes into task
+		// buffers, so shaped tasks must not share the phase's vectors
+		// (the reused buffer below would overwrite them).
+		{"mixed", slot, twoStages{slot}, workload.SlotSpace(), resource.Vector{2, 2}, []bool{true, false}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var w workload.Workload
@@ -51,7 +57,7 @@ func TestShapedPhaseMatchesShaper(t *testing.T) {
 					Submit: time.Duration(j) * time.Second,
 					Phases: []workload.PhaseSpec{
 						{Batch: &workload.TaskBatch{Logic: "m", DataSize: 64 << 20, Kind: workload.MapTask, Shaper: tc.shaper, Durations: durs(1 + rng.IntN(700))}},
-						{Batch: &workload.TaskBatch{Logic: "r", DataSize: int64(j) << 20, Kind: workload.ReduceTask, Shaper: tc.shaper, Durations: durs(1 + rng.IntN(5))}},
+						{Batch: &workload.TaskBatch{Logic: "r", DataSize: int64(j) << 20, Kind: workload.ReduceTask, Shaper: tc.reduces, Durations: durs(1 + rng.IntN(5))}},
 					},
 				})
 			}
@@ -60,31 +66,50 @@ func TestShapedPhaseMatchesShaper(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if s.shareShapes != tc.shared {
+				t.Fatalf("shareShapes %v, want %v", s.shareShapes, tc.shared)
+			}
 			var reused workload.TaskSpec
-			for ji := range s.jobs {
-				j := &s.jobs[ji]
-				for p := range j.phases {
-					if got := j.phases[p].shaped; got != tc.shaped[p] {
-						t.Fatalf("job %d phase %d: shaped %v, want %v", ji, p, got, tc.shaped[p])
-					}
-					sp := &j.spec.Phases[p]
-					for i := range sp.Len() {
-						var fresh, want workload.TaskSpec
-						w, err := sp.Task(i, &want)
-						if err != nil {
-							t.Fatal(err)
+			for range 2 { // twice: a buffer reused across phases corrupts nothing
+				for ji := range s.jobs {
+					j := &s.jobs[ji]
+					for p := range j.phases {
+						if got := j.phases[p].shaped; got != tc.shaped[p] {
+							t.Fatalf("job %d phase %d: shaped %v, want %v", ji, p, got, tc.shaped[p])
 						}
-						if d := cmp.Diff(w, s.taskSpec(j, p, i, &fresh)); d != "" {
-							t.Fatalf("job %d phase %d task %d (fresh buffer): -shaper +sim\n%s", ji, p, i, d)
-						}
-						if d := cmp.Diff(w, s.taskSpec(j, p, i, &reused)); d != "" {
-							t.Fatalf("job %d phase %d task %d (reused buffer): -shaper +sim\n%s", ji, p, i, d)
+						sp := &j.spec.Phases[p]
+						for i := range sp.Len() {
+							var fresh, want workload.TaskSpec
+							w, err := sp.Task(i, &want)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if d := cmp.Diff(w, s.taskSpec(j, p, i, &fresh)); d != "" {
+								t.Fatalf("job %d phase %d task %d (fresh buffer): -shaper +sim\n%s", ji, p, i, d)
+							}
+							if d := cmp.Diff(w, s.taskSpec(j, p, i, &reused)); d != "" {
+								t.Fatalf("job %d phase %d task %d (reused buffer): -shaper +sim\n%s", ji, p, i, d)
+							}
 						}
 					}
 				}
 			}
 		})
 	}
+}
+
+// twoStages shapes like its Shaper, in two stages of half the duration.
+type twoStages struct{ workload.Shaper }
+
+func (twoStages) Stages(workload.TaskKind) int { return 2 }
+
+func (s twoStages) Shape(kind workload.TaskKind, d time.Duration, data int64, req resource.Vector, prof []workload.Stage) error {
+	if err := s.Shaper.Shape(kind, d, data, req, prof[:1]); err != nil {
+		return err
+	}
+	copy(prof[1].Demand, prof[0].Demand)
+	prof[0].Duration, prof[1].Duration = d/2, d-d/2
+	return nil
 }
 
 // TestShapedPhaseNeedsUniformTasks: explicit tasks, locations or tasks

@@ -63,6 +63,11 @@ type Sim struct {
 	pages    [][]*Task         // pooled pages of live tasks (live.go)
 	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
 	fitReq   resource.Vector   // the last request found to fit a node
+	// shareShapes: every TaskBatch phase is shaped (jobPhase.shaped), so
+	// no Shaper ever writes into a task's buffer, and a shaped task's
+	// Requested and stage Demand can be the phase's (read-only, shared
+	// by its tasks and kept in cache) instead of copies.
+	shareShapes bool
 	interned []resource.Vector // shared request and demand vectors (intern)
 	nodes    []Node
 	live     []*Node
@@ -258,6 +263,8 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 	allocs := make([]float64, s.k*len(w.Jobs))
 	started := make([]uint64, 0, nTasks/64+2*len(w.Jobs))
 	var last time.Duration
+	unshaped := false
+	defer func() { s.shareShapes = !unshaped }()
 	for i := range w.Jobs {
 		js := &w.Jobs[i]
 		if js.ID == "" {
@@ -337,6 +344,11 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			return &WorkloadError{Job: js.ID, Reason: "no tasks"}
 		}
 		j.nTasks = total
+		for p := range j.phases {
+			if js.Phases[p].Batch != nil && len(js.Phases[p].Tasks) == 0 && !j.phases[p].shaped {
+				unshaped = true
+			}
+		}
 		words := (total + 63) / 64
 		started = append(started, make([]uint64, words)...)
 		j.begun = started[len(started)-words : len(started) : len(started)]
@@ -431,13 +443,17 @@ func buildLocality(tasks []workload.TaskSpec, first int) *locality {
 func (s *Sim) taskSpec(j *Job, p, i int, buf *workload.TaskSpec) *workload.TaskSpec {
 	if ph := &j.phases[p]; ph.shaped {
 		buf.Logic, buf.DataSize, buf.Locations = ph.logic, ph.shapeDat, nil
-		buf.Requested = append(buf.Requested[:0], ph.req...)
 		if cap(buf.Profile) < 1 {
 			buf.Profile = make([]workload.Stage, 1)
 		}
 		buf.Profile = buf.Profile[:1]
 		buf.Profile[0].Duration = ph.durs[i]
-		buf.Profile[0].Demand = append(buf.Profile[0].Demand[:0], ph.demand...)
+		if s.shareShapes {
+			buf.Requested, buf.Profile[0].Demand = ph.req, ph.demand
+		} else {
+			buf.Requested = append(buf.Requested[:0], ph.req...)
+			buf.Profile[0].Demand = append(buf.Profile[0].Demand[:0], ph.demand...)
+		}
 		return buf
 	}
 	ts, err := j.spec.Phases[p].Task(i, buf)
