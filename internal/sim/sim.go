@@ -55,28 +55,28 @@ type Sim struct {
 	noise  *rand.Rand // usage-sample noise, apart from rng
 	name   string
 
-	jobs     []Job
-	tasks    []*Task // every task object, live or pooled; index = Task.gidx
-	free     []*Task // pooled task objects (their tasks succeeded)
-	slab     []Task  // fresh task objects not handed out yet
-	liveBuf  []*Task
-	pages    [][]*Task         // pooled pages of live tasks (live.go)
-	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
-	fitReq   resource.Vector   // the last request found to fit a node
+	jobs    []Job
+	tasks   []*Task // every task object, live or pooled; index = Task.gidx
+	free    []*Task // pooled task objects (their tasks succeeded)
+	slab    []Task  // fresh task objects not handed out yet
+	liveBuf []*Task
+	pages   [][]*Task         // pooled pages of live tasks (live.go)
+	specBuf workload.TaskSpec // checks tasks of a TaskBatch at New
+	fitReq  resource.Vector   // the last request found to fit a node
 	// shareShapes: every TaskBatch phase is shaped (jobPhase.shaped), so
 	// no Shaper ever writes into a task's buffer, and a shaped task's
 	// Requested and stage Demand can be the phase's (read-only, shared
 	// by its tasks and kept in cache) instead of copies.
 	shareShapes bool
-	interned []resource.Vector // shared request and demand vectors (intern)
-	nodes    []Node
-	live     []*Node
-	capacity resource.Vector
-	active   []*Job // submission order; ended jobs linger until activeList compacts
-	nActive  int    // active jobs
-	holes    int    // ended jobs still in active
-	byID     map[schedkit.JobID]*Job
-	cluster  Cluster
+	interned    []resource.Vector // shared request and demand vectors (intern)
+	nodes       []Node
+	live        []*Node
+	capacity    resource.Vector
+	active      []*Job // submission order; ended jobs linger until activeList compacts
+	nActive     int    // active jobs
+	holes       int    // ended jobs still in active
+	byID        map[schedkit.JobID]*Job
+	cluster     Cluster
 
 	compressible []bool
 	integral     []bool
