@@ -127,7 +127,11 @@ func (q *events) reset(subAt []int64, capMain, capHB int) {
 	q.subAt, q.sub = subAt, 0
 	q.main.ev = make([]event, 0, capMain)
 	q.hb.ev = make([]event, 0, capHB)
-	q.ring = eventRing{ev: make([]event, max(capHB, 1))}
+	size := 8
+	for size < capHB {
+		size *= 2
+	}
+	q.ring = eventRing{ev: make([]event, size)}
 	q.seq = uint64(len(subAt))
 }
 
@@ -202,7 +206,7 @@ func (q *events) drop(src int) {
 }
 
 // eventRing is a FIFO of events in (at, seq) order, in a circular
-// buffer that grows when full.
+// buffer of a power-of-two size that doubles when full.
 type eventRing struct {
 	ev      []event
 	head, n int
@@ -211,31 +215,25 @@ type eventRing struct {
 // append adds e at the tail if that keeps the ring in (at, seq) order
 // (e is not before the tail) and reports whether it did.
 func (r *eventRing) append(e event) bool {
-	if r.n > 0 {
-		if e.before(&r.ev[(r.head+r.n-1)%len(r.ev)]) {
-			return false
-		}
+	mask := len(r.ev) - 1
+	if r.n > 0 && e.before(&r.ev[(r.head+r.n-1)&mask]) {
+		return false
 	}
 	if r.n == len(r.ev) {
-		grown := make([]event, 2*len(r.ev)+1)
+		grown := make([]event, max(2*len(r.ev), 8))
 		for i := range r.n {
-			grown[i] = r.ev[(r.head+i)%len(r.ev)]
+			grown[i] = r.ev[(r.head+i)&mask]
 		}
 		r.ev, r.head = grown, 0
+		mask = len(grown) - 1
 	}
-	i := r.head + r.n
-	if i >= len(r.ev) {
-		i -= len(r.ev)
-	}
-	r.ev[i] = e
+	r.ev[(r.head+r.n)&mask] = e
 	r.n++
 	return true
 }
 
 // pop removes the head; the ring must not be empty.
 func (r *eventRing) pop() {
-	if r.head++; r.head == len(r.ev) {
-		r.head = 0
-	}
+	r.head = (r.head + 1) & (len(r.ev) - 1)
 	r.n--
 }

@@ -195,7 +195,7 @@ func (s *Sim) succeed(t *Task) {
 	ph.prog.FinishedDurationSum += dur
 	s.stats.Succeeded++
 	if s.tw != nil {
-		s.tw.TaskEnded(s.nowT, t, schedkit.TaskSucceeded)
+		s.tw.TaskEnded(s.Now(), t, schedkit.TaskSucceeded)
 	}
 	if j.state == jobActive {
 		s.advancePhases(j)
@@ -215,7 +215,7 @@ func (s *Sim) requeue(t *Task, state schedkit.TaskState, outcome metrics.TaskOut
 	ph.prog.Ready++
 	s.addReady(j, t.phase, 1)
 	if s.tw != nil {
-		s.tw.TaskEnded(s.nowT, t, state)
+		s.tw.TaskEnded(s.Now(), t, state)
 	}
 }
 
@@ -326,7 +326,7 @@ func (s *Sim) endJob(j *Job, outcome metrics.Outcome, reason string) {
 	s.ended++
 	s.lastChange = s.now
 	if s.jw != nil {
-		s.jw.JobEnded(s.nowT, j, outcome)
+		s.jw.JobEnded(s.Now(), j, outcome)
 	}
 }
 

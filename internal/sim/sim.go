@@ -60,9 +60,9 @@ type Sim struct {
 	free    []*Task // pooled task objects (their tasks succeeded)
 	slab    []Task  // fresh task objects not handed out yet
 	liveBuf []*Task
-	pages   [][]*Task         // pooled pages of live tasks (live.go)
-	specBuf workload.TaskSpec // checks tasks of a TaskBatch at New
-	fitReq  resource.Vector   // the last request found to fit a node
+	pages   [pageClasses][][]*Task // pooled pages of live tasks by size class (live.go)
+	specBuf workload.TaskSpec      // checks tasks of a TaskBatch at New
+	fitReq  resource.Vector        // the last request found to fit a node
 	// shareShapes: every TaskBatch phase is shaped (jobPhase.shaped), so
 	// no Shaper ever writes into a task's buffer, and a shaped task's
 	// Requested and stage Demand can be the phase's (read-only, shared
@@ -86,7 +86,8 @@ type Sim struct {
 
 	heap     events
 	now      int64
-	nowT     time.Time
+	nowT     time.Time // Epoch + now, once Now computed it (nowOK)
+	nowOK    bool
 	pool     []*attempt
 	runNo    uint32
 	startSeq uint64
