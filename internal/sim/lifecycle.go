@@ -16,13 +16,22 @@ func (s *Sim) getAttempt() *attempt {
 		s.pool = s.pool[:n-1]
 		return a
 	}
-	a := &attempt{allocBuf: make([]float64, s.k)}
+	a := &attempt{}
+	if s.k <= allocInline {
+		a.allocBuf = a.allocArr[:s.k:s.k]
+	} else {
+		a.allocBuf = make([]float64, s.k)
+	}
 	if s.cfg.RecordTasks {
 		sums := make([]float64, 3*s.k)
 		a.rec = &attemptRec{allocSum: sums[:s.k:s.k], usedSum: sums[s.k : 2*s.k : 2*s.k], demSum: sums[2*s.k:]}
 	}
 	return a
 }
+
+// allocInline is the number of kinds an attempt's allocation holds in
+// the attempt itself (attempt.allocArr); more are allocated apart.
+const allocInline = 4
 
 func (s *Sim) putAttempt(a *attempt) {
 	a.profile, a.plan, a.host, a.pin = nil, a.plan[:0], nil, nil

@@ -534,6 +534,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 		}
 		t = &s.slab[0]
 		s.slab = s.slab[1:]
+		t.own.Profile = t.stage1[:0:1]
 		t.gidx = int32(len(s.tasks))
 		s.tasks = append(s.tasks, t)
 	}
