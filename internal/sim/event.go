@@ -104,6 +104,8 @@ func (h *eventHeap) pop() event {
 //     previous heartbeat of their node (pushPeriodic: at now + the
 //     interval) in a FIFO ring, the others (a node's first after a quiet
 //     spell or coming back, at now + its stagger offset) in a small heap;
+//   - out-of-band heartbeats (pushOOB, at the current time) in a second
+//     FIFO ring;
 //   - everything else in the main heap.
 //
 // Keeping the thousands of pending submissions and the per-node
@@ -116,8 +118,9 @@ type events struct {
 	main  eventHeap
 	hb    eventHeap
 	ring  eventRing
-	subAt []int64 // submission times by job index
-	sub   int     // next submission
+	oob   eventRing // out-of-band heartbeats (pushOOB)
+	subAt []int64   // submission times by job index
+	sub   int       // next submission
 	seq   uint64
 }
 
@@ -132,6 +135,7 @@ func (q *events) reset(subAt []int64, capMain, capHB int) {
 		size *= 2
 	}
 	q.ring = eventRing{ev: make([]event, size)}
+	q.oob = eventRing{ev: make([]event, size)}
 	q.seq = uint64(len(subAt))
 }
 
@@ -158,9 +162,22 @@ func (q *events) pushPeriodic(at int64, a int32) {
 	}
 }
 
+// pushOOB schedules an out-of-band heartbeat of node a at time at, the
+// current time: such heartbeats are pushed in (at, seq) order, so a FIFO
+// ring holds them sorted (O(1), where the main heap sifted each one up
+// to its root and back down); one that is not in order goes to the main
+// heap.
+func (q *events) pushOOB(at int64, a int32) {
+	q.seq++
+	e := event{at: at, seq: q.seq, a: a, ver: 1, kind: evHeartbeat}
+	if !q.oob.append(e) {
+		q.main.put(e)
+	}
+}
+
 // len returns the number of pending events.
 func (q *events) len() int {
-	return len(q.main.ev) + len(q.hb.ev) + q.ring.n + len(q.subAt) - q.sub
+	return len(q.main.ev) + len(q.hb.ev) + q.ring.n + q.oob.n + len(q.subAt) - q.sub
 }
 
 const (
@@ -169,6 +186,7 @@ const (
 	srcMain
 	srcHB
 	srcRing
+	srcOOB
 )
 
 // first returns the source of the earliest pending event and that
@@ -188,6 +206,9 @@ func (q *events) first() (int, event) {
 	if r := &q.ring; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
 		src, best = srcRing, r.ev[r.head]
 	}
+	if r := &q.oob; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
+		src, best = srcOOB, r.ev[r.head]
+	}
 	return src, best
 }
 
@@ -202,6 +223,8 @@ func (q *events) drop(src int) {
 		q.hb.pop()
 	case srcRing:
 		q.ring.pop()
+	case srcOOB:
+		q.oob.pop()
 	}
 }
 

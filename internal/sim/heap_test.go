@@ -117,11 +117,21 @@ func TestEventsMergeOrder(t *testing.T) {
 			if one.len() == 0 || rng.IntN(3) > 0 {
 				at := now + int64(rng.IntN(40))
 				kind, ver := evStage, uint32(0)
-				switch rng.IntN(4) {
+				switch rng.IntN(5) {
 				case 0:
 					kind = evHeartbeat
 				case 1:
 					kind, ver = evHeartbeat, 1
+				case 3:
+					// out of band: now, as the simulator pushes them, and
+					// now and then later (the ring must take those in
+					// order or hand them to the heap).
+					if rng.IntN(10) > 0 {
+						at = now
+					}
+					q.pushOOB(at, int32(op))
+					one.push(at, evHeartbeat, int32(op), 1)
+					continue
 				case 2:
 					at = now + interval
 					if rng.IntN(20) == 0 {

@@ -340,7 +340,7 @@ func (s *Sim) outOfBand(n *Node) {
 		return
 	}
 	n.oob = true
-	s.heap.push(s.now, evHeartbeat, n.idx, 1)
+	s.heap.pushOOB(s.now, n.idx)
 }
 
 func (s *Sim) nodeEvent(e *NodeEvent) error {
