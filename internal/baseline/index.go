@@ -92,7 +92,7 @@ type slot struct {
 	pos    int32 // in cls.slots; -1 when absent
 	parked bool  // in tmpSlots until the round ends
 	key    float64
-	jobs   indexheap.Heap[*entry]
+	jobs   jobHeap
 }
 
 type parked struct {
@@ -187,11 +187,10 @@ func (x *index) classFor(p int, req resource.Vector) *class {
 			if a.key != b.key {
 				return a.key < b.key
 			}
-			ea, eb := a.jobs.Top(), b.jobs.Top()
-			if ka, kb := ea.ph[p].key, eb.ph[p].key; ka != kb {
+			if ka, kb := a.jobs.topKey(), b.jobs.topKey(); ka != kb {
 				return ka < kb
 			}
-			return x.before(ea, eb)
+			return x.before(a.jobs.Top(), b.jobs.Top())
 		},
 	}
 	x.classes = append(x.classes, c)
@@ -204,15 +203,7 @@ func (c *class) slotFor(g *group, x *index) *slot {
 	}
 	p := c.phase
 	s := &slot{cls: c, g: g, pos: -1}
-	s.jobs = indexheap.Heap[*entry]{
-		Pos: func(e *entry) *int32 { return &e.ph[p].pos },
-		Less: func(a, b *entry) bool {
-			if ka, kb := a.ph[p].key, b.ph[p].key; ka != kb {
-				return ka < kb
-			}
-			return x.before(a, b)
-		},
-	}
+	s.jobs = jobHeap{p: p, order: x.order}
 	c.of[g] = s
 	if g != nil {
 		g.slots = append(g.slots, s)

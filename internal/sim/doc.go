@@ -11,9 +11,10 @@
 // # Model
 //
 // Time is virtual: int64 nanoseconds since Epoch, a fixed instant, so a
-// policy receives now = Epoch + offset. Events sit in a hand-written
-// binary heap of values ordered by (time, sequence number); equal times
-// fire in scheduling order. All randomness (the order of the heartbeat
+// policy receives now = Epoch + offset. Events are ordered by (time,
+// sequence number); equal times fire in scheduling order. They sit in a
+// hand-written binary heap of values, except for sources that are sorted
+// by construction (see Scale), merged with it in exactly that order. All randomness (the order of the heartbeat
 // stagger) comes from one *rand.Rand seeded by Config.Seed. Same inputs,
 // same run.
 //
@@ -170,23 +171,36 @@
 // A trace day holds millions of tasks, most of them waiting. A task is an
 // object (*Task) only from when a policy first sees it (Job.ReadyTasks,
 // Job.Task) until it succeeds; then its object goes back to a pool. A
-// job keeps its live tasks in pages of 512 pointers allocated while a
-// task of the page is live, and one bit per task saying whether it ever
-// started, so a phase
+// job keeps its live tasks in pages of up to 512 pointers (a power of
+// two, pooled by size) held while a task of the page is live, and one
+// bit per task saying whether it ever started, so a phase
 // of n tasks that have not started costs n/8 bytes here, and nothing more
 // when the workload describes it compactly (workload.TaskBatch: one
-// duration per task, shaped when the task is materialised). Ending a job
+// duration per task, shaped when the task is materialised). A batch
+// phase whose every task the Shaper shapes alike but for its duration
+// (one stage; checked task by task at New) is shaped by the simulator
+// from its own copy, without the Shaper; when every batch phase of the
+// workload is such, its tasks share the phase's Requested and Demand
+// vectors (read-only). Ending a job
 // is O(1): the active list is compacted when next read (Cluster.Jobs).
 // Materialisation follows the order ReadyTasks always used, so runs are
 // identical to eager storage.
 //
 // An overloaded day runs for days of virtual time, and most of its
-// events are periodic heartbeats of full nodes. Pending submissions are
-// a cursor over the (sorted) workload and the periodic heartbeats a heap
-// of their own, merged with the other events by (time, sequence), so
-// the order is exactly one heap's and the main heap stays small; a
-// FullNodeSkipper (the baselines) is not called for idle nodes; and
-// Config.TimingSample spares the two clock reads per call. Metrics
+// events are periodic heartbeats of full nodes. The event queue keeps
+// apart what is sorted by construction: pending submissions are a cursor
+// over the (sorted) workload; a node's next periodic heartbeat, pushed
+// by its last one at now + the fixed interval, and out-of-band
+// heartbeats, pushed at now, arrive in (time, sequence) order, so each
+// kind is a FIFO ring (O(1)); the rest (a node's first heartbeat after a
+// quiet spell, progress events, samples...) is a small heap. The sources
+// are merged by (time, sequence) on one counter, so the order is exactly
+// one heap's (TestEventsMergeOrder). A FullNodeSkipper (the baselines)
+// is not called for idle nodes (the heartbeat event still happens and
+// counts in Stats.Events); Config.TimingSample spares the two clock
+// reads per call, and the time.Time handed to policies is computed only
+// when one is called. settle recomputes a touched node once, twice only
+// after an over-commit failed a task. Metrics
 // samples keep the sums Jain's index needs (metrics.JainSums), not every
 // active job's share.
 //

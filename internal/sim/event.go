@@ -100,18 +100,27 @@ func (h *eventHeap) pop() event {
 //
 //   - submissions, in workload order (already sorted by time), as a
 //     cursor: job i has seq i+1, as if pushed first of all at the start;
-//   - periodic heartbeats (at most one per node) in a small heap of
-//     their own;
+//   - periodic heartbeats (at most one per node): those re-armed by the
+//     previous heartbeat of their node (pushPeriodic: at now + the
+//     interval) in a FIFO ring, the others (a node's first after a quiet
+//     spell or coming back, at now + its stagger offset) in a small heap;
+//   - out-of-band heartbeats (pushOOB, at the current time) in a second
+//     FIFO ring;
 //   - everything else in the main heap.
 //
 // Keeping the thousands of pending submissions and the per-node
 // heartbeat chains out of the main heap makes each push and pop walk a
-// shorter, cache-resident heap.
+// shorter, cache-resident heap. The ring needs no heap at all: the
+// simulator's clock never goes back and the interval is fixed, so
+// re-armed heartbeats are pushed in (at, seq) order and come out of the
+// ring in that order, O(1) each.
 type events struct {
 	main  eventHeap
 	hb    eventHeap
-	subAt []int64 // submission times by job index
-	sub   int     // next submission
+	ring  eventRing
+	oob   eventRing // out-of-band heartbeats (pushOOB)
+	subAt []int64   // submission times by job index
+	sub   int       // next submission
 	seq   uint64
 }
 
@@ -121,6 +130,12 @@ func (q *events) reset(subAt []int64, capMain, capHB int) {
 	q.subAt, q.sub = subAt, 0
 	q.main.ev = make([]event, 0, capMain)
 	q.hb.ev = make([]event, 0, capHB)
+	size := 8
+	for size < capHB {
+		size *= 2
+	}
+	q.ring = eventRing{ev: make([]event, size)}
+	q.oob = eventRing{ev: make([]event, size)}
 	q.seq = uint64(len(subAt))
 }
 
@@ -135,14 +150,43 @@ func (q *events) push(at int64, kind evKind, a int32, ver uint32) {
 	}
 }
 
+// pushPeriodic schedules node a's next periodic heartbeat at time at,
+// which must be no earlier than any heartbeat pushPeriodic scheduled
+// before (now + the fixed interval: the clock only moves forward); one
+// that is earlier goes to the heap, so the order stays exact either way.
+func (q *events) pushPeriodic(at int64, a int32) {
+	q.seq++
+	e := event{at: at, seq: q.seq, a: a, kind: evHeartbeat}
+	if !q.ring.append(e) {
+		q.hb.put(e)
+	}
+}
+
+// pushOOB schedules an out-of-band heartbeat of node a at time at, the
+// current time: such heartbeats are pushed in (at, seq) order, so a FIFO
+// ring holds them sorted (O(1), where the main heap sifted each one up
+// to its root and back down); one that is not in order goes to the main
+// heap.
+func (q *events) pushOOB(at int64, a int32) {
+	q.seq++
+	e := event{at: at, seq: q.seq, a: a, ver: 1, kind: evHeartbeat}
+	if !q.oob.append(e) {
+		q.main.put(e)
+	}
+}
+
 // len returns the number of pending events.
-func (q *events) len() int { return len(q.main.ev) + len(q.hb.ev) + len(q.subAt) - q.sub }
+func (q *events) len() int {
+	return len(q.main.ev) + len(q.hb.ev) + q.ring.n + q.oob.n + len(q.subAt) - q.sub
+}
 
 const (
 	srcNone = iota
 	srcSub
 	srcMain
 	srcHB
+	srcRing
+	srcOOB
 )
 
 // first returns the source of the earliest pending event and that
@@ -159,6 +203,12 @@ func (q *events) first() (int, event) {
 	if len(q.hb.ev) > 0 && (src == srcNone || q.hb.ev[0].before(&best)) {
 		src, best = srcHB, q.hb.ev[0]
 	}
+	if r := &q.ring; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
+		src, best = srcRing, r.ev[r.head]
+	}
+	if r := &q.oob; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
+		src, best = srcOOB, r.ev[r.head]
+	}
 	return src, best
 }
 
@@ -171,5 +221,42 @@ func (q *events) drop(src int) {
 		q.main.pop()
 	case srcHB:
 		q.hb.pop()
+	case srcRing:
+		q.ring.pop()
+	case srcOOB:
+		q.oob.pop()
 	}
+}
+
+// eventRing is a FIFO of events in (at, seq) order, in a circular
+// buffer of a power-of-two size that doubles when full.
+type eventRing struct {
+	ev      []event
+	head, n int
+}
+
+// append adds e at the tail if that keeps the ring in (at, seq) order
+// (e is not before the tail) and reports whether it did.
+func (r *eventRing) append(e event) bool {
+	mask := len(r.ev) - 1
+	if r.n > 0 && e.before(&r.ev[(r.head+r.n-1)&mask]) {
+		return false
+	}
+	if r.n == len(r.ev) {
+		grown := make([]event, max(2*len(r.ev), 8))
+		for i := range r.n {
+			grown[i] = r.ev[(r.head+i)&mask]
+		}
+		r.ev, r.head = grown, 0
+		mask = len(grown) - 1
+	}
+	r.ev[(r.head+r.n)&mask] = e
+	r.n++
+	return true
+}
+
+// pop removes the head; the ring must not be empty.
+func (r *eventRing) pop() {
+	r.head = (r.head + 1) & (len(r.ev) - 1)
+	r.n--
 }

@@ -78,6 +78,17 @@ type jobPhase struct {
 	// more than supportMin of; 0 when their requests differ, or with more
 	// than maxSupportKinds kinds (Sim.readyBy).
 	support uint8
+	// shaped is set when the phase is a workload.TaskBatch whose every
+	// task, as its Shaper shapes it, is the same one-stage task but for
+	// its duration (checked task by task at New): Sim.taskSpec then
+	// writes a task from logic, dataSize, req, demand and durs[i]
+	// without going through the batch and its Shaper (fewer cache
+	// misses per materialised task on a trace day).
+	shaped   bool
+	logic    string
+	demand   resource.Vector // the stage's demand (interned, read-only)
+	durs     []time.Duration // the batch's durations
+	shapeDat int64           // the batch's DataSize
 }
 
 // readyRef names a task that became ready; it is stale once the task's
@@ -346,19 +357,28 @@ type Task struct {
 	ver      uint32 // progress version; stage events carry it
 	run      *attempt
 	node     *Node
-	own      workload.TaskSpec // the spec of a task of a TaskBatch
+	// stage1 is own.Profile's first backing array, in the object itself
+	// next to run: a one-stage task's profile is written and read
+	// without touching another allocation.
+	stage1 [1]workload.Stage
+	own    workload.TaskSpec // the spec of a task of a TaskBatch
 }
 
 // attempt is the state of a running task attempt. Attempts are pooled by
 // the simulator, so starting and ending tasks does not allocate.
 type attempt struct {
+	// The fields recompute reads for every running task of a node come
+	// first, with the allocation's storage for up to allocInline kinds
+	// (one or two cache lines instead of three allocations).
 	alloc    resource.Vector
+	profile  []workload.Stage
+	stage    int
+	waiting  bool
+	allocArr [allocInline]float64
 	allocBuf []float64
 	plan     []AllocStep
 	planBuf  []float64
 	planIdx  int
-	profile  []workload.Stage
-	stage    int
 	rem      float64 // isolated nanoseconds left in the current stage
 	rate     float64
 	// pace is the fraction of its full speed the attempt progresses at,
@@ -377,7 +397,6 @@ type attempt struct {
 	pin        *Node       // Decision.Target of the assignment: host whatever the binding
 	rec        *attemptRec // Config.RecordTasks only
 	runNo      uint32
-	waiting    bool
 	fresh      bool // rem was just set: reschedule whatever the rate
 	planNext   bool
 	toPlan     bool // the scheduled progress event is a plan step, not a stage end

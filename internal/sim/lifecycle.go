@@ -16,13 +16,22 @@ func (s *Sim) getAttempt() *attempt {
 		s.pool = s.pool[:n-1]
 		return a
 	}
-	a := &attempt{allocBuf: make([]float64, s.k)}
+	a := &attempt{}
+	if s.k <= allocInline {
+		a.allocBuf = a.allocArr[:s.k:s.k]
+	} else {
+		a.allocBuf = make([]float64, s.k)
+	}
 	if s.cfg.RecordTasks {
 		sums := make([]float64, 3*s.k)
 		a.rec = &attemptRec{allocSum: sums[:s.k:s.k], usedSum: sums[s.k : 2*s.k : 2*s.k], demSum: sums[2*s.k:]}
 	}
 	return a
 }
+
+// allocInline is the number of kinds an attempt's allocation holds in
+// the attempt itself (attempt.allocArr); more are allocated apart.
+const allocInline = 4
 
 func (s *Sim) putAttempt(a *attempt) {
 	a.profile, a.plan, a.host, a.pin = nil, a.plan[:0], nil, nil
@@ -195,7 +204,7 @@ func (s *Sim) succeed(t *Task) {
 	ph.prog.FinishedDurationSum += dur
 	s.stats.Succeeded++
 	if s.tw != nil {
-		s.tw.TaskEnded(s.nowT, t, schedkit.TaskSucceeded)
+		s.tw.TaskEnded(s.Now(), t, schedkit.TaskSucceeded)
 	}
 	if j.state == jobActive {
 		s.advancePhases(j)
@@ -215,7 +224,7 @@ func (s *Sim) requeue(t *Task, state schedkit.TaskState, outcome metrics.TaskOut
 	ph.prog.Ready++
 	s.addReady(j, t.phase, 1)
 	if s.tw != nil {
-		s.tw.TaskEnded(s.nowT, t, state)
+		s.tw.TaskEnded(s.Now(), t, state)
 	}
 }
 
@@ -326,7 +335,7 @@ func (s *Sim) endJob(j *Job, outcome metrics.Outcome, reason string) {
 	s.ended++
 	s.lastChange = s.now
 	if s.jw != nil {
-		s.jw.JobEnded(s.nowT, j, outcome)
+		s.jw.JobEnded(s.Now(), j, outcome)
 	}
 }
 

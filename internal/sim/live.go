@@ -43,24 +43,47 @@ func (j *Job) dropLive(x int32) {
 	}
 }
 
-// newPage returns a cleared page of n pointers (full pages are pooled).
+// newPage returns a cleared page for n pointers: its length is the
+// smallest power of two ≥ n (at least minPage), so pages of every size
+// are pooled by class and a day's thousands of small jobs allocate none
+// once the pools are warm. Entries past n stay nil.
 func (s *Sim) newPage(n int) []*Task {
-	if n == livePage {
-		if k := len(s.pages); k > 0 {
-			pg := s.pages[k-1]
-			s.pages[k-1] = nil
-			s.pages = s.pages[:k-1]
-			return pg
-		}
+	c := pageClass(n)
+	if k := len(s.pages[c]); k > 0 {
+		pg := s.pages[c][k-1]
+		s.pages[c][k-1] = nil
+		s.pages[c] = s.pages[c][:k-1]
+		return pg
 	}
-	return make([]*Task, n)
+	return make([]*Task, minPage<<c)
 }
 
-// freePage takes back an empty page.
+// freePage takes back an empty page (every entry nil).
 func (s *Sim) freePage(pg []*Task) {
-	if len(pg) == livePage {
-		s.pages = append(s.pages, pg)
+	c := pageClass(len(pg))
+	s.pages[c] = append(s.pages[c], pg)
+}
+
+// minPage is the smallest page; pageClasses the number of page sizes,
+// minPage·2^c for c < pageClasses, the last one livePage.
+const (
+	minPage     = 8
+	pageClasses = 7
+)
+
+// The largest class is livePage.
+const (
+	_ = uint(livePage - minPage<<(pageClasses-1))
+	_ = uint(minPage<<(pageClasses-1) - livePage)
+)
+
+// pageClass returns the class of a page for n ≤ livePage pointers.
+func pageClass(n int) int {
+	c := 0
+	for minPage<<c < n {
+		c++
 	}
+	return c
 }
 
 // sortedLive returns the live tasks of phase p (all phases if p < 0) in

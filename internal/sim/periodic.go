@@ -28,7 +28,7 @@ func (s *Sim) tick() error {
 	s.heap.push(s.now+int64(s.cfg.TickInterval), evTick, 0, 0)
 	s.stats.Ticks++
 	t0 := s.tic()
-	dst, err := s.tk.Tick(s.nowT, &s.cluster, s.dst[:0])
+	dst, err := s.tk.Tick(s.Now(), &s.cluster, s.dst[:0])
 	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
@@ -70,7 +70,7 @@ func (s *Sim) usageSample() {
 				}
 				u[k] = s.noisy(x)
 			}
-			s.uw.TaskSampled(s.nowT, t, u)
+			s.uw.TaskSampled(s.Now(), t, u)
 		}
 		for _, t := range n.guests {
 			a, home := t.run, t.node
@@ -83,7 +83,7 @@ func (s *Sim) usageSample() {
 		for k := range tot {
 			tot[k] = s.noisy(tot[k])
 		}
-		s.uw.NodeSampled(s.nowT, n, tot)
+		s.uw.NodeSampled(s.Now(), n, tot)
 	}
 	s.usageTime += time.Since(t0)
 }

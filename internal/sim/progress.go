@@ -53,6 +53,7 @@ func (s *Sim) use(a *attempt, k int) float64 {
 // started task first, until the node fits), compression rates and the
 // progress rate of every task they affect.
 func (s *Sim) settle() {
+	failed := false
 	for i := 0; i < len(s.dirty); i++ {
 		n := s.dirty[i]
 		for {
@@ -62,10 +63,18 @@ func (s *Sim) settle() {
 				break
 			}
 			s.overcommit(v)
+			failed = true
 		}
 	}
-	for _, n := range s.dirty {
-		s.recompute(n) // a host may have changed after it was first done
+	if failed {
+		// A failure may have ended tasks (its job's, if it failed the
+		// job) on nodes recomputed before it, and changed a host's
+		// guests. Without one, nothing changed since each node's
+		// recompute, which depends only on the node's own tasks and
+		// guests: doing it again would give the same values.
+		for _, n := range s.dirty {
+			s.recompute(n)
+		}
 	}
 	for _, n := range s.dirty {
 		for _, t := range n.running {

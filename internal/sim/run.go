@@ -11,7 +11,12 @@ import (
 )
 
 // Now returns the current virtual time.
-func (s *Sim) Now() time.Time { return s.nowT }
+func (s *Sim) Now() time.Time {
+	if !s.nowOK { // computed when first asked: most events call no one
+		s.nowT, s.nowOK = Epoch.Add(time.Duration(s.now)), true
+	}
+	return s.nowT
+}
 
 // Elapsed returns the virtual time since the start of the run.
 func (s *Sim) Elapsed() time.Duration { return time.Duration(s.now) }
@@ -38,7 +43,7 @@ func (s *Sim) Job(i int) *Job {
 
 func (s *Sim) setNow(t int64) {
 	s.now = t
-	s.nowT = Epoch.Add(time.Duration(t))
+	s.nowOK = false
 }
 
 // start schedules the initial events and tells a NodeWatcher about the
@@ -218,7 +223,7 @@ func (s *Sim) submit(j *Job) error {
 	s.wakeHeartbeats()
 	s.wakePeriodic()
 	t0 := s.tic()
-	err := s.policy.Submit(s.nowT, j)
+	err := s.policy.Submit(s.Now(), j)
 	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
@@ -259,7 +264,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 			}
 			return nil
 		}
-		s.heap.push(s.now+int64(s.cfg.HeartbeatInterval), evHeartbeat, n.idx, 0)
+		s.heap.pushPeriodic(s.now+int64(s.cfg.HeartbeatInterval), n.idx)
 	}
 	if !n.up || s.nActive == 0 {
 		return nil
@@ -270,7 +275,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 	}
 	s.stats.Heartbeats++
 	t0 := s.tic()
-	dst, err := s.policy.Heartbeat(s.nowT, n, &s.cluster, s.dst[:0])
+	dst, err := s.policy.Heartbeat(s.Now(), n, &s.cluster, s.dst[:0])
 	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
@@ -282,7 +287,7 @@ func (s *Sim) heartbeat(n *Node, oob bool) error {
 
 func (s *Sim) callNodeChanged(n *Node, up bool) error {
 	t0 := s.tic()
-	dst, err := s.nw.NodeChanged(s.nowT, n, up, &s.cluster, s.dst[:0])
+	dst, err := s.nw.NodeChanged(s.Now(), n, up, &s.cluster, s.dst[:0])
 	s.toc(t0)
 	s.stats.PolicyCalls++
 	if err != nil {
@@ -335,7 +340,7 @@ func (s *Sim) outOfBand(n *Node) {
 		return
 	}
 	n.oob = true
-	s.heap.push(s.now, evHeartbeat, n.idx, 1)
+	s.heap.pushOOB(s.now, n.idx)
 }
 
 func (s *Sim) nodeEvent(e *NodeEvent) error {

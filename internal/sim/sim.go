@@ -55,22 +55,28 @@ type Sim struct {
 	noise  *rand.Rand // usage-sample noise, apart from rng
 	name   string
 
-	jobs     []Job
-	tasks    []*Task // every task object, live or pooled; index = Task.gidx
-	free     []*Task // pooled task objects (their tasks succeeded)
-	slab     []Task  // fresh task objects not handed out yet
-	liveBuf  []*Task
-	pages    [][]*Task         // pooled pages of live tasks (live.go)
-	specBuf  workload.TaskSpec // checks tasks of a TaskBatch at New
-	fitReq   resource.Vector   // the last request found to fit a node
-	nodes    []Node
-	live     []*Node
-	capacity resource.Vector
-	active   []*Job // submission order; ended jobs linger until activeList compacts
-	nActive  int    // active jobs
-	holes    int    // ended jobs still in active
-	byID     map[schedkit.JobID]*Job
-	cluster  Cluster
+	jobs    []Job
+	tasks   []*Task // every task object, live or pooled; index = Task.gidx
+	free    []*Task // pooled task objects (their tasks succeeded)
+	slab    []Task  // fresh task objects not handed out yet
+	liveBuf []*Task
+	pages   [pageClasses][][]*Task // pooled pages of live tasks by size class (live.go)
+	specBuf workload.TaskSpec      // checks tasks of a TaskBatch at New
+	fitReq  resource.Vector        // the last request found to fit a node
+	// shareShapes: every TaskBatch phase is shaped (jobPhase.shaped), so
+	// no Shaper ever writes into a task's buffer, and a shaped task's
+	// Requested and stage Demand can be the phase's (read-only, shared
+	// by its tasks and kept in cache) instead of copies.
+	shareShapes bool
+	interned    []resource.Vector // shared request and demand vectors (intern)
+	nodes       []Node
+	live        []*Node
+	capacity    resource.Vector
+	active      []*Job // submission order; ended jobs linger until activeList compacts
+	nActive     int    // active jobs
+	holes       int    // ended jobs still in active
+	byID        map[schedkit.JobID]*Job
+	cluster     Cluster
 
 	compressible []bool
 	integral     []bool
@@ -80,7 +86,8 @@ type Sim struct {
 
 	heap     events
 	now      int64
-	nowT     time.Time
+	nowT     time.Time // Epoch + now, once Now computed it (nowOK)
+	nowOK    bool
 	pool     []*attempt
 	runNo    uint32
 	startSeq uint64
@@ -257,6 +264,8 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 	allocs := make([]float64, s.k*len(w.Jobs))
 	started := make([]uint64, 0, nTasks/64+2*len(w.Jobs))
 	var last time.Duration
+	unshaped := false
+	defer func() { s.shareShapes = !unshaped }()
 	for i := range w.Jobs {
 		js := &w.Jobs[i]
 		if js.ID == "" {
@@ -293,6 +302,7 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			n := sp.Len()
 			ph.prog.Total = n
 			hasLoc := false
+			shaped := len(sp.Tasks) == 0 && sp.Batch != nil
 			for x := range n {
 				ts, err := sp.Task(x, &s.specBuf)
 				if err != nil {
@@ -302,9 +312,12 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 					return err
 				}
 				if x == 0 {
-					ph.req = append(resource.Vector(nil), ts.Requested...)
+					ph.req = s.intern(ts.Requested)
 				} else if ph.req != nil && !sameVector(ph.req, ts.Requested) {
 					ph.req = nil
+				}
+				if shaped {
+					shaped = s.sameShape(ph, sp.Batch, x, ts)
 				}
 				if len(ts.Locations) > 0 {
 					hasLoc = true
@@ -313,6 +326,11 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			}
 			if hasLoc {
 				ph.loc = buildLocality(sp.Tasks, ph.first)
+			}
+			if shaped && n > 0 && ph.req != nil {
+				ph.shaped, ph.durs = true, sp.Batch.Durations
+			} else {
+				ph.demand, ph.logic = nil, ""
 			}
 			if ph.req != nil && s.k <= maxSupportKinds {
 				for k, r := range ph.req {
@@ -327,6 +345,11 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 			return &WorkloadError{Job: js.ID, Reason: "no tasks"}
 		}
 		j.nTasks = total
+		for p := range j.phases {
+			if js.Phases[p].Batch != nil && len(js.Phases[p].Tasks) == 0 && !j.phases[p].shaped {
+				unshaped = true
+			}
+		}
 		words := (total + 63) / 64
 		started = append(started, make([]uint64, words)...)
 		j.begun = started[len(started)-words : len(started) : len(started)]
@@ -416,13 +439,79 @@ func buildLocality(tasks []workload.TaskSpec, first int) *locality {
 
 // taskSpec returns the workload's description of task i of phase p of j:
 // its TaskSpec, or, for a TaskBatch, the task shaped into buf (checked at
-// New, so shaping it again cannot fail).
+// New, so shaping it again cannot fail). A shaped phase (jobPhase.shaped)
+// writes into buf what the Shaper would, from the phase's copy of it.
 func (s *Sim) taskSpec(j *Job, p, i int, buf *workload.TaskSpec) *workload.TaskSpec {
+	if ph := &j.phases[p]; ph.shaped {
+		buf.Logic, buf.DataSize, buf.Locations = ph.logic, ph.shapeDat, nil
+		if cap(buf.Profile) < 1 {
+			buf.Profile = make([]workload.Stage, 1)
+		}
+		buf.Profile = buf.Profile[:1]
+		buf.Profile[0].Duration = ph.durs[i]
+		if s.shareShapes {
+			buf.Requested, buf.Profile[0].Demand = ph.req, ph.demand
+		} else {
+			buf.Requested = append(buf.Requested[:0], ph.req...)
+			buf.Profile[0].Demand = append(buf.Profile[0].Demand[:0], ph.demand...)
+		}
+		return buf
+	}
 	ts, err := j.spec.Phases[p].Task(i, buf)
 	if err != nil {
 		return buf
 	}
 	return ts
+}
+
+// sameShape reports whether task x of batch b, shaped as ts, is the
+// phase's one-stage shape (set from task 0) with duration Durations[x]:
+// same Logic, DataSize and Requested, no Locations, one stage whose
+// Duration is the batch's and whose Demand is the phase's. Vectors are
+// compared bit for bit, so a copy is the shaped task exactly.
+func (s *Sim) sameShape(ph *jobPhase, b *workload.TaskBatch, x int, ts *workload.TaskSpec) bool {
+	if len(ts.Locations) > 0 || len(ts.Profile) != 1 || ts.Profile[0].Duration != b.Durations[x] {
+		return false
+	}
+	if x == 0 {
+		ph.logic, ph.shapeDat = ts.Logic, ts.DataSize
+		ph.demand = s.intern(ts.Profile[0].Demand)
+		return sameBits(ph.req, ts.Requested)
+	}
+	return ts.Logic == ph.logic && ts.DataSize == ph.shapeDat &&
+		sameBits(ph.req, ts.Requested) && sameBits(ph.demand, ts.Profile[0].Demand)
+}
+
+// intern returns a read-only copy of v, shared with earlier calls for
+// the same vector (bit for bit): the phases of a trace day ask for a
+// handful of vectors, and one shared copy stays in cache.
+func (s *Sim) intern(v resource.Vector) resource.Vector {
+	for _, u := range s.interned {
+		if sameBits(u, v) {
+			return u
+		}
+	}
+	u := append(resource.Vector(nil), v...)
+	if len(s.interned) < maxInterned {
+		s.interned = append(s.interned, u)
+	}
+	return u
+}
+
+// maxInterned bounds Sim.interned (a workload of all-different vectors
+// keeps its own copies, as before).
+const maxInterned = 16
+
+func sameBits(a, b resource.Vector) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func taskID(j *Job, p, i int) schedkit.TaskID {
@@ -445,6 +534,7 @@ func (s *Sim) materialize(j *Job, x int32) *Task {
 		}
 		t = &s.slab[0]
 		s.slab = s.slab[1:]
+		t.own.Profile = t.stage1[:0:1]
 		t.gidx = int32(len(s.tasks))
 		s.tasks = append(s.tasks, t)
 	}
