@@ -107,8 +107,11 @@ type DBS struct {
 	slot [2]int
 	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
 	skipIdle bool
-	slab     []dbsJob // views not yet used of the last block (newJob)
-	lastJob  *sim.Job // the job of the last assignment (Heartbeat)
+	// holdReduces: reduces wait for every map (not EarlyReduces;
+	// AssignsComputingPhasesOnly).
+	holdReduces bool
+	slab        []dbsJob // views not yet used of the last block (newJob)
+	lastJob     *sim.Job // the job of the last assignment (Heartbeat)
 	// eager: Update after every assignment (tests compare it with the
 	// lazy Updates of exactStarts jobs).
 	eager bool
@@ -152,7 +155,7 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 		q[dbs.High].Price = (1 + DBSPriceSpread) * ref
 	}
 	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q,
-		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2}
+		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2, holdReduces: !opt.EarlyReduces}
 	if p.name == "" {
 		p.name = "DBS"
 	}
@@ -209,7 +212,9 @@ func (p *DBS) Stats() DBSStats {
 //     a job whose phase asks the other kind), so the simulator counts
 //     the node idle only when, for every phase k with a ready task, it
 //     has no free slot of kind k (a phase whose tasks ask differently
-//     never lets a node count as idle): dbs would assign nothing.
+//     never lets a node count as idle): dbs would assign nothing. With
+//     AssignsComputingPhasesOnly, ready reduces whose maps are not all
+//     finished are left out of that test: dbs gives them nothing.
 //  2. What the call does besides is deferred to the next call, with
 //     the same result. The Updates of marked jobs read the counters
 //     as they are when run, and the queue heaps' heads do not depend
@@ -225,6 +230,16 @@ func (p *DBS) Stats() DBSStats {
 // broken) is returned by the next call. TestDBSQuietHeartbeatsChangeNothing
 // compares whole runs with and without Config.DeliverFullHeartbeats.
 func (p *DBS) SkipFullNodes() bool { return p.skipIdle }
+
+// AssignsComputingPhasesOnly implements sim.ComputingPhaseAssigner: true
+// unless EarlyReduces. dbs assigns only a job's maps and reduces, and a
+// reduce only when its view of the job has no unfinished map; that view
+// is a snapshot of the simulator's counters (Update), and finished
+// counts only grow, so the simulator's maps are finished too: the
+// reduce's phase computes. The idle test then ignores reduces that
+// slow-start made ready but dbs holds back, which point 1 of
+// SkipFullNodes' argument allows (dbs would give their slots nothing).
+func (p *DBS) AssignsComputingPhasesOnly() bool { return p.holdReduces }
 
 // checkSlots returns an error when one of j's first two phases has
 // tasks that all ask some of the other phase's slot kind.

@@ -102,6 +102,10 @@ func (s *Sim) apply(d *Decision) {
 			s.invalid("assign: task %s is not ready (%v)", t.ID(), t.state)
 			return
 		}
+		if s.computingOnly && int(t.phase) > t.job.doneThrough {
+			s.invalid("assign: task %s: its phase does not compute yet, and the policy assigns only computing phases (ComputingPhaseAssigner)", t.ID())
+			return
+		}
 		n := s.targetNode(d.Node, "assign")
 		if n == nil {
 			return
@@ -146,6 +150,10 @@ func (s *Sim) apply(d *Decision) {
 		ph := &j.phases[d.Phase]
 		if d.Count <= 0 || !ph.unlocked || d.Count > ph.prog.Ready {
 			s.invalid("assign-phase: job %s %v: %d tasks asked, %d ready", j.id, d.Phase, d.Count, readyOf(ph))
+			return
+		}
+		if s.computingOnly && int(d.Phase) > j.doneThrough {
+			s.invalid("assign-phase: job %s %v does not compute yet, and the policy assigns only computing phases (ComputingPhaseAssigner)", j.id, d.Phase)
 			return
 		}
 		n := s.targetNode(d.Node, "assign-phase")

@@ -111,7 +111,10 @@
 // Policy.Heartbeat once, except that a policy implementing
 // FullNodeSkipper is not called for an idle node (nothing available in
 // any kind, or no ready task's kinds available): the heartbeat happens,
-// on schedule, without the call.
+// on schedule, without the call. A policy that also implements
+// ComputingPhaseAssigner (dbs: reduces wait for every map) has only the
+// ready tasks of computing phases counted in that test, and may assign
+// nothing else.
 //
 // Offload (paper 001). Kinds listed in Config.OffloadKinds that a node
 // has no capacity for are served by the node it is bound to (Bind

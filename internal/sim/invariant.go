@@ -150,7 +150,9 @@ func (s *Sim) CheckInvariants() error {
 			}
 			ready += pr.Ready
 			readyIn[p] += pr.Ready
-			readyBy[ph.support] += pr.Ready
+			if !s.computingOnly || p <= j.doneThrough {
+				readyBy[ph.support] += pr.Ready
+			}
 			running += r
 			if pr.RunningStartSum != startSum {
 				return fail("job %s phase %d start sum %v, want %v", j.id, p, pr.RunningStartSum, startSum)

@@ -249,7 +249,14 @@ func (s *Sim) unlock(j *Job, p int) {
 func (s *Sim) addReady(j *Job, p schedkit.Phase, n int) {
 	s.ready += n
 	s.readyIn[p] += n
-	m := j.phases[p].support
+	if s.computingOnly && int(p) > j.doneThrough {
+		return // counted in readyBy when the phase starts computing
+	}
+	s.addReadyBy(j.phases[p].support, n)
+}
+
+// addReadyBy adds n ready tasks of support m to readyBy.
+func (s *Sim) addReadyBy(m uint8, n int) {
 	if s.readyBy[m] += n; s.readyBy[m] > 0 {
 		s.readyMasks |= 1 << m
 	} else {
@@ -278,6 +285,9 @@ func (s *Sim) advancePhases(j *Job) {
 	old := j.doneThrough
 	for j.doneThrough < len(j.phases) && j.phases[j.doneThrough].prog.Finished == j.phases[j.doneThrough].prog.Total {
 		j.doneThrough++
+		if p := j.doneThrough; s.computingOnly && p < len(j.phases) && j.phases[p].prog.Ready > 0 {
+			s.addReadyBy(j.phases[p].support, j.phases[p].prog.Ready)
+		}
 	}
 	if j.doneThrough == len(j.phases) {
 		s.endJob(j, metrics.Completed, "")

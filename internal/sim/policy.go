@@ -123,6 +123,19 @@ type FullNodeSkipper interface {
 	SkipFullNodes() bool
 }
 
+// ComputingPhaseAssigner refines FullNodeSkipper for a policy that
+// assigns a task only when its phase computes (Job.PhaseComputes: every
+// task of the earlier phases finished), whatever the simulator's
+// slow-start makes ready earlier: dbs holds a job's reduces until its
+// maps are done. If AssignsComputingPhasesOnly returns true (and
+// SkipFullNodes does), the idle test above counts only the ready tasks
+// of phases that compute, so a node whose free slots only such held
+// tasks could use counts as idle. An assignment of a task whose phase
+// does not compute is then invalid (the policy broke its word).
+type ComputingPhaseAssigner interface {
+	AssignsComputingPhasesOnly() bool
+}
+
 // DecisionKind says what a Decision asks the simulator to do.
 type DecisionKind uint8
 

@@ -51,9 +51,12 @@ type Sim struct {
 	tk     Ticker
 	uw     UsageWatcher
 	quiet  bool // skip heartbeats of full nodes (FullNodeSkipper)
-	rng    *rand.Rand
-	noise  *rand.Rand // usage-sample noise, apart from rng
-	name   string
+	// computingOnly: the policy assigns only tasks of computing phases
+	// (ComputingPhaseAssigner); readyBy counts only those.
+	computingOnly bool
+	rng           *rand.Rand
+	noise         *rand.Rand // usage-sample noise, apart from rng
+	name          string
 
 	jobs    []Job
 	tasks   []*Task // every task object, live or pooled; index = Task.gidx
@@ -107,7 +110,8 @@ type Sim struct {
 	ready   int // Σ Ready over active jobs
 	readyIn [schedkit.MaxPhases]int
 	// readyBy counts ready tasks by their phase's support (the kinds
-	// they ask a positive amount of; 0: unknown or none), readyMasks
+	// they ask a positive amount of; 0: unknown or none; with
+	// computingOnly, tasks of computing phases only), readyMasks
 	// the supports with a count > 0: a node whose available kinds
 	// include no ready task's support can take no ready task
 	// (FullNodeSkipper).
@@ -169,6 +173,9 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 	}
 	if fs, ok := p.(FullNodeSkipper); ok && !cfg.DeliverFullHeartbeats {
 		s.quiet = fs.SkipFullNodes()
+	}
+	if ca, ok := p.(ComputingPhaseAssigner); ok {
+		s.computingOnly = ca.AssignsComputingPhasesOnly()
 	}
 	s.noise = rand.New(rand.NewPCG(cfg.Seed^0x6e6f697365, cfg.Seed+0x5a3c))
 	s.useBuf, s.nodeBuf = s.space.Zero(), s.space.Zero()
