@@ -83,6 +83,8 @@ type Error struct {
 	Err    error // ErrInvalid or ErrNotFound
 }
 
+// Error returns the message, prefixed "podjob: " and naming the object
+// and, if any, the key at fault.
 func (e *Error) Error() string {
 	if e.Key != "" {
 		return fmt.Sprintf("podjob: %s: %s: %s", e.Object, e.Key, e.Reason)

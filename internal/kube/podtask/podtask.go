@@ -49,6 +49,7 @@ type Error struct {
 	Reason string
 }
 
+// Error returns Detail prefixed "podtask: ".
 func (e *Error) Error() string { return "podtask: " + e.Detail() }
 
 // Detail is the error's text without the package prefix, for a host
