@@ -116,7 +116,7 @@ func TestIndexMatchesScan(t *testing.T) {
 			if d := cmp.Diff(rn.Jobs, rf.Jobs); d != "" {
 				t.Fatalf("seed %d %s: jobs differ from the scan (-scan +index):\n%s", seed, fast.Name(), d)
 			}
-			if delivered(sf) != sn {
+			if sf.Delivered() != sn {
 				t.Fatalf("seed %d %s: stats %+v, scan %+v", seed, fast.Name(), sf, sn)
 			}
 		}

@@ -95,7 +95,7 @@ func TestQuietHeartbeatsChangeNothing(t *testing.T) {
 					t.Fatalf("%s: %d quiet heartbeats with DeliverFullHeartbeats", name, sd.QuietHeartbeats)
 				}
 				quietTotal += sq.QuietHeartbeats
-				if got, want := delivered(sq), sd; got != want {
+				if got, want := sq.Delivered(), sd; got != want {
 					t.Fatalf("%s: stats %+v quiet, %+v delivered", name, got, want)
 				}
 				if rq.Decisions+sq.QuietHeartbeats != rd.Decisions {
@@ -112,12 +112,4 @@ func TestQuietHeartbeatsChangeNothing(t *testing.T) {
 		t.Fatal("no heartbeat was skipped: the test tests nothing")
 	}
 	t.Logf("%d heartbeats skipped", quietTotal)
-}
-
-// delivered is st as if every quiet heartbeat had been delivered.
-func delivered(st sim.Stats) sim.Stats {
-	st.Heartbeats += st.QuietHeartbeats
-	st.PolicyCalls += st.QuietHeartbeats
-	st.QuietHeartbeats = 0
-	return st
 }

@@ -162,7 +162,7 @@ func TestDBSQuietHeartbeatsChangeNothing(t *testing.T) {
 			}
 			quiet += sq.QuietHeartbeats
 			moves += pq.Promotions + pq.Demotions
-			if got, want := delivered(sq), sd; got != want {
+			if got, want := sq.Delivered(), sd; got != want {
 				t.Fatalf("%s: stats %+v quiet, %+v delivered", name, got, want)
 			}
 			if d := cmp.Diff(pd, pq); d != "" {
@@ -182,14 +182,6 @@ func TestDBSQuietHeartbeatsChangeNothing(t *testing.T) {
 		t.Fatalf("%d heartbeats skipped, %d queue moves: the test tests too little", quiet, moves)
 	}
 	t.Logf("%d heartbeats skipped, %d queue moves", quiet, moves)
-}
-
-// delivered is st as if every quiet heartbeat had been delivered.
-func delivered(st sim.Stats) sim.Stats {
-	st.Heartbeats += st.QuietHeartbeats
-	st.PolicyCalls += st.QuietHeartbeats
-	st.QuietHeartbeats = 0
-	return st
 }
 
 // TestDBSSkipsOnlyWithSlotSpace: DBS declares idle heartbeats no-ops

@@ -38,6 +38,17 @@ type Stats struct {
 	UsageSamples    int // usage sampling rounds delivered to a UsageWatcher
 }
 
+// Delivered returns st as if every quiet heartbeat had been delivered:
+// the counters a run with Config.DeliverFullHeartbeats has when the
+// skipped calls were indeed no-ops (how tests of a FullNodeSkipper
+// compare the two runs).
+func (st Stats) Delivered() Stats {
+	st.Heartbeats += st.QuietHeartbeats
+	st.PolicyCalls += st.QuietHeartbeats
+	st.QuietHeartbeats = 0
+	return st
+}
+
 // Sim is one simulation of one policy on one workload. It is not safe for
 // concurrent use; run independent simulations in parallel instead.
 type Sim struct {
