@@ -21,6 +21,9 @@ import (
 //   - node allocation and availability equal the sum over running tasks;
 //   - every ended job ended exactly once and holds nothing; the active
 //     list holds exactly the active jobs, in submission order;
+//   - the holding set is the jobs allocated a positive amount of some
+//     kind, and the Jain sums a sample takes over it are those over every
+//     active job, bit for bit;
 //   - the cluster counters (ready, running, progressing) match;
 //   - every running task's rate and pace are what the compression model
 //     gives now (settled); its pace is in [0, 1], its rate at most the
@@ -35,6 +38,9 @@ func (s *Sim) CheckInvariants() error {
 		return fmt.Errorf("%w at %v: %s", ErrInvariant, time.Duration(s.now), fmt.Sprintf(format, args...))
 	}
 	active := s.activeList()
+	if got, want := s.jainSums(), s.naiveJainSums(); got != want {
+		return fail("Jain sums %+v over the holding set, %+v over the active jobs", got, want)
+	}
 	var view Task
 	ready, running, progressing := 0, 0, 0
 	var readyIn [schedkit.MaxPhases]int
@@ -43,6 +49,13 @@ func (s *Sim) CheckInvariants() error {
 	ended := 0
 	for ji := range s.jobs {
 		j := &s.jobs[ji]
+		holds := false
+		for _, x := range j.alloc {
+			holds = holds || x > 0
+		}
+		if in := s.holding[ji>>6]&(1<<(ji&63)) != 0; in != holds {
+			return fail("job %s in the holding set: %v, allocation %v", j.id, in, j.alloc)
+		}
 		switch j.state {
 		case jobEnded:
 			ended++

@@ -121,6 +121,7 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 	}
 	s.accrue(j)
 	_ = j.alloc.Add(a.alloc)
+	s.noteAlloc(j)
 	ph := &j.phases[t.phase]
 	ph.prog.Running++
 	ph.prog.Ready--
@@ -164,6 +165,7 @@ func (s *Sim) endAttempt(t *Task, outcome metrics.TaskOutcome) {
 		s.recordAttempt(t, outcome)
 	}
 	_ = j.alloc.Sub(a.alloc)
+	s.noteAlloc(j)
 	for k := range a.alloc {
 		if !n.offloaded[k] {
 			n.alloc[k] -= a.alloc[k]

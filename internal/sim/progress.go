@@ -328,6 +328,7 @@ func (s *Sim) planStep(t *Task) {
 	a.planRem = float64(a.plan[a.planIdx].Duration)
 	_ = j.alloc.Sub(old)
 	_ = j.alloc.Add(a.alloc)
+	s.noteAlloc(j)
 	over := false
 	for k := range a.alloc {
 		if n.offloaded[k] {

@@ -87,10 +87,14 @@ type Sim struct {
 	live        []*Node
 	capacity    resource.Vector
 	active      []*Job // submission order; ended jobs linger until activeList compacts
-	nActive     int    // active jobs
-	holes       int    // ended jobs still in active
-	byID        map[schedkit.JobID]*Job
-	cluster     Cluster
+	// holding has bit i set iff job i's allocation has a positive amount
+	// of some kind (noteAlloc): the only jobs whose dominant share a
+	// metrics sample adds up (jainSums).
+	holding []uint64
+	nActive int // active jobs
+	holes   int // ended jobs still in active
+	byID    map[schedkit.JobID]*Job
+	cluster Cluster
 
 	compressible []bool
 	integral     []bool
@@ -279,6 +283,7 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 		return &WorkloadError{Reason: "too many jobs or tasks"}
 	}
 	s.jobs = make([]Job, len(w.Jobs))
+	s.holding = make([]uint64, (len(w.Jobs)+63)/64)
 	allocs := make([]float64, s.k*len(w.Jobs))
 	started := make([]uint64, 0, nTasks/64+2*len(w.Jobs))
 	var last time.Duration
