@@ -55,17 +55,7 @@ const epsilon = 1e-9
 func (b *batch) state(j *sim.Job) *jobBatch {
 	i := j.Index()
 	if i >= len(b.jobs) {
-		old := len(b.jobs)
-		b.jobs = append(b.jobs, make([]jobBatch, i+1-len(b.jobs))...)
-		if old > 0 {
-			// The states moved: an inline extra must follow its array
-			// (its values moved with it).
-			for x := range b.jobs[:old] {
-				if st := &b.jobs[x]; st.extra != nil && len(st.extra) <= extraInline {
-					st.extra = st.extraArr[:len(st.extra):len(st.extra)]
-				}
-			}
-		}
+		b.grow(i + 1)
 	}
 	s := &b.jobs[i]
 	if s.gen != b.gen {
@@ -85,6 +75,29 @@ func (b *batch) state(j *sim.Job) *jobBatch {
 		}
 	}
 	return s
+}
+
+// grow makes room for the states of the first n jobs. The states are
+// reallocated only when the capacity runs out, doubling it, so a day's
+// jobs, first looked at one by one in submission order, cost O(1)
+// amortised each: only then have the states moved, and an inline extra
+// must follow its array (its values moved with it). (Growing by exactly
+// the missing states and re-pointing every extra each time cost
+// O(jobs²) over a trace day.)
+func (b *batch) grow(n int) {
+	old := len(b.jobs)
+	if n <= cap(b.jobs) {
+		b.jobs = b.jobs[:n] // never used before: zero
+		return
+	}
+	grown := make([]jobBatch, n, max(n, 2*cap(b.jobs)))
+	copy(grown, b.jobs)
+	b.jobs = grown
+	for x := range b.jobs[:old] {
+		if st := &b.jobs[x]; st.extra != nil && len(st.extra) <= extraInline {
+			st.extra = st.extraArr[:len(st.extra):len(st.extra)]
+		}
+	}
 }
 
 // peek returns the next ready task of j's phase p not yet chosen in this
