@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/indexheap"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -82,7 +81,7 @@ type phaseEntry struct {
 type class struct {
 	phase int
 	req   resource.Vector
-	slots indexheap.Heap[*slot]
+	slots slotHeap
 	of    map[*group]*slot
 }
 
@@ -181,18 +180,7 @@ func (x *index) classFor(p int, req resource.Vector) *class {
 		return nil
 	}
 	c := &class{phase: p, req: append(resource.Vector(nil), req...), of: map[*group]*slot{}}
-	c.slots = indexheap.Heap[*slot]{
-		Pos: func(s *slot) *int32 { return &s.pos },
-		Less: func(a, b *slot) bool {
-			if a.key != b.key {
-				return a.key < b.key
-			}
-			if ka, kb := a.jobs.topKey(), b.jobs.topKey(); ka != kb {
-				return ka < kb
-			}
-			return x.before(a.jobs.Top(), b.jobs.Top())
-		},
-	}
+	c.slots = slotHeap{order: x.order}
 	x.classes = append(x.classes, c)
 	return c
 }

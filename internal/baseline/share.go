@@ -180,14 +180,24 @@ func (s *sharer) round(c *sim.Cluster, p int, dst []sim.Decision) []sim.Decision
 	}
 }
 
-// endRound puts back what the round set aside and the keys of the groups
-// it chose for (their in-round choices are now the simulator's to apply).
+// endRound puts back what the round set aside and ends the in-round
+// values of the groups it chose for (their choices are now the
+// simulator's to apply). Their slots keep the keys of the round's last
+// choice until the next heartbeat's refresh: every such group has a
+// chosen job marked dirty (or removed, which queues the group too), so
+// that refresh recomputes their keys from the allocations before any
+// heap is asked for its first slot; no heartbeat reads a key before its
+// refresh (Fair's later phase rounds in the same heartbeat read only
+// their own phase's slots, whose keys a choice in another phase leaves
+// at the phase's running count), and the heaps stay in order meanwhile
+// (every key in them was placed by fixSlot). Putting back the keys of the allocations before
+// the round here, as before, only moved each chosen group's slots down
+// the class heaps and up again at the refresh.
 func (s *sharer) endRound() {
 	s.idx.endRound()
 	for i, g := range s.touched {
 		s.touched[i] = nil
 		g.round = 0
-		s.idx.rekeyGroup(g)
 	}
 	s.touched = s.touched[:0]
 }
