@@ -70,6 +70,10 @@ type entry struct {
 	// what the job last contributed to g (grouped policies)
 	alloc resource.Vector
 	run   [schedkit.MaxPhases]int
+	// allocArr holds alloc for up to extraInline kinds in the entry
+	// itself (entries never move): refreshing a group's sums reads the
+	// entry's cache lines only, not a vector allocated apart.
+	allocArr [extraInline]float64
 }
 
 type phaseEntry struct {
@@ -133,7 +137,11 @@ func (x *index) add(j *sim.Job, g *group, k int) {
 		e.rank = x.rank(j)
 	}
 	if g != nil {
-		e.alloc = make(resource.Vector, k)
+		if k <= extraInline {
+			e.alloc = e.allocArr[:k:k]
+		} else {
+			e.alloc = make(resource.Vector, k)
+		}
 		g.members++
 	}
 	for p := 0; p < j.Phases(); p++ {

@@ -24,7 +24,9 @@ import (
 //   - the holding set is the jobs allocated a positive amount of some
 //     kind, and the Jain sums a sample takes over it are those over every
 //     active job, bit for bit;
-//   - the cluster counters (ready, running, progressing) match;
+//   - the cluster counters (ready, running, progressing) match; each
+//     node's nodeHot entry (what a quiet heartbeat reads) is its Up and
+//     the free mask of its availability;
 //   - every running task's rate and pace are what the compression model
 //     gives now (settled); its pace is in [0, 1], its rate at most the
 //     node's speed times its pace; under Limits its pace is at most a/d
@@ -36,6 +38,12 @@ import (
 func (s *Sim) CheckInvariants() error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w at %v: %s", ErrInvariant, time.Duration(s.now), fmt.Sprintf(format, args...))
+	}
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if h := s.hot[i]; h.up != n.up || h.free != freeMask(n.avail) {
+			return fail("node %s: hot %+v, up %v, available %v (free %b)", n.id, h, n.up, n.avail, freeMask(n.avail))
+		}
 	}
 	active := s.activeList()
 	if got, want := s.jainSums(), s.naiveJainSums(); got != want {

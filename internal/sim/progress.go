@@ -118,6 +118,7 @@ func (s *Sim) recompute(n *Node) {
 	for k := range n.avail {
 		n.avail[k] = n.capacity[k] - n.alloc[k]
 	}
+	s.hot[n.idx].free = freeMask(n.avail)
 	for _, k := range s.compKinds {
 		rc, err := resource.CompressionRate(true, n.used[k], n.capacity[k])
 		if err != nil { // amounts are finite and non-negative by construction

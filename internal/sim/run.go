@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // Now returns the current virtual time.
@@ -189,7 +190,7 @@ func (s *Sim) dispatch(e *event) error {
 		s.external--
 		return s.submit(&s.jobs[e.a])
 	case evHeartbeat:
-		return s.heartbeat(&s.nodes[e.a], e.ver != 0)
+		return s.heartbeat(e.a, e.ver != 0)
 	case evStage:
 		s.progressEvent(s.tasks[e.a])
 	case evSample:
@@ -253,26 +254,33 @@ func (s *Sim) wakeHeartbeats() {
 	s.dormant = 0
 }
 
-func (s *Sim) heartbeat(n *Node, oob bool) error {
+// heartbeat handles a heartbeat of node i. A quiet one (a periodic
+// heartbeat of a node that can take nothing, FullNodeSkipper) reads only
+// the node's entry in the dense nodeHot array, not the Node: half of a
+// trace day's events are such heartbeats, and the Node is rarely in
+// cache.
+func (s *Sim) heartbeat(i int32, oob bool) error {
+	h := &s.hot[i]
 	if oob {
-		n.oob = false
+		s.nodes[i].oob = false
 	} else {
-		if !n.up || s.nActive == 0 {
-			n.hbOn = false
-			if n.up {
+		if !h.up || s.nActive == 0 {
+			s.nodes[i].hbOn = false
+			if h.up {
 				s.dormant++
 			}
 			return nil
 		}
-		s.heap.pushPeriodic(s.now+int64(s.cfg.HeartbeatInterval), n.idx)
+		s.heap.pushPeriodic(s.now+int64(s.cfg.HeartbeatInterval), i)
 	}
-	if !n.up || s.nActive == 0 {
+	if !h.up || s.nActive == 0 {
 		return nil
 	}
-	if s.quiet && s.idle(n) {
+	if s.quiet && s.idle(h.free) {
 		s.stats.QuietHeartbeats++
 		return nil
 	}
+	n := &s.nodes[i]
 	s.stats.Heartbeats++
 	t0 := s.tic()
 	dst, err := s.policy.Heartbeat(s.Now(), n, &s.cluster, s.dst[:0])
@@ -307,23 +315,14 @@ func (s *Sim) applyAll(dst []Decision, n *Node) {
 	s.hbNode = nil
 }
 
-// idle reports whether n can take nothing (FullNodeSkipper): it is
-// full (nothing available in any kind), or every ready task asks more
-// than supportMin of some kind n has none of available (by the supports
-// in readyBy; a phase whose tasks ask differently counts as fitting
+// idle reports whether a node whose available kinds are free (its
+// nodeHot.free) can take nothing (FullNodeSkipper): it is full (nothing
+// available in any kind), or every ready task asks more than supportMin
+// of some kind the node has none of available (by the supports in
+// readyBy; a phase whose tasks ask differently counts as fitting
 // anywhere).
-func (s *Sim) idle(n *Node) bool {
-	var free uint64
-	some := false
-	for k, x := range n.avail {
-		if x > 0 {
-			some = true
-			if k < maxSupportKinds { // supports name no other kind
-				free |= 1 << k
-			}
-		}
-	}
-	if !some {
+func (s *Sim) idle(free uint64) bool {
+	if free&someFree == 0 {
 		return true
 	}
 	for m := s.readyMasks; m != 0; m &= m - 1 {
@@ -332,6 +331,33 @@ func (s *Sim) idle(n *Node) bool {
 		}
 	}
 	return true
+}
+
+// nodeHot is what a quiet heartbeat reads of a node, kept apart from
+// the Node in Sim.hot (by node index) so that it stays in cache.
+type nodeHot struct {
+	// free has bit k set for each kind k < maxSupportKinds the node has
+	// a positive amount of available, and someFree if it has of any
+	// kind (freeMask of Node.avail, as recompute last set it).
+	free uint64
+	up   bool // Node.up
+}
+
+// someFree is nodeHot.free's bit for "some kind available".
+const someFree = 1 << 63
+
+// freeMask returns nodeHot.free for available amounts avail.
+func freeMask(avail resource.Vector) uint64 {
+	var free uint64
+	for k, x := range avail {
+		if x > 0 {
+			free |= someFree
+			if k < maxSupportKinds { // supports name no other kind
+				free |= 1 << k
+			}
+		}
+	}
+	return free
 }
 
 // outOfBand schedules an immediate heartbeat of n (a task ended there).
@@ -368,11 +394,13 @@ func (s *Sim) nodeEvent(e *NodeEvent) error {
 			}
 		}
 		n.up = false
+		s.hot[n.idx].up = false
 		if !n.hbOn {
 			s.dormant--
 		}
 	} else {
 		n.up = true
+		s.hot[n.idx].up = true
 		if s.nActive > 0 {
 			n.hbOn = true
 			s.heap.push(s.now+n.hbOffset, evHeartbeat, n.idx, 0)

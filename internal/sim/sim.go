@@ -84,6 +84,7 @@ type Sim struct {
 	shareShapes bool
 	interned    []resource.Vector // shared request and demand vectors (intern)
 	nodes       []Node
+	hot         []nodeHot // by node index: what a quiet heartbeat reads
 	live        []*Node
 	capacity    resource.Vector
 	active      []*Job // submission order; ended jobs linger until activeList compacts
@@ -220,6 +221,7 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 func (s *Sim) buildNodes() {
 	cfg := &s.cfg
 	s.nodes = make([]Node, len(cfg.Nodes))
+	s.hot = make([]nodeHot, len(cfg.Nodes))
 	vec := make([]float64, 7*s.k*len(cfg.Nodes)) // one arena for all node vectors
 	next := func() resource.Vector {
 		v := resource.Vector(vec[:s.k:s.k])
@@ -241,6 +243,7 @@ func (s *Sim) buildNodes() {
 		}
 		n.accels = ns.Accelerators
 		n.up = !ns.Down
+		s.hot[i] = nodeHot{free: freeMask(n.avail), up: n.up}
 		n.offloaded = make([]bool, s.k)
 		for _, k := range s.offloadKinds {
 			if n.capacity[k] == 0 {
