@@ -154,12 +154,14 @@ func (q *events) push(at int64, kind evKind, a int32, ver uint32) {
 // which must be no earlier than any heartbeat pushPeriodic scheduled
 // before (now + the fixed interval: the clock only moves forward); one
 // that is earlier goes to the heap, so the order stays exact either way.
-func (q *events) pushPeriodic(at int64, a int32) {
+func (q *events) pushPeriodic(at int64, a int32) (inRing bool) {
 	q.seq++
 	e := event{at: at, seq: q.seq, a: a, kind: evHeartbeat}
 	if !q.ring.append(e) {
 		q.hb.put(e)
+		return false
 	}
+	return true
 }
 
 // pushOOB schedules an out-of-band heartbeat of node a at time at, the
@@ -205,6 +207,26 @@ func (q *events) first() (int, event) {
 	}
 	if r := &q.ring; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
 		src, best = srcRing, r.ev[r.head]
+	}
+	if r := &q.oob; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
+		src, best = srcOOB, r.ev[r.head]
+	}
+	return src, best
+}
+
+// firstOther is first over every source but the ring of periodic
+// heartbeats.
+func (q *events) firstOther() (int, event) {
+	src, best := srcNone, event{}
+	if q.sub < len(q.subAt) {
+		src = srcSub
+		best = event{at: q.subAt[q.sub], seq: uint64(q.sub) + 1, a: int32(q.sub), kind: evSubmit}
+	}
+	if len(q.main.ev) > 0 && (src == srcNone || q.main.ev[0].before(&best)) {
+		src, best = srcMain, q.main.ev[0]
+	}
+	if len(q.hb.ev) > 0 && (src == srcNone || q.hb.ev[0].before(&best)) {
+		src, best = srcHB, q.hb.ev[0]
 	}
 	if r := &q.oob; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
 		src, best = srcOOB, r.ev[r.head]

@@ -96,11 +96,61 @@ func (s *Sim) Run() (metrics.Run, error) {
 	}
 	for {
 		more, err := s.Step()
-		if err != nil || !more {
+		if err != nil || !more || !s.quietRun() {
 			break
 		}
 	}
 	return s.Record(), s.Err()
+}
+
+// quietRun processes, as Step would one by one, the quiet heartbeats
+// (FullNodeSkipper) that come next: periodic heartbeats, from the ring,
+// of live nodes that can take nothing, earlier than every other pending
+// event. Each is what Step makes of it: the clock moves to it, it counts
+// as an event and a quiet heartbeat, the node's next periodic heartbeat
+// is pushed (numbered in turn), nothing is dirty so settle has nothing
+// to do, the run has not ended (the previous Step would have said so),
+// and the stall check runs as after any event. Only the dispatch around
+// it is left out: half of a trace day's events are quiet heartbeats.
+// It reports whether the run continues; with an AfterEvent hook, or a
+// Horizon the next heartbeat passes, it leaves the event to Step.
+func (s *Sim) quietRun() bool {
+	q := &s.heap
+	r := &q.ring
+	if !s.quiet || s.cfg.AfterEvent != nil || s.done || r.n == 0 {
+		return true
+	}
+	src, other := q.firstOther()
+	pending := q.len()
+	interval := int64(s.cfg.HeartbeatInterval)
+	horizon := int64(s.cfg.Horizon)
+	for r.n > 0 && s.nActive > 0 {
+		e := &r.ev[r.head]
+		if src != srcNone && !e.before(&other) || horizon > 0 && e.at > horizon {
+			break
+		}
+		h := &s.hot[e.a]
+		if !h.up || !s.idle(h.free) {
+			break
+		}
+		at, a := e.at, e.a
+		r.pop()
+		if pending > s.stats.MaxHeap {
+			s.stats.MaxHeap = pending
+		}
+		s.setNow(at)
+		s.stats.Events++
+		if !q.pushPeriodic(at+interval, a) {
+			src, other = q.firstOther() // it went to the heartbeat heap
+		}
+		s.stats.QuietHeartbeats++
+		if s.progressing == 0 && s.external == 0 && s.now-s.lastChange >= int64(s.cfg.StallAfter) {
+			s.finish()
+			s.err = fmt.Errorf("%w: %d jobs waiting, nothing progressing since %v", ErrStalled, s.nActive, time.Duration(s.lastChange))
+			return false
+		}
+	}
+	return true
 }
 
 // Err returns the error that ended the run and, joined to it, a
