@@ -400,6 +400,13 @@ type attempt struct {
 	fresh      bool // rem was just set: reschedule whatever the rate
 	planNext   bool
 	toPlan     bool // the scheduled progress event is a plan step, not a stage end
+	// cAlloc and cLoad are the terms the attempt last contributed to its
+	// node's incremental sums (Sim.fast); cExact says they were exact
+	// (sums.go), cOn that they are in.
+	cAlloc [allocInline]float64
+	cLoad  [allocInline]float64
+	cExact bool
+	cOn    bool
 }
 
 // attemptRec is what a task record of an attempt accumulates: integrals
@@ -528,9 +535,21 @@ type Node struct {
 	running   []*Task
 	guests    []*Task // tasks elsewhere whose offloaded demand is served here
 	hbOffset  int64
-	hbOn      bool // a periodic heartbeat is scheduled
-	oob       bool // an out-of-band heartbeat is scheduled
-	dirty     bool
+	// incAlloc and incLoad are the sums of the running attempts' exact
+	// terms (allocation, load), kept as they start, change and end, and
+	// inexact the number of running attempts with a term that is not
+	// (sums.go); resync says the sums must be rebuilt by a full
+	// recompute. changed are the running tasks whose terms changed since
+	// the last settle (their rates are due for an update).
+	incAlloc resource.Vector
+	incLoad  resource.Vector
+	inexact  int32
+	resync   bool
+	rateAll  bool // a recompute in this settle changed the node's rc
+	changed  []*Task
+	hbOn     bool // a periodic heartbeat is scheduled
+	oob      bool // an out-of-band heartbeat is scheduled
+	dirty    bool
 }
 
 // ID implements schedkit.Node.

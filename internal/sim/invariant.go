@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -24,6 +25,10 @@ import (
 //   - the holding set is the jobs allocated a positive amount of some
 //     kind, and the Jain sums a sample takes over it are those over every
 //     active job, bit for bit;
+//   - each node's allocation and usage are bit for bit those of adding
+//     up its running tasks' terms in order (sums.go): every running
+//     attempt's recorded terms are its current ones, and the node's
+//     incremental sums, when current, are the sums of those;
 //   - the cluster counters (ready, running, progressing) match; each
 //     node's nodeHot entry (what a quiet heartbeat reads) is its Up and
 //     the free mask of its availability;
@@ -43,6 +48,9 @@ func (s *Sim) CheckInvariants() error {
 		n := &s.nodes[i]
 		if h := s.hot[i]; h.up != n.up || h.free != freeMask(n.avail) {
 			return fail("node %s: hot %+v, up %v, available %v (free %b)", n.id, h, n.up, n.avail, freeMask(n.avail))
+		}
+		if err := s.checkSums(n); err != "" {
+			return fail("node %s: %s", n.id, err)
 		}
 	}
 	active := s.activeList()
@@ -289,6 +297,65 @@ func (s *Sim) checkProgress(t *Task) string {
 		}
 	} else if a.planNext {
 		return "plan step pending without a plan"
+	}
+	return ""
+}
+
+// checkSums checks n's allocation and usage against a full recompute,
+// bit for bit, and its incremental sums (sums.go); "" if they hold.
+func (s *Sim) checkSums(n *Node) string {
+	alloc, used := make([]float64, s.k), append([]float64(nil), n.bg...)
+	for _, t := range n.running {
+		for k := range alloc {
+			if !n.offloaded[k] {
+				alloc[k] += t.run.alloc[k]
+				used[k] += s.load(t.run, k)
+			}
+		}
+	}
+	if len(n.guests) == 0 && n.up && !n.dirty {
+		for k := range alloc {
+			if math.Float64bits(alloc[k]) != math.Float64bits(n.alloc[k]) || math.Float64bits(used[k]) != math.Float64bits(n.used[k]) {
+				return fmt.Sprintf("allocation %v, usage %v; adding up the running tasks gives %v, %v", n.alloc, n.used, alloc, used)
+			}
+		}
+	}
+	if !s.fast {
+		return ""
+	}
+	inexact := int32(0)
+	inc, incL := make([]float64, s.k), make([]float64, s.k)
+	for _, t := range n.running {
+		a := t.run
+		if !a.cOn {
+			return fmt.Sprintf("running task %s not in the sums", t.ID())
+		}
+		exact := true
+		for k := 0; k < s.k; k++ {
+			x, l := a.alloc[k], s.load(a, k)
+			if math.Float64bits(x) != math.Float64bits(a.cAlloc[k]) || math.Float64bits(l) != math.Float64bits(a.cLoad[k]) {
+				return fmt.Sprintf("task %s: terms %v %v recorded, %v %v now", t.ID(), a.cAlloc[:s.k], a.cLoad[:s.k], a.alloc, l)
+			}
+			exact = exact && exactTerm(x) && exactTerm(l)
+			inc[k] += x
+			incL[k] += l
+		}
+		if exact != a.cExact {
+			return fmt.Sprintf("task %s: exact %v recorded, %v now", t.ID(), a.cExact, exact)
+		}
+		if !exact {
+			inexact++
+		}
+	}
+	if inexact != n.inexact {
+		return fmt.Sprintf("%d inexact attempts counted, %d running", n.inexact, inexact)
+	}
+	if !n.resync && inexact == 0 {
+		for k := range inc {
+			if math.Float64bits(inc[k]) != math.Float64bits(n.incAlloc[k]) || math.Float64bits(incL[k]) != math.Float64bits(n.incLoad[k]) {
+				return fmt.Sprintf("incremental sums %v %v, running tasks' terms add up to %v %v", n.incAlloc, n.incLoad, inc, incL)
+			}
+		}
 	}
 	return ""
 }

@@ -132,6 +132,7 @@ func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocSte
 		j.started, j.startAt = true, s.now
 	}
 	s.stats.Assigned++
+	s.contribute(t)
 	s.markDirty(n)
 }
 
@@ -164,6 +165,7 @@ func (s *Sim) endAttempt(t *Task, outcome metrics.TaskOutcome) {
 	if s.cfg.RecordTasks {
 		s.recordAttempt(t, outcome)
 	}
+	s.withdraw(a, n)
 	_ = j.alloc.Sub(a.alloc)
 	s.noteAlloc(j)
 	for k := range a.alloc {
@@ -303,6 +305,7 @@ func (s *Sim) advancePhases(j *Job) {
 				}
 				t.run.waiting = false
 				t.run.stageStart = s.now
+				s.contribute(t)
 				s.markDirty(t.node)
 				if t.run.host != nil {
 					s.markDirty(t.run.host)

@@ -77,12 +77,7 @@ func (s *Sim) settle() {
 		}
 	}
 	for _, n := range s.dirty {
-		for _, t := range n.running {
-			s.updateRate(t)
-		}
-		for _, t := range n.guests {
-			s.updateRate(t)
-		}
+		s.rateUpdates(n)
 		n.dirty = false
 	}
 	for i := range s.dirty {
@@ -92,6 +87,35 @@ func (s *Sim) settle() {
 }
 
 func (s *Sim) recompute(n *Node) {
+	if s.sumsHold(n) {
+		// the same sums, bit for bit (sums.go)
+		copy(n.alloc, n.incAlloc)
+		for k := range n.used {
+			n.used[k] = n.bg[k] + n.incLoad[k]
+		}
+	} else {
+		s.recomputeFull(n)
+	}
+	for k := range n.avail {
+		n.avail[k] = n.capacity[k] - n.alloc[k]
+	}
+	s.hot[n.idx].free = freeMask(n.avail)
+	for _, k := range s.compKinds {
+		rc, err := resource.CompressionRate(true, n.used[k], n.capacity[k])
+		if err != nil { // amounts are finite and non-negative by construction
+			rc = 0
+		}
+		if rc != n.rc[k] {
+			n.rateAll = true
+		}
+		n.rc[k] = rc
+	}
+}
+
+// recomputeFull adds up n's allocation and usage over its running tasks
+// and guests; it rebuilds n's incremental sums if they were out of date
+// and every term is exact again.
+func (s *Sim) recomputeFull(n *Node) {
 	copy(n.used, n.bg)
 	for k := range n.alloc {
 		n.alloc[k] = 0
@@ -106,6 +130,17 @@ func (s *Sim) recompute(n *Node) {
 			n.used[k] += s.load(a, k)
 		}
 	}
+	if s.fast && n.resync && n.inexact == 0 {
+		clear(n.incAlloc)
+		clear(n.incLoad)
+		for _, t := range n.running {
+			for k := range n.incAlloc {
+				n.incAlloc[k] += t.run.cAlloc[k]
+				n.incLoad[k] += t.run.cLoad[k]
+			}
+		}
+		n.resync = false
+	}
 	for _, t := range n.guests {
 		a, home := t.run, t.node
 		for _, k := range s.offloadKinds {
@@ -114,17 +149,6 @@ func (s *Sim) recompute(n *Node) {
 				n.used[k] += s.load(a, k)
 			}
 		}
-	}
-	for k := range n.avail {
-		n.avail[k] = n.capacity[k] - n.alloc[k]
-	}
-	s.hot[n.idx].free = freeMask(n.avail)
-	for _, k := range s.compKinds {
-		rc, err := resource.CompressionRate(true, n.used[k], n.capacity[k])
-		if err != nil { // amounts are finite and non-negative by construction
-			rc = 0
-		}
-		n.rc[k] = rc
 	}
 }
 
@@ -291,6 +315,7 @@ func (s *Sim) stageEnd(t *Task) {
 	}
 	a.rem = float64(a.profile[a.stage].Duration)
 	a.stageStart, a.last, a.fresh = s.now, s.now, true
+	s.contribute(t)
 	s.markDirty(t.node)
 	if a.host != nil {
 		s.markDirty(a.host)
@@ -345,6 +370,7 @@ func (s *Sim) planStep(t *Task) {
 		s.stats.PlanOvercommit++
 	}
 	a.fresh = true
+	s.contribute(t)
 	s.markDirty(n)
 	if a.host != nil {
 		s.markDirty(a.host)

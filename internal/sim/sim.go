@@ -62,6 +62,9 @@ type Sim struct {
 	tk     Ticker
 	uw     UsageWatcher
 	quiet  bool // skip heartbeats of full nodes (FullNodeSkipper)
+	// fast: nodes keep incremental sums of their running attempts' terms
+	// (sums.go): no offload kinds, and at most allocInline kinds.
+	fast bool
 	// computingOnly: the policy assigns only tasks of computing phases
 	// (ComputingPhaseAssigner); readyBy counts only those.
 	computingOnly bool
@@ -211,6 +214,7 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 		i, _ := s.space.Index(name)
 		s.offloadKinds = append(s.offloadKinds, i)
 	}
+	s.fast = len(s.offloadKinds) == 0 && s.k <= allocInline
 	s.buildNodes()
 	if err := s.buildJobs(w); err != nil {
 		return nil, err
@@ -222,7 +226,7 @@ func (s *Sim) buildNodes() {
 	cfg := &s.cfg
 	s.nodes = make([]Node, len(cfg.Nodes))
 	s.hot = make([]nodeHot, len(cfg.Nodes))
-	vec := make([]float64, 7*s.k*len(cfg.Nodes)) // one arena for all node vectors
+	vec := make([]float64, 9*s.k*len(cfg.Nodes)) // one arena for all node vectors
 	next := func() resource.Vector {
 		v := resource.Vector(vec[:s.k:s.k])
 		vec = vec[s.k:]
@@ -236,6 +240,7 @@ func (s *Sim) buildNodes() {
 		n.capacity = next()
 		copy(n.capacity, ns.Capacity)
 		n.alloc, n.avail, n.used, n.bg, n.rc = next(), next(), next(), next(), next()
+		n.incAlloc, n.incLoad = next(), next()
 		copy(n.avail, n.capacity)
 		n.speed = ns.Speed
 		if n.speed == 0 {
