@@ -24,13 +24,15 @@ type batch struct {
 
 type jobBatch struct {
 	gen         uint32
-	blockedMask uint64 // bit p: phase p blocked this heartbeat; bit 63: all
-	chosen      [schedkit.MaxPhases]int32
+	blockedMask uint64          // bit p: phase p blocked this heartbeat; bit 63: all
 	extra       resource.Vector // requests chosen in this batch
 	// extraArr holds extra for up to extraInline kinds, in the state
 	// itself (one cache line fewer per job looked at); batch.state
 	// re-points extra at it whenever the states move.
 	extraArr [extraInline]float64
+	// chosen comes last: schedkit.MaxPhases is 64, and only its head
+	// (the phases in use) is read, next to the fields above.
+	chosen [schedkit.MaxPhases]int32
 }
 
 const extraInline = 4

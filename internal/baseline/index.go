@@ -60,26 +60,28 @@ type index struct {
 const maxClasses = 64
 
 type entry struct {
+	// The fields a refresh reads come first, then the phases (their
+	// lowest, the ones in use, right after): schedkit.MaxPhases is 64,
+	// so the entry spans many cache lines and only its head is hot.
 	j     *sim.Job
 	g     *group
-	misc  bool
-	seen  uint32 // round in which the job was filled or blocked
 	rank  int64  // index.rank of the job (0 without one)
+	seen  uint32 // round in which the job was filled or blocked
+	misc  bool
 	dirty bool
-	ph    [schedkit.MaxPhases]phaseEntry
-	// what the job last contributed to g (grouped policies)
-	alloc resource.Vector
-	run   [schedkit.MaxPhases]int
-	// allocArr holds alloc for up to extraInline kinds in the entry
-	// itself (entries never move): refreshing a group's sums reads the
-	// entry's cache lines only, not a vector allocated apart.
+	// what the job last contributed to g (grouped policies): its
+	// allocation, held in allocArr for up to extraInline kinds (entries
+	// never move), and its running tasks per phase (phaseEntry.run)
+	alloc    resource.Vector
 	allocArr [extraInline]float64
+	ph       [schedkit.MaxPhases]phaseEntry
 }
 
 type phaseEntry struct {
-	slot *slot // nil: phase not indexed (misc job)
-	pos  int32 // in slot.jobs; -1 when absent
-	key  float64
+	slot *slot   // nil: phase not indexed (misc job)
+	pos  int32   // in slot.jobs; -1 when absent
+	run  int32   // running tasks the job last contributed to g.count
+	key  float64 // in slot.jobs
 }
 
 type class struct {
@@ -256,8 +258,8 @@ func (x *index) remove(j *sim.Job) {
 	}
 	if g := e.g; g != nil {
 		_ = g.base.Sub(e.alloc)
-		for p := range e.run {
-			g.count[p] -= e.run[p]
+		for p := range e.ph {
+			g.count[p] -= int(e.ph[p].run)
 		}
 		g.members--
 		x.queueGroup(g)
@@ -321,8 +323,8 @@ func (x *index) refresh() {
 			_ = g.base.Add(a)
 			for p := 0; p < j.Phases(); p++ {
 				r := j.Progress(schedkit.Phase(p)).Running
-				g.count[p] += r - e.run[p]
-				e.run[p] = r
+				g.count[p] += r - int(e.ph[p].run)
+				e.ph[p].run = int32(r)
 			}
 			x.queueGroup(g)
 		}

@@ -41,11 +41,10 @@ type Job struct {
 	// them by index in the job (phase by phase), begun marks every task
 	// that ever started. A task not live is pending if it never
 	// started, else it succeeded (or its job ended). See live.go.
-	pages    [][]*Task
-	pageLive []int32 // live tasks per page
-	begun    []uint64
-	nTasks   int
-	phases   []jobPhase
+	pages  []livePageRef
+	begun  []uint64
+	nTasks int
+	phases []jobPhase
 	// doneThrough is the number of leading phases whose tasks have all
 	// finished: phase p computes iff p ≤ doneThrough.
 	doneThrough int

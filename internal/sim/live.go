@@ -9,37 +9,43 @@ package sim
 // the live tasks come out in index order without sorting.
 const livePage = 512
 
+// livePageRef is a job's page of live tasks (nil while none is live)
+// with its count of live tasks beside it, in one cache line.
+type livePageRef struct {
+	tasks []*Task
+	live  int32
+}
+
 // liveAt returns the live task at index x of the job, or nil.
 func (j *Job) liveAt(x int32) *Task {
 	p := int(x) / livePage
-	if p >= len(j.pages) || j.pages[p] == nil {
+	if p >= len(j.pages) || j.pages[p].tasks == nil {
 		return nil
 	}
-	return j.pages[p][int(x)%livePage]
+	return j.pages[p].tasks[int(x)%livePage]
 }
 
 // setLive makes t the live task at index x (none was).
 func (j *Job) setLive(x int32, t *Task) {
 	if j.pages == nil {
-		n := (j.nTasks + livePage - 1) / livePage
-		j.pages = make([][]*Task, n)
-		j.pageLive = make([]int32, n)
+		j.pages = make([]livePageRef, (j.nTasks+livePage-1)/livePage)
 	}
-	p := int(x) / livePage
-	if j.pages[p] == nil {
-		j.pages[p] = j.s.newPage(min(livePage, j.nTasks-p*livePage))
+	pg := &j.pages[int(x)/livePage]
+	if pg.tasks == nil {
+		p := int(x) / livePage
+		pg.tasks = j.s.newPage(min(livePage, j.nTasks-p*livePage))
 	}
-	j.pages[p][int(x)%livePage] = t
-	j.pageLive[p]++
+	pg.tasks[int(x)%livePage] = t
+	pg.live++
 }
 
 // dropLive removes the live task at index x.
 func (j *Job) dropLive(x int32) {
-	p := int(x) / livePage
-	j.pages[p][int(x)%livePage] = nil
-	if j.pageLive[p]--; j.pageLive[p] == 0 {
-		j.s.freePage(j.pages[p])
-		j.pages[p] = nil
+	pg := &j.pages[int(x)/livePage]
+	pg.tasks[int(x)%livePage] = nil
+	if pg.live--; pg.live == 0 {
+		j.s.freePage(pg.tasks)
+		pg.tasks = nil
 	}
 }
 
@@ -96,7 +102,7 @@ func (j *Job) sortedLive(p int) []*Task {
 		hi = lo + j.phases[p].prog.Total
 	}
 	for pi := lo / livePage; pi < len(j.pages) && pi*livePage < hi; pi++ {
-		pg := j.pages[pi]
+		pg := j.pages[pi].tasks
 		if pg == nil {
 			continue
 		}
