@@ -520,6 +520,7 @@ type Node struct {
 	id        schedkit.NodeID
 	rack      schedkit.RackID
 	capacity  resource.Vector
+	fullAt    resource.Vector // capacity + slack(capacity): usage beyond fails a task (victim)
 	alloc     resource.Vector
 	avail     resource.Vector
 	used      resource.Vector // true demand of running tasks (capped at allocation under Limits) + background

@@ -156,7 +156,7 @@ func (s *Sim) recomputeFull(n *Node) {
 // the most recently started among those using the over-committed kind.
 func (s *Sim) victim(n *Node) *Task {
 	for _, k := range s.incompKinds {
-		if n.used[k] <= n.capacity[k]+slack(n.capacity[k]) {
+		if n.used[k] <= n.fullAt[k] {
 			continue
 		}
 		var v *Task

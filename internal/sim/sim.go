@@ -226,7 +226,7 @@ func (s *Sim) buildNodes() {
 	cfg := &s.cfg
 	s.nodes = make([]Node, len(cfg.Nodes))
 	s.hot = make([]nodeHot, len(cfg.Nodes))
-	vec := make([]float64, 9*s.k*len(cfg.Nodes)) // one arena for all node vectors
+	vec := make([]float64, 10*s.k*len(cfg.Nodes)) // one arena for all node vectors
 	next := func() resource.Vector {
 		v := resource.Vector(vec[:s.k:s.k])
 		vec = vec[s.k:]
@@ -239,6 +239,10 @@ func (s *Sim) buildNodes() {
 		n.s, n.idx, n.id, n.rack = s, int32(i), ns.ID, ns.Rack
 		n.capacity = next()
 		copy(n.capacity, ns.Capacity)
+		n.fullAt = next()
+		for k, c := range n.capacity {
+			n.fullAt[k] = c + slack(c)
+		}
 		n.alloc, n.avail, n.used, n.bg, n.rc = next(), next(), next(), next(), next()
 		n.incAlloc, n.incLoad = next(), next()
 		copy(n.avail, n.capacity)
