@@ -200,12 +200,22 @@
 // are merged by (time, sequence) on one counter, so the order is exactly
 // one heap's (TestEventsMergeOrder). A FullNodeSkipper (the baselines)
 // is not called for idle nodes (the heartbeat event still happens and
-// counts in Stats.Events); Config.TimingSample spares the two clock
-// reads per call, and the time.Time handed to policies is computed only
-// when one is called. settle recomputes a touched node once, twice only
-// after an over-commit failed a task. Metrics
-// samples keep the sums Jain's index needs (metrics.JainSums), not every
-// active job's share.
+// counts in Stats.Events); such a quiet heartbeat reads only a dense
+// per-node entry (up, the kinds with room), not the Node, and Run takes
+// consecutive ones without Step's dispatch (quietRun: the same clock,
+// counters, sequence numbers and stall check as stepping them one by
+// one, TestQuietRunMatchesStep). Config.TimingSample spares the two
+// clock reads per call, and the time.Time handed to policies is
+// computed only when one is called. settle recomputes a touched node
+// once, twice only after an over-commit failed a task; a node whose
+// running attempts' allocations and loads are all exact integers keeps
+// incremental sums of them, so recomputing it visits no attempt, and
+// only the attempts whose terms changed get their rates updated unless
+// the node's compression moved (sums.go: the same sums bit for bit,
+// checked by CheckInvariants). Metrics samples keep the sums Jain's
+// index needs (metrics.JainSums), adding only the shares of the jobs
+// that hold something (the others' are exactly 0), not every active
+// job's.
 //
 // # Usage
 //
