@@ -209,14 +209,6 @@ func (c *class) slotFor(g *group, x *index) *slot {
 	return s
 }
 
-// before is x.order on entries, through their cached ranks.
-func (x *index) before(a, b *entry) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	return x.order(a.j, b.j)
-}
-
 func sameVector(a, b resource.Vector) bool {
 	if len(a) != len(b) {
 		return false
