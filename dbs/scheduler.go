@@ -51,7 +51,14 @@ type Scheduler struct {
 
 	// Tick scratch.
 	moves []Decision
-	costs []float64  // CostSoFar of all[i], read before anything changes
+	costs []float64  // CostSoFar of all[i], as last read
+	// watch are the jobs whose cost a weight update reads (their
+	// watchPos is their index here): those Submitted, Updated or
+	// assigned a slot since the last weight update, or holding slots at
+	// it (host duty 3: no other job's cost changes). wcost is the
+	// update's scratch for their costs, read before anything changes.
+	watch []*entry
+	wcost []float64
 	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
 	// evaluated are the indices in all of the jobs the evaluation pass
 	// did not skip (settled), for model 3's pass.
@@ -131,12 +138,13 @@ type entry struct {
 	hint        time.Duration
 	updatedAt   time.Time // Submit; later, the last weight update's (Status)
 	allPos      int
+	watchPos    int32 // index in Scheduler.watch, -1 when not watched
 	_           [entryPad]byte
 }
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 8
+const entryPad = 4
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -340,6 +348,8 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	s.settle = append(s.settle, settled{})
 	s.nq[q]++
 	s.addUsed(e, 1)
+	s.costs[e.allPos] = cost
+	s.watchCost(e)
 	s.evaluate(e, now, cost)
 	e.w = e.ev.m1.W
 	e.updatedAt = now
@@ -370,7 +380,48 @@ func (s *Scheduler) newEntry() *entry {
 	for i := range e.pos {
 		e.pos[i] = -1
 	}
+	e.watchPos = -1
 	return e
+}
+
+// watchCost notes that e's cost may have changed (or may change before
+// the next weight update): that update reads it.
+func (s *Scheduler) watchCost(e *entry) {
+	if e.watchPos < 0 {
+		e.watchPos = int32(len(s.watch))
+		s.watch = append(s.watch, e)
+	}
+}
+
+// unwatchCost takes e off the watch list.
+func (s *Scheduler) unwatchCost(e *entry) {
+	i := e.watchPos
+	if i < 0 {
+		return
+	}
+	n := len(s.watch) - 1
+	last := s.watch[n]
+	s.watch[i] = last
+	last.watchPos = i
+	s.watch[n] = nil
+	s.watch = s.watch[:n]
+	e.watchPos = -1
+}
+
+// settleWatch keeps on the watch list, after a weight update read their
+// costs, only the jobs that hold slots (whose cost may still grow).
+func (s *Scheduler) settleWatch() {
+	w := s.watch[:0]
+	for _, e := range s.watch {
+		if e.heldK[0]+e.heldK[1] > 0 {
+			e.watchPos = int32(len(w))
+			w = append(w, e)
+		} else {
+			e.watchPos = -1
+		}
+	}
+	clear(s.watch[len(w):])
+	s.watch = w
 }
 
 // addUsed adds sign × e's held slots to its queue's usage.
@@ -427,6 +478,7 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	e.hint = tmp.hint
 	e.tt, e.ttKnown = s.taskTime(e)
 	s.addUsed(e, 1)
+	s.watchCost(e)
 	s.place(e)
 	return nil
 }
@@ -438,6 +490,7 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 		return &Error{Op: "Remove", Job: id, Err: ErrUnknownJob}
 	}
 	s.unplace(e)
+	s.unwatchCost(e)
 	s.addUsed(e, -1)
 	s.nq[e.queue]--
 	delete(s.jobs, id)
@@ -447,6 +500,7 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	last.allPos = e.allPos
 	s.all[n], s.jobv[n] = nil, nil
 	s.all, s.jobv = s.all[:n], s.jobv[:n]
+	s.costs[e.allPos] = s.costs[n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
 	s.settle[e.allPos] = s.settle[n]
 	s.settle = s.settle[:n]

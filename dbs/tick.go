@@ -75,13 +75,9 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	if err := s.readCapacity(op); err != nil {
 		return dst, err
 	}
-	for i, j := range s.jobv {
-		c := j.CostSoFar()
-		if !validCost(c) {
-			s.capK, s.guar = capK, guar
-			return dst, errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
-		}
-		s.costs[i] = c
+	if err := s.readCosts(op); err != nil {
+		s.capK, s.guar = capK, guar
+		return dst, err
 	}
 	s.advance(now)
 	s.updated, s.updatedSet = now, true
@@ -198,6 +194,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		return 0
 	})
 	dst = append(dst, s.moves...)
+	s.settleWatch()
 	if s.prevTick {
 		s.rebuild()
 	} else {
@@ -214,6 +211,38 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	}
 	return dst, nil
+}
+
+// readCosts reads into s.costs the cost so far of every watched job
+// (of every job for the previous update, the reference), checking each
+// before storing any: on an error nothing changes.
+func (s *Scheduler) readCosts(op string) error {
+	if s.prevTick {
+		for i, j := range s.jobv {
+			c := j.CostSoFar()
+			if !validCost(c) {
+				return errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
+			}
+			s.costs[i] = c // scratch: every job is read at every update
+		}
+		return nil
+	}
+	w := s.watch
+	if cap(s.wcost) < len(w) {
+		s.wcost = make([]float64, len(w), 2*len(w))
+	}
+	wc := s.wcost[:len(w)]
+	for i, e := range w {
+		c := e.job.CostSoFar()
+		if !validCost(c) {
+			return errf(op, ErrInvalidJob, e.id, "cost so far %v not finite and non-negative", c)
+		}
+		wc[i] = c
+	}
+	for i, e := range w {
+		s.costs[e.allPos] = wc[i]
+	}
+	return nil
 }
 
 // markKey notes that e's heap keys changed: its positions go to
