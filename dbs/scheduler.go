@@ -38,7 +38,7 @@ type Scheduler struct {
 
 	jobs map[schedkit.JobID]*entry
 	all  []*entry
-	jobv []Job // all[i].job, so a weight update reads costs without touching entries
+	jobv []Job // all[i].job, for the previous weight update (reads every cost)
 	pool []*entry
 	slab []entry // entries not yet used of the last block allocated
 
@@ -452,7 +452,8 @@ func (s *Scheduler) unplace(e *entry) {
 
 // Update re-reads job id's counters (and task time hint). Call it after
 // every change to them; it also tells the scheduler that the counters now
-// include every assignment it returned for the job. Weights and minimum
+// include every assignment it returned for the job, and that its cost so
+// far may have changed (the next weight update reads it: host duty 3). Weights and minimum
 // slots are re-evaluated at the next weight update. A change that only
 // starts, in full, tasks the scheduler assigned may be passed on later,
 // before the next Tick: until then the assignments count as held and

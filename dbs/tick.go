@@ -12,8 +12,10 @@ import (
 // it decides to dst. Call it periodically (the paper updates every 500
 // ms); a Tick before the interval is up only advances the clock.
 //
-// An update reads every queued job's CostSoFar, re-evaluates models 1
-// and 2 (minimum slots on what is left), and for each job compares the
+// An update reads the CostSoFar of every job whose cost may have changed
+// since it was last read (Submitted, Updated or assigned a slot since the
+// last update, or holding slots at it: host duty 3), re-evaluates models
+// 1 and 2 (minimum slots on what is left), and for each job compares the
 // slots it holds h with the slots it needs s (its minimum over the
 // phases that have ready or running tasks):
 //
@@ -40,8 +42,8 @@ import (
 // price from now on.
 //
 // Cost: an update walks every job, so it is bound by memory as much as
-// by arithmetic. It reads the costs through a dense slice of the jobs and
-// keeps per job what models 1 and 2 computed from inputs that have not
+// by arithmetic. It reads the costs of the watched jobs only (a job that
+// holds no slot accrues no cost) and keeps per job what models 1 and 2 computed from inputs that have not
 // changed since (counters, slots held, capacity, queue; the cost for the
 // budget view). A job with running tasks recomputes only what their
 // elapsed time moves (formula (3)'s credit, the work left, both
