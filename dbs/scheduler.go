@@ -51,7 +51,7 @@ type Scheduler struct {
 
 	// Tick scratch.
 	moves []Decision
-	costs []float64  // CostSoFar of all[i], as last read
+	costs []float64 // CostSoFar of all[i], as last read
 	// watch are the jobs whose cost a weight update reads (their
 	// watchPos is their index here): those Submitted, Updated or
 	// assigned a slot since the last weight update, or holding slots at
