@@ -111,13 +111,33 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	} else {
 		s.evaluated = s.evaluated[:0]
-		for i, e := range all {
-			if st := &settle[i]; s.skips(st, costs[i]) {
-				if st.frozen {
-					sum[st.q] += st.base
+		for i := 0; i < len(all); i++ {
+			// The jobs skipped, most of them at trace scale, in a tight
+			// loop that keeps the sums in registers: each frozen job's
+			// W₁ is added to its queue's sum in its place, as an
+			// evaluation would.
+			s0, s1, s2 := sum[Low], sum[Mid], sum[High]
+			for ; i < len(all); i++ {
+				st := &settle[i]
+				if !s.skips(st, costs[i]) {
+					break
 				}
-				continue
+				if st.frozen {
+					switch st.q {
+					case Low:
+						s0 += st.base
+					case Mid:
+						s1 += st.base
+					default:
+						s2 += st.base
+					}
+				}
 			}
+			sum = [numQueues]float64{s0, s1, s2}
+			if i == len(all) {
+				break
+			}
+			e := all[i]
 			s.evaluated = append(s.evaluated, int32(i))
 			m0 := e.minK
 			f := s.evaluateTick(e, nowOff, costs[i], &parts)
