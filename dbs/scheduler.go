@@ -516,6 +516,7 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 	if !ok {
 		return JobStatus{}, &Error{Op: "Status", Job: id, Err: ErrUnknownJob}
 	}
+	s.materialize(e)
 	ev := &e.ev
 	m := ev.min
 	if e.cache.frozen && e.phi > 0 {

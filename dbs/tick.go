@@ -139,6 +139,14 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			}
 			e := all[i]
 			s.evaluated = append(s.evaluated, int32(i))
+			if st := &settle[i]; st.ok && st.lapsed && nowOff <= st.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
+				// Lapsed: the figures of its last evaluation hold.
+				f := s.tickFigs(e, st.base)
+				tk[i] = f
+				sum[e.queue] += f.base
+				e.cache.lazy = true
+				continue
+			}
 			m0 := e.minK
 			f := s.evaluateTick(e, nowOff, costs[i], &parts)
 			tk[i] = f
@@ -171,8 +179,17 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			if e.w != w0 {
 				s.markKey(e)
 			}
+			if e.cache.lazy {
+				continue // lapsed, skipped: its mark stands (a move ended it)
+			}
 			frozen, capsFree := frozenAt(e, f, nowOff)
 			e.cache.frozen = frozen
+			if !frozen && f.ttKnown {
+				if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
+					*st = settled{base: f.base, parts: s.partsGen[e.queue], until: until, q: e.queue, lapsed: true, ok: true}
+					continue
+				}
+			}
 			switch {
 			case !f.ttKnown:
 				*st = settled{cost: c, ok: true}
@@ -355,6 +372,7 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 		to = e.queue - 1
 	}
 	price := s.r.queues[to].Price
+	s.materialize(e) // a lapsed job's figures (its evaluation at this update)
 	ev := &e.ev
 	d := Decision{
 		Action: move, Job: e.id, From: e.queue, To: to, Price: price,
