@@ -453,7 +453,8 @@ func (s *Scheduler) unplace(e *entry) {
 // Update re-reads job id's counters (and task time hint). Call it after
 // every change to them; it also tells the scheduler that the counters now
 // include every assignment it returned for the job, and that its cost so
-// far may have changed (the next weight update reads it: host duty 3). Weights and minimum
+// far may have changed (the next weight update reads it: host duty 3;
+// also when the counters are refused). Weights and minimum
 // slots are re-evaluated at the next weight update. A change that only
 // starts, in full, tasks the scheduler assigned may be passed on later,
 // before the next Tick: until then the assignments count as held and
@@ -466,6 +467,10 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	if !ok {
 		return &Error{Op: op, Job: id, Err: ErrUnknownJob}
 	}
+	// The cost is re-read at the next weight update even if the
+	// counters are refused: a notice of a changed cost (host duty 3)
+	// must not be lost with them, and reading a cost is never wrong.
+	s.watchCost(e)
 	var tmp entry
 	if err := s.readCounters(op, e.job, id, &tmp); err != nil {
 		return err
@@ -479,7 +484,6 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	e.hint = tmp.hint
 	e.tt, e.ttKnown = s.taskTime(e)
 	s.addUsed(e, 1)
-	s.watchCost(e)
 	s.place(e)
 	return nil
 }
