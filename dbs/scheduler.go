@@ -144,7 +144,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 4
+const entryPad = 52
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }

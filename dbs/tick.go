@@ -122,7 +122,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			s0, s1, s2 := sum[Low], sum[Mid], sum[High]
 			for ; i < len(all); i++ {
 				st := &settle[i]
-				if !s.skips(st, costs[i]) {
+				if !s.skips(st) {
 					break
 				}
 				if st.frozen {
@@ -142,7 +142,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			}
 			e := all[i]
 			s.evaluated = append(s.evaluated, int32(i))
-			if st := &settle[i]; st.ok && st.lapsed && nowOff <= st.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
+			if st := &settle[i]; st.ok && st.lapsed && nowOff <= e.cache.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
 				// Lapsed: the figures of its last evaluation hold.
 				f := s.tickFigs(e, st.base)
 				tk[i] = f
@@ -175,7 +175,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	} else {
 		// The jobs pass 1 evaluated, in order (the others it skipped).
 		for _, i := range s.evaluated {
-			e, st, c := all[i], &settle[i], costs[i]
+			e, st := all[i], &settle[i]
 			f := &tk[i]
 			w0 := e.w
 			s.update(e, f, avg[e.queue], now)
@@ -189,15 +189,16 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			e.cache.frozen = frozen
 			if !frozen && f.ttKnown {
 				if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
-					*st = settled{base: f.base, parts: s.partsGen[e.queue], until: until, q: e.queue, lapsed: true, ok: true}
+					*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, lapsed: true, ok: true}
+					e.cache.until = until
 					continue
 				}
 			}
 			switch {
 			case !f.ttKnown:
-				*st = settled{cost: c, ok: true}
+				*st = settled{ok: true}
 			case frozen:
-				*st = settled{cost: c, base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
+				*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
 			default:
 				st.ok = false
 			}
@@ -282,7 +283,12 @@ func (s *Scheduler) readCosts(op string) error {
 		wc[i] = c
 	}
 	for i, e := range w {
-		s.costs[e.allPos] = wc[i]
+		if c := &s.costs[e.allPos]; *c != wc[i] {
+			// A settled job is skipped only at the cost it settled
+			// at (costs change only here).
+			s.settle[e.allPos].ok = false
+			*c = wc[i]
+		}
 	}
 	return nil
 }

@@ -43,8 +43,9 @@ type evalCache struct {
 	// e.ev is that update's evaluation only once materialize has
 	// computed it from this cache.
 	lazy    bool
-	budOK   bool // budget set, and the last evaluation's at the key (no task running)
-	running bool // a task runs (e.running at the key)
+	until   int64 // lapsed (settled): W₁ and minimums hold while now ≤ until
+	budOK   bool  // budget set, and the last evaluation's at the key (no task running)
+	running bool  // a task runs (e.running at the key)
 	// frozen: the last weight update that evaluated the job froze it
 	// (settled); e.ev holds that evaluation, and its deadline view's
 	// window and latest reduce start are those of the update that
@@ -152,11 +153,13 @@ func (c *evalCache) runningAt(e *entry, nowOff int64) {
 //     (base, slots held and needed) but need not evaluate it: e.ev is
 //     computed when read (materialize). Its cost is not part of it
 //     (φ = 1 reads none but for a move's figures, taken at the update).
+//
+// A settled job's cost is the one it settled at: readCosts clears ok
+// when it reads another. The update walks every job's settled, so it is
+// kept to 24 bytes (a lapsed job's bound is in its entry: evalCache.until).
 type settled struct {
-	cost     float64
 	base     float64 // W₁ (frozen, lapsed)
 	parts    uint64  // the queue's parts' number (frozen, lapsed)
-	until    int64   // lapsed: W₁ and minimums hold while now ≤ until
 	q        Queue   // its queue (frozen, lapsed)
 	frozen   bool
 	capsFree bool
@@ -243,10 +246,9 @@ func (s *Scheduler) frozenDeadline(e *entry, nowOff int64) MinView {
 	return v
 }
 
-// skips reports whether a weight update with cost so far cost skips the
-// job st marks.
-func (s *Scheduler) skips(st *settled, cost float64) bool {
-	return st.ok && !st.lapsed && st.cost == cost && (!st.frozen || st.capsFree || st.parts == s.partsGen[st.q])
+// skips reports whether a weight update skips the job st marks.
+func (s *Scheduler) skips(st *settled) bool {
+	return st.ok && !st.lapsed && (!st.frozen || st.capsFree || st.parts == s.partsGen[st.q])
 }
 
 // evaluateTick is evaluate for a weight update at nowOff (ns from the
