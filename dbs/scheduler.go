@@ -240,8 +240,16 @@ func (s *Scheduler) checkTime(op string, now time.Time) error {
 
 func (s *Scheduler) advance(now time.Time) { s.last, s.lastSet = now, true }
 
-// readJob reads and checks j's counters and hint into e (a scratch entry).
-func (s *Scheduler) readCounters(op string, j Job, id schedkit.JobID, e *entry) error {
+// counters is what readCounters reads of a job: a scratch far smaller
+// than an entry (Update runs after every task start and end).
+type counters struct {
+	prog [2]schedkit.PhaseProgress
+	nph  int
+	hint time.Duration
+}
+
+// readCounters reads and checks j's counters and hint into e.
+func (s *Scheduler) readCounters(op string, j Job, id schedkit.JobID, e *counters) error {
 	n := j.Phases()
 	if n < 1 || n > 2 {
 		return errf(op, ErrInvalidJob, id, "%d phases; dbs schedules map-reduce jobs of 1 or 2", n)
@@ -294,7 +302,7 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 		err.(*Error).Job = id
 		return err
 	}
-	var tmp entry
+	var tmp counters
 	if err := s.readCounters(op, j, id, &tmp); err != nil {
 		return err
 	}
@@ -471,7 +479,7 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	// counters are refused: a notice of a changed cost (host duty 3)
 	// must not be lost with them, and reading a cost is never wrong.
 	s.watchCost(e)
-	var tmp entry
+	var tmp counters
 	if err := s.readCounters(op, e.job, id, &tmp); err != nil {
 		return err
 	}
