@@ -284,9 +284,12 @@ func (s *Scheduler) readCosts(op string) error {
 	}
 	for i, e := range w {
 		if c := &s.costs[e.allPos]; *c != wc[i] {
-			// A settled job is skipped only at the cost it settled
-			// at (costs change only here).
-			s.settle[e.allPos].ok = false
+			// A frozen job, or one without a task time, is skipped
+			// only at the cost it settled at (costs change only
+			// here); a lapsed one's figures do not read it.
+			if st := &s.settle[e.allPos]; !st.lapsed {
+				st.ok = false
+			}
 			*c = wc[i]
 		}
 	}

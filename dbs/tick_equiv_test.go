@@ -362,7 +362,7 @@ func TestTickFrozenAcrossParts(t *testing.T) {
 // W₁ becomes 0: every weight update, with and without queue moves, and
 // Status after each, must be the previous update's, bit for bit, while
 // its running tasks' credit crosses its work (20 s of work, credit
-// growing 1 ns per ns) and after.
+// growing 1 ns per ns) and after; its cost grows all along.
 func TestTickLapsedCrossesZero(t *testing.T) {
 	for _, noMoves := range []bool{true, false} {
 		c := newCluster(2, 2, 1)
@@ -394,6 +394,7 @@ func TestTickLapsedCrossesZero(t *testing.T) {
 				}
 			}
 			lapsed += dbs.Lapsed(fast) // before Status computes the figures
+			j.cost += 2 * dbs.DefaultInterval.Seconds() // its two tasks run (host duty 3)
 			a, _ := fast.Status(j.id)
 			b, _ := prev.Status(j.id)
 			if d := cmp.Diff(b, a); d != "" {
