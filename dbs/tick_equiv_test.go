@@ -393,7 +393,7 @@ func TestTickLapsedCrossesZero(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			lapsed += dbs.Lapsed(fast) // before Status computes the figures
+			lapsed += dbs.Lapsed(fast)                  // before Status computes the figures
 			j.cost += 2 * dbs.DefaultInterval.Seconds() // its two tasks run (host duty 3)
 			a, _ := fast.Status(j.id)
 			b, _ := prev.Status(j.id)
