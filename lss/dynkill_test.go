@@ -14,7 +14,7 @@ import (
 // (lss.CheckDynamicKillBounds); TestFastEqualsLiteral compares the
 // decisions themselves.
 func TestDynamicKillBound(t *testing.T) {
-	seeds, steps := 30, 600
+	seeds, steps := 12, 600
 	if testing.Short() {
 		seeds, steps = 8, 300
 	}
