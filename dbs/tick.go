@@ -45,24 +45,25 @@ import (
 // by arithmetic. It reads the costs of the watched jobs only (a job that
 // holds no slot accrues no cost) and keeps per job what models 1 and 2
 // computed from inputs that have not changed since (counters, slots
-// held, capacity, queue; the cost for the budget view). A job with running tasks recomputes only what their
-// elapsed time moves (formula (3)'s credit, the work left, both
-// views); one without running tasks only the terms that depend on now
-// (model 1's time term, the deadline view), and with φ = 0 and an
-// unchanged cost nothing; a job without a task time whose counters and
-// cost did not change is not even read (its cost so far is), nor is a
-// frozen one (task time known, nothing running, past its deadline or
-// φ = 0, holding the slots it needs): its figures cannot move until its
-// counters, slots held, cost or (but for φ = 1 with a positive task
-// time) its queue's parts of the guarantees change; see settled. A
-// lapsed job (tasks running, φ = 1, past its deadline) keeps W₁ and
-// minimums of 0 until formula (3) can reach zero: model 3 runs on them
-// and its evaluation is computed only if read (a move's figures,
+// held, capacity, queue; the cost for the budget view). A job with
+// running tasks recomputes only what their elapsed time moves (formula
+// (3)'s credit, the work left, both views); one without running tasks
+// only the terms that depend on now (model 1's time term, the deadline
+// view), and with φ = 0 and an unchanged cost nothing; a job without a
+// task time whose counters and cost did not change is not even read,
+// nor is a frozen one (task time known, nothing running, past its
+// deadline or φ = 0, holding the slots it needs): its figures cannot
+// move until its counters, slots held, cost or (but for φ = 1 with a
+// positive task time) its queue's parts of the guarantees change; see
+// settled. A lapsed job (tasks running, φ = 1, past its deadline) keeps
+// W₁ and minimums of 0 until formula (3) can reach zero: model 3 runs on
+// them and its evaluation is computed only if read (a move's figures,
 // Status). Only the jobs evaluated can change their queue heaps' order,
 // which is restored from them alone. At trace scale (a day of thousands
 // of queued jobs, most waiting past their deadlines) that leaves the
-// running jobs before their deadlines and a few others per update. The results are bit for
-// bit those of a full re-evaluation (TestTickEquivalence).
+// running jobs before their deadlines and a few others per update. The
+// results are bit for bit those of a full re-evaluation
+// (TestTickEquivalence).
 //
 // On an error (a job's CostSoFar NaN, infinite or negative, a cluster
 // capacity it cannot read, time going backwards) nothing changes and dst
