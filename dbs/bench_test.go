@@ -48,6 +48,72 @@ func benchJobs(b *testing.B, n int, cfg dbs.Config) (*dbs.Scheduler, *hCluster, 
 	return s, c, jobs, now
 }
 
+// dayJobs is the trace day's queue in miniature (internal/experiment's
+// BenchmarkTraceDay): n jobs with φ = 1 and a task time, one in twenty
+// with running tasks, the rest waiting past their deadlines (frozen
+// after the first weight update: the update only adds their W₁ to the
+// queue's sum).
+func dayJobs(b *testing.B, n int, cfg dbs.Config) (*dbs.Scheduler, time.Time) {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), 6))
+	c := newCluster(100, 2, 1)
+	cfg.Cluster = c
+	s, err := dbs.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := t0.Add(time.Hour)
+	for i := range n {
+		j := mrJob(fmt.Sprintf("job%06d", i), 1, 20+rng.IntN(100), 1+rng.IntN(10), time.Duration(2+rng.IntN(20))*time.Minute, 0)
+		j.sub = t0.Add(time.Duration(rng.IntN(3000)) * time.Second)
+		j.dl = j.sub.Add(time.Duration(2+rng.IntN(20)) * time.Minute)
+		m := &j.ph[0]
+		m.Finished, m.FinishedDurationSum = 5, 5*time.Duration(10+rng.IntN(50))*time.Second
+		if i%20 == 0 {
+			m.Running, m.RunningStartSum = 2, 2*now.Sub(j.sub)-20*time.Second
+			j.dl = now.Add(time.Duration(1+rng.IntN(20)) * time.Hour)
+		}
+		m.Ready = m.Total - m.Finished - m.Running
+		j.red = int64(rng.IntN(1 << 30))
+		if err := s.Submit(now, j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, now
+}
+
+// BenchmarkTickDay measures a weight update on dayJobs's queue, against
+// the previous update (every job evaluated) in the same run.
+func BenchmarkTickDay(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		for _, previous := range []bool{false, true} {
+			name := fmt.Sprintf("jobs=%d", n)
+			if previous {
+				name += "/previous"
+			}
+			b.Run(name, func(b *testing.B) {
+				s, now := dayJobs(b, n, dbs.Config{NoQueueMoves: true})
+				if previous {
+					dbs.UsePreviousTick(s)
+				}
+				var dst []dbs.Decision
+				runtime.GC()
+				b.ReportAllocs()
+				b.ResetTimer()
+				c0 := cpuTime()
+				for i := range b.N {
+					var err error
+					dst, err = s.Tick(now.Add(time.Duration(i+1)*dbs.DefaultInterval), dst[:0])
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, c0)
+			})
+		}
+	}
+}
+
 // reportCPU reports the process CPU time per op since c0: on a shared
 // machine wall time per op includes waiting for a core, CPU time does
 // not (it does include the garbage collector's, which runs beside).

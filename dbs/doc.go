@@ -71,7 +71,14 @@
 //  3. Charge each job, for every second each of its tasks holds a slot,
 //     the price of the queue the job is in at that second, and report
 //     the total so far in CostSoFar. The job starts in the queue of its
-//     φ, at that queue's price (Scheduler.Queues).
+//     φ, at that queue's price (Scheduler.Queues). A job's cost may
+//     change only while it holds slots as the scheduler counts them
+//     (running tasks of its last Update, and assignments since); change
+//     it otherwise (a correction, a refund) only with an Update of the
+//     job after the change, before the next Tick. A weight update reads
+//     the cost of the jobs Submitted, Updated or assigned a slot since
+//     the last one, or holding slots at it, and trusts the others'
+//     costs as last read.
 //  4. Call Tick periodically, at least as often as Config.Interval
 //     (default 500 ms) while jobs are queued. For each Promote or Demote
 //     it returns, charge the job d.Price from then on (duty 3); the

@@ -55,6 +55,7 @@ func (s *Scheduler) taskTime(e *entry) (time.Duration, bool) {
 func (s *Scheduler) evaluate(e *entry, now time.Time, cost float64) {
 	ev := &e.ev
 	*ev = eval{cost: cost}
+	e.cache.lazy = false
 	if !e.ttKnown {
 		if e.prog[0].Unfinished() > 0 {
 			ev.min.Map = 1

@@ -5,6 +5,18 @@ package dbs
 // TestTickEquivalence and BenchmarkTickPrevious.
 func UsePreviousTick(s *Scheduler) { s.prevTick = true }
 
+// Lapsed returns the number of jobs the last weight update skipped as
+// lapsed (settled.lapsed: figures kept, evaluation left to materialize).
+func Lapsed(s *Scheduler) int {
+	n := 0
+	for _, e := range s.all {
+		if e.cache.lazy {
+			n++
+		}
+	}
+	return n
+}
+
 // Frozen returns the number of jobs the next weight update skips as
 // frozen (settled.frozen), for tests that must exercise them.
 func Frozen(s *Scheduler) int {

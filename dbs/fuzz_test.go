@@ -184,7 +184,15 @@ func FuzzScheduler(f *testing.F) {
 				now = now.Add(time.Duration(int(next())-30) * 100 * time.Millisecond)
 			case 4: // tick
 				if len(ids) > 0 {
-					jobs[ids[int(next())%len(ids)]].cost = weird[next()%8] * 10
+					// Host duty 3: a job holding no slot has its cost
+					// changed only with an Update after it.
+					j := jobs[ids[int(next())%len(ids)]]
+					j.cost = weird[next()%8] * 10
+					if st, err := s.Status(j.id); err == nil && st.Held == [2]int{} {
+						err := s.Update(j.id)
+						check(err)
+						same("Update", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Update(j.id) })
+					}
 				}
 				ds, err := s.Tick(now, nil)
 				check(err)

@@ -76,6 +76,7 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 			e.heldK[k]++
 			e.availK[k]--
 			s.settle[e.allPos].ok = false // a frozen job's slots held changed
+			s.watchCost(e)                // its cost grows once the task starts
 			s.used[q][k]++
 			s.free[k]--
 			if e.avail(k) == 0 {

@@ -21,7 +21,9 @@ type Job interface {
 	Phi() float64
 	// CostSoFar is what the job has been charged up to now: its slot
 	// seconds, each at the price of the queue the job was in when the
-	// second was used. Read at Submit and on every weight update.
+	// second was used. Read at Submit, and at a weight update when it
+	// may have changed since it was last read (host duty 3: the job
+	// held slots, was assigned one, or was Updated).
 	CostSoFar() float64
 	// DataSizes returns δ, the job's input size, and f·δ, the reduce
 	// input, in bytes: model 2's shuffle time is f·δ·Td (Td from

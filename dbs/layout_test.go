@@ -6,7 +6,8 @@ import (
 )
 
 // TestEntryLayout checks that entry fills whole cache lines (entryPad)
-// and that the fields a weight update reads first share the first one.
+// and that the fields a weight update reads first share the first one;
+// that the settled marks it walks stay 24 bytes.
 func TestEntryLayout(t *testing.T) {
 	var e entry
 	if n := unsafe.Sizeof(e); n%64 != 0 {
@@ -14,5 +15,8 @@ func TestEntryLayout(t *testing.T) {
 	}
 	if off := unsafe.Offsetof(e.hasDL); off >= 64 {
 		t.Errorf("entry's first group ends at %d, beyond the first cache line", off)
+	}
+	if n := unsafe.Sizeof(settled{}); n != 24 {
+		t.Errorf("settled is %d bytes, not 24: a weight update walks one per job", n)
 	}
 }

@@ -38,7 +38,7 @@ type Scheduler struct {
 
 	jobs map[schedkit.JobID]*entry
 	all  []*entry
-	jobv []Job // all[i].job, so a weight update reads costs without touching entries
+	jobv []Job // all[i].job, for the previous weight update (reads every cost)
 	pool []*entry
 	slab []entry // entries not yet used of the last block allocated
 
@@ -51,7 +51,14 @@ type Scheduler struct {
 
 	// Tick scratch.
 	moves []Decision
-	costs []float64  // CostSoFar of all[i], read before anything changes
+	costs []float64 // CostSoFar of all[i], as last read
+	// watch are the jobs whose cost a weight update reads (their
+	// watchPos is their index here): those Submitted, Updated or
+	// assigned a slot since the last weight update, or holding slots at
+	// it (host duty 3: no other job's cost changes). wcost is the
+	// update's scratch for their costs, read before anything changes.
+	watch []*entry
+	wcost []float64
 	tk    []tickFigs // model 3's inputs of all[i], from the evaluation pass
 	// evaluated are the indices in all of the jobs the evaluation pass
 	// did not skip (settled), for model 3's pass.
@@ -131,12 +138,13 @@ type entry struct {
 	hint        time.Duration
 	updatedAt   time.Time // Submit; later, the last weight update's (Status)
 	allPos      int
+	watchPos    int32 // index in Scheduler.watch, -1 when not watched
 	_           [entryPad]byte
 }
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 8
+const entryPad = 52
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -232,8 +240,16 @@ func (s *Scheduler) checkTime(op string, now time.Time) error {
 
 func (s *Scheduler) advance(now time.Time) { s.last, s.lastSet = now, true }
 
-// readJob reads and checks j's counters and hint into e (a scratch entry).
-func (s *Scheduler) readCounters(op string, j Job, id schedkit.JobID, e *entry) error {
+// counters is what readCounters reads of a job: a scratch far smaller
+// than an entry (Update runs after every task start and end).
+type counters struct {
+	prog [2]schedkit.PhaseProgress
+	nph  int
+	hint time.Duration
+}
+
+// readCounters reads and checks j's counters and hint into e.
+func (s *Scheduler) readCounters(op string, j Job, id schedkit.JobID, e *counters) error {
 	n := j.Phases()
 	if n < 1 || n > 2 {
 		return errf(op, ErrInvalidJob, id, "%d phases; dbs schedules map-reduce jobs of 1 or 2", n)
@@ -286,7 +302,7 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 		err.(*Error).Job = id
 		return err
 	}
-	var tmp entry
+	var tmp counters
 	if err := s.readCounters(op, j, id, &tmp); err != nil {
 		return err
 	}
@@ -340,6 +356,8 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	s.settle = append(s.settle, settled{})
 	s.nq[q]++
 	s.addUsed(e, 1)
+	s.costs[e.allPos] = cost
+	s.watchCost(e)
 	s.evaluate(e, now, cost)
 	e.w = e.ev.m1.W
 	e.updatedAt = now
@@ -370,7 +388,48 @@ func (s *Scheduler) newEntry() *entry {
 	for i := range e.pos {
 		e.pos[i] = -1
 	}
+	e.watchPos = -1
 	return e
+}
+
+// watchCost notes that e's cost may have changed (or may change before
+// the next weight update): that update reads it.
+func (s *Scheduler) watchCost(e *entry) {
+	if e.watchPos < 0 {
+		e.watchPos = int32(len(s.watch))
+		s.watch = append(s.watch, e)
+	}
+}
+
+// unwatchCost takes e off the watch list.
+func (s *Scheduler) unwatchCost(e *entry) {
+	i := e.watchPos
+	if i < 0 {
+		return
+	}
+	n := len(s.watch) - 1
+	last := s.watch[n]
+	s.watch[i] = last
+	last.watchPos = i
+	s.watch[n] = nil
+	s.watch = s.watch[:n]
+	e.watchPos = -1
+}
+
+// settleWatch keeps on the watch list, after a weight update read their
+// costs, only the jobs that hold slots (whose cost may still grow).
+func (s *Scheduler) settleWatch() {
+	w := s.watch[:0]
+	for _, e := range s.watch {
+		if e.heldK[0]+e.heldK[1] > 0 {
+			e.watchPos = int32(len(w))
+			w = append(w, e)
+		} else {
+			e.watchPos = -1
+		}
+	}
+	clear(s.watch[len(w):])
+	s.watch = w
 }
 
 // addUsed adds sign × e's held slots to its queue's usage.
@@ -401,7 +460,9 @@ func (s *Scheduler) unplace(e *entry) {
 
 // Update re-reads job id's counters (and task time hint). Call it after
 // every change to them; it also tells the scheduler that the counters now
-// include every assignment it returned for the job. Weights and minimum
+// include every assignment it returned for the job, and that its cost so
+// far may have changed (the next weight update reads it: host duty 3;
+// also when the counters are refused). Weights and minimum
 // slots are re-evaluated at the next weight update. A change that only
 // starts, in full, tasks the scheduler assigned may be passed on later,
 // before the next Tick: until then the assignments count as held and
@@ -414,7 +475,11 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	if !ok {
 		return &Error{Op: op, Job: id, Err: ErrUnknownJob}
 	}
-	var tmp entry
+	// The cost is re-read at the next weight update even if the
+	// counters are refused: a notice of a changed cost (host duty 3)
+	// must not be lost with them, and reading a cost is never wrong.
+	s.watchCost(e)
+	var tmp counters
 	if err := s.readCounters(op, e.job, id, &tmp); err != nil {
 		return err
 	}
@@ -438,6 +503,7 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 		return &Error{Op: "Remove", Job: id, Err: ErrUnknownJob}
 	}
 	s.unplace(e)
+	s.unwatchCost(e)
 	s.addUsed(e, -1)
 	s.nq[e.queue]--
 	delete(s.jobs, id)
@@ -447,6 +513,7 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	last.allPos = e.allPos
 	s.all[n], s.jobv[n] = nil, nil
 	s.all, s.jobv = s.all[:n], s.jobv[:n]
+	s.costs[e.allPos] = s.costs[n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
 	s.settle[e.allPos] = s.settle[n]
 	s.settle = s.settle[:n]
@@ -461,6 +528,7 @@ func (s *Scheduler) Status(id schedkit.JobID) (JobStatus, error) {
 	if !ok {
 		return JobStatus{}, &Error{Op: "Status", Job: id, Err: ErrUnknownJob}
 	}
+	s.materialize(e)
 	ev := &e.ev
 	m := ev.min
 	if e.cache.frozen && e.phi > 0 {

@@ -12,8 +12,10 @@ import (
 // it decides to dst. Call it periodically (the paper updates every 500
 // ms); a Tick before the interval is up only advances the clock.
 //
-// An update reads every queued job's CostSoFar, re-evaluates models 1
-// and 2 (minimum slots on what is left), and for each job compares the
+// An update reads the CostSoFar of every job whose cost may have changed
+// since it was last read (Submitted, Updated or assigned a slot since the
+// last update, or holding slots at it: host duty 3), re-evaluates models
+// 1 and 2 (minimum slots on what is left), and for each job compares the
 // slots it holds h with the slots it needs s (its minimum over the
 // phases that have ready or running tasks):
 //
@@ -40,24 +42,28 @@ import (
 // price from now on.
 //
 // Cost: an update walks every job, so it is bound by memory as much as
-// by arithmetic. It reads the costs through a dense slice of the jobs and
-// keeps per job what models 1 and 2 computed from inputs that have not
-// changed since (counters, slots held, capacity, queue; the cost for the
-// budget view). A job with running tasks recomputes only what their
-// elapsed time moves (formula (3)'s credit, the work left, both
-// views); one without running tasks only the terms that depend on now
-// (model 1's time term, the deadline view), and with φ = 0 and an
-// unchanged cost nothing; a job without a task time whose counters and
-// cost did not change is not even read (its cost so far is), nor is a
-// frozen one (task time known, nothing running, past its deadline or
-// φ = 0, holding the slots it needs): its figures cannot move until its
-// counters, slots held, cost or (but for φ = 1 with a positive task
-// time) its queue's parts of the guarantees change; see settled. Only
-// the jobs evaluated can change their queue heaps' order, which is
-// restored from them alone. At trace scale (a day of thousands of
-// queued jobs, most waiting past their deadlines) that leaves the
-// running jobs and a few others per update. The results are bit for
-// bit those of a full re-evaluation (TestTickEquivalence).
+// by arithmetic. It reads the costs of the watched jobs only (a job that
+// holds no slot accrues no cost) and keeps per job what models 1 and 2
+// computed from inputs that have not changed since (counters, slots
+// held, capacity, queue; the cost for the budget view). A job with
+// running tasks recomputes only what their elapsed time moves (formula
+// (3)'s credit, the work left, both views); one without running tasks
+// only the terms that depend on now (model 1's time term, the deadline
+// view), and with φ = 0 and an unchanged cost nothing; a job without a
+// task time whose counters and cost did not change is not even read,
+// nor is a frozen one (task time known, nothing running, past its
+// deadline or φ = 0, holding the slots it needs): its figures cannot
+// move until its counters, slots held, cost or (but for φ = 1 with a
+// positive task time) its queue's parts of the guarantees change; see
+// settled. A lapsed job (tasks running, φ = 1, past its deadline) keeps
+// W₁ and minimums of 0 until formula (3) can reach zero: model 3 runs on
+// them and its evaluation is computed only if read (a move's figures,
+// Status). Only the jobs evaluated can change their queue heaps' order,
+// which is restored from them alone. At trace scale (a day of thousands
+// of queued jobs, most waiting past their deadlines) that leaves the
+// running jobs before their deadlines and a few others per update. The
+// results are bit for bit those of a full re-evaluation
+// (TestTickEquivalence).
 //
 // On an error (a job's CostSoFar NaN, infinite or negative, a cluster
 // capacity it cannot read, time going backwards) nothing changes and dst
@@ -75,13 +81,9 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	if err := s.readCapacity(op); err != nil {
 		return dst, err
 	}
-	for i, j := range s.jobv {
-		c := j.CostSoFar()
-		if !validCost(c) {
-			s.capK, s.guar = capK, guar
-			return dst, errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
-		}
-		s.costs[i] = c
+	if err := s.readCosts(op); err != nil {
+		s.capK, s.guar = capK, guar
+		return dst, err
 	}
 	s.advance(now)
 	s.updated, s.updatedSet = now, true
@@ -113,14 +115,42 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	} else {
 		s.evaluated = s.evaluated[:0]
-		for i, e := range all {
-			if st := &settle[i]; s.skips(st, costs[i]) {
-				if st.frozen {
-					sum[st.q] += st.base
+		for i := 0; i < len(all); i++ {
+			// The jobs skipped, most of them at trace scale, in a tight
+			// loop that keeps the sums in registers: each frozen job's
+			// W₁ is added to its queue's sum in its place, as an
+			// evaluation would.
+			s0, s1, s2 := sum[Low], sum[Mid], sum[High]
+			for ; i < len(all); i++ {
+				st := &settle[i]
+				if !s.skips(st) {
+					break
 				}
+				if st.frozen {
+					switch st.q {
+					case Low:
+						s0 += st.base
+					case Mid:
+						s1 += st.base
+					default:
+						s2 += st.base
+					}
+				}
+			}
+			sum = [numQueues]float64{s0, s1, s2}
+			if i == len(all) {
+				break
+			}
+			e := all[i]
+			s.evaluated = append(s.evaluated, int32(i))
+			if st := &settle[i]; st.ok && st.lapsed && nowOff <= e.cache.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
+				// Lapsed: the figures of its last evaluation hold.
+				f := s.tickFigs(e, st.base)
+				tk[i] = f
+				sum[e.queue] += f.base
+				e.cache.lazy = true
 				continue
 			}
-			s.evaluated = append(s.evaluated, int32(i))
 			m0 := e.minK
 			f := s.evaluateTick(e, nowOff, costs[i], &parts)
 			tk[i] = f
@@ -146,20 +176,30 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	} else {
 		// The jobs pass 1 evaluated, in order (the others it skipped).
 		for _, i := range s.evaluated {
-			e, st, c := all[i], &settle[i], costs[i]
+			e, st := all[i], &settle[i]
 			f := &tk[i]
 			w0 := e.w
 			s.update(e, f, avg[e.queue], now)
 			if e.w != w0 {
 				s.markKey(e)
 			}
+			if e.cache.lazy {
+				continue // lapsed, skipped: its mark stands (a move ended it)
+			}
 			frozen, capsFree := frozenAt(e, f, nowOff)
 			e.cache.frozen = frozen
+			if !frozen && f.ttKnown {
+				if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
+					*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, lapsed: true, ok: true}
+					e.cache.until = until
+					continue
+				}
+			}
 			switch {
 			case !f.ttKnown:
-				*st = settled{cost: c, ok: true}
+				*st = settled{ok: true}
 			case frozen:
-				*st = settled{cost: c, base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
+				*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
 			default:
 				st.ok = false
 			}
@@ -198,6 +238,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		return 0
 	})
 	dst = append(dst, s.moves...)
+	s.settleWatch()
 	if s.prevTick {
 		s.rebuild()
 	} else {
@@ -214,6 +255,46 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	}
 	return dst, nil
+}
+
+// readCosts reads into s.costs the cost so far of every watched job
+// (of every job for the previous update, the reference), checking each
+// before storing any: on an error nothing changes.
+func (s *Scheduler) readCosts(op string) error {
+	if s.prevTick {
+		for i, j := range s.jobv {
+			c := j.CostSoFar()
+			if !validCost(c) {
+				return errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
+			}
+			s.costs[i] = c // scratch: every job is read at every update
+		}
+		return nil
+	}
+	w := s.watch
+	if cap(s.wcost) < len(w) {
+		s.wcost = make([]float64, len(w), 2*len(w))
+	}
+	wc := s.wcost[:len(w)]
+	for i, e := range w {
+		c := e.job.CostSoFar()
+		if !validCost(c) {
+			return errf(op, ErrInvalidJob, e.id, "cost so far %v not finite and non-negative", c)
+		}
+		wc[i] = c
+	}
+	for i, e := range w {
+		if c := &s.costs[e.allPos]; *c != wc[i] {
+			// A frozen job, or one without a task time, is skipped
+			// only at the cost it settled at (costs change only
+			// here); a lapsed one's figures do not read it.
+			if st := &s.settle[e.allPos]; !st.lapsed {
+				st.ok = false
+			}
+			*c = wc[i]
+		}
+	}
+	return nil
 }
 
 // markKey notes that e's heap keys changed: its positions go to
@@ -304,6 +385,7 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 		to = e.queue - 1
 	}
 	price := s.r.queues[to].Price
+	s.materialize(e) // a lapsed job's figures (its evaluation at this update)
 	ev := &e.ev
 	d := Decision{
 		Action: move, Job: e.id, From: e.queue, To: to, Price: price,

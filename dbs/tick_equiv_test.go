@@ -21,7 +21,9 @@ import (
 // without running tasks). Every Tick and
 // Heartbeat must return the same decisions and every job the same
 // Status, bit for bit, after every operation (odd seeds: after one in
-// eight).
+// eight). The previous update reads every job's cost at every update,
+// Tick only the watched jobs' (host duty 3): costs change here only of
+// jobs holding slots, or with an Update after the change.
 func TestTickEquivalence(t *testing.T) {
 	cfgs := []dbs.Config{
 		{},
@@ -30,24 +32,30 @@ func TestTickEquivalence(t *testing.T) {
 		{NoMinimumSlots: true, DefaultTaskTime: 10 * time.Second},
 		{MinimumFirst: true},
 	}
-	seeds, frozen := 6, 0
+	seeds, frozen, lapsed := 6, 0, 0
 	if raceEnabled {
 		seeds = 2
 	}
 	for ci, cfg := range cfgs {
 		for seed := range uint64(seeds) {
-			t.Run(fmt.Sprintf("cfg=%d/seed=%d", ci, seed), func(t *testing.T) { frozen += runTickEquivalence(t, cfg, seed) })
+			t.Run(fmt.Sprintf("cfg=%d/seed=%d", ci, seed), func(t *testing.T) {
+				f, l := runTickEquivalence(t, cfg, seed)
+				frozen, lapsed = frozen+f, lapsed+l
+			})
 		}
 	}
 	if frozen == 0 {
 		t.Error("no job was ever frozen after a weight update: the skip of frozen jobs is not tested")
 	}
-	t.Logf("%d frozen jobs after weight updates", frozen)
+	if lapsed == 0 {
+		t.Error("no running job was ever skipped as lapsed: the skip of lapsed jobs is not tested")
+	}
+	t.Logf("%d frozen jobs, %d lapsed ones skipped, after weight updates", frozen, lapsed)
 }
 
-// runTickEquivalence returns the number of frozen jobs summed over the
-// weight updates (dbs.Frozen).
-func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) int {
+// runTickEquivalence returns the numbers of frozen jobs and of lapsed
+// jobs skipped, summed over the weight updates (dbs.Frozen, dbs.Lapsed).
+func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) (int, int) {
 	rng := rand.New(rand.NewPCG(seed, 29))
 	c := newCluster(3+rng.IntN(6), 2, 1)
 	cfg.Cluster = c
@@ -62,7 +70,7 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) int {
 	dbs.UsePreviousTick(prev)
 	now := t0
 	var jobs []*hJob
-	next, moves, frozen := 0, 0, 0
+	next, moves, frozen, lapsed := 0, 0, 0, 0
 	both := func(op string, f func(s *dbs.Scheduler) ([]dbs.Decision, error)) []dbs.Decision {
 		t.Helper()
 		a, errA := f(fast)
@@ -173,9 +181,18 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) int {
 				update(j)
 			}
 		case r < 14: // costs grow (not every job: unchanged costs are kept)
+			// Host duty 3: a cost changes while the job holds slots (as
+			// the scheduler counts them: running or assigned); any other
+			// change (a correction) is followed by Update.
 			for _, j := range jobs {
-				if rng.IntN(2) == 0 {
-					j.cost += rng.Float64() * 2
+				if rng.IntN(2) != 0 {
+					continue
+				}
+				j.cost += rng.Float64() * 2
+				if st, err := fast.Status(j.id); err != nil {
+					t.Fatal(err)
+				} else if st.Held == [2]int{} {
+					update(j)
 				}
 			}
 		case r < 15: // the cluster grows or shrinks
@@ -190,17 +207,19 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) int {
 				now = now.Add(dbs.DefaultInterval + time.Duration(rng.IntN(200))*time.Millisecond)
 				moves += len(both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) }))
 				frozen += dbs.Frozen(fast)
+				lapsed += dbs.Lapsed(fast)
 				checkStatus(step)
 			}
 		default: // time moves; tick
 			now = now.Add(time.Duration(100+rng.IntN(900)) * time.Millisecond)
 			moves += len(both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) }))
 			frozen += dbs.Frozen(fast)
+			lapsed += dbs.Lapsed(fast)
 		}
 		checkStatus(step)
 	}
-	t.Logf("%d jobs left, %d moves, %d frozen", len(jobs), moves, frozen)
-	return frozen
+	t.Logf("%d jobs left, %d moves, %d frozen, %d lapsed", len(jobs), moves, frozen, lapsed)
+	return frozen, lapsed
 }
 
 func removeJob(jobs []*hJob, j *hJob) []*hJob {
@@ -335,5 +354,57 @@ func TestTickFrozenAcrossParts(t *testing.T) {
 	after, _ := fast.Status("late")
 	if after.Min.Deadline.ReduceStartLatest == before.Min.Deadline.ReduceStartLatest-6*time.Second {
 		t.Errorf("latest reduce start %v: the reduce waves did not change, the test tests little", after.Min.Deadline.ReduceStartLatest)
+	}
+}
+
+// TestTickLapsedCrossesZero: a running φ = 1 job past its deadline is
+// lapsed (W₁ MaxTerm, minimums 0) until formula (3) can reach zero, when
+// W₁ becomes 0: every weight update, with and without queue moves, and
+// Status after each, must be the previous update's, bit for bit, while
+// its running tasks' credit crosses its work (20 s of work, credit
+// growing 1 ns per ns) and after; its cost grows all along.
+func TestTickLapsedCrossesZero(t *testing.T) {
+	for _, noMoves := range []bool{true, false} {
+		c := newCluster(2, 2, 1)
+		cfg := dbs.Config{Cluster: c, NoQueueMoves: noMoves}
+		fast, err := dbs.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev, err := dbs.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dbs.UsePreviousTick(prev)
+		j := mrJob("late", 1, 4, 0, 5*time.Second, 0)
+		j.nph, j.hint = 1, 10*time.Second
+		j.ph[0].Ready, j.ph[0].Running, j.ph[0].RunningStartSum = 2, 2, 0
+		now := t0
+		lapsed, weights := 0, map[float64]bool{}
+		for i := range 60 {
+			for _, s := range []*dbs.Scheduler{fast, prev} {
+				var err error
+				if i == 0 {
+					err = s.Submit(now, j)
+				} else {
+					_, err = s.Tick(now, nil)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			lapsed += dbs.Lapsed(fast)                  // before Status computes the figures
+			j.cost += 2 * dbs.DefaultInterval.Seconds() // its two tasks run (host duty 3)
+			a, _ := fast.Status(j.id)
+			b, _ := prev.Status(j.id)
+			if d := cmp.Diff(b, a); d != "" {
+				t.Fatalf("no moves %v, at %v: Status differs (-previous +new):\n%s", noMoves, now.Sub(t0), d)
+			}
+			weights[a.Model1.W] = true
+			now = now.Add(dbs.DefaultInterval)
+		}
+		if lapsed < 20 || !weights[0] || !weights[dbs.MaxTerm] {
+			t.Fatalf("no moves %v: %d updates skipped the job as lapsed, W₁ took %v: the test tests little", noMoves, lapsed, weights)
+		}
 	}
 }

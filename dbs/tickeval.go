@@ -1,6 +1,7 @@
 package dbs
 
 import (
+	"math"
 	"time"
 
 	"github.com/schedkit/schedkit/estimate"
@@ -38,8 +39,13 @@ type evalCache struct {
 	key      evalKey
 	wavesSet bool // terms set but, with tasks running, their work left
 	static   bool // slotSecs, rem and terms set (no task running)
-	budOK    bool // budget set, and the last evaluation's at the key (no task running)
-	running  bool // a task runs (e.running at the key)
+	// lazy: the last weight update skipped the job as lapsed (settled);
+	// e.ev is that update's evaluation only once materialize has
+	// computed it from this cache.
+	lazy    bool
+	until   int64 // lapsed (settled): W₁ and minimums hold while now ≤ until
+	budOK   bool  // budget set, and the last evaluation's at the key (no task running)
+	running bool  // a task runs (e.running at the key)
 	// frozen: the last weight update that evaluated the job froze it
 	// (settled); e.ev holds that evaluation, and its deadline view's
 	// window and latest reduce start are those of the update that
@@ -135,14 +141,74 @@ func (c *evalCache) runningAt(e *entry, nowOff int64) {
 //     or empty (no work) at every capacity; φ = 1 reads no cost either.
 //     Only the view's latest reduce start moves with the reduce waves,
 //     which Status recomputes at the last update's parts.
+//   - A lapsed job (lapsedUntil): task time known, tasks running, φ = 1,
+//     its deadline passed. Model 1's W₁ is MaxTerm or 0 (formula (3)
+//     at or below zero) and model 2's minimums are 0 (the deadline view
+//     is unmeetable, or has no work, at every window ≤ 0), whatever the
+//     tasks' elapsed time, but for W₁ falling from MaxTerm to 0 once
+//     formula (3) reaches zero, which cannot happen before until. Until
+//     then, while its counters, slots held, queue and queue's parts stay
+//     (Update, a Heartbeat assigning it a slot, a move or a new parts
+//     number end it), an update gives it model 3 with the same figures
+//     (base, slots held and needed) but need not evaluate it: e.ev is
+//     computed when read (materialize). Its cost is not part of it
+//     (φ = 1 reads none but for a move's figures, taken at the update).
+//
+// A settled job's cost is the one it settled at: readCosts clears ok
+// when it reads another. The update walks every job's settled, so it is
+// kept to 24 bytes (a lapsed job's bound is in its entry: evalCache.until).
 type settled struct {
-	cost     float64
-	base     float64 // W₁ (frozen)
-	parts    uint64  // the queue's parts' number (frozen)
-	q        Queue   // its queue (frozen)
+	base     float64 // W₁ (frozen, lapsed)
+	parts    uint64  // the queue's parts' number (frozen, lapsed)
+	q        Queue   // its queue (frozen, lapsed)
 	frozen   bool
 	capsFree bool
+	lapsed   bool
 	ok       bool
+}
+
+// lapsedUntil reports whether e, just evaluated in full by a weight
+// update at nowOff (its cache holds formula (3) at nowOff), is lapsed
+// (see settled), and until when its W₁ and minimums hold. Formula (3) is
+// Work − Credit with Work fixed by the key and Credit = Σₚ ⌊ΣRₚ/Sₚ⌋
+// (capped at Horizon): ΣRₚ grows by at most runₚ per ns, so Credit by at
+// most K = Σₚ ⌈runₚ·Slot/Sₚ⌉ per ns (floors and the cap only lower it),
+// and formula (3) stays positive while (now − nowOff)·K < its value.
+func lapsedUntil(e *entry, f *tickFigs, nowOff int64) (bool, int64) {
+	c := &e.cache
+	if !f.ttKnown || !e.running || !c.running || e.phi != 1 || !e.hasDL || e.dlOff > nowOff {
+		return false, 0
+	}
+	rem := &c.rem
+	if rem.CannotFinish || rem.Time <= 0 {
+		return true, math.MaxInt64 // W₁ MaxTerm, or 0, for good
+	}
+	var k int64
+	for p := range e.nph {
+		if run := int64(c.run[p]); run > 0 {
+			if c.caps[p] <= 0 {
+				return false, 0 // no capacity: formula (3) cannot finish; not met here
+			}
+			k += (run*int64(estimate.Slot) + int64(c.caps[p]) - 1) / int64(c.caps[p])
+		}
+	}
+	if k == 0 {
+		return false, 0
+	}
+	return true, nowOff + (int64(rem.Time)-1)/k
+}
+
+// materialize computes e.ev of a job a weight update skipped as lapsed:
+// the evaluation at that update (evalCached from the cache it kept).
+func (s *Scheduler) materialize(e *entry) {
+	c := &e.cache
+	if !c.lazy {
+		return
+	}
+	c.lazy = false
+	// At that update's now, with the cost it read (costs change only
+	// at weight updates).
+	s.evalCached(e, int64(s.updated.Sub(s.epoch)), s.costs[e.allPos], &e.ev)
 }
 
 // frozenAt reports whether e, just evaluated and updated by a weight
@@ -180,10 +246,9 @@ func (s *Scheduler) frozenDeadline(e *entry, nowOff int64) MinView {
 	return v
 }
 
-// skips reports whether a weight update with cost so far cost skips the
-// job st marks.
-func (s *Scheduler) skips(st *settled, cost float64) bool {
-	return st.ok && st.cost == cost && (!st.frozen || st.capsFree || st.parts == s.partsGen[st.q])
+// skips reports whether a weight update skips the job st marks.
+func (s *Scheduler) skips(st *settled) bool {
+	return st.ok && !st.lapsed && (!st.frozen || st.capsFree || st.parts == s.partsGen[st.q])
 }
 
 // evaluateTick is evaluate for a weight update at nowOff (ns from the
@@ -193,6 +258,7 @@ func (s *Scheduler) skips(st *settled, cost float64) bool {
 // one update. Its results are bit-for-bit those evaluate gives (the same
 // functions on the same inputs; TestTickEquivalence checks it).
 func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[numQueues][2]estimate.Capacity) tickFigs {
+	e.cache.lazy = false
 	if !e.ttKnown {
 		// Not settled (Tick skips it then): its counters or cost changed.
 		s.evaluate(e, time.Time{}, cost) // does not read now

@@ -37,9 +37,12 @@ type entry struct {
 	allPos   int // position in Scheduler.all
 
 	// The values below belong to the fast path (fast.go).
-	static  sKey    // order key while static (constant between events)
-	dynamic bool    // running tasks and Tavg known: spare moves with time
-	killAt  int64   // static: killed/infeasible once now > killAt
+	static  sKey  // order key while static (constant between events)
+	dynamic bool  // running tasks and Tavg known: spare moves with time
+	killAt  int64 // static: killed/infeasible once now > killAt
+	// dynKill (dynamic): no kill rule can hold while now ≤ dynKill, so a
+	// heartbeat need not evaluate the job for its kills (dynamicKillBound).
+	dynKill int64
 	pos     []int32 // position in each heap, -1 when absent
 	dynPos  int32   // position in Scheduler.dyn, -1 when absent
 	touched bool    // assigned tasks in the current heartbeat

@@ -20,15 +20,19 @@ import (
 // a kill condition exactly when now > killAt = min(Deadline, key + Tavg),
 // found from a heap of killAt. A "dynamic" job — Tavg known, tasks
 // running — gains ΣR/S credit as its tasks run, so its spare time is
-// evaluated at each heartbeat; there are at most as many as the
-// cluster's running tasks, not the queue's length.
+// evaluated at a heartbeat that needs it; there are at most as many as
+// the cluster's running tasks, not the queue's length. Its spare time
+// falls no faster than now advances (the credit never shrinks), so after
+// an evaluation no kill rule can hold before a bound (dynamicKillBound);
+// until then the kill rules skip it.
 //
 // Heaps: per slot kind, the static jobs with unassigned ready tasks of
 // that kind (passes 2 and 3); the static jobs that have no finished,
 // running or assigned task (pass 1); the static deadline jobs by kill
 // time. A heartbeat pops the kill heap up to now, evaluates the dynamic
-// jobs, sorts those with ready tasks, and merges them with the heads of
-// the heaps for each pass. Every comparison uses the same integer figures
+// jobs past their kill bound, evaluates and sorts those with ready tasks
+// of a kind the node has free, and merges them with the heads of the
+// heaps for each pass. Every comparison uses the same integer figures
 // and tie-breaks as the literal path, so both make the same decisions
 // (TestFastEqualsLiteral, FuzzEvents).
 
@@ -38,6 +42,7 @@ func (s *Scheduler) classify(e *entry) {
 	e.dynamic = e.hasDL && tavg.Known && e.anyRunning()
 	switch {
 	case e.dynamic:
+		e.dynKill = math.MinInt64 // evaluated at the next heartbeat
 	case !e.hasDL:
 		e.static = sKey{class: classNoLimit}
 	case !tavg.Known:
@@ -169,6 +174,27 @@ func (s *Scheduler) rebuild() {
 	s.indexed = true
 }
 
+// dynamicKillBound returns, for dynamic job e evaluated at now (ev) and
+// meeting no kill rule then, a time up to which no kill rule can hold
+// while its counters and the indexed capacity stay as they are (Update
+// and rebuild reclassify it). Between two counter changes only formula
+// (3)'s credit moves with now, and it never decreases (each phase's ΣR
+// grows with now at its running count, and ⌊ΣR/S⌋ and the cap at
+// Horizon keep the order), while Work, Tavg and whether a phase cannot
+// finish read the counters and capacity only. So spare(t) = Deadline − t
+// − Work + Credit(t) ≥ spare(now) − (t − now) exactly (integers, no
+// saturation in range: see timeLimit), and Spare + Tavg < 0 needs
+// t > now + spare(now) + Tavg; the deadline rule needs t > Deadline. A
+// spare time of −∞ from missing capacity leaves the deadline rule only
+// (killReason). TestDynamicKillBound checks the bound against an
+// evaluation at every heartbeat.
+func dynamicKillBound(e *entry, ev *eval, now int64) int64 {
+	if ev.class != classFinite {
+		return e.dl // −∞ with NoCapacity (any other −∞ is a kill)
+	}
+	return min(e.dl, now+ev.value+threshold(ev.tavg))
+}
+
 // heartbeatFast decides exactly as heartbeatLiteral, from the index.
 func (s *Scheduler) heartbeatFast(hb *beat, dst []Decision) []Decision {
 	if !s.indexed || !slices.Equal(s.caps, s.capsNew) {
@@ -185,20 +211,28 @@ func (s *Scheduler) heartbeatFast(hb *beat, dst []Decision) []Decision {
 		kills = append(kills, e)
 	}
 	for _, e := range s.dyn {
-		ev := s.current(e, hb)
-		if !(s.cfg.SoftDeadlines && e.reported) && killReason(e, ev, hb.now) != NoReason {
-			kills = append(kills, e)
+		if hb.now <= e.dynKill || (s.cfg.SoftDeadlines && e.reported) {
+			continue // no kill rule can hold (or none applies)
 		}
+		ev := s.current(e, hb)
+		if killReason(e, ev, hb.now) != NoReason {
+			kills = append(kills, e)
+			continue
+		}
+		e.dynKill = dynamicKillBound(e, ev, hb.now)
 	}
 	dst = s.emitKills(dst, kills, hb)
 	clear(kills)
 	s.kills = kills[:0]
 
-	// Dynamic jobs with something to run, in queue order.
+	// Dynamic jobs with something to run on this node's free slots, in
+	// queue order (free slots only become fewer during the heartbeat, so
+	// the others are never picked).
 	ds := s.dynSort[:0]
 	for _, e := range s.dyn {
 		for k := range s.elig {
-			if s.availKind(e, k) > 0 {
+			if s.free[k] > 0 && s.availKind(e, k) > 0 {
+				s.current(e, hb)
 				ds = append(ds, e)
 				break
 			}

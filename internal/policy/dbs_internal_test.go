@@ -16,9 +16,13 @@ import (
 // cost the adapter keeps (dbsJob.idle) has no positive allocation and
 // exactly that cost in the simulator, bit for bit: overloaded slot
 // clusters (most jobs waiting), node churn (tasks lost and requeued),
-// price changes from queue moves.
+// price changes from queue moves. It also checks the adapter's part of
+// dbs's host duty 3 (a weight update reads only the costs of jobs
+// Updated or assigned a slot since the last one, or holding slots at
+// it): every queued job with a positive allocation, the only state in
+// which the simulator's cost grows, holds slots as dbs counts them.
 func TestDBSIdleCost(t *testing.T) {
-	checked := 0
+	checked, held := 0, 0
 	for seed := uint64(1); seed <= 6; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 41))
 		cfg := slotCluster(t, 1+rng.IntN(3), 2, 2)
@@ -57,7 +61,20 @@ func TestDBSIdleCost(t *testing.T) {
 		cfg.AfterEvent = func(*sim.Sim) error {
 			for i := range p.jobs.rows {
 				r := &p.jobs.rows[i]
-				if !r.queued || r.job == nil || !r.job.idle || !r.job.Active() {
+				if !r.queued || r.job == nil || !r.job.Active() {
+					continue
+				}
+				if anyPositive(r.job.Allocated()) {
+					st, err := p.sched.Status(r.job.ID())
+					if err != nil {
+						return err
+					}
+					if st.Held == [2]int{} {
+						return fmt.Errorf("job %s: allocation %v, but dbs counts no slot held", r.job.ID(), r.job.Allocated())
+					}
+					held++
+				}
+				if !r.job.idle {
 					continue
 				}
 				checked++
@@ -81,5 +98,8 @@ func TestDBSIdleCost(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no job's cost was kept: the test tests nothing")
 	}
-	t.Logf("%d kept costs checked", checked)
+	if held == 0 {
+		t.Fatal("no job held slots: the duty is not tested")
+	}
+	t.Logf("%d kept costs checked; %d times a job with an allocation held slots in dbs", checked, held)
 }

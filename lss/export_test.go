@@ -1,0 +1,28 @@
+package lss
+
+import "fmt"
+
+// CheckDynamicKillBounds checks every dynamic job's kill bound against a
+// full evaluation: for a job whose bound is at or after the latest time
+// given (a heartbeat then would skip its kill rules), the rules must
+// hold at no time from then up to the bound. It evaluates at the latest
+// time, the bound and halfway, and returns the number of bounds checked.
+func CheckDynamicKillBounds(s *Scheduler) (int, error) {
+	if s.cfg.Literal || !s.indexed {
+		return 0, nil
+	}
+	n := 0
+	for _, e := range s.dyn {
+		if e.dynKill < s.latest || (s.cfg.SoftDeadlines && e.reported) {
+			continue
+		}
+		n++
+		for _, t := range []int64{s.latest, s.latest + (e.dynKill-s.latest)/2, e.dynKill} {
+			ev := s.evaluate(e, t, s.caps)
+			if r := killReason(e, &ev, t); r != NoReason {
+				return n, fmt.Errorf("job %s: kill bound %d, but at %d (latest %d) the kill rules give %v (spare %v)", e.id, e.dynKill, t, s.latest, r, ev.spare)
+			}
+		}
+	}
+	return n, nil
+}
