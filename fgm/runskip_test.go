@@ -22,8 +22,8 @@ import (
 // observations. The workloads have few similarity keys and requests (so
 // runs form), some tasks with data locations, re-submissions into the
 // middle of a queue (a released task submitted again), and a History
-// with few keys, so that evictions — decided by the recency order that
-// Predict touches — happen often.
+// with few keys, so that evictions (of the least recently observed key)
+// happen often.
 func TestRunSkipMatchesScan(t *testing.T) {
 	for seed := range uint64(60) {
 		for _, est := range []string{"history", "none"} {

@@ -333,9 +333,8 @@ func (s *Scheduler) sortJobs() {
 // run (see enqueue) of the one at i, which this call has just refused or
 // skipped on the server: each later task of the run would be refused or
 // skipped the same way, with nothing else changing. It holds when
-// predictions come from a History (the key decides them; predicting
-// the key just predicted again only touches the History entry already
-// at the head of its recency list) or there is no Estimator; with any
+// predictions come from a History (the key decides them, and a
+// prediction changes nothing) or there is no Estimator; with any
 // other Estimator (one that may predict each task differently), or with
 // scanEach, it returns i+1. It finds the end of the run by galloping,
 // so the cost is logarithmic in the run's length.
