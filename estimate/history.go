@@ -171,7 +171,7 @@ type histEntry struct {
 	n          int
 	dur        float64   // smoothed duration, ns
 	bins       []float64 // smoothed slices, Bins × dims
-	stages     []Stage // cut when learned, once n ≥ MinObservations
+	stages     []Stage   // cut when learned, once n ≥ MinObservations
 	stageBuf   []float64 // MaxStages × dims (plus scratch while dividing)
 }
 
