@@ -122,6 +122,16 @@ jobs:
 		failed := false
 		for i := 0; i < len(j.pending); {
 			p := j.pending[i]
+			if p.src != nil && !(keyed || s.cfg.Estimator == nil) {
+				// Another Estimator predicts task by task: it is asked
+				// about the run's head task itself.
+				q, err := s.splitHead(op, j, i)
+				if err != nil {
+					s.rollback(v)
+					return dst[:start], err
+				}
+				p = q
+			}
 			if !s.local(p, v, off) {
 				i++
 				continue
@@ -162,7 +172,12 @@ jobs:
 				}
 				prof = s.wholeUnits(prof, p.requested)
 			}
-			if !s.place(v, p, i, prof, ok, off) {
+			q, err := s.place(v, p, i, prof, ok, off)
+			if err != nil {
+				s.rollback(v)
+				return dst[:start], err
+			}
+			if q == nil {
 				if ok {
 					failKey, failed = p.key, true
 				}
@@ -175,7 +190,7 @@ jobs:
 			}
 			clear(s.fails) // the server changed
 			s.refused = s.refused[:0]
-			dst = append(dst, Decision{Action: Allocate, Task: p.id, Job: j.state.ID, Node: id, Mode: p.mode, Plan: p.plan})
+			dst = append(dst, Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan})
 			if v.usedUp(off) {
 				break jobs
 			}
@@ -421,12 +436,24 @@ func (s *Scheduler) local(p *ptask, v *server, now time.Duration) bool {
 }
 
 // place tries pending task p (index i of its job's queue) on v; on
-// success it is running there and reserved.
-func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) bool {
+// success it returns the task now running there and reserved (p, or
+// the head task of run entry p, materialised). It fails only when the
+// host's TaskRun.Task gives an invalid task; nothing is changed then.
+func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) (*ptask, error) {
 	mode, stages, ok := s.fits(v, p, prof, predictable, now)
 	if !ok {
-		return false
+		return nil, nil
 	}
+	q := p
+	if p.src != nil {
+		var err error
+		if q, err = s.materialise("Schedule", p); err != nil {
+			return nil, err
+		}
+		s.tasks[q.id] = q
+	}
+	s.dequeue(p.job, i)
+	p = q
 	first := p.requested
 	if stages != nil {
 		first = stages[0].Demand
@@ -436,7 +463,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 			v.placed[k] += d
 		}
 	}
-	s.commitPlace(v, p, i, mode, stages, now)
+	s.commitPlace(v, p, mode, stages, now)
 	if s.cfg.HostChecksSteps {
 		// The host allocates the first step at once.
 		first := p.plan[0].Alloc
@@ -444,7 +471,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 			s.hostFree[k] -= first[k]
 		}
 	}
-	return true
+	return p, nil
 }
 
 // fits is place's test, changing nothing but scratch buffers: whether p
@@ -540,12 +567,12 @@ func anyPositive(x []float64) bool {
 	return false
 }
 
-// commitPlace makes p running on v with the given stages (nil: open-ended
-// at its requested quantity) and the rates in s.rates.
-func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []estimate.Stage, now time.Duration) {
+// commitPlace makes p (taken out of its job's queue) running on v with
+// the given stages (nil: open-ended at its requested quantity) and the
+// rates in s.rates.
+func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimate.Stage, now time.Duration) {
 	dims := s.dims
 	j := p.job
-	s.dequeue(j, i)
 	if p.runState == nil {
 		p.runState = new(runState)
 	}

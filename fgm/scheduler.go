@@ -95,6 +95,10 @@ type ptask struct {
 
 	running bool
 	srv     *server
+	// src is set for a run entry (SubmitRun): the entry stands for the
+	// run's pending tasks src.left, whose first has sequence seq; t and
+	// id are unset.
+	src *runSrc
 	// The state of a placed task, allocated at its first placement (a
 	// pending task is only the fields above: a trace day holds millions).
 	*runState
@@ -309,13 +313,7 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	s.seq++
 	p.seq = s.seq
 	p.keyID = s.keyID(p.key)
-	j := s.jobs[t.Job()]
-	if j == nil {
-		j = &jobEntry{activePos: -1, sub: off}
-		j.state = JobState{ID: t.Job(), Submitted: now, Allocated: s.space.Zero()}
-		s.jobs[j.state.ID] = j
-	}
-	p.job = j
+	p.job = s.jobEntry(t.Job(), now, off)
 	s.tasks[id] = p
 	s.enqueue(p)
 	return nil
@@ -378,7 +376,7 @@ func (s *Scheduler) enqueue(p *ptask) {
 	}
 	j.pending = slices.Insert(j.pending, i, p)
 	j.runs = slices.Insert(j.runs, i, run)
-	j.state.Pending++
+	j.state.Pending += p.count()
 	s.moveJob(j)
 	if len(p.locs) > 0 {
 		s.locTasks++
@@ -405,8 +403,17 @@ func alike(a, b *ptask) bool {
 	return true
 }
 
-// dequeue removes the pending task at index i of its job's queue.
+// dequeue removes the pending task at index i of its job's queue (the
+// head task of a run entry: the entry goes with its last task).
 func (s *Scheduler) dequeue(j *jobEntry, i int) {
+	if src := j.pending[i].src; src != nil && src.left > 1 {
+		src.next++
+		src.left--
+		j.pending[i].seq++
+		j.state.Pending--
+		s.moveJob(j)
+		return
+	}
 	if len(j.pending[i].locs) > 0 {
 		s.locTasks--
 	}
@@ -421,6 +428,11 @@ func (s *Scheduler) dequeue(j *jobEntry, i int) {
 	}
 	j.state.Pending--
 	s.moveJob(j)
+	s.deactivate(j)
+}
+
+// deactivate takes j out of the active jobs if nothing of it is pending.
+func (s *Scheduler) deactivate(j *jobEntry) {
 	if len(j.pending) == 0 && j.activePos >= 0 {
 		last := s.active[len(s.active)-1]
 		s.active[j.activePos] = last
@@ -632,18 +644,25 @@ func (s *Scheduler) moveJob(j *jobEntry) {
 	}
 }
 
-// Pending returns the number of pending tasks.
+// Pending returns the number of pending tasks (a run's counted task by
+// task).
 func (s *Scheduler) Pending() int {
 	n := 0
 	for _, j := range s.active {
-		n += len(j.pending)
+		n += j.state.Pending
 	}
 	return n
 }
 
 // Running returns the number of tasks the scheduler has placed and not
 // yet seen released.
-func (s *Scheduler) Running() int { return len(s.tasks) - s.Pending() }
+func (s *Scheduler) Running() int {
+	n := 0
+	for _, j := range s.jobs {
+		n += j.state.Running
+	}
+	return n
+}
 
 // Policy returns a server's current scheduling policy (Algorithm 3),
 // false for an unknown node.

@@ -61,9 +61,11 @@ type FGM struct {
 	all     bool               // every job (a node went down)
 	dirty   []*sim.Job         // these (each once; marked)
 	marked  map[*sim.Job]bool  // in dirty
-	held    map[*sim.Job][]int // per phase: known tasks not yet assigned
+	held    map[*sim.Job][]int // per phase: known tasks not yet assigned (runs' tasks included)
+	handed  map[*sim.Job][]int // per phase alike (sim.Job.PhaseAlike): tasks 0…handed−1 handed to fgm
 	knownIn map[*sim.Job]int   // known tasks per job
 	scanAll bool               // the reference path: every sync scans every job
+	runs    int                // runs submitted (fgm.SubmitRun)
 	ds      []fgm.Decision
 	ready   []*sim.Task
 	preds   []Prediction
@@ -95,7 +97,7 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	}
 	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
 		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{},
-		marked: map[*sim.Job]bool{}, held: map[*sim.Job][]int{}, knownIn: map[*sim.Job]int{}}
+		marked: map[*sim.Job]bool{}, held: map[*sim.Job][]int{}, handed: map[*sim.Job][]int{}, knownIn: map[*sim.Job]int{}}
 	hc := opt.History
 	hc.Space = cfg.Space
 	h, err := estimate.NewHistory(hc)
@@ -187,6 +189,7 @@ func (p *FGM) touch(j *sim.Job) {
 // forget drops running task t from known (fgm released it).
 func (p *FGM) forget(t *sim.Task) {
 	delete(p.known, t)
+	delete(p.byID, t.ID())
 	j := t.Owner()
 	if p.knownIn[j]--; p.knownIn[j] <= 0 {
 		delete(p.knownIn, j)
@@ -216,7 +219,7 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 		}
 		p.dirty = p.dirty[:0]
 		for _, j := range c.Jobs() {
-			if err := p.syncJob(now, j, true); err != nil {
+			if err := p.syncJob(now, j, p.scanAll); err != nil {
 				return err
 			}
 		}
@@ -240,7 +243,17 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 }
 
 // syncJob submits j's ready tasks fgm does not hold; full reads every
-// ready task (the reference path).
+// ready task and submits each as a task of its own (the reference
+// path).
+//
+// A phase whose tasks are alike (sim.Job.PhaseAlike: same key and
+// request, no data locations) is handed over without materialising its
+// waiting tasks: its ready tasks fgm does not hold are the tasks pending
+// again after a failure (sim.Job.RetryTasks, submitted one by one) and
+// then its never-started tasks from handed on, submitted as one run
+// (fgm.SubmitRun), in the order ReadyTasks lists them: fgm sees the
+// same tasks in the same order as from Submit calls, and a task of the
+// run is materialised when fgm places it (simRun.Task).
 func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 	held := p.held[j]
 	if held == nil {
@@ -255,6 +268,14 @@ func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 		need := pr.Ready - held[ph]
 		if need <= 0 && !full {
 			continue
+		}
+		if !full {
+			if key, ok := j.PhaseAlike(schedkit.Phase(ph)); ok {
+				if err := p.syncRun(now, j, schedkit.Phase(ph), key, need); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		m := pr.Ready
 		if !full {
@@ -280,13 +301,81 @@ func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 			if err := p.s.Submit(now, t); err != nil {
 				return err
 			}
-			p.known[t] = true
-			p.knownIn[j]++
+			p.hold(t)
 			held[ph]++
-			p.byID[t.ID()] = t
 		}
 	}
 	return nil
+}
+
+// syncRun hands fgm the need ready tasks of alike phase ph it does not
+// hold: the retries, then the never-started tasks as one run.
+func (p *FGM) syncRun(now time.Time, j *sim.Job, ph schedkit.Phase, key schedkit.SimilarityKey, need int) error {
+	handed := p.handed[j]
+	if handed == nil {
+		handed = make([]int, j.Phases())
+		p.handed[j] = handed
+	}
+	total := j.Tasks(ph)
+	fresh := total - handed[ph]
+	if need > fresh {
+		p.ready = j.RetryTasks(ph, p.ready[:0])
+		for _, t := range p.ready {
+			if p.known[t] {
+				continue
+			}
+			if err := p.s.Submit(now, t); err != nil {
+				return err
+			}
+			p.hold(t)
+			p.held[j][ph]++
+		}
+	}
+	if fresh > 0 {
+		req, _ := j.PhaseRequest(ph)
+		r := &simRun{p: p, j: j, ph: ph, first: handed[ph], n: fresh, key: key, req: req}
+		if err := p.s.SubmitRun(now, r); err != nil {
+			return err
+		}
+		handed[ph] = total
+		p.held[j][ph] += fresh
+		p.runs++
+	}
+	return nil
+}
+
+// hold records t as known to fgm.
+func (p *FGM) hold(t *sim.Task) {
+	p.known[t] = true
+	p.knownIn[t.Owner()]++
+	p.byID[t.ID()] = t
+}
+
+// simRun is the never-started tasks first … first+n−1 of an alike phase,
+// handed to fgm as one fgm.TaskRun.
+type simRun struct {
+	p        *FGM
+	j        *sim.Job
+	ph       schedkit.Phase
+	first, n int
+	key      schedkit.SimilarityKey
+	req      resource.Vector
+}
+
+func (r *simRun) Job() schedkit.JobID                { return r.j.ID() }
+func (r *simRun) Similarity() schedkit.SimilarityKey { return r.key }
+func (r *simRun) Requested() resource.Vector         { return r.req }
+func (r *simRun) Deadline() time.Time                { return r.j.Deadline() }
+func (r *simRun) Len() int                           { return r.n }
+
+// Task materialises the run's task i in the simulator (fgm places it).
+func (r *simRun) Task(i int) schedkit.Task {
+	t := r.j.Task(r.ph, r.first+i)
+	if t == nil {
+		return nil
+	}
+	r.p.hold(t)
+	return t
 }
 
 // Heartbeat runs Algorithm 1 for n.
@@ -381,6 +470,10 @@ func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 // running ones released without learning.
 func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
 	delete(p.held, j)
+	if p.handed[j] != nil {
+		delete(p.handed, j)
+		p.s.WithdrawJob(j.ID()) // its runs' tasks were never materialised
+	}
 	if p.knownIn[j] == 0 {
 		return // nothing held: no need to read (and materialise) its tasks
 	}
