@@ -485,6 +485,9 @@ func (h *History) divide(e *histEntry) {
 	var done time.Duration
 	for i, c := range cuts {
 		end := time.Duration(math.Round(e.dur * float64(c.start+c.count) / float64(bins)))
+		if i == len(cuts)-1 && end < 1 {
+			end = 1 // a prediction lasts: at least 1 ns in all
+		}
 		e.stages = append(e.stages, Stage{
 			Duration: end - done,
 			Demand:   resource.Vector(e.stageBuf[i*dims : (i+1)*dims : (i+1)*dims]),

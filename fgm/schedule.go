@@ -101,8 +101,12 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	if v.policy == StopAllocation || v.usedUp(off) || len(s.active) == 0 {
 		return dst, nil
 	}
-	s.sortJobs()
 	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
+	if s.closedOut(v, hist, keyed, off) {
+		s.call++
+		return dst, nil
+	}
+	s.sortJobs()
 	if s.idleRepeat(v, hist, keyed, off) {
 		s.call++
 		return dst, nil
@@ -191,7 +195,7 @@ jobs:
 			clear(s.fails) // the server changed
 			s.refused = s.refused[:0]
 			dst = append(dst, Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan})
-			if v.usedUp(off) {
+			if v.usedUp(off) || s.closedOut(v, hist, keyed, off) {
 				break jobs
 			}
 			if s.cfg.Progressive {
@@ -208,6 +212,68 @@ jobs:
 		s.idle = idleScan{valid: true, hist: historyVersion(hist, keyed), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refused...)}
 	}
 	return dst, nil
+}
+
+// needMask returns the integral kinds pending entry p requests (bit i
+// for s.integral[i]), the index of its count in s.needs.
+func (s *Scheduler) needMask(p *ptask) int {
+	m := 0
+	for i, k := range s.integral {
+		if i < maxNeedKinds && p.requested[k] > 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+// closedOut reports whether no pending task can be placed on v at now
+// for want of an integral kind (a slot, a device), so that the walk of
+// Algorithm 1 would refuse every one of them and change nothing: each
+// queue entry requests some integral kind of which v has less than one
+// unit free now (requests of integral kinds are whole, so a positive
+// one is at least 1). Every test a task passes to be placed holds its
+// request of an integral kind against the free timeline at now: a
+// prediction's integral demands are the request (wholeUnits), its
+// stages begin at now and last 1 ns at least (a History's do; Horizon
+// is positive). In a slot space the used-up test ignores slots, so
+// without this a full server's walk would visit every queued job.
+//
+// It holds only where the walk would have no other effect: predictions
+// from a History (whose profiles are valid: at most MaxStages stages)
+// or none, no pending task with data locations under delay scheduling
+// (a visit starts its wait), and not on the reference path.
+func (s *Scheduler) closedOut(v *server, hist HistoryEstimator, keyed bool, off time.Duration) bool {
+	if s.scanEach || len(s.integral) == 0 || len(s.integral) > maxNeedKinds ||
+		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
+		return false
+	}
+	switch {
+	case keyed:
+		if hist.History == nil || hist.History.Config().MaxStages > s.cfg.MaxStages {
+			return false
+		}
+	case s.cfg.Estimator != nil:
+		return false
+	}
+	if s.needs[0] > 0 {
+		return false // a task that needs no integral kind
+	}
+	free := v.free.At(off)
+	closed := 0
+	for i, k := range s.integral {
+		if !s.comp[k] && free[k]+slack*v.capacity[k] < 1 {
+			closed |= 1 << i
+		}
+	}
+	if closed == 0 {
+		return false
+	}
+	for m := 1; m < len(s.needs); m++ {
+		if s.needs[m] > 0 && m&closed == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // idleScan records a complete Schedule call that placed nothing: the

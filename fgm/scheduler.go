@@ -76,7 +76,14 @@ type Scheduler struct {
 	jobsVer  uint64          // changes with any job's queue or state
 	locTasks int             // pending tasks with data locations
 	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
+
+	// needs counts the pending queue entries by the integral kinds they
+	// request (bit i: s.integral[i]; see closedOut).
+	needs [1 << maxNeedKinds]int
 }
+
+// maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
+const maxNeedKinds = 6
 
 // ptask is a task the scheduler holds, pending or running.
 type ptask struct {
@@ -377,6 +384,7 @@ func (s *Scheduler) enqueue(p *ptask) {
 	j.pending = slices.Insert(j.pending, i, p)
 	j.runs = slices.Insert(j.runs, i, run)
 	j.state.Pending += p.count()
+	s.needs[s.needMask(p)]++
 	s.moveJob(j)
 	if len(p.locs) > 0 {
 		s.locTasks++
@@ -417,6 +425,7 @@ func (s *Scheduler) dequeue(j *jobEntry, i int) {
 	if len(j.pending[i].locs) > 0 {
 		s.locTasks--
 	}
+	s.needs[s.needMask(j.pending[i])]--
 	if i == 0 {
 		// The usual case (the first task of a job's queue placed):
 		// no shift of a queue that may hold many thousands of tasks.

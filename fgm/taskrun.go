@@ -175,6 +175,7 @@ func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 	p.src.next++
 	p.src.left--
 	p.seq++
+	s.needs[s.needMask(q)]++
 	j.pending = append(j.pending, nil)
 	copy(j.pending[i+1:], j.pending[i:])
 	j.pending[i] = q
@@ -199,6 +200,7 @@ func (s *Scheduler) WithdrawJob(id schedkit.JobID) int {
 		if len(p.locs) > 0 {
 			s.locTasks--
 		}
+		s.needs[s.needMask(p)]--
 	}
 	clear(j.pending)
 	j.pending, j.runs = j.pending[:0], j.runs[:0]
