@@ -111,7 +111,9 @@ func TestSubmitRunErrors(t *testing.T) {
 	}{
 		{"nil task", func(int) schedkit.Task { return nil }, fgm.ErrInvalidTask},
 		{"empty ID", func(int) schedkit.Task { return &task{job: "j", key: key, req: ok} }, fgm.ErrInvalidTask},
-		{"other job", func(i int) schedkit.Task { return &task{id: schedkit.TaskID(fmt.Sprint("t", i)), job: "k", key: key, req: ok} }, fgm.ErrInvalidTask},
+		{"other job", func(i int) schedkit.Task {
+			return &task{id: schedkit.TaskID(fmt.Sprint("t", i)), job: "k", key: key, req: ok}
+		}, fgm.ErrInvalidTask},
 		{"duplicate ID", func(int) schedkit.Task { return &task{id: "x", job: "j", key: key, req: ok} }, fgm.ErrDuplicateTask},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
