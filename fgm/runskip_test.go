@@ -79,6 +79,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		if seed%4 == 3 {
 			cfg.Fairness = fgm.FIFO{}
 		}
+		cfg.HostChecksSteps = slots && seed%8 == 6
 		s, err := fgm.New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -224,6 +225,10 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 					both("Release", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Release(t0.Add(now), d.Task, false) })
 				}
 			}
+		case r < 17 && slots: // a node sample: slots measured with noise
+			n := rng.IntN(3)
+			used := resource.Vector{float64(rng.IntN(9)), float64(rng.IntN(17)), []float64{0, 1, 2, 1.04, 2.08, 0.96}[rng.IntN(6)]}
+			both("SampleNode", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used) })
 		default:
 			now += time.Duration(rng.IntN(4)) * time.Second
 		}

@@ -56,8 +56,12 @@ import (
 // until something is placed. With predictions from a History (or none),
 // a call that would repeat the last call that placed nothing — no job
 // and no History change since — only tests that call's refusals on the
-// server. The job order is kept between calls. The decisions are those
-// of the task-by-task walk (TestRunSkipMatchesScan).
+// server. The job order is kept between calls. When no pending task can
+// have the integral kinds it requests (a slot, a device) on the server
+// now — in a slot space, a full server — the walk is not made or stops
+// (see closedOut): in a slot space the used-up test ignores slots, so it
+// would otherwise visit every queued job. The decisions are those of the
+// task-by-task walk (TestRunSkipMatchesScan).
 //
 // With HostChecksSteps, every step's incompressible demand must also fit
 // the node's Available() now, less what this call has already placed
@@ -140,6 +144,18 @@ jobs:
 				i++
 				continue
 			}
+			sig, cacheable := s.failSig(p, keyed)
+			if cacheable {
+				if pred, refused := s.fails[sig]; refused {
+					// A task alike for place was refused since the
+					// server last changed (its profile was valid).
+					if pred {
+						failKey, failed = p.key, true
+					}
+					i = s.skipRun(j, i, keyed)
+					continue
+				}
+			}
 			var prof estimate.Profile
 			ok := false
 			switch {
@@ -150,14 +166,10 @@ jobs:
 			case s.cfg.Estimator != nil:
 				prof, ok = s.cfg.Estimator.Predict(p.t)
 			}
-			sig, cacheable := s.failSig(p, ok, keyed)
-			if cacheable {
-				if _, refused := s.fails[sig]; refused {
-					// A task alike for place was refused since the
-					// server last changed (its profile was valid).
-					if ok {
-						failKey, failed = p.key, true
-					}
+			usig := sig // unpredictable: refused as any unpredictable task of its request
+			usig.key = 0
+			if cacheable && !ok && sig.key != 0 {
+				if _, refused := s.fails[usig]; refused {
 					i = s.skipRun(j, i, keyed)
 					continue
 				}
@@ -186,7 +198,10 @@ jobs:
 					failKey, failed = p.key, true
 				}
 				if cacheable {
-					s.fails[sig] = struct{}{}
+					s.fails[sig] = ok
+					if !ok {
+						s.fails[usig] = false
+					}
 					s.refused = append(s.refused, idleSig{p: p, prof: prof0, predicted: ok})
 				}
 				i = s.skipRun(j, i, keyed)
@@ -231,8 +246,10 @@ func (s *Scheduler) needMask(p *ptask) int {
 // Algorithm 1 would refuse every one of them and change nothing: each
 // queue entry requests some integral kind of which v has less than one
 // unit free now (requests of integral kinds are whole, so a positive
-// one is at least 1). Every test a task passes to be placed holds its
-// request of an integral kind against the free timeline at now: a
+// one is at least 1) by one of the tests every placement passes: the
+// free timeline at now, the measured idle amount (the first stage's
+// test), or with HostChecksSteps what the host reports free. Each holds
+// the request of an integral kind against it: a
 // prediction's integral demands are the request (wholeUnits), its
 // stages begin at now and last 1 ns at least (a History's do; Horizon
 // is positive). In a slot space the used-up test ignores slots, so
@@ -261,7 +278,15 @@ func (s *Scheduler) closedOut(v *server, hist HistoryEstimator, keyed bool, off 
 	free := v.free.At(off)
 	closed := 0
 	for i, k := range s.integral {
-		if !s.comp[k] && free[k]+slack*v.capacity[k] < 1 {
+		n := v.capacity[k]
+		if s.comp[k] {
+			continue
+		}
+		// A positive request (≥ 1) fails: the timeline at now; the
+		// measured idle amount (a task's first stage, measuredFits); what
+		// the host reports free (HostChecksSteps, hostFits).
+		if free[k]+slack*n < 1 || (v.measured && n-v.lastUsed[k]-v.placed[k]+slack*n < 1) ||
+			(s.cfg.HostChecksSteps && s.hostFree[k]+slack*n < 1) {
 			closed |= 1 << i
 		}
 	}
@@ -331,26 +356,29 @@ func (s *Scheduler) idleRepeat(v *server, hist HistoryEstimator, keyed bool, off
 // failSig is what place's outcome depends on besides the server's state
 // (see failSig).
 type failSig struct {
-	predicted bool
-	key       uint64    // if predicted: ptask.keyID
-	req       [4]uint64 // the request's bits
+	key uint64    // ptask.keyID with a History; 0: any key, unpredictable
+	req [4]uint64 // the request's bits
 }
 
 // failSig returns p's signature for the refusal cache of a Schedule
 // call: place refuses every task of one signature alike while the
 // server does not change, since with predictions from a History (or
-// none) it reads only the prediction (a function of the key), the
-// request and the server. cacheable is false with another Estimator,
-// more than four kinds, or scanEach (the reference path).
-func (s *Scheduler) failSig(p *ptask, predicted, keyed bool) (sig failSig, cacheable bool) {
+// none) it reads only the prediction (a function of the key, fixed
+// within a call), the request and the server. The cache maps a refused
+// signature to whether its tasks were predicted; an unpredictable
+// task's refusal is also recorded under key 0 (every unpredictable
+// task of that request is refused alike). The signature is known
+// before predicting, so a cached refusal costs no prediction.
+// cacheable is false with another Estimator, more than four kinds, or
+// scanEach (the reference path).
+func (s *Scheduler) failSig(p *ptask, keyed bool) (sig failSig, cacheable bool) {
 	if s.scanEach || len(p.requested) > len(sig.req) || !(keyed || s.cfg.Estimator == nil) {
 		return sig, false
 	}
 	if s.fails == nil {
-		s.fails = make(map[failSig]struct{})
+		s.fails = make(map[failSig]bool)
 	}
-	sig.predicted = predicted
-	if predicted {
+	if keyed {
 		sig.key = p.keyID
 	}
 	for k, x := range p.requested {

@@ -58,7 +58,7 @@ type Scheduler struct {
 
 	// Per Schedule call.
 	call      uint64                            // Schedule calls so far
-	fails     map[failSig]struct{}              // refused since the server last changed
+	fails     map[failSig]bool                  // refused since the server last changed (value: predicted)
 	keyIDs    map[schedkit.SimilarityKey]uint64 // keys numbered at Submit (failSig)
 	nextKeyID uint64
 	placed    []*ptask
