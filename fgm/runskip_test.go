@@ -228,7 +228,9 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		case r < 17 && slots: // a node sample: slots measured with noise
 			n := rng.IntN(3)
 			used := resource.Vector{float64(rng.IntN(9)), float64(rng.IntN(17)), []float64{0, 1, 2, 1.04, 2.08, 0.96}[rng.IntN(6)]}
-			both("SampleNode", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used) })
+			both("SampleNode", func(x skipSide) ([]fgm.Decision, error) {
+				return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used)
+			})
 		default:
 			now += time.Duration(rng.IntN(4)) * time.Second
 		}
