@@ -52,16 +52,17 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 	rng := rand.New(rand.NewPCG(seed, 77))
 	space := testSpace(t)
 	capacity := resource.Vector{8, 16, 100}
-	// On a quarter of the seeds the third kind is a slot (integral), 2
-	// per server, that nearly every task asks for: a full server refuses
-	// every such task for want of a slot (Schedule's closed-out test).
+	// On a quarter of the seeds the second and third kinds are map and
+	// reduce slots (integral), 2 of each per server, and nearly every
+	// task asks for one of them: a server with no slot of a kind free
+	// refuses every task asking for it (Schedule's closed-kinds test).
 	slots := seed%4 == 2
 	if slots {
 		var err error
-		if space, err = resource.NewSpace(resource.CPU, resource.Memory, resource.MapSlot); err != nil {
+		if space, err = resource.NewSpace(resource.CPU, resource.MapSlot, resource.ReduceSlot); err != nil {
 			t.Fatal(err)
 		}
-		capacity = resource.Vector{8, 16, 2}
+		capacity = resource.Vector{8, 2, 2}
 	}
 	mk := func(scanEach bool) skipSide {
 		c := newCluster(space, 3, capacity)
@@ -97,7 +98,8 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 	}
 	if slots {
 		for i := range reqs {
-			reqs[i] = resource.Vector{reqs[i][0], reqs[i][1], []float64{1, 2, 1, 1, 0, 1, 2, 1}[i]}
+			ms := [][2]float64{{1, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 0}, {0, 1}, {2, 0}, {1, 0}}[i]
+			reqs[i] = resource.Vector{reqs[i][0], ms[0], ms[1]}
 		}
 	}
 	var tasks []*task
@@ -227,7 +229,8 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			}
 		case r < 17 && slots: // a node sample: slots measured with noise
 			n := rng.IntN(3)
-			used := resource.Vector{float64(rng.IntN(9)), float64(rng.IntN(17)), []float64{0, 1, 2, 1.04, 2.08, 0.96}[rng.IntN(6)]}
+			noisy := []float64{0, 1, 2, 1.04, 2.08, 0.96}
+			used := resource.Vector{float64(rng.IntN(9)), noisy[rng.IntN(6)], noisy[rng.IntN(6)]}
 			both("SampleNode", func(x skipSide) ([]fgm.Decision, error) {
 				return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used)
 			})

@@ -106,7 +106,8 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 		return dst, nil
 	}
 	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
-	if s.closedOut(v, hist, keyed, off) {
+	closed := s.closedKinds(v, hist, keyed, off)
+	if closed != 0 && !s.anyOpen(&s.needs, closed) {
 		s.call++
 		return dst, nil
 	}
@@ -124,6 +125,11 @@ jobs:
 	for k := 0; k < len(s.order); k++ {
 		j := s.order[k]
 		if j.tried == s.call {
+			continue
+		}
+		if closed != 0 && !s.anyOpen(&j.needs, closed) {
+			// Every task of the job would be refused for want of a slot.
+			j.tried = s.call
 			continue
 		}
 		var failKey schedkit.SimilarityKey
@@ -210,7 +216,10 @@ jobs:
 			clear(s.fails) // the server changed
 			s.refused = s.refused[:0]
 			dst = append(dst, Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan})
-			if v.usedUp(off) || s.closedOut(v, hist, keyed, off) {
+			if v.usedUp(off) {
+				break jobs
+			}
+			if closed = s.closedKinds(v, hist, keyed, off); closed != 0 && !s.anyOpen(&s.needs, closed) {
 				break jobs
 			}
 			if s.cfg.Progressive {
@@ -241,39 +250,40 @@ func (s *Scheduler) needMask(p *ptask) int {
 	return m
 }
 
-// closedOut reports whether no pending task can be placed on v at now
-// for want of an integral kind (a slot, a device), so that the walk of
-// Algorithm 1 would refuse every one of them and change nothing: each
-// queue entry requests some integral kind of which v has less than one
-// unit free now (requests of integral kinds are whole, so a positive
+// closedKinds returns the integral kinds (bit i: s.integral[i]) of which
+// v cannot give a task anything now, 0 if none or if the test does not
+// apply: a queue entry requesting one of them would be refused by the
+// walk of Algorithm 1, so the walk skips a job all of whose entries
+// request one (anyOpen on its counts) and is not made or stops when
+// every pending entry does (anyOpen on the scheduler's counts); in a
+// slot space the used-up test ignores slots, so without this a full
+// server's walk would visit every queued job. A kind is closed when v
+// has less than one unit of it free now (requests of integral kinds
+// are whole, so a positive
 // one is at least 1) by one of the tests every placement passes: the
 // free timeline at now, the measured idle amount (the first stage's
 // test), or with HostChecksSteps what the host reports free. Each holds
 // the request of an integral kind against it: a
 // prediction's integral demands are the request (wholeUnits), its
 // stages begin at now and last 1 ns at least (a History's do; Horizon
-// is positive). In a slot space the used-up test ignores slots, so
-// without this a full server's walk would visit every queued job.
+// is positive).
 //
-// It holds only where the walk would have no other effect: predictions
+// It applies only where skipped visits would have no other effect: predictions
 // from a History (whose profiles are valid: at most MaxStages stages)
 // or none, no pending task with data locations under delay scheduling
 // (a visit starts its wait), and not on the reference path.
-func (s *Scheduler) closedOut(v *server, hist HistoryEstimator, keyed bool, off time.Duration) bool {
+func (s *Scheduler) closedKinds(v *server, hist HistoryEstimator, keyed bool, off time.Duration) int {
 	if s.scanEach || len(s.integral) == 0 || len(s.integral) > maxNeedKinds ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
-		return false
+		return 0
 	}
 	switch {
 	case keyed:
 		if hist.History == nil || hist.History.Config().MaxStages > s.cfg.MaxStages {
-			return false
+			return 0
 		}
 	case s.cfg.Estimator != nil:
-		return false
-	}
-	if s.needs[0] > 0 {
-		return false // a task that needs no integral kind
+		return 0
 	}
 	free := v.free.At(off)
 	closed := 0
@@ -290,15 +300,18 @@ func (s *Scheduler) closedOut(v *server, hist HistoryEstimator, keyed bool, off 
 			closed |= 1 << i
 		}
 	}
-	if closed == 0 {
-		return false
-	}
-	for m := 1; m < len(s.needs); m++ {
-		if s.needs[m] > 0 && m&closed == 0 {
-			return false
+	return closed
+}
+
+// anyOpen reports whether some entry counted in needs requests none of
+// the closed kinds (an entry requesting no integral kind always counts).
+func (s *Scheduler) anyOpen(needs *[1 << maxNeedKinds]int32, closed int) bool {
+	for m := range 1 << len(s.integral) {
+		if needs[m] > 0 && m&closed == 0 {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // idleScan records a complete Schedule call that placed nothing: the

@@ -79,7 +79,7 @@ type Scheduler struct {
 
 	// needs counts the pending queue entries by the integral kinds they
 	// request (bit i: s.integral[i]; see closedOut).
-	needs [1 << maxNeedKinds]int
+	needs [1 << maxNeedKinds]int32
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
@@ -141,6 +141,17 @@ type jobEntry struct {
 	activePos int      // in Scheduler.active, −1 if none pending
 	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
+	// needs counts the job's queue entries by the integral kinds they
+	// request (as Scheduler.needs).
+	needs [1 << maxNeedKinds]int32
+}
+
+// need counts queue entry p of job j in or (d = −1) out of the counts of
+// entries by the integral kinds they request.
+func (s *Scheduler) need(j *jobEntry, p *ptask, d int) {
+	m := s.needMask(p)
+	s.needs[m] += int32(d)
+	j.needs[m] += int32(d)
 }
 
 type waitUndo struct {
@@ -384,7 +395,7 @@ func (s *Scheduler) enqueue(p *ptask) {
 	j.pending = slices.Insert(j.pending, i, p)
 	j.runs = slices.Insert(j.runs, i, run)
 	j.state.Pending += p.count()
-	s.needs[s.needMask(p)]++
+	s.need(j, p, 1)
 	s.moveJob(j)
 	if len(p.locs) > 0 {
 		s.locTasks++
@@ -425,7 +436,7 @@ func (s *Scheduler) dequeue(j *jobEntry, i int) {
 	if len(j.pending[i].locs) > 0 {
 		s.locTasks--
 	}
-	s.needs[s.needMask(j.pending[i])]--
+	s.need(j, j.pending[i], -1)
 	if i == 0 {
 		// The usual case (the first task of a job's queue placed):
 		// no shift of a queue that may hold many thousands of tasks.

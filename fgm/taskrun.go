@@ -175,7 +175,7 @@ func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 	p.src.next++
 	p.src.left--
 	p.seq++
-	s.needs[s.needMask(q)]++
+	s.need(j, q, 1)
 	j.pending = append(j.pending, nil)
 	copy(j.pending[i+1:], j.pending[i:])
 	j.pending[i] = q
@@ -200,7 +200,7 @@ func (s *Scheduler) WithdrawJob(id schedkit.JobID) int {
 		if len(p.locs) > 0 {
 			s.locTasks--
 		}
-		s.needs[s.needMask(p)]--
+		s.need(j, p, -1)
 	}
 	clear(j.pending)
 	j.pending, j.runs = j.pending[:0], j.runs[:0]
