@@ -24,16 +24,6 @@ type FGMConfig struct {
 	Scheduler fgm.Config
 	// History configures the estimator (its Space is the cluster's).
 	History estimate.HistoryConfig
-	// SkipIdleNodes (an approximation, off by default) lets the
-	// simulator skip the heartbeats of nodes that can take no ready task
-	// (sim.FullNodeSkipper). Such a Schedule call places nothing, but it
-	// is not a no-op for fgm: it predicts for every pending run (which
-	// orders the History's recency list, and so which key a full History
-	// evicts), starts delay-scheduling waits, and brings the server's
-	// timeline to now (an overdue task's open reservation starts then).
-	// Skipping it can therefore change later decisions; see
-	// internal/experiment's trace-day notes for what it changed there.
-	SkipIdleNodes bool
 	// Oracle, if set, predicts every task's true profile from this
 	// workload (the experiment's "oracle estimates" ablation) instead of
 	// learning it; the History still learns, unused.
@@ -48,6 +38,16 @@ type FGMConfig struct {
 // sim.JobWatcher and sim.NodeWatcher. The simulator checks every plan step against a
 // node's free capacity at assignment, so the scheduler runs with
 // HostChecksSteps.
+//
+// It is not a sim.FullNodeSkipper: a heartbeat of a node that can take
+// nothing places nothing, but is not a no-op. It brings the node's
+// free timeline to now (an overdue task's open reservation is anchored
+// there), it submits the ready tasks of changed jobs (the time of a
+// job's first Submit is its JobState.Submitted, and the order of a
+// job's retries against its newly unlocked phase follows the call),
+// and with data locations it starts delay-scheduling waits. Such a call
+// is cheap instead: fgm answers it from its counts of pending tasks by
+// the slots they request (fgm.Scheduler.Schedule, closed kinds).
 type FGM struct {
 	name    string
 	cfg     FGMConfig
@@ -121,9 +121,6 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 
 // Name returns the policy's name.
 func (p *FGM) Name() string { return p.name }
-
-// SkipFullNodes implements sim.FullNodeSkipper: FGMConfig.SkipIdleNodes.
-func (p *FGM) SkipFullNodes() bool { return p.cfg.SkipIdleNodes }
 
 // Predictions returns the predictions of placed attempts, in placement
 // order.
@@ -503,6 +500,4 @@ var (
 	_ sim.TaskWatcher  = (*FGM)(nil)
 	_ sim.JobWatcher   = (*FGM)(nil)
 	_ sim.NodeWatcher  = (*FGM)(nil)
-
-	_ sim.FullNodeSkipper = (*FGM)(nil)
 )

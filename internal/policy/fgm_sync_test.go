@@ -11,7 +11,6 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/fgm"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
@@ -115,31 +114,4 @@ func swimSetup(t *testing.T, seed uint64) (sim.Config, workload.Workload) {
 	cfg.TickInterval = 10 * time.Second
 	cfg.RecordTasks = true
 	return cfg, w
-}
-
-// With SkipIdleNodes (an approximation) the offline mix still completes
-// with the invariants checked, and idle heartbeats are skipped.
-func TestFGMSkipIdleNodes(t *testing.T) {
-	w, err := workload.Paper004Offline(0.03, rand.New(rand.NewPCG(1, 4)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := paper004(t, 4)
-	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}, SkipIdleNodes: true})
-	s, err := sim.New(cfg, &w, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := run(t, s)
-	if err := p.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, j := range rec.Jobs {
-		if j.Outcome != metrics.Completed {
-			t.Fatalf("job %s: %v", j.ID, j.Outcome)
-		}
-	}
-	if s.Stats().QuietHeartbeats == 0 {
-		t.Errorf("no heartbeat skipped")
-	}
 }
