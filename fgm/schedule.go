@@ -111,8 +111,8 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 		s.call++
 		return dst, nil
 	}
-	s.sortJobs()
-	if s.idleRepeat(v, hist, keyed, off) {
+	order := s.walkList(closed)
+	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
 		s.call++
 		return dst, nil
 	}
@@ -121,15 +121,17 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	s.call++
 	clear(s.fails)
 	s.refused = s.refused[:0]
+	skipped := false // a job left out for want of a slot: no idle record
 jobs:
-	for k := 0; k < len(s.order); k++ {
-		j := s.order[k]
+	for k := 0; k < len(order); k++ {
+		j := order[k]
 		if j.tried == s.call {
 			continue
 		}
 		if closed != 0 && !s.anyOpen(&j.needs, closed) {
 			// Every task of the job would be refused for want of a slot.
 			j.tried = s.call
+			skipped = true
 			continue
 		}
 		var failKey schedkit.SimilarityKey
@@ -226,16 +228,56 @@ jobs:
 				// Shares changed: order again and start over; jobs that
 				// placed nothing on this server in this call stay done.
 				s.sortJobs()
+				order = s.order
 				k = -1
 				continue jobs
 			}
 		}
 		j.tried = s.call
 	}
-	if len(dst) == start && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
+	if len(dst) == start && !skipped && len(order) == len(s.active) && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
 		s.idle = idleScan{valid: true, hist: historyVersion(hist, keyed), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refused...)}
 	}
 	return dst, nil
+}
+
+// walkList returns the jobs Schedule walks, in compareJobs order: every
+// active job (s.order), or, when few active jobs have a queue entry
+// that requests none of the closed kinds, only those. The others would
+// be skipped anyway (every task of theirs refused for want of a slot,
+// see closedKinds), so the decisions are the same; the walk then costs
+// what the jobs that can take a slot cost, not the queue. Not with
+// Progressive (it sorts again after each placement).
+func (s *Scheduler) walkList(closed int) []*jobEntry {
+	if closed == 0 || s.cfg.Progressive {
+		s.sortJobs()
+		return s.order
+	}
+	n := 0
+	for m := range 1 << len(s.integral) {
+		if m&closed == 0 {
+			n += len(s.byNeed[m])
+		}
+	}
+	if 4*n > len(s.active) {
+		s.sortJobs()
+		return s.order
+	}
+	s.candAt++
+	s.cand = s.cand[:0]
+	for m := range 1 << len(s.integral) {
+		if m&closed != 0 {
+			continue
+		}
+		for j := range s.byNeed[m] {
+			if j.cand != s.candAt {
+				j.cand = s.candAt
+				s.cand = append(s.cand, j)
+			}
+		}
+	}
+	slices.SortFunc(s.cand, s.compareJobs)
+	return s.cand
 }
 
 // needMask returns the integral kinds pending entry p requests (bit i

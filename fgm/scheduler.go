@@ -80,6 +80,11 @@ type Scheduler struct {
 	// needs counts the pending queue entries by the integral kinds they
 	// request (bit i: s.integral[i]; see closedOut).
 	needs [1 << maxNeedKinds]int32
+	// byNeed holds, per combination of integral kinds, the jobs with a
+	// queue entry requesting exactly those (walkList).
+	byNeed [1 << maxNeedKinds]map[*jobEntry]struct{}
+	cand   []*jobEntry // Schedule: the jobs walked when few can take a slot
+	candAt uint64      // the call cand was made for (jobEntry.cand)
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
@@ -141,6 +146,7 @@ type jobEntry struct {
 	activePos int      // in Scheduler.active, −1 if none pending
 	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
+	cand      uint64   // the Schedule call whose cand holds it
 	// needs counts the job's queue entries by the integral kinds they
 	// request (as Scheduler.needs).
 	needs [1 << maxNeedKinds]int32
@@ -152,6 +158,15 @@ func (s *Scheduler) need(j *jobEntry, p *ptask, d int) {
 	m := s.needMask(p)
 	s.needs[m] += int32(d)
 	j.needs[m] += int32(d)
+	switch {
+	case j.needs[m] == 0:
+		delete(s.byNeed[m], j)
+	case d > 0 && j.needs[m] == int32(d):
+		if s.byNeed[m] == nil {
+			s.byNeed[m] = make(map[*jobEntry]struct{})
+		}
+		s.byNeed[m][j] = struct{}{}
+	}
 }
 
 type waitUndo struct {

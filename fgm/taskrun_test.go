@@ -302,3 +302,42 @@ func BenchmarkSubmitRun(b *testing.B) {
 		}
 	}
 }
+
+// A call that left jobs out for want of a slot and placed nothing is no
+// record of an idle walk: a later call on a server with that slot free
+// must still walk them. n0's map slots are full; on n0, job a (a map)
+// is left out and job b's reduce is refused (it asks more CPU than any
+// server has); n1 must then take a's map.
+func TestScheduleClosedKindsIdleRecord(t *testing.T) {
+	space, err := resource.NewSpace(resource.CPU, resource.MapSlot, resource.ReduceSlot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCluster(space, 2, resource.Vector{8, 2, 2})
+	s, err := fgm.New(fgm.Config{Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapReq, bigReduce := resource.Vector{1, 1, 0}, resource.Vector{100, 0, 1}
+	for i := range 2 {
+		if err := s.Submit(t0, &task{id: schedkit.TaskID(fmt.Sprint("f", i)), job: "f", req: mapReq}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 2 {
+		t.Fatalf("filling n0: %v %v", ds, err)
+	}
+	if err := s.Submit(t0, &task{id: "a0", job: "a", req: mapReq}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(t0, &task{id: "b0", job: "b", req: bigReduce}); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 0 {
+		t.Fatalf("n0: %v %v, want nothing", ds, err)
+	}
+	ds, err := s.Schedule(t0, c.nodes[1], nil)
+	if err != nil || len(ds) != 1 || ds[0].Task != "a0" {
+		t.Fatalf("n1: %v %v, want a0", ds, err)
+	}
+}
