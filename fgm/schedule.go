@@ -3,6 +3,7 @@ package fgm
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -259,7 +260,8 @@ func (s *Scheduler) walkList(closed int) []*jobEntry {
 			n += len(s.byNeed[m])
 		}
 	}
-	if 4*n > len(s.active) {
+	if n*bits.Len(uint(n)) > len(s.active)/4 {
+		// Sorting them would cost more than skipping the others.
 		s.sortJobs()
 		return s.order
 	}
