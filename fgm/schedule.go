@@ -725,7 +725,12 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	dims := s.dims
 	j := p.job
 	if p.runState == nil {
-		p.runState = new(runState)
+		if n := len(s.spare); n > 0 {
+			p.runState, s.spare[n-1] = s.spare[n-1], nil
+			s.spare = s.spare[:n-1]
+		} else {
+			p.runState = new(runState)
+		}
 	}
 	p.running, p.srv, p.start, p.mode = true, v, now, mode
 	s.seq++

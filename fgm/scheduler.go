@@ -77,6 +77,8 @@ type Scheduler struct {
 	locTasks int             // pending tasks with data locations
 	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
 
+	spare []*runState // released tasks' placed state, for reuse
+
 	// needs counts the pending queue entries by the integral kinds they
 	// request (bit i: s.integral[i]; see closedOut).
 	needs [1 << maxNeedKinds]int32
@@ -545,6 +547,10 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	if learn && s.cfg.History != nil {
 		_, _ = s.cfg.History.Observe(p.key, p.samples) // too few samples: nothing learned
 	}
+	// Its placed state (plan, sample buffers) serves the next placement:
+	// the host's views of the plan end with the release.
+	s.spare = append(s.spare, p.runState)
+	p.runState = nil
 	delete(s.tasks, p.id)
 	s.dropJob(j)
 }

@@ -69,6 +69,7 @@ type FGM struct {
 	ds      []fgm.Decision
 	ready   []*sim.Task
 	preds   []Prediction
+	record  bool // keep preds: the simulator records task attempts (Config.RecordTasks)
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -116,6 +117,7 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	p.s, p.h = s, h
+	p.record = cfg.RecordTasks
 	return p, nil
 }
 
@@ -123,7 +125,9 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 func (p *FGM) Name() string { return p.name }
 
 // Predictions returns the predictions of placed attempts, in placement
-// order.
+// order. They are kept only when the simulator records task attempts
+// (sim.Config.RecordTasks), the records they are compared with: a trace
+// day places millions of tasks.
 func (p *FGM) Predictions() []Prediction { return p.preds }
 
 // oracle predicts a task's true profile from the workload. Its cache is
@@ -389,8 +393,8 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		t := p.byID[d.Task]
 		p.held[t.Owner()][t.Phase()]-- // ready no more once assigned
 		p.Modes[d.Mode]++
-		if d.Mode != fgm.Requested {
-			p.record(t, d)
+		if d.Mode != fgm.Requested && p.record {
+			p.recordPrediction(t, d)
 		}
 		if len(d.Plan) == 1 {
 			dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Node: n, Alloc: d.Plan[0].Alloc})
@@ -405,7 +409,7 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 	return dst, nil
 }
 
-func (p *FGM) record(t *sim.Task, d fgm.Decision) {
+func (p *FGM) recordPrediction(t *sim.Task, d fgm.Decision) {
 	var total time.Duration
 	dem := make(resource.Vector, len(d.Plan[0].Reserved))
 	for _, s := range d.Plan {
