@@ -3,7 +3,6 @@ package fgm
 import (
 	"cmp"
 	"math"
-	"math/bits"
 	"slices"
 	"time"
 
@@ -112,7 +111,18 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 		s.call++
 		return dst, nil
 	}
-	order := s.walkList(closed)
+	// The jobs in compareJobs order: all of them, or (some kinds closed)
+	// the merged sets of those that can have a slot.
+	var walk *setWalk
+	var order []*jobEntry
+	if closed != 0 && !s.cfg.Progressive {
+		s.fixSets()
+		walk = &s.walk
+		walk.start(s, closed)
+	} else {
+		s.sortJobs()
+		order = s.order
+	}
 	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
 		s.call++
 		return dst, nil
@@ -123,9 +133,18 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	clear(s.fails)
 	s.refused = s.refused[:0]
 	skipped := false // a job left out for want of a slot: no idle record
+	k := -1
+	nextJob := func() *jobEntry {
+		if walk != nil {
+			return walk.next()
+		}
+		if k++; k < len(order) {
+			return order[k]
+		}
+		return nil
+	}
 jobs:
-	for k := 0; k < len(order); k++ {
-		j := order[k]
+	for j := nextJob(); j != nil; j = nextJob() {
 		if j.tried == s.call {
 			continue
 		}
@@ -236,50 +255,10 @@ jobs:
 		}
 		j.tried = s.call
 	}
-	if len(dst) == start && !skipped && len(order) == len(s.active) && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
+	if len(dst) == start && !skipped && walk == nil && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
 		s.idle = idleScan{valid: true, hist: historyVersion(hist, keyed), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refused...)}
 	}
 	return dst, nil
-}
-
-// walkList returns the jobs Schedule walks, in compareJobs order: every
-// active job (s.order), or, when few active jobs have a queue entry
-// that requests none of the closed kinds, only those. The others would
-// be skipped anyway (every task of theirs refused for want of a slot,
-// see closedKinds), so the decisions are the same; the walk then costs
-// what the jobs that can take a slot cost, not the queue. Not with
-// Progressive (it sorts again after each placement).
-func (s *Scheduler) walkList(closed int) []*jobEntry {
-	if closed == 0 || s.cfg.Progressive {
-		s.sortJobs()
-		return s.order
-	}
-	n := 0
-	for m := range 1 << len(s.integral) {
-		if m&closed == 0 {
-			n += len(s.byNeed[m])
-		}
-	}
-	if n*bits.Len(uint(n)) > len(s.active)/4 {
-		// Sorting them would cost more than skipping the others.
-		s.sortJobs()
-		return s.order
-	}
-	s.candAt++
-	s.cand = s.cand[:0]
-	for m := range 1 << len(s.integral) {
-		if m&closed != 0 {
-			continue
-		}
-		for j := range s.byNeed[m] {
-			if j.cand != s.candAt {
-				j.cand = s.candAt
-				s.cand = append(s.cand, j)
-			}
-		}
-	}
-	slices.SortFunc(s.cand, s.compareJobs)
-	return s.cand
 }
 
 // needMask returns the integral kinds pending entry p requests (bit i

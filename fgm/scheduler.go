@@ -82,11 +82,15 @@ type Scheduler struct {
 	// needs counts the pending queue entries by the integral kinds they
 	// request (bit i: s.integral[i]; see closedOut).
 	needs [1 << maxNeedKinds]int32
-	// byNeed holds, per combination of integral kinds, the jobs with a
-	// queue entry requesting exactly those (walkList).
-	byNeed [1 << maxNeedKinds]map[*jobEntry]struct{}
-	cand   []*jobEntry // Schedule: the jobs walked when few can take a slot
-	candAt uint64      // the call cand was made for (jobEntry.cand)
+	// sets holds, per combination of integral kinds, the active jobs
+	// with a queue entry requesting exactly those, in compareJobs order
+	// (joborder.go); setMoved the jobs whose place there is stale.
+	sets     [1 << maxNeedKinds]jobSet
+	setMoved []*jobEntry
+	setsAll  bool // every share changed: rebuild the sets
+	prioSeq  uint64
+	walk     setWalk
+	nodeBuf  []*tnode
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
@@ -148,7 +152,8 @@ type jobEntry struct {
 	activePos int      // in Scheduler.active, −1 if none pending
 	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
-	cand      uint64   // the Schedule call whose cand holds it
+	nodes     []*tnode // its nodes in Scheduler.sets
+	setMoved  bool     // in Scheduler.setMoved
 	// needs counts the job's queue entries by the integral kinds they
 	// request (as Scheduler.needs).
 	needs [1 << maxNeedKinds]int32
@@ -160,15 +165,7 @@ func (s *Scheduler) need(j *jobEntry, p *ptask, d int) {
 	m := s.needMask(p)
 	s.needs[m] += int32(d)
 	j.needs[m] += int32(d)
-	switch {
-	case j.needs[m] == 0:
-		delete(s.byNeed[m], j)
-	case d > 0 && j.needs[m] == int32(d):
-		if s.byNeed[m] == nil {
-			s.byNeed[m] = make(map[*jobEntry]struct{})
-		}
-		s.byNeed[m][j] = struct{}{}
-	}
+	s.moveJob(j)
 }
 
 type waitUndo struct {
@@ -672,7 +669,7 @@ func (s *Scheduler) reshare() {
 	for _, j := range s.jobs {
 		s.share(j)
 	}
-	s.resort = true
+	s.resort, s.setsAll = true, true
 }
 
 // moveJob records that j's state (what Fairness reads) or its being
@@ -682,6 +679,10 @@ func (s *Scheduler) moveJob(j *jobEntry) {
 	if !j.moved {
 		j.moved = true
 		s.moved = append(s.moved, j)
+	}
+	if !j.setMoved {
+		j.setMoved = true
+		s.setMoved = append(s.setMoved, j)
 	}
 }
 
