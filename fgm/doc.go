@@ -163,13 +163,16 @@
 // # Cost
 //
 // A run submitted with SubmitRun is one queue entry however long it is:
-// pending tasks cost memory per run, not per task
-// (BenchmarkSubmitRun). Matcher.Match does not allocate and walks the
-// task's stages and the timeline's once: O(stages + timeline stages). Schedule sorts the jobs
-// with pending tasks once per call and stops at the first used-up test;
-// after a failed match, the job's later tasks with the same similarity
-// key are skipped on that server. BenchmarkMatch and BenchmarkRound
-// measure both against naive references.
+// pending tasks cost memory per run, not per task (BenchmarkSubmitRun).
+// Matcher.Match does not allocate and walks the task's stages and the
+// timeline's once: O(stages + timeline stages). Schedule keeps the jobs
+// with pending tasks in Fairness order between calls, stops at the
+// first used-up test, and skips the rest of a run of alike tasks after
+// its first refusal; a server with no slot (or device) of some kind free
+// visits only the jobs with a task that requests none of those kinds,
+// so a full slot server costs O(1), not O(queued jobs) (see Schedule).
+// BenchmarkMatch, BenchmarkRound and BenchmarkScheduleFullServer measure
+// them against naive references.
 //
 // # Concurrency
 //

@@ -56,12 +56,16 @@ import (
 // until something is placed. With predictions from a History (or none),
 // a call that would repeat the last call that placed nothing — no job
 // and no History change since — only tests that call's refusals on the
-// server. The job order is kept between calls. When no pending task can
-// have the integral kinds it requests (a slot, a device) on the server
-// now — in a slot space, a full server — the walk is not made or stops
-// (see closedOut): in a slot space the used-up test ignores slots, so it
-// would otherwise visit every queued job. The decisions are those of the
-// task-by-task walk (TestRunSkipMatchesScan).
+// server. The job order is kept between calls. When the server has
+// less than one unit free of some integral kind (a slot, a device; see
+// closedKinds), tasks requesting it would be refused: the walk is not
+// made when every pending task requests a closed kind (in a slot space,
+// a full server), stops when that becomes so after a placement, and
+// otherwise visits only the jobs with a task that requests none, by
+// merging ordered sets of jobs kept per combination of integral kinds
+// requested (joborder.go). In a slot space the used-up test ignores
+// slots, so without this a call would visit every queued job. The
+// decisions are those of the task-by-task walk (TestRunSkipMatchesScan).
 //
 // With HostChecksSteps, every step's incompressible demand must also fit
 // the node's Available() now, less what this call has already placed

@@ -80,7 +80,7 @@ type Scheduler struct {
 	spare []*runState // released tasks' placed state, for reuse
 
 	// needs counts the pending queue entries by the integral kinds they
-	// request (bit i: s.integral[i]; see closedOut).
+	// request (bit i: s.integral[i]; see closedKinds).
 	needs [1 << maxNeedKinds]int32
 	// sets holds, per combination of integral kinds, the active jobs
 	// with a queue entry requesting exactly those, in compareJobs order
