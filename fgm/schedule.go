@@ -126,6 +126,9 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	} else {
 		s.sortJobs()
 		order = s.order
+		if len(s.setMoved) > len(s.jobs) {
+			s.fixSets() // keep the backlog (and dropped jobs held) bounded
+		}
 	}
 	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
 		s.call++
@@ -300,7 +303,7 @@ func (s *Scheduler) needMask(p *ptask) int {
 // or none, no pending task with data locations under delay scheduling
 // (a visit starts its wait), and not on the reference path.
 func (s *Scheduler) closedKinds(v *server, hist HistoryEstimator, keyed bool, off time.Duration) int {
-	if s.scanEach || len(s.integral) == 0 || len(s.integral) > maxNeedKinds ||
+	if s.scanEach || !s.useSets ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
 		return 0
 	}

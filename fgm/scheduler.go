@@ -88,6 +88,7 @@ type Scheduler struct {
 	sets     [1 << maxNeedKinds]jobSet
 	setMoved []*jobEntry
 	setsAll  bool // every share changed: rebuild the sets
+	useSets  bool // 1 to maxNeedKinds integral kinds: the sets are kept
 	prioSeq  uint64
 	walk     setWalk
 	nodeBuf  []*tnode
@@ -210,6 +211,7 @@ func New(cfg Config) (*Scheduler, error) {
 			s.isIntegral[k] = true
 		}
 	}
+	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
 	c := cfg.Cluster
 	for i := range c.Nodes() {
 		if err := s.AddNode(c.Node(i)); err != nil {
@@ -680,7 +682,7 @@ func (s *Scheduler) moveJob(j *jobEntry) {
 		j.moved = true
 		s.moved = append(s.moved, j)
 	}
-	if !j.setMoved {
+	if !j.setMoved && s.useSets {
 		j.setMoved = true
 		s.setMoved = append(s.setMoved, j)
 	}
