@@ -341,3 +341,53 @@ func TestScheduleClosedKindsIdleRecord(t *testing.T) {
 		t.Fatalf("n1: %v %v, want a0", ds, err)
 	}
 }
+
+// BenchmarkScheduleFullSlotServer: a server whose map and reduce slots
+// are all taken, with jobs queued as runs of maps; each op submits one
+// more job (a change: no repeat of an idle call applies) and schedules
+// the server. Every pending task wants a slot the server lacks, so the
+// call is answered from the counts of entries by slot kind: its cost
+// does not grow with the queued jobs.
+func BenchmarkScheduleFullSlotServer(b *testing.B) {
+	space, err := resource.NewSpace(resource.CPU, resource.MapSlot, resource.ReduceSlot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mapReq := resource.Vector{1, 1, 0}
+	for _, jobs := range []int{100, 10000, 100000} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			c := newCluster(space, 1, resource.Vector{8, 2, 2})
+			s, err := fgm.New(fgm.Config{Cluster: c})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fill := &lazyRun{job: "fill", n: 4, key: schedkit.SimilarityKey{Logic: "f", DataSize: 1}, req: resource.Vector{1, 1, 0}}
+			_ = s.SubmitRun(t0, fill)
+			red := &lazyRun{job: "fillr", n: 2, key: schedkit.SimilarityKey{Logic: "r", DataSize: 1}, req: resource.Vector{1, 0, 1}}
+			_ = s.SubmitRun(t0, red)
+			if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 4 {
+				b.Fatalf("filling: %v %v", ds, err)
+			}
+			for i := range jobs {
+				r := &lazyRun{job: schedkit.JobID(fmt.Sprint("j", i)), n: 1000, key: schedkit.SimilarityKey{Logic: "m", DataSize: int64(i)}, req: mapReq}
+				if err := s.SubmitRun(t0, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var dst []fgm.Decision
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				r := &lazyRun{job: schedkit.JobID(fmt.Sprint("x", i)), n: 10, key: schedkit.SimilarityKey{Logic: "m", DataSize: 7}, req: mapReq}
+				if err := s.SubmitRun(t0, r); err != nil {
+					b.Fatal(err)
+				}
+				dst, err = s.Schedule(t0, c.nodes[0], dst[:0])
+				if err != nil || len(dst) > 0 {
+					b.Fatalf("%v, %d placed", err, len(dst))
+				}
+			}
+		})
+	}
+}
