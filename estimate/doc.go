@@ -39,8 +39,13 @@
 // Profile (stages of demand and duration) for the next similar task, or
 // nothing while a key has too few observations (the task is then
 // "unpredictable" and gets its requested quantity). Its memory is
-// bounded per key and in keys (least recently used evicted). See History
-// for every rule.
+// bounded per key and in keys: the least recently observed key is
+// evicted. Predict is a pure read — it does not count as a use — because
+// a read must not change future decisions: hosts predict for
+// explanations and what-ifs, possibly from several goroutines under a
+// read lock, and which keys a scheduler predicts depends on its queue
+// scan, so eviction by prediction would tie what is forgotten to the
+// scheduling order. See History for every rule.
 //
 // # Cannot finish
 //

@@ -52,11 +52,24 @@ import (
 // Memory is bounded: per key the profile takes Bins × kinds floats plus
 // at most MaxStages stages, whatever the number or length of the tasks
 // observed; at most MaxKeys keys are kept, and adding one more evicts the
-// least recently used key (used = observed or predicted; a logical
-// counter, so eviction is deterministic).
+// least recently OBSERVED key (the key whose latest learned observation
+// is the oldest; an order kept by Observe alone, so eviction is
+// deterministic).
 //
-// A History is not safe for concurrent use. The Profile Predict returns
-// is a view valid until the next Observe or Predict.
+// Predict is a pure read: it changes neither the recency order nor
+// Version nor anything else (stages are cut when an observation is
+// learned, not when predicted). A read must not change future
+// decisions: a host may call Predict for an explanation or a what-if,
+// or from several goroutines under a read lock, and which keys a
+// scheduler predicts depends on the order it scans its queue in, so
+// eviction by prediction would make what is forgotten depend on the
+// scheduling order rather than on the data. Eviction by observation
+// keeps the keys whose data is fresh.
+//
+// A History is not safe for concurrent use with Observe; concurrent
+// Predict, Observations, Len, Config and Version calls with no Observe
+// in between are safe. The Profile Predict returns is a view valid
+// until the next Observe.
 type History struct {
 	cfg   HistoryConfig
 	space *resource.Space
@@ -64,7 +77,7 @@ type History struct {
 	comp  []bool // compressible kind per element
 
 	entries    map[schedkit.SimilarityKey]*histEntry
-	head, tail *histEntry // LRU list: head most recently used
+	head, tail *histEntry // recency list: head most recently observed
 	free       *histEntry // one evicted entry kept for reuse
 	version    uint64     // see Version
 
@@ -158,8 +171,7 @@ type histEntry struct {
 	n          int
 	dur        float64   // smoothed duration, ns
 	bins       []float64 // smoothed slices, Bins × dims
-	stale      bool
-	stages     []Stage
+	stages     []Stage   // cut when learned, once n ≥ MinObservations
 	stageBuf   []float64 // MaxStages × dims (plus scratch while dividing)
 }
 
@@ -243,9 +255,10 @@ func NewHistory(cfg HistoryConfig) (*History, error) {
 
 // Version returns a counter that changes whenever the History changes in
 // a way a later Predict can see: an observation learned, a key added or
-// evicted, or a change of the recency order that decides evictions (a
-// Predict or Observe of a key that was not the most recently used). A
-// caller may keep what it derived from predictions while it is the same.
+// evicted, or a change of the recency order that decides evictions (an
+// Observe of a key that was not the most recently observed). Predict
+// never changes it. A caller may keep what it derived from predictions
+// while it is the same.
 func (h *History) Version() uint64 { return h.version }
 
 // Config returns the configuration with defaults filled in.
@@ -328,7 +341,9 @@ func (h *History) Observe(key schedkit.SimilarityKey, samples []UsageSample) (bo
 	if e.n < math.MaxInt32 {
 		e.n++
 	}
-	e.stale = true
+	if e.n >= h.cfg.MinObservations {
+		h.divide(e) // here, so that Predict only reads
+	}
 	h.version++
 	return true, nil
 }
@@ -374,24 +389,17 @@ func (h *History) resample(samples []UsageSample, total float64) {
 
 // Predict returns the predicted profile of a task of key, and false if
 // the task is unpredictable: the zero key, a key never observed (or
-// evicted), or one with fewer than MinObservations observations. The
-// Profile is a view into the History, valid until its next Observe or
-// Predict; copy what must be kept.
+// evicted), or one with fewer than MinObservations observations. It is a
+// pure read (see History): it changes nothing, not even which key is
+// evicted next. The Profile is a view into the History, valid until its
+// next Observe; copy what must be kept.
 func (h *History) Predict(key schedkit.SimilarityKey) (Profile, bool) {
 	if key.IsZero() {
 		return Profile{}, false
 	}
 	e := h.entries[key]
-	if e == nil {
+	if e == nil || e.n < h.cfg.MinObservations {
 		return Profile{}, false
-	}
-	h.touch(e)
-	if e.n < h.cfg.MinObservations {
-		return Profile{}, false
-	}
-	if e.stale {
-		h.divide(e)
-		e.stale = false
 	}
 	return Profile{Stages: e.stages, Observations: e.n}, true
 }
@@ -477,6 +485,9 @@ func (h *History) divide(e *histEntry) {
 	var done time.Duration
 	for i, c := range cuts {
 		end := time.Duration(math.Round(e.dur * float64(c.start+c.count) / float64(bins)))
+		if i == len(cuts)-1 && end < 1 {
+			end = 1 // a prediction lasts: at least 1 ns in all
+		}
 		e.stages = append(e.stages, Stage{
 			Duration: end - done,
 			Demand:   resource.Vector(e.stageBuf[i*dims : (i+1)*dims : (i+1)*dims]),
@@ -526,7 +537,7 @@ func (h *History) merge(cuts []stageCut, demand []float64, i int) ([]stageCut, [
 }
 
 // insert adds an empty entry for key at the head, evicting the least
-// recently used entry first if the History is full.
+// recently observed entry first if the History is full.
 func (h *History) insert(key schedkit.SimilarityKey) *histEntry {
 	if len(h.entries) >= h.cfg.MaxKeys {
 		old := h.tail

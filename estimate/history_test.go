@@ -246,23 +246,116 @@ func TestHistoryBadInputChangesNothing(t *testing.T) {
 	}
 }
 
-// At most MaxKeys keys are held; the least recently used (observed or
-// predicted) goes first.
-func TestHistoryEvictionLRU(t *testing.T) {
-	h := newHistory(t, estimate.HistoryConfig{MaxKeys: 3, MinObservations: 1})
+// At most MaxKeys keys are held; adding one more evicts the least
+// recently OBSERVED key. Predict is a pure read: it neither saves a key
+// from eviction nor moves Version. Worked steps with MaxKeys 3 (keys
+// named by number; "o" observes, "p" predicts; the recency order is
+// given most recent first).
+func TestHistoryEvictionByObservation(t *testing.T) {
 	key := func(i int) schedkit.SimilarityKey { return schedkit.SimilarityKey{Logic: "k", DataSize: int64(i)} }
 	obs := samples(threeStages, 5*time.Second, 0, 0, nil)
-	for i := range 3 {
-		h.Observe(key(i), obs)
+	type step struct {
+		op   byte // 'o' observe, 'p' predict
+		key  int
+		held []int // keys held after the step, most recently observed first
 	}
-	h.Predict(key(0)) // 0 becomes most recent; 1 is now the oldest
-	h.Observe(key(3), obs)
-	if h.Len() != 3 {
-		t.Fatalf("len %d", h.Len())
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"fill, then the oldest goes", []step{
+			{'o', 0, []int{0}}, {'o', 1, []int{1, 0}}, {'o', 2, []int{2, 1, 0}},
+			{'o', 3, []int{3, 2, 1}}, // 0 evicted
+		}},
+		{"a prediction does not save a key", []step{
+			{'o', 0, []int{0}}, {'o', 1, []int{1, 0}}, {'o', 2, []int{2, 1, 0}},
+			{'p', 0, []int{2, 1, 0}}, // under the old rule 0 became most recent
+			{'o', 3, []int{3, 2, 1}}, // 0 still goes
+		}},
+		{"a new observation does", []step{
+			{'o', 0, []int{0}}, {'o', 1, []int{1, 0}}, {'o', 2, []int{2, 1, 0}},
+			{'o', 0, []int{0, 2, 1}},
+			{'o', 3, []int{3, 0, 2}}, // 1 goes
+			{'p', 2, []int{3, 0, 2}},
+			{'o', 4, []int{4, 3, 0}}, // 2 goes
+		}},
+		{"predicting unknown or evicted keys changes nothing", []step{
+			{'o', 0, []int{0}}, {'p', 7, []int{0}}, {'o', 1, []int{1, 0}},
+			{'o', 2, []int{2, 1, 0}}, {'o', 3, []int{3, 2, 1}},
+			{'p', 0, []int{3, 2, 1}}, {'o', 4, []int{4, 3, 2}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHistory(t, estimate.HistoryConfig{MaxKeys: 3, MinObservations: 1})
+			for si, st := range tc.steps {
+				ver := h.Version()
+				switch st.op {
+				case 'o':
+					if ok, err := h.Observe(key(st.key), obs); !ok || err != nil {
+						t.Fatalf("step %d: Observe: %v %v", si, ok, err)
+					}
+				case 'p':
+					h.Predict(key(st.key))
+					if h.Version() != ver {
+						t.Errorf("step %d: Predict moved Version %d → %d", si, ver, h.Version())
+					}
+				}
+				if h.Len() != len(st.held) {
+					t.Fatalf("step %d: %d keys held, want %v", si, h.Len(), st.held)
+				}
+				for _, k := range st.held {
+					if h.Observations(key(k)) == 0 {
+						t.Fatalf("step %d: key %d not held, want %v", si, k, st.held)
+					}
+				}
+			}
+			// The order: observing a key not held evicts the last one
+			// listed (the least recently observed), one by one.
+			held := tc.steps[len(tc.steps)-1].held
+			for i := len(held) - 1; i >= 0; i-- {
+				h.Observe(key(100+i), obs)
+				if h.Observations(key(held[i])) != 0 {
+					t.Fatalf("key %d outlived a new key: order is not %v", held[i], held)
+				}
+				for _, k := range held[:i] {
+					if h.Observations(key(k)) == 0 {
+						t.Fatalf("key %d evicted before %d: order is not %v", k, held[i], held)
+					}
+				}
+			}
+		})
 	}
-	for i, want := range []bool{true, false, true, true} {
-		if got := h.Observations(key(i)) > 0; got != want {
-			t.Errorf("key %d held %v, want %v", i, got, want)
+}
+
+// Predict is a pure read: whatever is predicted, in any order, the
+// History's later behaviour (predictions, evictions, Version) is that of
+// a History never asked (property test against a twin).
+func TestHistoryPredictIsPure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	key := func(i int) schedkit.SimilarityKey { return schedkit.SimilarityKey{Logic: "k", DataSize: int64(i)} }
+	a := newHistory(t, estimate.HistoryConfig{MaxKeys: 4, MinObservations: 2})
+	b := newHistory(t, estimate.HistoryConfig{MaxKeys: 4, MinObservations: 2})
+	for step := range 2000 {
+		k := key(rng.IntN(8))
+		if rng.IntN(3) == 0 {
+			obs := samples(threeStages, time.Duration(1+rng.IntN(5))*time.Second, 0, 0, nil)
+			oa, ea := a.Observe(k, obs)
+			ob, eb := b.Observe(k, obs)
+			if oa != ob || (ea == nil) != (eb == nil) {
+				t.Fatalf("step %d: Observe differs", step)
+			}
+		} else {
+			a.Predict(k) // b is never asked but to compare
+		}
+		if a.Version() != b.Version() || a.Len() != b.Len() {
+			t.Fatalf("step %d: version %d/%d, len %d/%d", step, a.Version(), b.Version(), a.Len(), b.Len())
+		}
+		for i := range 8 {
+			pa, oka := a.Predict(key(i))
+			pb, okb := b.Predict(key(i))
+			if oka != okb || a.Observations(key(i)) != b.Observations(key(i)) || len(pa.Stages) != len(pb.Stages) || pa.Duration() != pb.Duration() {
+				t.Fatalf("step %d key %d: predictions differ", step, i)
+			}
 		}
 	}
 }

@@ -40,7 +40,12 @@
 //     membership changes (RemoveNode releases the node's tasks; resubmit
 //     them).
 //  2. Submit each task when it becomes ready to run (for MapReduce,
-//     reduces after slow-start). A task is read once, at Submit.
+//     reduces after slow-start). A task is read once, at Submit. Tasks
+//     of one job that are alike (same key, request and deadline, no
+//     data locations: a phase's maps that have not started) may be
+//     submitted as one TaskRun with SubmitRun instead; the scheduler
+//     asks the run for each task (TaskRun.Task) when it places it, so
+//     the host need not make millions of task objects in advance.
 //  3. When a server has room (a heartbeat, a task ending), call
 //     Schedule(now, node, dst[:0]) and carry out every Allocate decision:
 //     start the task on the node with the plan's per-stage allocation
@@ -53,7 +58,8 @@
 //     UsageNode and tasks UsageTask, and Tick reads them.
 //  5. When a task ends, Release(now, id, succeeded). Successful tasks
 //     teach the History; failed or killed ones do not. Submit a failed
-//     task again to retry it. Withdraw pending tasks of a killed job.
+//     task again to retry it. Withdraw pending tasks of a killed job
+//     (WithdrawJob drops them all, runs included).
 //  6. Call Tick periodically (for example every 10 s) and carry out its
 //     Reclaim decisions: stop the task and give its resources back (the
 //     scheduler has already released it; Submit it again to rerun it).
@@ -156,12 +162,17 @@
 //
 // # Cost
 //
+// A run submitted with SubmitRun is one queue entry however long it is:
+// pending tasks cost memory per run, not per task (BenchmarkSubmitRun).
 // Matcher.Match does not allocate and walks the task's stages and the
-// timeline's once: O(stages + timeline stages). Schedule sorts the jobs
-// with pending tasks once per call and stops at the first used-up test;
-// after a failed match, the job's later tasks with the same similarity
-// key are skipped on that server. BenchmarkMatch and BenchmarkRound
-// measure both against naive references.
+// timeline's once: O(stages + timeline stages). Schedule keeps the jobs
+// with pending tasks in Fairness order between calls, stops at the
+// first used-up test, and skips the rest of a run of alike tasks after
+// its first refusal; a server with no slot (or device) of some kind free
+// visits only the jobs with a task that requests none of those kinds,
+// so a full slot server costs O(1), not O(queued jobs) (see Schedule).
+// BenchmarkMatch, BenchmarkRound and BenchmarkScheduleFullServer measure
+// them against naive references.
 //
 // # Concurrency
 //

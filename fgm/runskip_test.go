@@ -22,13 +22,13 @@ import (
 // observations. The workloads have few similarity keys and requests (so
 // runs form), some tasks with data locations, re-submissions into the
 // middle of a queue (a released task submitted again), and a History
-// with few keys, so that evictions — decided by the recency order that
-// Predict touches — happen often.
+// with few keys, so that evictions (of the least recently observed key)
+// happen often.
 func TestRunSkipMatchesScan(t *testing.T) {
 	for seed := range uint64(60) {
 		for _, est := range []string{"history", "none"} {
 			t.Run(fmt.Sprintf("seed=%d/estimator=%s", seed, est), func(t *testing.T) {
-				runSkipScenario(t, seed, est)
+				runSkipScenario(t, seed, est, false)
 			})
 		}
 	}
@@ -40,10 +40,30 @@ type skipSide struct {
 	c *cluster
 }
 
-func runSkipScenario(t *testing.T, seed uint64, est string) {
+// runSkipScenario plays one random scenario on two schedulers and
+// requires the same decisions and errors from both at every call. With
+// runs false, side a is the skipping path and side b the reference
+// (SetScanEach). With runs true, both skip, but side a submits each
+// batch of alike tasks without data locations as one TaskRun (SubmitRun)
+// where side b submits its tasks one by one (Submit), and a killed job's
+// pending tasks are dropped with WithdrawJob on both; est "func" uses an
+// Estimator other than a History, which predicts task by task.
+func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 	rng := rand.New(rand.NewPCG(seed, 77))
 	space := testSpace(t)
 	capacity := resource.Vector{8, 16, 100}
+	// On a quarter of the seeds the second and third kinds are map and
+	// reduce slots (integral), 2 of each per server, and nearly every
+	// task asks for one of them: a server with no slot of a kind free
+	// refuses every task asking for it (Schedule's closed-kinds test).
+	slots := seed%4 == 2
+	if slots {
+		var err error
+		if space, err = resource.NewSpace(resource.CPU, resource.MapSlot, resource.ReduceSlot); err != nil {
+			t.Fatal(err)
+		}
+		capacity = resource.Vector{8, 2, 2}
+	}
 	mk := func(scanEach bool) skipSide {
 		c := newCluster(space, 3, capacity)
 		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1})
@@ -51,25 +71,36 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 			t.Fatal(err)
 		}
 		cfg := fgm.Config{Cluster: c, Progressive: seed%3 == 1, LocalityWait: time.Duration(seed%2) * 5 * time.Second}
-		if est == "history" {
+		switch est {
+		case "history":
 			cfg.History = h
+		case "func":
+			cfg.Estimator = perTaskEstimator{}
 		}
 		if seed%4 == 3 {
 			cfg.Fairness = fgm.FIFO{}
 		}
+		cfg.HostChecksSteps = slots && seed%8 == 6
 		s, err := fgm.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fgm.SetScanEach(s, scanEach)
+		fgm.SetScanEach(s, scanEach && !runs)
 		return skipSide{s, h, c}
 	}
 	a, b := mk(false), mk(true)
+	var taskRuns []*taskRun
 	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 64}, {Logic: "m", DataSize: 10}, {Logic: "r", DataSize: 5}, {Logic: "x", DataSize: 1}, {Logic: "y", DataSize: 2}}
 	reqs := []resource.Vector{{1, 2, 0}, {2, 4, 0}, {1, 2, 0}, {3, 1, 0}}
 	if seed%2 == 0 {
 		// More signatures: small requests that fit where others do not.
 		reqs = append(reqs, resource.Vector{0.5, 0.5, 0}, resource.Vector{1, 1, 0}, resource.Vector{4, 8, 0}, resource.Vector{0.25, 3, 0})
+	}
+	if slots {
+		for i := range reqs {
+			ms := [][2]float64{{1, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 0}, {0, 1}, {2, 0}, {1, 0}}[i]
+			reqs[i] = resource.Vector{reqs[i][0], ms[0], ms[1]}
+		}
 	}
 	var tasks []*task
 	running := map[schedkit.TaskID]bool{}
@@ -98,6 +129,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 		case r < 7: // submit a batch of alike tasks (sometimes with locations)
 			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
 			k, q := keys[rng.IntN(len(keys))], reqs[rng.IntN(len(reqs))]
+			run := &taskRun{}
 			for range 1 + rng.IntN(6) {
 				tk := &task{id: schedkit.TaskID(fmt.Sprint("t", len(tasks))), job: j, key: k, req: q}
 				if seed%3 == 0 && rng.IntN(8) == 0 {
@@ -105,7 +137,24 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 				}
 				tasks = append(tasks, tk)
 				pending[tk.id] = true
+				if runs && len(tk.locs) == 0 {
+					run.tasks = append(run.tasks, tk)
+					continue
+				}
 				both("Submit", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Submit(t0.Add(now), tk) })
+			}
+			if len(run.tasks) > 0 {
+				taskRuns = append(taskRuns, run)
+				ea := a.s.SubmitRun(t0.Add(now), run)
+				var eb error
+				for _, tk := range run.tasks {
+					if eb = b.s.Submit(t0.Add(now), tk); eb != nil {
+						break
+					}
+				}
+				if sa, sb := show(nil, ea), show(nil, eb); sa != sb {
+					t.Fatalf("SubmitRun at %v: %q, one by one %q", now, sa, sb)
+				}
 			}
 		case r < 12:
 			n := rng.IntN(3)
@@ -142,6 +191,21 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 					}
 				}
 			}
+		case r < 15 && runs:
+			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
+			na, nb := a.s.WithdrawJob(j), 0
+			for _, tk := range tasks {
+				if tk.job == j && pending[tk.id] {
+					if err := b.s.Withdraw(tk.id); err != nil {
+						t.Fatal(err)
+					}
+					delete(pending, tk.id)
+					nb++
+				}
+			}
+			if na != nb || a.s.Pending() != b.s.Pending() || a.s.Running() != b.s.Running() {
+				t.Fatalf("WithdrawJob %s: dropped %d, one by one %d; pending %d/%d, running %d/%d", j, na, nb, a.s.Pending(), b.s.Pending(), a.s.Running(), b.s.Running())
+			}
 		case r < 15:
 			var ids []schedkit.TaskID
 			for _, tk := range tasks {
@@ -163,9 +227,26 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 					both("Release", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Release(t0.Add(now), d.Task, false) })
 				}
 			}
+		case r < 17 && slots: // a node sample: slots measured with noise
+			n := rng.IntN(3)
+			noisy := []float64{0, 1, 2, 1.04, 2.08, 0.96}
+			used := resource.Vector{float64(rng.IntN(9)), noisy[rng.IntN(6)], noisy[rng.IntN(6)]}
+			both("SampleNode", func(x skipSide) ([]fgm.Decision, error) {
+				return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used)
+			})
 		default:
 			now += time.Duration(rng.IntN(4)) * time.Second
 		}
+	}
+	for _, r := range taskRuns {
+		for i, x := range r.asked {
+			if x != i {
+				t.Fatalf("TaskRun.Task asked %v, want 0, 1, 2, … each once", r.asked)
+			}
+		}
+	}
+	if a.s.Pending() != b.s.Pending() || a.s.Running() != b.s.Running() {
+		t.Fatalf("pending %d/%d, running %d/%d", a.s.Pending(), b.s.Pending(), a.s.Running(), b.s.Running())
 	}
 	if a.h.Len() != b.h.Len() {
 		t.Fatalf("History keys: skipping %d, reference %d", a.h.Len(), b.h.Len())
@@ -175,4 +256,54 @@ func runSkipScenario(t *testing.T, seed uint64, est string) {
 			t.Fatalf("History %v: skipping %d observations, reference %d", k, x, y)
 		}
 	}
+}
+
+// TestSubmitRunMatchesSubmit is the property test of SubmitRun: a run of
+// n alike tasks decides exactly as its n tasks submitted one by one, in
+// every Schedule call of random scenarios (releases, failures submitted
+// again as single tasks, killed jobs, ticks), with a History (evictions
+// included), no Estimator, or an Estimator that predicts task by task;
+// and the run's tasks are materialised once each, in order.
+func TestSubmitRunMatchesSubmit(t *testing.T) {
+	for seed := range uint64(40) {
+		for _, est := range []string{"history", "none", "func"} {
+			t.Run(fmt.Sprintf("seed=%d/estimator=%s", seed, est), func(t *testing.T) {
+				runSkipScenario(t, seed, est, true)
+			})
+		}
+	}
+}
+
+// taskRun is a test host's run of alike tasks, made in advance; it
+// records which tasks the scheduler asked for.
+type taskRun struct {
+	tasks []*task
+	asked []int
+}
+
+func (r *taskRun) Job() schedkit.JobID                { return r.tasks[0].job }
+func (r *taskRun) Similarity() schedkit.SimilarityKey { return r.tasks[0].key }
+func (r *taskRun) Requested() resource.Vector         { return r.tasks[0].req }
+func (r *taskRun) Deadline() time.Time                { return r.tasks[0].deadline }
+func (r *taskRun) Len() int                           { return len(r.tasks) }
+func (r *taskRun) Task(i int) schedkit.Task {
+	r.asked = append(r.asked, i)
+	return r.tasks[i]
+}
+
+// perTaskEstimator predicts from the task itself: two stages whose
+// lengths depend on the task's ID, so alike tasks are predicted apart.
+type perTaskEstimator struct{}
+
+func (perTaskEstimator) Predict(t schedkit.Task) (estimate.Profile, bool) {
+	id := string(t.ID())
+	if len(id)%3 == 0 {
+		return estimate.Profile{}, false
+	}
+	r := t.Requested()
+	d := time.Duration(1+len(id)%4) * time.Second
+	return estimate.Profile{Observations: 1, Stages: []estimate.Stage{
+		{Duration: d, Demand: resource.Vector{r[0], r[1] / 2, r[2]}},
+		{Duration: 2 * d, Demand: resource.Vector{r[0] / 2, r[1], r[2]}},
+	}}, true
 }

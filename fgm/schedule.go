@@ -56,8 +56,16 @@ import (
 // until something is placed. With predictions from a History (or none),
 // a call that would repeat the last call that placed nothing — no job
 // and no History change since — only tests that call's refusals on the
-// server. The job order is kept between calls. The decisions are those
-// of the task-by-task walk (TestRunSkipMatchesScan).
+// server. The job order is kept between calls. When the server has
+// less than one unit free of some integral kind (a slot, a device; see
+// closedKinds), tasks requesting it would be refused: the walk is not
+// made when every pending task requests a closed kind (in a slot space,
+// a full server), stops when that becomes so after a placement, and
+// otherwise visits only the jobs with a task that requests none, by
+// merging ordered sets of jobs kept per combination of integral kinds
+// requested (joborder.go). In a slot space the used-up test ignores
+// slots, so without this a call would visit every queued job. The
+// decisions are those of the task-by-task walk (TestRunSkipMatchesScan).
 //
 // With HostChecksSteps, every step's incompressible demand must also fit
 // the node's Available() now, less what this call has already placed
@@ -101,9 +109,28 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	if v.policy == StopAllocation || v.usedUp(off) || len(s.active) == 0 {
 		return dst, nil
 	}
-	s.sortJobs()
 	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
-	if s.idleRepeat(v, hist, keyed, off) {
+	closed := s.closedKinds(v, hist, keyed, off)
+	if closed != 0 && !s.anyOpen(&s.needs, closed) {
+		s.call++
+		return dst, nil
+	}
+	// The jobs in compareJobs order: all of them, or (some kinds closed)
+	// the merged sets of those that can have a slot.
+	var walk *setWalk
+	var order []*jobEntry
+	if closed != 0 && !s.cfg.Progressive {
+		s.fixSets()
+		walk = &s.walk
+		walk.start(s, closed)
+	} else {
+		s.sortJobs()
+		order = s.order
+		if len(s.setMoved) > len(s.jobs) {
+			s.fixSets() // keep the backlog (and dropped jobs held) bounded
+		}
+	}
+	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
 		s.call++
 		return dst, nil
 	}
@@ -112,19 +139,57 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	s.call++
 	clear(s.fails)
 	s.refused = s.refused[:0]
+	skipped := false // a job left out for want of a slot: no idle record
+	k := -1
+	nextJob := func() *jobEntry {
+		if walk != nil {
+			return walk.next()
+		}
+		if k++; k < len(order) {
+			return order[k]
+		}
+		return nil
+	}
 jobs:
-	for k := 0; k < len(s.order); k++ {
-		j := s.order[k]
+	for j := nextJob(); j != nil; j = nextJob() {
 		if j.tried == s.call {
+			continue
+		}
+		if closed != 0 && !s.anyOpen(&j.needs, closed) {
+			// Every task of the job would be refused for want of a slot.
+			j.tried = s.call
+			skipped = true
 			continue
 		}
 		var failKey schedkit.SimilarityKey
 		failed := false
 		for i := 0; i < len(j.pending); {
 			p := j.pending[i]
+			if p.src != nil && !(keyed || s.cfg.Estimator == nil) {
+				// Another Estimator predicts task by task: it is asked
+				// about the run's head task itself.
+				q, err := s.splitHead(op, j, i)
+				if err != nil {
+					s.rollback(v)
+					return dst[:start], err
+				}
+				p = q
+			}
 			if !s.local(p, v, off) {
 				i++
 				continue
+			}
+			sig, cacheable := s.failSig(p, keyed)
+			if cacheable {
+				if pred, refused := s.fails[sig]; refused {
+					// A task alike for place was refused since the
+					// server last changed (its profile was valid).
+					if pred {
+						failKey, failed = p.key, true
+					}
+					i = s.skipRun(j, i, keyed)
+					continue
+				}
 			}
 			var prof estimate.Profile
 			ok := false
@@ -136,14 +201,10 @@ jobs:
 			case s.cfg.Estimator != nil:
 				prof, ok = s.cfg.Estimator.Predict(p.t)
 			}
-			sig, cacheable := s.failSig(p, ok, keyed)
-			if cacheable {
-				if _, refused := s.fails[sig]; refused {
-					// A task alike for place was refused since the
-					// server last changed (its profile was valid).
-					if ok {
-						failKey, failed = p.key, true
-					}
+			usig := sig // unpredictable: refused as any unpredictable task of its request
+			usig.key = 0
+			if cacheable && !ok && sig.key != 0 {
+				if _, refused := s.fails[usig]; refused {
 					i = s.skipRun(j, i, keyed)
 					continue
 				}
@@ -162,12 +223,20 @@ jobs:
 				}
 				prof = s.wholeUnits(prof, p.requested)
 			}
-			if !s.place(v, p, i, prof, ok, off) {
+			q, err := s.place(v, p, i, prof, ok, off)
+			if err != nil {
+				s.rollback(v)
+				return dst[:start], err
+			}
+			if q == nil {
 				if ok {
 					failKey, failed = p.key, true
 				}
 				if cacheable {
-					s.fails[sig] = struct{}{}
+					s.fails[sig] = ok
+					if !ok {
+						s.fails[usig] = false
+					}
 					s.refused = append(s.refused, idleSig{p: p, prof: prof0, predicted: ok})
 				}
 				i = s.skipRun(j, i, keyed)
@@ -175,24 +244,104 @@ jobs:
 			}
 			clear(s.fails) // the server changed
 			s.refused = s.refused[:0]
-			dst = append(dst, Decision{Action: Allocate, Task: p.id, Job: j.state.ID, Node: id, Mode: p.mode, Plan: p.plan})
+			dst = append(dst, Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan})
 			if v.usedUp(off) {
+				break jobs
+			}
+			if closed = s.closedKinds(v, hist, keyed, off); closed != 0 && !s.anyOpen(&s.needs, closed) {
 				break jobs
 			}
 			if s.cfg.Progressive {
 				// Shares changed: order again and start over; jobs that
 				// placed nothing on this server in this call stay done.
 				s.sortJobs()
+				order = s.order
 				k = -1
 				continue jobs
 			}
 		}
 		j.tried = s.call
 	}
-	if len(dst) == start && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
+	if len(dst) == start && !skipped && walk == nil && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
 		s.idle = idleScan{valid: true, hist: historyVersion(hist, keyed), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refused...)}
 	}
 	return dst, nil
+}
+
+// needMask returns the integral kinds pending entry p requests (bit i
+// for s.integral[i]), the index of its count in s.needs.
+func (s *Scheduler) needMask(p *ptask) int {
+	m := 0
+	for i, k := range s.integral {
+		if i < maxNeedKinds && p.requested[k] > 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+// closedKinds returns the integral kinds (bit i: s.integral[i]) of which
+// v cannot give a task anything now, 0 if none or if the test does not
+// apply: a queue entry requesting one of them would be refused by the
+// walk of Algorithm 1, so the walk skips a job all of whose entries
+// request one (anyOpen on its counts) and is not made or stops when
+// every pending entry does (anyOpen on the scheduler's counts); in a
+// slot space the used-up test ignores slots, so without this a full
+// server's walk would visit every queued job. A kind is closed when v
+// has less than one unit of it free now (requests of integral kinds
+// are whole, so a positive
+// one is at least 1) by one of the tests every placement passes: the
+// free timeline at now, the measured idle amount (the first stage's
+// test), or with HostChecksSteps what the host reports free. Each holds
+// the request of an integral kind against it: a
+// prediction's integral demands are the request (wholeUnits), its
+// stages begin at now and last 1 ns at least (a History's do; Horizon
+// is positive).
+//
+// It applies only where skipped visits would have no other effect: predictions
+// from a History (whose profiles are valid: at most MaxStages stages)
+// or none, no pending task with data locations under delay scheduling
+// (a visit starts its wait), and not on the reference path.
+func (s *Scheduler) closedKinds(v *server, hist HistoryEstimator, keyed bool, off time.Duration) int {
+	if s.scanEach || !s.useSets ||
+		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
+		return 0
+	}
+	switch {
+	case keyed:
+		if hist.History == nil || hist.History.Config().MaxStages > s.cfg.MaxStages {
+			return 0
+		}
+	case s.cfg.Estimator != nil:
+		return 0
+	}
+	free := v.free.At(off)
+	closed := 0
+	for i, k := range s.integral {
+		n := v.capacity[k]
+		if s.comp[k] {
+			continue
+		}
+		// A positive request (≥ 1) fails: the timeline at now; the
+		// measured idle amount (a task's first stage, measuredFits); what
+		// the host reports free (HostChecksSteps, hostFits).
+		if free[k]+slack*n < 1 || (v.measured && n-v.lastUsed[k]-v.placed[k]+slack*n < 1) ||
+			(s.cfg.HostChecksSteps && s.hostFree[k]+slack*n < 1) {
+			closed |= 1 << i
+		}
+	}
+	return closed
+}
+
+// anyOpen reports whether some entry counted in needs requests none of
+// the closed kinds (an entry requesting no integral kind always counts).
+func (s *Scheduler) anyOpen(needs *[1 << maxNeedKinds]int32, closed int) bool {
+	for m := range 1 << len(s.integral) {
+		if needs[m] > 0 && m&closed == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // idleScan records a complete Schedule call that placed nothing: the
@@ -250,26 +399,29 @@ func (s *Scheduler) idleRepeat(v *server, hist HistoryEstimator, keyed bool, off
 // failSig is what place's outcome depends on besides the server's state
 // (see failSig).
 type failSig struct {
-	predicted bool
-	key       uint64    // if predicted: ptask.keyID
-	req       [4]uint64 // the request's bits
+	key uint64    // ptask.keyID with a History; 0: any key, unpredictable
+	req [4]uint64 // the request's bits
 }
 
 // failSig returns p's signature for the refusal cache of a Schedule
 // call: place refuses every task of one signature alike while the
 // server does not change, since with predictions from a History (or
-// none) it reads only the prediction (a function of the key), the
-// request and the server. cacheable is false with another Estimator,
-// more than four kinds, or scanEach (the reference path).
-func (s *Scheduler) failSig(p *ptask, predicted, keyed bool) (sig failSig, cacheable bool) {
+// none) it reads only the prediction (a function of the key, fixed
+// within a call), the request and the server. The cache maps a refused
+// signature to whether its tasks were predicted; an unpredictable
+// task's refusal is also recorded under key 0 (every unpredictable
+// task of that request is refused alike). The signature is known
+// before predicting, so a cached refusal costs no prediction.
+// cacheable is false with another Estimator, more than four kinds, or
+// scanEach (the reference path).
+func (s *Scheduler) failSig(p *ptask, keyed bool) (sig failSig, cacheable bool) {
 	if s.scanEach || len(p.requested) > len(sig.req) || !(keyed || s.cfg.Estimator == nil) {
 		return sig, false
 	}
 	if s.fails == nil {
-		s.fails = make(map[failSig]struct{})
+		s.fails = make(map[failSig]bool)
 	}
-	sig.predicted = predicted
-	if predicted {
+	if keyed {
 		sig.key = p.keyID
 	}
 	for k, x := range p.requested {
@@ -333,9 +485,8 @@ func (s *Scheduler) sortJobs() {
 // run (see enqueue) of the one at i, which this call has just refused or
 // skipped on the server: each later task of the run would be refused or
 // skipped the same way, with nothing else changing. It holds when
-// predictions come from a History (the key decides them; predicting
-// the key just predicted again only touches the History entry already
-// at the head of its recency list) or there is no Estimator; with any
+// predictions come from a History (the key decides them, and a
+// prediction changes nothing) or there is no Estimator; with any
 // other Estimator (one that may predict each task differently), or with
 // scanEach, it returns i+1. It finds the end of the run by galloping,
 // so the cost is logarithmic in the run's length.
@@ -422,12 +573,24 @@ func (s *Scheduler) local(p *ptask, v *server, now time.Duration) bool {
 }
 
 // place tries pending task p (index i of its job's queue) on v; on
-// success it is running there and reserved.
-func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) bool {
+// success it returns the task now running there and reserved (p, or
+// the head task of run entry p, materialised). It fails only when the
+// host's TaskRun.Task gives an invalid task; nothing is changed then.
+func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) (*ptask, error) {
 	mode, stages, ok := s.fits(v, p, prof, predictable, now)
 	if !ok {
-		return false
+		return nil, nil
 	}
+	q := p
+	if p.src != nil {
+		var err error
+		if q, err = s.materialise("Schedule", p); err != nil {
+			return nil, err
+		}
+		s.tasks[q.id] = q
+	}
+	s.dequeue(p.job, i)
+	p = q
 	first := p.requested
 	if stages != nil {
 		first = stages[0].Demand
@@ -437,7 +600,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 			v.placed[k] += d
 		}
 	}
-	s.commitPlace(v, p, i, mode, stages, now)
+	s.commitPlace(v, p, mode, stages, now)
 	if s.cfg.HostChecksSteps {
 		// The host allocates the first step at once.
 		first := p.plan[0].Alloc
@@ -445,7 +608,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 			s.hostFree[k] -= first[k]
 		}
 	}
-	return true
+	return p, nil
 }
 
 // fits is place's test, changing nothing but scratch buffers: whether p
@@ -541,14 +704,19 @@ func anyPositive(x []float64) bool {
 	return false
 }
 
-// commitPlace makes p running on v with the given stages (nil: open-ended
-// at its requested quantity) and the rates in s.rates.
-func (s *Scheduler) commitPlace(v *server, p *ptask, i int, mode Mode, stages []estimate.Stage, now time.Duration) {
+// commitPlace makes p (taken out of its job's queue) running on v with
+// the given stages (nil: open-ended at its requested quantity) and the
+// rates in s.rates.
+func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimate.Stage, now time.Duration) {
 	dims := s.dims
 	j := p.job
-	s.dequeue(j, i)
 	if p.runState == nil {
-		p.runState = new(runState)
+		if n := len(s.spare); n > 0 {
+			p.runState, s.spare[n-1] = s.spare[n-1], nil
+			s.spare = s.spare[:n-1]
+		} else {
+			p.runState = new(runState)
+		}
 	}
 	p.running, p.srv, p.start, p.mode = true, v, now, mode
 	s.seq++

@@ -58,7 +58,7 @@ type Scheduler struct {
 
 	// Per Schedule call.
 	call      uint64                            // Schedule calls so far
-	fails     map[failSig]struct{}              // refused since the server last changed
+	fails     map[failSig]bool                  // refused since the server last changed (value: predicted)
 	keyIDs    map[schedkit.SimilarityKey]uint64 // keys numbered at Submit (failSig)
 	nextKeyID uint64
 	placed    []*ptask
@@ -76,7 +76,26 @@ type Scheduler struct {
 	jobsVer  uint64          // changes with any job's queue or state
 	locTasks int             // pending tasks with data locations
 	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
+
+	spare []*runState // released tasks' placed state, for reuse
+
+	// needs counts the pending queue entries by the integral kinds they
+	// request (bit i: s.integral[i]; see closedKinds).
+	needs [1 << maxNeedKinds]int32
+	// sets holds, per combination of integral kinds, the active jobs
+	// with a queue entry requesting exactly those, in compareJobs order
+	// (joborder.go); setMoved the jobs whose place there is stale.
+	sets     [1 << maxNeedKinds]jobSet
+	setMoved []*jobEntry
+	setsAll  bool // every share changed: rebuild the sets
+	useSets  bool // 1 to maxNeedKinds integral kinds: the sets are kept
+	prioSeq  uint64
+	walk     setWalk
+	nodeBuf  []*tnode
 }
+
+// maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
+const maxNeedKinds = 6
 
 // ptask is a task the scheduler holds, pending or running.
 type ptask struct {
@@ -95,6 +114,10 @@ type ptask struct {
 
 	running bool
 	srv     *server
+	// src is set for a run entry (SubmitRun): the entry stands for the
+	// run's pending tasks src.left, whose first has sequence seq; t and
+	// id are unset.
+	src *runSrc
 	// The state of a placed task, allocated at its first placement (a
 	// pending task is only the fields above: a trace day holds millions).
 	*runState
@@ -130,6 +153,20 @@ type jobEntry struct {
 	activePos int      // in Scheduler.active, −1 if none pending
 	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
+	nodes     []*tnode // its nodes in Scheduler.sets
+	setMoved  bool     // in Scheduler.setMoved
+	// needs counts the job's queue entries by the integral kinds they
+	// request (as Scheduler.needs).
+	needs [1 << maxNeedKinds]int32
+}
+
+// need counts queue entry p of job j in or (d = −1) out of the counts of
+// entries by the integral kinds they request.
+func (s *Scheduler) need(j *jobEntry, p *ptask, d int) {
+	m := s.needMask(p)
+	s.needs[m] += int32(d)
+	j.needs[m] += int32(d)
+	s.moveJob(j)
 }
 
 type waitUndo struct {
@@ -174,6 +211,7 @@ func New(cfg Config) (*Scheduler, error) {
 			s.isIntegral[k] = true
 		}
 	}
+	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
 	c := cfg.Cluster
 	for i := range c.Nodes() {
 		if err := s.AddNode(c.Node(i)); err != nil {
@@ -309,13 +347,7 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	s.seq++
 	p.seq = s.seq
 	p.keyID = s.keyID(p.key)
-	j := s.jobs[t.Job()]
-	if j == nil {
-		j = &jobEntry{activePos: -1, sub: off}
-		j.state = JobState{ID: t.Job(), Submitted: now, Allocated: s.space.Zero()}
-		s.jobs[j.state.ID] = j
-	}
-	p.job = j
+	p.job = s.jobEntry(t.Job(), now, off)
 	s.tasks[id] = p
 	s.enqueue(p)
 	return nil
@@ -378,7 +410,8 @@ func (s *Scheduler) enqueue(p *ptask) {
 	}
 	j.pending = slices.Insert(j.pending, i, p)
 	j.runs = slices.Insert(j.runs, i, run)
-	j.state.Pending++
+	j.state.Pending += p.count()
+	s.need(j, p, 1)
 	s.moveJob(j)
 	if len(p.locs) > 0 {
 		s.locTasks++
@@ -405,11 +438,21 @@ func alike(a, b *ptask) bool {
 	return true
 }
 
-// dequeue removes the pending task at index i of its job's queue.
+// dequeue removes the pending task at index i of its job's queue (the
+// head task of a run entry: the entry goes with its last task).
 func (s *Scheduler) dequeue(j *jobEntry, i int) {
+	if src := j.pending[i].src; src != nil && src.left > 1 {
+		src.next++
+		src.left--
+		j.pending[i].seq++
+		j.state.Pending--
+		s.moveJob(j)
+		return
+	}
 	if len(j.pending[i].locs) > 0 {
 		s.locTasks--
 	}
+	s.need(j, j.pending[i], -1)
 	if i == 0 {
 		// The usual case (the first task of a job's queue placed):
 		// no shift of a queue that may hold many thousands of tasks.
@@ -421,6 +464,11 @@ func (s *Scheduler) dequeue(j *jobEntry, i int) {
 	}
 	j.state.Pending--
 	s.moveJob(j)
+	s.deactivate(j)
+}
+
+// deactivate takes j out of the active jobs if nothing of it is pending.
+func (s *Scheduler) deactivate(j *jobEntry) {
 	if len(j.pending) == 0 && j.activePos >= 0 {
 		last := s.active[len(s.active)-1]
 		s.active[j.activePos] = last
@@ -498,6 +546,10 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	if learn && s.cfg.History != nil {
 		_, _ = s.cfg.History.Observe(p.key, p.samples) // too few samples: nothing learned
 	}
+	// Its placed state (plan, sample buffers) serves the next placement:
+	// the host's views of the plan end with the release.
+	s.spare = append(s.spare, p.runState)
+	p.runState = nil
 	delete(s.tasks, p.id)
 	s.dropJob(j)
 }
@@ -619,7 +671,7 @@ func (s *Scheduler) reshare() {
 	for _, j := range s.jobs {
 		s.share(j)
 	}
-	s.resort = true
+	s.resort, s.setsAll = true, true
 }
 
 // moveJob records that j's state (what Fairness reads) or its being
@@ -630,20 +682,31 @@ func (s *Scheduler) moveJob(j *jobEntry) {
 		j.moved = true
 		s.moved = append(s.moved, j)
 	}
+	if !j.setMoved && s.useSets {
+		j.setMoved = true
+		s.setMoved = append(s.setMoved, j)
+	}
 }
 
-// Pending returns the number of pending tasks.
+// Pending returns the number of pending tasks (a run's counted task by
+// task).
 func (s *Scheduler) Pending() int {
 	n := 0
 	for _, j := range s.active {
-		n += len(j.pending)
+		n += j.state.Pending
 	}
 	return n
 }
 
 // Running returns the number of tasks the scheduler has placed and not
 // yet seen released.
-func (s *Scheduler) Running() int { return len(s.tasks) - s.Pending() }
+func (s *Scheduler) Running() int {
+	n := 0
+	for _, j := range s.jobs {
+		n += j.state.Running
+	}
+	return n
+}
 
 // Policy returns a server's current scheduling policy (Algorithm 3),
 // false for an unknown node.

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
-	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -192,13 +191,9 @@ func TestTraceDaySmall(t *testing.T) {
 }
 
 // traceDayOptions are policy options measured on the trace day besides
-// the policies schedsim knows: fgm-skipidle is fgm with
-// FGMConfig.SkipIdleNodes, an approximation (off by default).
-var traceDayOptions = []Policy{
-	{"fgm-skipidle", "fgm, idle nodes' heartbeats skipped (approximation)", func(env Env) (sim.Policy, error) {
-		return policy.NewFGM(env.Config, policy.FGMConfig{Scheduler: fgmDefault(), SkipIdleNodes: true})
-	}},
-}
+// the policies schedsim knows (none now: fgm-skipidle, an approximation,
+// was retired once fgm answered a full node's call from its counts).
+var traceDayOptions []Policy
 
 // BenchmarkTraceDay replays the full synthetic day (≈25,000 jobs, ≈16
 // million maps) on 600 workers, one policy per sub-benchmark. It runs

@@ -8,3 +8,6 @@ func SetEagerUpdates(p *DBS) { p.eager = true }
 // SetFGMScanAll makes p's sync read every active job's ready tasks at
 // every heartbeat (the reference path of the equivalence test).
 func SetFGMScanAll(p *FGM, on bool) { p.scanAll = on }
+
+// FGMRuns returns how many runs p submitted with fgm.SubmitRun.
+func FGMRuns(p *FGM) int { return p.runs }

@@ -24,16 +24,6 @@ type FGMConfig struct {
 	Scheduler fgm.Config
 	// History configures the estimator (its Space is the cluster's).
 	History estimate.HistoryConfig
-	// SkipIdleNodes (an approximation, off by default) lets the
-	// simulator skip the heartbeats of nodes that can take no ready task
-	// (sim.FullNodeSkipper). Such a Schedule call places nothing, but it
-	// is not a no-op for fgm: it predicts for every pending run (which
-	// orders the History's recency list, and so which key a full History
-	// evicts), starts delay-scheduling waits, and brings the server's
-	// timeline to now (an overdue task's open reservation starts then).
-	// Skipping it can therefore change later decisions; see
-	// internal/experiment's trace-day notes for what it changed there.
-	SkipIdleNodes bool
 	// Oracle, if set, predicts every task's true profile from this
 	// workload (the experiment's "oracle estimates" ablation) instead of
 	// learning it; the History still learns, unused.
@@ -48,6 +38,16 @@ type FGMConfig struct {
 // sim.JobWatcher and sim.NodeWatcher. The simulator checks every plan step against a
 // node's free capacity at assignment, so the scheduler runs with
 // HostChecksSteps.
+//
+// It is not a sim.FullNodeSkipper: a heartbeat of a node that can take
+// nothing places nothing, but is not a no-op. It brings the node's
+// free timeline to now (an overdue task's open reservation is anchored
+// there), it submits the ready tasks of changed jobs (the time of a
+// job's first Submit is its JobState.Submitted, and the order of a
+// job's retries against its newly unlocked phase follows the call),
+// and with data locations it starts delay-scheduling waits. Such a call
+// is cheap instead: fgm answers it from its counts of pending tasks by
+// the slots they request (fgm.Scheduler.Schedule, closed kinds).
 type FGM struct {
 	name    string
 	cfg     FGMConfig
@@ -61,12 +61,15 @@ type FGM struct {
 	all     bool               // every job (a node went down)
 	dirty   []*sim.Job         // these (each once; marked)
 	marked  map[*sim.Job]bool  // in dirty
-	held    map[*sim.Job][]int // per phase: known tasks not yet assigned
+	held    map[*sim.Job][]int // per phase: known tasks not yet assigned (runs' tasks included)
+	handed  map[*sim.Job][]int // per phase alike (sim.Job.PhaseAlike): tasks 0…handed−1 handed to fgm
 	knownIn map[*sim.Job]int   // known tasks per job
 	scanAll bool               // the reference path: every sync scans every job
+	runs    int                // runs submitted (fgm.SubmitRun)
 	ds      []fgm.Decision
 	ready   []*sim.Task
 	preds   []Prediction
+	record  bool // keep preds: the simulator records task attempts (Config.RecordTasks)
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -95,7 +98,7 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	}
 	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
 		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{},
-		marked: map[*sim.Job]bool{}, held: map[*sim.Job][]int{}, knownIn: map[*sim.Job]int{}}
+		marked: map[*sim.Job]bool{}, held: map[*sim.Job][]int{}, handed: map[*sim.Job][]int{}, knownIn: map[*sim.Job]int{}}
 	hc := opt.History
 	hc.Space = cfg.Space
 	h, err := estimate.NewHistory(hc)
@@ -114,17 +117,17 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	p.s, p.h = s, h
+	p.record = cfg.RecordTasks
 	return p, nil
 }
 
 // Name returns the policy's name.
 func (p *FGM) Name() string { return p.name }
 
-// SkipFullNodes implements sim.FullNodeSkipper: FGMConfig.SkipIdleNodes.
-func (p *FGM) SkipFullNodes() bool { return p.cfg.SkipIdleNodes }
-
 // Predictions returns the predictions of placed attempts, in placement
-// order.
+// order. They are kept only when the simulator records task attempts
+// (sim.Config.RecordTasks), the records they are compared with: a trace
+// day places millions of tasks.
 func (p *FGM) Predictions() []Prediction { return p.preds }
 
 // oracle predicts a task's true profile from the workload. Its cache is
@@ -187,6 +190,7 @@ func (p *FGM) touch(j *sim.Job) {
 // forget drops running task t from known (fgm released it).
 func (p *FGM) forget(t *sim.Task) {
 	delete(p.known, t)
+	delete(p.byID, t.ID())
 	j := t.Owner()
 	if p.knownIn[j]--; p.knownIn[j] <= 0 {
 		delete(p.knownIn, j)
@@ -216,7 +220,7 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 		}
 		p.dirty = p.dirty[:0]
 		for _, j := range c.Jobs() {
-			if err := p.syncJob(now, j, true); err != nil {
+			if err := p.syncJob(now, j, p.scanAll); err != nil {
 				return err
 			}
 		}
@@ -240,7 +244,17 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 }
 
 // syncJob submits j's ready tasks fgm does not hold; full reads every
-// ready task (the reference path).
+// ready task and submits each as a task of its own (the reference
+// path).
+//
+// A phase whose tasks are alike (sim.Job.PhaseAlike: same key and
+// request, no data locations) is handed over without materialising its
+// waiting tasks: its ready tasks fgm does not hold are the tasks pending
+// again after a failure (sim.Job.RetryTasks, submitted one by one) and
+// then its never-started tasks from handed on, submitted as one run
+// (fgm.SubmitRun), in the order ReadyTasks lists them: fgm sees the
+// same tasks in the same order as from Submit calls, and a task of the
+// run is materialised when fgm places it (simRun.Task).
 func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 	held := p.held[j]
 	if held == nil {
@@ -255,6 +269,14 @@ func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 		need := pr.Ready - held[ph]
 		if need <= 0 && !full {
 			continue
+		}
+		if !full {
+			if key, ok := j.PhaseAlike(schedkit.Phase(ph)); ok {
+				if err := p.syncRun(now, j, schedkit.Phase(ph), key, need); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		m := pr.Ready
 		if !full {
@@ -280,13 +302,81 @@ func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 			if err := p.s.Submit(now, t); err != nil {
 				return err
 			}
-			p.known[t] = true
-			p.knownIn[j]++
+			p.hold(t)
 			held[ph]++
-			p.byID[t.ID()] = t
 		}
 	}
 	return nil
+}
+
+// syncRun hands fgm the need ready tasks of alike phase ph it does not
+// hold: the retries, then the never-started tasks as one run.
+func (p *FGM) syncRun(now time.Time, j *sim.Job, ph schedkit.Phase, key schedkit.SimilarityKey, need int) error {
+	handed := p.handed[j]
+	if handed == nil {
+		handed = make([]int, j.Phases())
+		p.handed[j] = handed
+	}
+	total := j.Tasks(ph)
+	fresh := total - handed[ph]
+	if need > fresh {
+		p.ready = j.RetryTasks(ph, p.ready[:0])
+		for _, t := range p.ready {
+			if p.known[t] {
+				continue
+			}
+			if err := p.s.Submit(now, t); err != nil {
+				return err
+			}
+			p.hold(t)
+			p.held[j][ph]++
+		}
+	}
+	if fresh > 0 {
+		req, _ := j.PhaseRequest(ph)
+		r := &simRun{p: p, j: j, ph: ph, first: handed[ph], n: fresh, key: key, req: req}
+		if err := p.s.SubmitRun(now, r); err != nil {
+			return err
+		}
+		handed[ph] = total
+		p.held[j][ph] += fresh
+		p.runs++
+	}
+	return nil
+}
+
+// hold records t as known to fgm.
+func (p *FGM) hold(t *sim.Task) {
+	p.known[t] = true
+	p.knownIn[t.Owner()]++
+	p.byID[t.ID()] = t
+}
+
+// simRun is the never-started tasks first … first+n−1 of an alike phase,
+// handed to fgm as one fgm.TaskRun.
+type simRun struct {
+	p        *FGM
+	j        *sim.Job
+	ph       schedkit.Phase
+	first, n int
+	key      schedkit.SimilarityKey
+	req      resource.Vector
+}
+
+func (r *simRun) Job() schedkit.JobID                { return r.j.ID() }
+func (r *simRun) Similarity() schedkit.SimilarityKey { return r.key }
+func (r *simRun) Requested() resource.Vector         { return r.req }
+func (r *simRun) Deadline() time.Time                { return r.j.Deadline() }
+func (r *simRun) Len() int                           { return r.n }
+
+// Task materialises the run's task i in the simulator (fgm places it).
+func (r *simRun) Task(i int) schedkit.Task {
+	t := r.j.Task(r.ph, r.first+i)
+	if t == nil {
+		return nil
+	}
+	r.p.hold(t)
+	return t
 }
 
 // Heartbeat runs Algorithm 1 for n.
@@ -303,8 +393,8 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		t := p.byID[d.Task]
 		p.held[t.Owner()][t.Phase()]-- // ready no more once assigned
 		p.Modes[d.Mode]++
-		if d.Mode != fgm.Requested {
-			p.record(t, d)
+		if d.Mode != fgm.Requested && p.record {
+			p.recordPrediction(t, d)
 		}
 		if len(d.Plan) == 1 {
 			dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Node: n, Alloc: d.Plan[0].Alloc})
@@ -319,7 +409,7 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 	return dst, nil
 }
 
-func (p *FGM) record(t *sim.Task, d fgm.Decision) {
+func (p *FGM) recordPrediction(t *sim.Task, d fgm.Decision) {
 	var total time.Duration
 	dem := make(resource.Vector, len(d.Plan[0].Reserved))
 	for _, s := range d.Plan {
@@ -381,6 +471,10 @@ func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 // running ones released without learning.
 func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
 	delete(p.held, j)
+	if p.handed[j] != nil {
+		delete(p.handed, j)
+		p.s.WithdrawJob(j.ID()) // its runs' tasks were never materialised
+	}
 	if p.knownIn[j] == 0 {
 		return // nothing held: no need to read (and materialise) its tasks
 	}
@@ -410,6 +504,4 @@ var (
 	_ sim.TaskWatcher  = (*FGM)(nil)
 	_ sim.JobWatcher   = (*FGM)(nil)
 	_ sim.NodeWatcher  = (*FGM)(nil)
-
-	_ sim.FullNodeSkipper = (*FGM)(nil)
 )
