@@ -193,30 +193,15 @@ const (
 
 // first returns the source of the earliest pending event and that
 // event (a copy); srcNone if there is none.
-func (q *events) first() (int, event) {
-	src, best := srcNone, event{}
-	if q.sub < len(q.subAt) {
-		src = srcSub
-		best = event{at: q.subAt[q.sub], seq: uint64(q.sub) + 1, a: int32(q.sub), kind: evSubmit}
-	}
-	if len(q.main.ev) > 0 && (src == srcNone || q.main.ev[0].before(&best)) {
-		src, best = srcMain, q.main.ev[0]
-	}
-	if len(q.hb.ev) > 0 && (src == srcNone || q.hb.ev[0].before(&best)) {
-		src, best = srcHB, q.hb.ev[0]
-	}
-	if r := &q.ring; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
-		src, best = srcRing, r.ev[r.head]
-	}
-	if r := &q.oob; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
-		src, best = srcOOB, r.ev[r.head]
-	}
-	return src, best
-}
+func (q *events) first() (int, event) { return q.earliest(true) }
 
 // firstOther is first over every source but the ring of periodic
 // heartbeats.
-func (q *events) firstOther() (int, event) {
+func (q *events) firstOther() (int, event) { return q.earliest(false) }
+
+// earliest is first and firstOther: the sources are compared in one
+// fixed order, the ring of periodic heartbeats only if ring is set.
+func (q *events) earliest(ring bool) (int, event) {
 	src, best := srcNone, event{}
 	if q.sub < len(q.subAt) {
 		src = srcSub
@@ -227,6 +212,9 @@ func (q *events) firstOther() (int, event) {
 	}
 	if len(q.hb.ev) > 0 && (src == srcNone || q.hb.ev[0].before(&best)) {
 		src, best = srcHB, q.hb.ev[0]
+	}
+	if r := &q.ring; ring && r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
+		src, best = srcRing, r.ev[r.head]
 	}
 	if r := &q.oob; r.n > 0 && (src == srcNone || r.ev[r.head].before(&best)) {
 		src, best = srcOOB, r.ev[r.head]
