@@ -96,19 +96,7 @@ func BenchmarkTickDay(b *testing.B) {
 				if previous {
 					dbs.UsePreviousTick(s)
 				}
-				var dst []dbs.Decision
-				runtime.GC()
-				b.ReportAllocs()
-				b.ResetTimer()
-				c0 := cpuTime()
-				for i := range b.N {
-					var err error
-					dst, err = s.Tick(now.Add(time.Duration(i+1)*dbs.DefaultInterval), dst[:0])
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, c0)
+				benchTicks(b, s, now)
 			})
 		}
 	}
@@ -155,19 +143,7 @@ func benchTick(b *testing.B, previous bool) {
 			if previous {
 				dbs.UsePreviousTick(s)
 			}
-			var dst []dbs.Decision
-			runtime.GC() // the set-up's garbage: not the update's CPU time
-			b.ReportAllocs()
-			b.ResetTimer()
-			c0 := cpuTime()
-			for i := range b.N {
-				var err error
-				dst, err = s.Tick(now.Add(time.Duration(i+1)*dbs.DefaultInterval), dst[:0])
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, c0)
+			benchTicks(b, s, now)
 		})
 	}
 }
@@ -381,4 +357,24 @@ func BenchmarkHeartbeatNaive(b *testing.B) {
 			reportCPU(b, c0)
 		})
 	}
+}
+
+// benchTicks times b.N weight updates of s, one every DefaultInterval
+// after now, and reports their CPU time; the set-up's garbage is
+// collected first, so it is not charged to the updates.
+func benchTicks(b *testing.B, s *dbs.Scheduler, now time.Time) {
+	b.Helper()
+	var dst []dbs.Decision
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := cpuTime()
+	for i := range b.N {
+		var err error
+		dst, err = s.Tick(now.Add(time.Duration(i+1)*dbs.DefaultInterval), dst[:0])
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, c0)
 }
