@@ -233,7 +233,7 @@ func (v *server) window() time.Duration {
 // ErrTimeBackwards, changing nothing.
 func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.Vector) error {
 	const op = "SampleNode"
-	v := s.nodes[id]
+	v := s.sampledNode(id)
 	if v == nil {
 		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
 	}
