@@ -83,6 +83,7 @@ type History struct {
 
 	obs    []float64 // scratch: one observation's slices, Bins × dims
 	peaks  []float64 // scratch: peak per kind
+	lim    []float64 // scratch: StageThreshold × peak per kind
 	mean   []float64 // scratch: running stage sum
 	cuts   []stageCut
 	demand []float64
@@ -245,6 +246,7 @@ func NewHistory(cfg HistoryConfig) (*History, error) {
 		entries: make(map[schedkit.SimilarityKey]*histEntry),
 		obs:     make([]float64, cfg.Bins*dims),
 		peaks:   make([]float64, dims),
+		lim:     make([]float64, dims),
 		mean:    make([]float64, dims),
 	}
 	for k := range dims {
@@ -420,6 +422,7 @@ func (h *History) divide(e *histEntry) {
 			}
 		}
 		h.peaks[k] = pk
+		h.lim[k] = th * pk
 	}
 	cuts, demand := h.cuts[:0], h.demand[:0]
 	cnt := 0
@@ -427,8 +430,9 @@ func (h *History) divide(e *histEntry) {
 		row := e.bins[j*dims : (j+1)*dims]
 		if cnt > 0 {
 			split := false
+			fc := float64(cnt)
 			for k, x := range row {
-				if h.peaks[k] > 0 && math.Abs(x-h.mean[k]/float64(cnt)) > th*h.peaks[k] {
+				if h.peaks[k] > 0 && math.Abs(x-h.mean[k]/fc) > h.lim[k] {
 					split = true
 					break
 				}

@@ -436,13 +436,3 @@ func BenchmarkHistoryPredict(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkHistoryObserve(b *testing.B) {
-	h := newHistory(b, estimate.HistoryConfig{})
-	obs := samples(threeStages, time.Second, 0, 0, nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		h.Observe(keyA, obs)
-		h.Predict(keyA)
-	}
-}
