@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/resource"
@@ -104,5 +105,14 @@ func TestSampleStoreMatchesNaive(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The fields a cursor-found sample reads and writes lead runState, in
+// its first 64 bytes (see runState).
+func TestRunStateSampleFieldsFirst(t *testing.T) {
+	var r runState
+	if end := unsafe.Offsetof(r.lastSmp) + unsafe.Sizeof(r.lastSmp); end > 64 {
+		t.Fatalf("runState's sample fields end at byte %d, want ≤ 64", end)
 	}
 }

@@ -85,15 +85,15 @@ type Scheduler struct {
 	// current demand is not needed), and Release's scratch of samples
 	// for History.Observe (views into a runState's records).
 	smpPrev *runState
+	hasComp bool
+	obsBuf  []estimate.UsageSample
 	// nodeNext is the index in servers of the server SampleNode expects
 	// next (the one after the last sampled: hosts usually sample their
 	// nodes in registration order).
 	nodeNext int
-	// noCursor turns the two guesses off: every sample looks its task or
+	// noCursor turns both guesses off: every sample looks its task or
 	// server up by ID (the reference path of the equivalence tests).
 	noCursor bool
-	hasComp  bool
-	obsBuf   []estimate.UsageSample
 	// lastNow is the latest time committed, whose offset is last (see
 	// advance): most calls come at the time of the previous one.
 	lastNow time.Time
@@ -144,9 +144,9 @@ type ptask struct {
 
 // runState is the part of a ptask that exists once it was placed.
 //
-// Its first fields are all SampleTask reads and writes on a task it
-// finds through the sampling cursor (see sampled): one cache line, with
-// the record it appends, per sample.
+// Its first 64 bytes are all SampleTask reads and writes of it when the
+// sampling cursor finds it (see sampled): a sample touches them and the
+// record it appends, not the ptask.
 type runState struct {
 	// smp holds the buffered usage samples, one record of smpRec floats
 	// each (see addSample), in a block of MaxSamples records allocated
