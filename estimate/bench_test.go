@@ -2,11 +2,13 @@ package estimate_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // BenchmarkEstimateJob times formulas (2)–(5) for one job of p phases
@@ -87,4 +89,62 @@ func BenchmarkEvaluate(b *testing.B) {
 	b.ReportMetric(float64(tComp)/1000, "composed-ns/call")
 	b.ReportMetric(float64(tEval)/float64(tComp), "ratio")
 	_ = sink
+}
+
+// BenchmarkHistoryObserve times Observe as a scheduler's Release calls
+// it: one finished task's samples (every 3 s, a step in the middle, a
+// little noise) learned into a key observed before, so every call
+// resamples, smooths and cuts the stages again. Sizes: samples per task
+// and kinds (2: Hadoop slots, incompressible; 4: CPU, memory, disk and
+// network, two compressible, sampled under compression).
+func BenchmarkHistoryObserve(b *testing.B) {
+	for _, dims := range []int{2, 4} {
+		for _, n := range []int{16, 256} {
+			b.Run(fmt.Sprintf("kinds=%d/samples=%d", dims, n), func(b *testing.B) {
+				space, err := resource.NewSpace(slotsOrMulti(dims)...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rng := rand.New(rand.NewPCG(1, uint64(n)))
+				tasks := make([][]estimate.UsageSample, 16)
+				for i := range tasks {
+					for j := range n {
+						u := make(resource.Vector, dims)
+						for k := range u {
+							u[k] = float64(1+k) * (1 + 0.05*rng.NormFloat64())
+							if j >= n/2 {
+								u[k] *= 2
+							}
+							u[k] = max(u[k], 0)
+						}
+						rc := 0.0
+						if dims > 2 && j%4 == 1 {
+							rc = 0.2
+						}
+						tasks[i] = append(tasks[i], estimate.UsageSample{Duration: 3 * time.Second, Used: u, Compression: rc})
+					}
+				}
+				key := schedkit.SimilarityKey{Logic: "m", DataSize: 1}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if ok, err := h.Observe(key, tasks[i%len(tasks)]); !ok || err != nil {
+						b.Fatal(ok, err)
+					}
+					i++
+				}
+			})
+		}
+	}
+}
+
+func slotsOrMulti(dims int) []resource.Kind {
+	if dims == 2 {
+		return []resource.Kind{resource.MapSlot, resource.ReduceSlot}
+	}
+	return []resource.Kind{resource.CPU, resource.Memory, resource.DiskBandwidth, resource.NetworkBandwidth}
 }

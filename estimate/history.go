@@ -83,6 +83,7 @@ type History struct {
 
 	obs    []float64 // scratch: one observation's slices, Bins × dims
 	peaks  []float64 // scratch: peak per kind
+	lim    []float64 // scratch: StageThreshold × peak per kind
 	mean   []float64 // scratch: running stage sum
 	cuts   []stageCut
 	demand []float64
@@ -245,6 +246,7 @@ func NewHistory(cfg HistoryConfig) (*History, error) {
 		entries: make(map[schedkit.SimilarityKey]*histEntry),
 		obs:     make([]float64, cfg.Bins*dims),
 		peaks:   make([]float64, dims),
+		lim:     make([]float64, dims),
 		mean:    make([]float64, dims),
 	}
 	for k := range dims {
@@ -295,8 +297,10 @@ func (h *History) Observe(key schedkit.SimilarityKey, samples []UsageSample) (bo
 		if len(s.Used) != h.dims {
 			return false, invalid(op, -1, "sample %d: %d amounts, want %d", i, len(s.Used), h.dims)
 		}
-		if err := s.Used.Validate(); err != nil {
-			return false, invalid(op, -1, "sample %d: %v", i, err)
+		for _, x := range s.Used {
+			if !(x >= 0 && x <= math.MaxFloat64) { // NaN, infinite or negative: Validate says which
+				return false, invalid(op, -1, "sample %d: %v", i, s.Used.Validate())
+			}
 		}
 		if s.Duration < 0 {
 			return false, invalid(op, -1, "sample %d: negative duration %v", i, s.Duration)
@@ -317,7 +321,7 @@ func (h *History) Observe(key schedkit.SimilarityKey, samples []UsageSample) (bo
 	}
 	h.resample(samples, total)
 	for _, x := range h.obs {
-		if math.IsInf(x, 0) || math.IsNaN(x) {
+		if !(math.Abs(x) <= math.MaxFloat64) { // infinite or NaN
 			return false, invalid(op, -1, "normalised usage overflows")
 		}
 	}
@@ -408,11 +412,17 @@ func (h *History) Predict(key schedkit.SimilarityKey) (Profile, bool) {
 func (h *History) divide(e *histEntry) {
 	bins, dims := h.cfg.Bins, h.dims
 	th := h.cfg.StageThreshold
-	clear(h.peaks)
-	for j := range bins {
-		for k, x := range e.bins[j*dims : (j+1)*dims] {
-			h.peaks[k] = max(h.peaks[k], x)
+	// Each kind's peak: the bins are finite (Observe checks what it
+	// learns), so the comparison is max without its NaN handling.
+	for k := range h.peaks {
+		pk := 0.0
+		for j := k; j < len(e.bins); j += dims {
+			if x := e.bins[j]; x > pk {
+				pk = x
+			}
 		}
+		h.peaks[k] = pk
+		h.lim[k] = th * pk
 	}
 	cuts, demand := h.cuts[:0], h.demand[:0]
 	cnt := 0
@@ -420,8 +430,9 @@ func (h *History) divide(e *histEntry) {
 		row := e.bins[j*dims : (j+1)*dims]
 		if cnt > 0 {
 			split := false
+			fc := float64(cnt)
 			for k, x := range row {
-				if h.peaks[k] > 0 && math.Abs(x-h.mean[k]/float64(cnt)) > th*h.peaks[k] {
+				if h.peaks[k] > 0 && math.Abs(x-h.mean[k]/fc) > h.lim[k] {
 					split = true
 					break
 				}

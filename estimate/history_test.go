@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -437,12 +438,22 @@ func BenchmarkHistoryPredict(b *testing.B) {
 	}
 }
 
-func BenchmarkHistoryObserve(b *testing.B) {
-	h := newHistory(b, estimate.HistoryConfig{})
-	obs := samples(threeStages, time.Second, 0, 0, nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		h.Observe(keyA, obs)
-		h.Predict(keyA)
+// Observe's check of the amounts is one comparison per amount; a bad
+// one is named as Vector.Validate names it (which amount, what is
+// wrong), and −0 is an amount like 0.
+func TestHistoryObserveNamesBadAmount(t *testing.T) {
+	good := samples(threeStages, time.Second, 0, 0, nil)
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -math.SmallestNonzeroFloat64} {
+		u := resource.Vector{1, x}
+		s := append(append([]estimate.UsageSample(nil), good[:2]...), estimate.UsageSample{Duration: time.Second, Used: u})
+		h := newHistory(t, estimate.HistoryConfig{})
+		ok, err := h.Observe(keyA, s)
+		if ok || !errors.Is(err, estimate.ErrInvalid) || !strings.Contains(err.Error(), "sample 2: "+u.Validate().Error()) {
+			t.Errorf("amount %v: got %v %v", x, ok, err)
+		}
+	}
+	s := append(append([]estimate.UsageSample(nil), good...), estimate.UsageSample{Duration: time.Second, Used: resource.Vector{math.Copysign(0, -1), 1}})
+	if ok, err := newHistory(t, estimate.HistoryConfig{}).Observe(keyA, s); !ok || err != nil {
+		t.Errorf("−0: got %v %v", ok, err)
 	}
 }

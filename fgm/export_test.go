@@ -4,3 +4,7 @@ package fgm
 // tasks, for the equivalence tests (the reference path visits every
 // pending task, as before the skipping existed).
 func SetScanEach(s *Scheduler, on bool) { s.scanEach = on }
+
+// SetNoCursor makes SampleTask and SampleNode look every task and server
+// up by ID, for the equivalence tests of the sampling cursor.
+func SetNoCursor(s *Scheduler, on bool) { s.noCursor = on }

@@ -721,8 +721,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	p.running, p.srv, p.start, p.mode = true, v, now, mode
 	s.seq++
 	p.startSq = s.seq
-	p.lastSmp = now
-	p.samples = p.samples[:0]
+	p.startSamples(now)
 	p.open = stages == nil
 	n := max(len(stages), 1)
 	p.work = resizeD(p.work, n)

@@ -79,6 +79,25 @@ type Scheduler struct {
 
 	spare []*runState // released tasks' placed state, for reuse
 
+	// The sample path (SampleTask): the runState sampled last (the
+	// sampling cursor, see sampled), whether the Space has compressible
+	// kinds (without, a sample's compression rate is 0 and the task's
+	// current demand is not needed), and Release's scratch of samples
+	// for History.Observe (views into a runState's records).
+	smpPrev *runState
+	hasComp bool
+	obsBuf  []estimate.UsageSample
+	// nodeNext is the index in servers of the server SampleNode expects
+	// next (the one after the last sampled: hosts usually sample their
+	// nodes in registration order).
+	nodeNext int
+	// noCursor turns both guesses off: every sample looks its task or
+	// server up by ID (the reference path of the equivalence tests).
+	noCursor bool
+	// lastNow is the latest time committed, whose offset is last (see
+	// advance): most calls come at the time of the previous one.
+	lastNow time.Time
+
 	// needs counts the pending queue entries by the integral kinds they
 	// request (bit i: s.integral[i]; see closedKinds).
 	needs [1 << maxNeedKinds]int32
@@ -124,7 +143,26 @@ type ptask struct {
 }
 
 // runState is the part of a ptask that exists once it was placed.
+//
+// Its first 64 bytes are all SampleTask reads and writes of it when the
+// sampling cursor finds it (see sampled): a sample touches them and the
+// record it appends, not the ptask.
 type runState struct {
+	// smp holds the buffered usage samples, one record of smpRec floats
+	// each (see addSample), in a block of MaxSamples records allocated
+	// at the first sample and kept with the runState.
+	smp []float64
+	// smpID is the task's ID while it runs and has been sampled through
+	// the map (set by sampled, cleared by release and startSamples): a
+	// runState whose smpID is set belongs to a running task that
+	// Scheduler.tasks holds under it. smpSrv is then its server.
+	smpID  schedkit.TaskID
+	smpSrv *server
+	// smpNext is the runState sampled right after this one the last time
+	// this one was sampled (the cursor's guess for the next call).
+	smpNext *runState
+	lastSmp time.Duration
+
 	start   time.Duration
 	startSq uint64
 	mode    Mode
@@ -139,9 +177,6 @@ type runState struct {
 	charge  resource.Vector // element-wise max allocated over steps (charged to the job)
 	dueAt   time.Duration   // start + Σ work: later than this it is overdue
 	predEnd time.Duration   // start + formula (15) at allocation
-	samples []estimate.UsageSample
-	sbuf    []float64
-	lastSmp time.Duration
 }
 
 // jobEntry is a job with pending or running tasks.
@@ -206,6 +241,7 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	for k := range dims {
 		s.comp[k] = space.Compressible(k)
+		s.hasComp = s.hasComp || s.comp[k]
 		if space.Kind(k).Integral {
 			s.integral = append(s.integral, k)
 			s.isIntegral[k] = true
@@ -232,6 +268,12 @@ func (s *Scheduler) advance(op string, now time.Time) (time.Duration, error) {
 	if !s.epochSet {
 		return 0, nil
 	}
+	if now == s.lastNow {
+		// The time of the latest commit (the same wall and monotonic
+		// readings and location; == is a conservative test): its
+		// offset, checked then.
+		return s.last, nil
+	}
 	d := now.Sub(s.epoch)
 	if d < s.last {
 		return 0, &Error{Op: op, Err: ErrTimeBackwards, Reason: fmt.Sprintf("%v is before %v", now, s.epoch.Add(s.last))}
@@ -243,6 +285,7 @@ func (s *Scheduler) advance(op string, now time.Time) (time.Duration, error) {
 }
 
 func (s *Scheduler) commit(now time.Time, off time.Duration) {
+	s.lastNow = now
 	if !s.epochSet {
 		s.epoch, s.epochSet = now, true
 		return
@@ -519,10 +562,10 @@ func (s *Scheduler) Release(now time.Time, id schedkit.TaskID, succeeded bool) e
 		return err
 	}
 	s.commit(now, off)
-	if succeeded && s.cfg.History != nil && off > p.lastSmp && len(p.samples) > 0 {
+	if r := p.runState; succeeded && s.cfg.History != nil && off > r.lastSmp && len(r.smp) > 0 {
 		// The tail since the last sample holds at the last sample's usage.
-		last := p.samples[len(p.samples)-1]
-		s.addSample(p, off, last.Used, last.Compression)
+		last := r.smp[len(r.smp)-s.smpRec():]
+		s.addSample(r, off, last[2:], last[1])
 	}
 	s.release(p, succeeded)
 	return nil
@@ -543,12 +586,14 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	}
 	j.state.Running--
 	s.share(j)
+	r := p.runState
 	if learn && s.cfg.History != nil {
-		_, _ = s.cfg.History.Observe(p.key, p.samples) // too few samples: nothing learned
+		_, _ = s.cfg.History.Observe(p.key, s.usageSamples(r)) // too few samples: nothing learned
 	}
 	// Its placed state (plan, sample buffers) serves the next placement:
 	// the host's views of the plan end with the release.
-	s.spare = append(s.spare, p.runState)
+	r.smpID, r.smpSrv, r.smpNext = "", nil, nil
+	s.spare = append(s.spare, r)
 	p.runState = nil
 	delete(s.tasks, p.id)
 	s.dropJob(j)
@@ -563,10 +608,14 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 // free timeline). It fails with
 // ErrUnknownTask (not running), ErrInvalidSample (wrong length, NaN,
 // infinite or negative amounts) or ErrTimeBackwards.
+//
+// A host that reports its running tasks in the same order round after
+// round (node by node, say) has each found without a lookup by ID: the
+// scheduler remembers which task was sampled after which.
 func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.Vector) error {
 	const op = "SampleTask"
-	p := s.tasks[id]
-	if p == nil || !p.running {
+	r := s.sampled(id)
+	if r == nil {
 		return &Error{Op: op, Task: id, Err: ErrUnknownTask, Reason: "not running"}
 	}
 	if len(used) != s.dims {
@@ -580,81 +629,165 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 		return err
 	}
 	s.commit(now, off)
-	if off <= p.lastSmp {
+	if off <= r.lastSmp {
 		return nil
 	}
-	srv := p.srv
+	srv := r.smpSrv
 	if srv.sampled && off > srv.lastAt-srv.window() {
 		// Count only the part inside the server's current sample window.
-		dt := (off - max(p.lastSmp, srv.lastAt-srv.window())).Seconds()
+		dt := (off - max(r.lastSmp, srv.lastAt-srv.window())).Seconds()
 		for k, x := range used {
 			srv.sumTasks[k] += x * dt
 		}
 		srv.tasksSampled = true
 	}
 	if s.cfg.History == nil {
-		p.lastSmp = off
+		r.lastSmp = off
 		return nil
 	}
 	srv.refresh(off)
-	s.addSample(p, off, used, srv.compressionAt(off, p.demandAt(off, s.dims)))
+	rc := 0.0 // no compressible kind: the rate is 0 whatever the timeline
+	if s.hasComp {
+		rc = srv.compressionAt(off, r.demandAt(off, s.dims))
+	}
+	s.addSample(r, off, used, rc)
 	return nil
 }
 
-// addSample appends a sample ending at off, merging pairs when full.
-func (s *Scheduler) addSample(p *ptask, off time.Duration, used resource.Vector, rc float64) {
-	dims := s.dims
-	if len(p.samples) == s.cfg.MaxSamples {
-		// Merge neighbouring pairs, time-weighted (formula (14)).
-		h := 0
-		for i := 0; i+1 < len(p.samples); i += 2 {
-			a, b := p.samples[i], p.samples[i+1]
-			d := a.Duration + b.Duration
-			wa, wb := 0.5, 0.5
-			if d > 0 {
-				wa = float64(a.Duration) / float64(d)
-				wb = 1 - wa
-			}
-			v := p.sbuf[h*dims : (h+1)*dims]
-			for k := range v {
-				v[k] = wa*a.Used[k] + wb*b.Used[k]
-			}
-			p.samples[h] = estimate.UsageSample{Duration: d, Used: v, Compression: wa*a.Compression + wb*b.Compression}
-			h++
+// sampled returns the state of running task id, nil if id is not a
+// running task, and moves the sampling cursor to it. The task sampled
+// after the previous one last time is tried first (its smpID says it is
+// still running, under that ID); else Scheduler.tasks is read, and the
+// task becomes the previous one's successor.
+func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
+	prev := s.smpPrev
+	if prev != nil && !s.noCursor {
+		if r := prev.smpNext; r != nil && r.smpID == id && id != "" {
+			s.smpPrev = r
+			return r
 		}
-		if len(p.samples)%2 == 1 {
-			last := p.samples[len(p.samples)-1]
-			v := p.sbuf[h*dims : (h+1)*dims]
-			copy(v, last.Used)
-			p.samples[h] = estimate.UsageSample{Duration: last.Duration, Used: v, Compression: last.Compression}
-			h++
-		}
-		p.samples = p.samples[:h]
 	}
-	if p.sbuf == nil {
-		p.sbuf = make([]float64, s.cfg.MaxSamples*dims)
+	p := s.tasks[id]
+	if p == nil || !p.running {
+		return nil
 	}
-	i := len(p.samples)
-	v := resource.Vector(p.sbuf[i*dims : (i+1)*dims : (i+1)*dims])
-	copy(v, used)
-	p.samples = append(p.samples, estimate.UsageSample{Duration: off - p.lastSmp, Used: v, Compression: min(max(rc, 0), 0.999)})
-	p.lastSmp = off
+	r := p.runState
+	r.smpID, r.smpSrv = p.id, p.srv
+	if prev != nil && prev != r {
+		prev.smpNext = r
+	}
+	s.smpPrev = r
+	return r
 }
 
-// demandAt returns p's planned demand at off (its peak once overdue or
-// for an open-ended reservation).
-func (p *ptask) demandAt(off time.Duration, dims int) resource.Vector {
-	if p.open || off >= p.dueAt {
-		return p.peak
+// sampledNode returns the server registered as id, nil if none, trying
+// the one after the previously sampled server first.
+func (s *Scheduler) sampledNode(id schedkit.NodeID) *server {
+	i := s.nodeNext
+	if i >= len(s.servers) {
+		i = 0
 	}
-	t := p.start
-	for i, w := range p.work {
+	if i < len(s.servers) && s.servers[i].id == id && !s.noCursor {
+		s.nodeNext = i + 1
+		return s.servers[i]
+	}
+	v := s.nodes[id]
+	if v != nil {
+		s.nodeNext = v.pos + 1
+	}
+	return v
+}
+
+// startSamples empties r's sample buffer for a task placed at now.
+func (r *runState) startSamples(now time.Duration) {
+	r.smp = r.smp[:0]
+	r.smpID, r.smpSrv, r.smpNext = "", nil, nil
+	r.lastSmp = now
+}
+
+// smpRec is the length of a sample record in runState.smp: the
+// duration (its bits: a duration is positive and below 2⁶², so the
+// float is finite and every copy keeps it exactly), the compression
+// rate, and the dims used amounts.
+func (s *Scheduler) smpRec() int { return 2 + s.dims }
+
+func recDuration(rec []float64) time.Duration {
+	return time.Duration(math.Float64bits(rec[0]))
+}
+
+func setRecDuration(rec []float64, d time.Duration) {
+	rec[0] = math.Float64frombits(uint64(d))
+}
+
+// addSample appends a sample ending at off, merging pairs when full.
+func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc float64) {
+	w := s.smpRec()
+	if r.smp == nil {
+		r.smp = make([]float64, 0, s.cfg.MaxSamples*w)
+	}
+	if n := len(r.smp) / w; n == s.cfg.MaxSamples {
+		// Merge neighbouring pairs, time-weighted (formula (14)).
+		h := 0
+		for i := 0; i+1 < n; i += 2 {
+			a, b := r.smp[i*w:(i+1)*w:(i+1)*w], r.smp[(i+1)*w:(i+2)*w:(i+2)*w]
+			ad, bd := recDuration(a), recDuration(b)
+			d := ad + bd
+			wa, wb := 0.5, 0.5
+			if d > 0 {
+				wa = float64(ad) / float64(d)
+				wb = 1 - wa
+			}
+			c := wa*a[1] + wb*b[1]
+			v := r.smp[h*w : (h+1)*w : (h+1)*w] // a itself when h = i = 0
+			for k := 2; k < w; k++ {
+				v[k] = wa*a[k] + wb*b[k]
+			}
+			setRecDuration(v, d)
+			v[1] = c
+			h++
+		}
+		if n%2 == 1 {
+			copy(r.smp[h*w:(h+1)*w], r.smp[(n-1)*w:n*w])
+			h++
+		}
+		r.smp = r.smp[:h*w]
+	}
+	i := len(r.smp)
+	r.smp = r.smp[:i+w]
+	v := r.smp[i : i+w : i+w]
+	setRecDuration(v, off-r.lastSmp)
+	v[1] = min(max(rc, 0), 0.999)
+	copy(v[2:], used)
+	r.lastSmp = off
+}
+
+// usageSamples returns r's buffered samples as History.Observe takes
+// them: Scheduler.obsBuf, its Used vectors views into r's records.
+func (s *Scheduler) usageSamples(r *runState) []estimate.UsageSample {
+	w := s.smpRec()
+	b := s.obsBuf[:0]
+	for i := 0; i+w <= len(r.smp); i += w {
+		rec := r.smp[i : i+w : i+w]
+		b = append(b, estimate.UsageSample{Duration: recDuration(rec), Used: rec[2:], Compression: rec[1]})
+	}
+	s.obsBuf = b
+	return b
+}
+
+// demandAt returns r's planned demand at off (its peak once overdue or
+// for an open-ended reservation).
+func (r *runState) demandAt(off time.Duration, dims int) resource.Vector {
+	if r.open || off >= r.dueAt {
+		return r.peak
+	}
+	t := r.start
+	for i, w := range r.work {
 		t += w
 		if off < t {
-			return resource.Vector(p.vals[i*dims : (i+1)*dims])
+			return resource.Vector(r.vals[i*dims : (i+1)*dims])
 		}
 	}
-	return p.peak
+	return r.peak
 }
 
 // share recomputes j's dominant share.

@@ -99,23 +99,35 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 		return nil, err
 	}
 	d := s.dims
-	return &server{
+	// The per-kind vectors, in one block: the usage samples of every
+	// round touch most of them (a few cache lines per server, not one
+	// each).
+	blk := make([]float64, 11*d)
+	next := func() []float64 {
+		v := blk[:d:d]
+		blk = blk[d:]
+		return v
+	}
+	v := &server{
 		s: s, id: id,
-		capacity: capacity.Clone(),
-		foreign:  s.space.Zero(),
-		base:     capacity.Clone(),
+		capacity: next(),
+		foreign:  next(),
+		lastUsed: next(),
+		placed:   next(),
+		sumUsed:  next(),
+		sumPred:  next(),
+		sumOurs:  next(),
+		sumIdle:  next(),
+		sumSq:    next(),
+		sumTasks: next(),
+		base:     next(),
 		free:     free,
 		nextDue:  math.MaxInt64,
-		sumUsed:  make([]float64, d),
-		sumPred:  make([]float64, d),
-		sumOurs:  make([]float64, d),
-		sumIdle:  make([]float64, d),
-		sumTasks: make([]float64, d),
-		lastUsed: make([]float64, d),
-		placed:   make([]float64, d),
-		sumSq:    make([]float64, d),
 		conf:     make([]float64, s.cfg.ConformityWindow*d),
-	}, nil
+	}
+	copy(v.capacity, capacity)
+	copy(v.base, capacity)
+	return v, nil
 }
 
 // refresh brings the free timeline to now: rebuilt if a task was
@@ -233,7 +245,7 @@ func (v *server) window() time.Duration {
 // ErrTimeBackwards, changing nothing.
 func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.Vector) error {
 	const op = "SampleNode"
-	v := s.nodes[id]
+	v := s.sampledNode(id)
 	if v == nil {
 		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
 	}

@@ -440,12 +440,12 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 	return dst, nil
 }
 
-// TaskSampled passes a running task's usage to fgm.
+// TaskSampled passes a running task's usage to fgm. A task fgm does
+// not hold running (unknown to it, or held pending) is refused by
+// SampleTask with ErrUnknownTask before anything changes, so no lookup
+// in known precedes it.
 func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
-	if !p.known[t] {
-		return
-	}
-	_ = p.s.SampleTask(now, t.ID(), used) // a task fgm holds pending (not yet started) is not sampled
+	_ = p.s.SampleTask(now, t.ID(), used)
 }
 
 // NodeSampled passes a node's measured usage to fgm.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -50,6 +49,7 @@ func (s *Sim) usageSample() {
 	s.heap.push(s.now+int64(s.cfg.SampleInterval), evUsage, 0, 0)
 	s.stats.UsageSamples++
 	t0 := time.Now()
+	now := s.Now()
 	for _, n := range s.live {
 		tot := s.nodeBuf
 		for _, k := range s.incompKinds {
@@ -70,7 +70,7 @@ func (s *Sim) usageSample() {
 				}
 				u[k] = s.noisy(x)
 			}
-			s.uw.TaskSampled(s.Now(), t, u)
+			s.uw.TaskSampled(now, t, u)
 		}
 		for _, t := range n.guests {
 			a, home := t.run, t.node
@@ -83,7 +83,7 @@ func (s *Sim) usageSample() {
 		for k := range tot {
 			tot[k] = s.noisy(tot[k])
 		}
-		s.uw.NodeSampled(s.Now(), n, tot)
+		s.uw.NodeSampled(now, n, tot)
 	}
 	s.usageTime += time.Since(t0)
 }
@@ -93,7 +93,7 @@ func (s *Sim) noisy(x float64) float64 {
 	if s.cfg.SampleNoise == 0 || x == 0 {
 		return x
 	}
-	return x * math.Max(0, 1+s.cfg.SampleNoise*s.noise.NormFloat64())
+	return x * max(0, 1+s.cfg.SampleNoise*s.noise.NormFloat64()) // as math.Max, inlined
 }
 
 // tic starts timing a policy call if it is one of the timed ones (one in

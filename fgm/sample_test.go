@@ -1,0 +1,337 @@
+package fgm_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// TestSampleCursorMatchesLookup is the property test of the sampling
+// cursor (SampleTask and SampleNode try the task or server sampled after
+// the previous one last time before looking the ID up): on random
+// scenarios it plays every call on a scheduler with the cursor and on
+// one that looks every ID up (SetNoCursor), and requires the same
+// decisions and errors from both at every call, and the same History
+// (keys, observations, predicted profiles) and free timelines at the
+// end. The host samples its running tasks round after round in an order
+// that mostly holds but is perturbed: tasks start and end (a failed one
+// is submitted again under its ID, so a runState is reused for the same
+// ID), two swap places, some are skipped or sampled twice, pending and
+// unknown IDs are sampled, nodes are sampled out of order, go down and
+// come back. MaxSamples is small, so buffers merge; on half the seeds
+// the Space has no compressible kind.
+func TestSampleCursorMatchesLookup(t *testing.T) {
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			sampleCursorScenario(t, seed)
+		})
+	}
+}
+
+type cursorSide struct {
+	s *fgm.Scheduler
+	h *estimate.History
+	c *cluster
+}
+
+func sampleCursorScenario(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 91))
+	space := testSpace(t)
+	capacity := resource.Vector{8, 16, 100}
+	slots := seed%2 == 1
+	if slots {
+		var err error
+		if space, err = resource.NewSpace(resource.MapSlot, resource.ReduceSlot); err != nil {
+			t.Fatal(err)
+		}
+		capacity = resource.Vector{2, 2}
+	}
+	const nodes = 4
+	mk := func(noCursor bool) cursorSide {
+		c := newCluster(space, nodes, capacity)
+		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1, Bins: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := fgm.New(fgm.Config{Cluster: c, History: h, MaxSamples: 2 + int(seed%5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fgm.SetNoCursor(s, noCursor)
+		return cursorSide{s, h, c}
+	}
+	a, b := mk(false), mk(true)
+	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 1}, {Logic: "m", DataSize: 2}, {Logic: "r", DataSize: 1}, {Logic: "x", DataSize: 3}}
+	reqs := []resource.Vector{{1, 2, 0}, {2, 4, 0}, {3, 1, 0}}
+	if slots {
+		reqs = []resource.Vector{{1, 0}, {0, 1}}
+	}
+	show := func(ds []fgm.Decision, err error) string {
+		var sb strings.Builder
+		for _, d := range ds {
+			fmt.Fprintf(&sb, "%s %s %s %v %v|", d.Task, d.Node, d.Mode, d.Plan, d.Action)
+		}
+		if err != nil {
+			sb.WriteString(err.Error())
+		}
+		return sb.String()
+	}
+	now := time.Duration(0)
+	both := func(op string, f func(x cursorSide) ([]fgm.Decision, error)) []fgm.Decision {
+		da, ea := f(a)
+		db, eb := f(b)
+		if sa, sb := show(da, ea), show(db, eb); sa != sb {
+			t.Fatalf("%s at %v: cursor %q, lookup %q", op, now, sa, sb)
+		}
+		return da
+	}
+	tasks := map[schedkit.TaskID]*task{}
+	var order []schedkit.TaskID // the host's running tasks, in its sampling order
+	var pending []schedkit.TaskID
+	where := map[schedkit.TaskID]int{} // node of each running task
+	up := make([]bool, nodes)
+	for i := range up {
+		up[i] = true
+	}
+	submit := func(tk *task) {
+		both("Submit", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.Submit(t0.Add(now), tk) })
+		pending = append(pending, tk.id)
+	}
+	drop := func(id schedkit.TaskID) {
+		order = slices.DeleteFunc(order, func(x schedkit.TaskID) bool { return x == id })
+	}
+	level := func() float64 { return float64(rng.IntN(4)) / 2 }
+	for step := 0; step < 600; step++ {
+		switch r := rng.IntN(20); {
+		case r < 4:
+			for range 1 + rng.IntN(4) {
+				id := schedkit.TaskID(fmt.Sprint("t", len(tasks)))
+				tk := &task{id: id, job: schedkit.JobID(fmt.Sprint("j", rng.IntN(3))), key: keys[rng.IntN(len(keys))], req: reqs[rng.IntN(len(reqs))]}
+				tasks[id] = tk
+				submit(tk)
+			}
+		case r < 8:
+			n := rng.IntN(nodes)
+			if !up[n] {
+				continue
+			}
+			ds := both("Schedule", func(x cursorSide) ([]fgm.Decision, error) { return x.s.Schedule(t0.Add(now), x.c.nodes[n], nil) })
+			for _, d := range ds {
+				pending = slices.DeleteFunc(pending, func(x schedkit.TaskID) bool { return x == d.Task })
+				// A new task joins the sampling order at its node's
+				// place or at the end.
+				at := len(order)
+				if len(order) > 0 && rng.IntN(2) == 0 {
+					at = rng.IntN(len(order))
+				}
+				order = slices.Insert(order, at, d.Task)
+				where[d.Task] = n
+			}
+		case r < 14: // a sampling round
+			now += time.Duration(1+rng.IntN(3)) * time.Second
+			round := slices.Clone(order)
+			if len(round) > 1 && rng.IntN(3) == 0 {
+				i, j := rng.IntN(len(round)), rng.IntN(len(round))
+				round[i], round[j] = round[j], round[i]
+			}
+			for _, id := range round {
+				ids := []schedkit.TaskID{id}
+				switch rng.IntN(12) {
+				case 0:
+					ids = nil // skipped
+				case 1:
+					ids = append(ids, id) // twice
+				case 2:
+					ids = append(ids, "nope")
+				case 3:
+					if len(pending) > 0 {
+						ids = append(ids, pending[rng.IntN(len(pending))])
+					}
+				}
+				for _, id := range ids {
+					used := space.Zero()
+					for k := range used {
+						used[k] = level() * capacity[k] / 4
+					}
+					both("SampleTask", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.SampleTask(t0.Add(now), id, used) })
+				}
+			}
+			ns := rng.Perm(nodes)
+			if rng.IntN(3) > 0 {
+				slices.Sort(ns)
+			}
+			for _, n := range ns {
+				used := space.Zero()
+				for k := range used {
+					used[k] = level() * capacity[k] / 2
+				}
+				both("SampleNode", func(x cursorSide) ([]fgm.Decision, error) {
+					return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used)
+				})
+			}
+		case r < 17: // a running task ends
+			if len(order) == 0 {
+				continue
+			}
+			id := order[rng.IntN(len(order))]
+			now += time.Duration(rng.IntN(2)) * time.Second
+			ok := rng.IntN(3) > 0
+			both("Release", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.Release(t0.Add(now), id, ok) })
+			drop(id)
+			if !ok {
+				submit(tasks[id]) // again, under its ID
+			}
+		case r < 18:
+			ds := both("Tick", func(x cursorSide) ([]fgm.Decision, error) { return x.s.Tick(t0.Add(now), nil) })
+			for _, d := range ds {
+				if d.Action == fgm.Reclaim {
+					drop(d.Task)
+					submit(tasks[d.Task])
+				}
+			}
+		case r < 19: // a node goes down (its tasks are lost) or comes back
+			n := rng.IntN(nodes)
+			if up[n] {
+				both("RemoveNode", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.RemoveNode(x.c.nodes[n].id) })
+				up[n] = false
+				for _, id := range slices.Clone(order) {
+					if where[id] == n {
+						drop(id)
+						submit(tasks[id])
+					}
+				}
+			} else {
+				both("AddNode", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.AddNode(x.c.nodes[n]) })
+				up[n] = true
+			}
+		default:
+			now += time.Duration(rng.IntN(3)) * time.Second
+		}
+	}
+	if a.h.Len() != b.h.Len() || a.s.Running() != b.s.Running() || a.s.Pending() != b.s.Pending() {
+		t.Fatalf("History keys %d/%d, running %d/%d, pending %d/%d", a.h.Len(), b.h.Len(), a.s.Running(), b.s.Running(), a.s.Pending(), b.s.Pending())
+	}
+	learned := 0
+	for _, k := range keys {
+		pa, oka := a.h.Predict(k)
+		pb, okb := b.h.Predict(k)
+		if sa, sb := fmt.Sprint(oka, pa), fmt.Sprint(okb, pb); sa != sb {
+			t.Fatalf("History %v: cursor %s, lookup %s", k, sa, sb)
+		}
+		learned += a.h.Observations(k)
+	}
+	for n := range nodes {
+		if !up[n] {
+			continue
+		}
+		fa, fb := space.Zero(), space.Zero()
+		both("Free", func(x cursorSide) ([]fgm.Decision, error) {
+			dst := fa
+			if x.s == b.s {
+				dst = fb
+			}
+			return nil, x.s.Free(t0.Add(now), x.c.nodes[n].id, dst)
+		})
+		if fmt.Sprint(fa) != fmt.Sprint(fb) {
+			t.Fatalf("Free %s: cursor %v, lookup %v", a.c.nodes[n].id, fa, fb)
+		}
+	}
+	if learned == 0 {
+		t.Fatalf("nothing learned: the scenario does not exercise the sample buffers")
+	}
+}
+
+// BenchmarkSampleTask times the usage-sample path of a trace day: every
+// running task of a slot cluster (two map slots per server, both busy)
+// sampled every 3 s in the host's fixed order, then every server, with a
+// History (so each sample is buffered) and tasks released and replaced
+// as their buffers fill (outside the timer). Reported per task sample;
+// "lookup" is the reference path (SetNoCursor: every task and server
+// looked up by ID, as before the cursor).
+func BenchmarkSampleTask(b *testing.B) {
+	space, err := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, running := range []int{256, 4096} {
+		for _, path := range []string{"cursor", "lookup"} {
+			b.Run(fmt.Sprintf("running=%d/%s", running, path), func(b *testing.B) {
+				c := newCluster(space, running/2, resource.Vector{2, 2})
+				h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, err := fgm.New(fgm.Config{Cluster: c, History: h, MaxSamples: 64})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fgm.SetNoCursor(s, path == "lookup")
+				now := t0
+				var order []schedkit.TaskID
+				next := 0
+				fill := func(n *node) {
+					for range 2 {
+						tk := &task{id: schedkit.TaskID(fmt.Sprintf("t%08d", next)), job: "j", key: schedkit.SimilarityKey{Logic: "m", DataSize: 1}, req: resource.Vector{1, 0}}
+						next++
+						if err := s.Submit(now, tk); err != nil {
+							b.Fatal(err)
+						}
+					}
+					ds, err := s.Schedule(now, n, nil)
+					if err != nil || len(ds) != 2 {
+						b.Fatalf("%s: placed %v, %v (pending %d)", n.id, ds, err, s.Pending())
+					}
+					for _, d := range ds {
+						order = append(order, d.Task)
+					}
+				}
+				for _, n := range c.nodes {
+					fill(n)
+				}
+				used, nodeUsed := resource.Vector{1, 0}, resource.Vector{2, 0}
+				rounds := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					now = now.Add(3 * time.Second)
+					for _, id := range order {
+						if err := s.SampleTask(now, id, used); err != nil {
+							b.Fatal(err)
+						}
+					}
+					for _, n := range c.nodes {
+						if err := s.SampleNode(now, n.id, nodeUsed); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if rounds++; rounds%100 == 0 {
+						// Every task has run 300 s: end them all, learn, refill.
+						b.StopTimer()
+						for _, id := range order {
+							if err := s.Release(now, id, true); err != nil {
+								b.Fatal(err)
+							}
+						}
+						order = order[:0]
+						for _, n := range c.nodes {
+							// Measured idle again, the node takes two tasks.
+							if err := s.SampleNode(now, n.id, resource.Vector{0, 0}); err != nil {
+								b.Fatal(err)
+							}
+							fill(n)
+						}
+						b.StartTimer()
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rounds*running), "ns/sample")
+			})
+		}
+	}
+}
