@@ -71,6 +71,7 @@ func (s *Sim) usageSample() {
 				u[k] = s.noisy(x)
 			}
 			s.uw.TaskSampled(now, t, u)
+			s.stats.TaskSamples++
 		}
 		for _, t := range n.guests {
 			a, home := t.run, t.node

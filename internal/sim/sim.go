@@ -36,6 +36,7 @@ type Stats struct {
 	PlanOvercommit  int // plan steps applied although their incompressible allocation no longer fit
 	Ticks           int // Ticker calls
 	UsageSamples    int // usage sampling rounds delivered to a UsageWatcher
+	TaskSamples     int // per-task usage samples delivered (UsageWatcher.TaskSampled calls)
 }
 
 // Delivered returns st as if every quiet heartbeat had been delivered:
