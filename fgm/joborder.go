@@ -1,5 +1,10 @@
 package fgm
 
+import (
+	"cmp"
+	"time"
+)
+
 // The active jobs in compareJobs order, one ordered set per combination
 // of integral kinds requested (Scheduler.needs): a job is in set m while
 // one of its queue entries requests exactly the kinds m. A Schedule call
@@ -11,12 +16,49 @@ package fgm
 // state changed is moved in O(log n) rather than by a pass over the
 // queue.
 
-// tnode is a job's node in the set of its combination mask.
+// tnode is a job's node in the set of its combination mask, 64 bytes
+// (one cache line). With DRF it carries the job's key as of its last
+// placing in the set (Share, and Submitted as an offset from the epoch,
+// see Scheduler.drfKey): the tree's comparisons then read the nodes
+// only, not the jobs. The key is current while the job is not in
+// setMoved (every change of what Fairness reads goes through moveJob).
 type tnode struct {
-	j                   *jobEntry
-	mask                int
-	prio                uint64
 	left, right, parent *tnode
+	share               float64
+	sub                 time.Duration
+	j                   *jobEntry
+	prio                uint64
+	mask                int32
+	in                  bool // in its set
+}
+
+// setKey records x's job's current key in x.
+func (s *Scheduler) setKey(x *tnode) {
+	x.share, x.sub = x.j.state.Share, x.j.sub
+}
+
+// compareNodes is compareJobs on the jobs of a and b, read from the
+// keys cached in the nodes when they stand for DRF's (drfKey).
+func (s *Scheduler) compareNodes(a, b *tnode) int {
+	if !s.drfKey {
+		return s.compareJobs(a.j, b.j)
+	}
+	switch {
+	case a.share != b.share:
+		// DRF.Less (drfLess) on the share, both ways: a NaN share is
+		// neither less nor greater (then the IDs decide).
+		if a.share < b.share {
+			return -1
+		}
+		if b.share < a.share {
+			return 1
+		}
+	case a.sub < b.sub:
+		return -1
+	case b.sub < a.sub:
+		return 1
+	}
+	return cmp.Compare(a.j.state.ID, b.j.state.ID)
 }
 
 // jobSet is a treap of jobs in compareJobs order.
@@ -38,6 +80,8 @@ func (s *Scheduler) treePrio() uint64 {
 // insert adds x by compareJobs on the jobs' current states.
 func (s *Scheduler) insert(t *jobSet, x *tnode) {
 	x.left, x.right, x.parent = nil, nil, nil
+	x.in = true
+	s.setKey(x)
 	t.n++
 	if t.root == nil {
 		t.root = x
@@ -45,7 +89,7 @@ func (s *Scheduler) insert(t *jobSet, x *tnode) {
 	}
 	p := t.root
 	for {
-		if s.compareJobs(x.j, p.j) < 0 {
+		if s.compareNodes(x, p) < 0 {
 			if p.left == nil {
 				p.left = x
 				break
@@ -84,6 +128,7 @@ func (t *jobSet) remove(x *tnode) {
 		p.right = nil
 	}
 	x.parent = nil
+	x.in = false
 	t.n--
 }
 
@@ -128,6 +173,21 @@ func (t *jobSet) first() *tnode {
 	return x
 }
 
+// prev returns the node before x in order, nil at the start.
+func (x *tnode) prev() *tnode {
+	if x.left != nil {
+		x = x.left
+		for x.right != nil {
+			x = x.right
+		}
+		return x
+	}
+	for x.parent != nil && x.parent.left == x {
+		x = x.parent
+	}
+	return x.parent
+}
+
 // next returns the node after x in order, nil at the end.
 func (x *tnode) next() *tnode {
 	if x.right != nil {
@@ -144,9 +204,20 @@ func (x *tnode) next() *tnode {
 }
 
 // fixSets brings the sets up to date with the jobs whose state or queue
-// changed since (setMoved): each is taken out of every set first (no
-// comparisons: its key may have changed), then put back, by its current
-// state, into the sets of the combinations its entries request.
+// changed since (setMoved). A job's node that stays in its set is left
+// in place when its new key still falls between its neighbours' (the
+// in-order sequence is then already right; a placement moves its job's
+// share by little); the others are taken out (no comparisons: the key
+// may have changed) and put back, by the job's current state, into the
+// sets of the combinations its entries request.
+//
+// A neighbour is trusted when its key is current: its job is not in
+// setMoved, or was already dealt with in this call (setMoved cleared,
+// its node kept or taken out). The trusted nodes are in order, so a
+// node whose trusted neighbours bracket its new key is in order too; a
+// node next to an untrusted one is taken out. The result is the one of
+// taking every moved node out and inserting it again: the order is
+// unique (compareJobs) and so, with the nodes' priorities, is the treap.
 func (s *Scheduler) fixSets() {
 	if s.setsAll {
 		// Every share changed (membership of the cluster): rebuild.
@@ -163,11 +234,14 @@ func (s *Scheduler) fixSets() {
 	}
 	for _, j := range s.setMoved {
 		for _, x := range j.nodes {
+			if j.activePos >= 0 && j.needs[x.mask] > 0 && s.inPlace(x) {
+				continue
+			}
 			s.sets[x.mask].remove(x)
 		}
+		j.setMoved = false
 	}
 	for _, j := range s.setMoved {
-		j.setMoved = false
 		buf := s.nodeBuf[:0]
 		for m := range 1 << min(len(s.integral), maxNeedKinds) {
 			if j.needs[m] == 0 || j.activePos < 0 {
@@ -175,14 +249,16 @@ func (s *Scheduler) fixSets() {
 			}
 			var x *tnode
 			for _, y := range j.nodes {
-				if y.mask == m {
+				if int(y.mask) == m {
 					x = y
 				}
 			}
 			if x == nil {
-				x = &tnode{j: j, mask: m, prio: s.treePrio()}
+				x = &tnode{j: j, mask: int32(m), prio: s.treePrio()}
 			}
-			s.insert(&s.sets[m], x)
+			if !x.in {
+				s.insert(&s.sets[m], x)
+			}
 			buf = append(buf, x)
 		}
 		clear(j.nodes)
@@ -190,6 +266,19 @@ func (s *Scheduler) fixSets() {
 		s.nodeBuf = buf
 	}
 	s.setMoved = s.setMoved[:0]
+}
+
+// inPlace records x's job's current key in x and reports whether x's
+// neighbours in its set are trusted (see fixSets) and bracket it.
+func (s *Scheduler) inPlace(x *tnode) bool {
+	s.setKey(x)
+	if p := x.prev(); p != nil && (p.j.setMoved || s.compareNodes(p, x) >= 0) {
+		return false
+	}
+	if n := x.next(); n != nil && (n.j.setMoved || s.compareNodes(x, n) >= 0) {
+		return false
+	}
+	return true
 }
 
 // setWalk merges, in compareJobs order, the sets of the combinations
@@ -214,19 +303,20 @@ func (w *setWalk) start(s *Scheduler, closed int) {
 
 // next returns the next job, nil at the end.
 func (w *setWalk) next() *jobEntry {
-	var best *jobEntry
+	var best *tnode
 	for _, x := range w.cur {
-		if x != nil && (best == nil || w.s.compareJobs(x.j, best) < 0) {
-			best = x.j
+		if x != nil && (best == nil || (x.j != best.j && w.s.compareNodes(x, best) < 0)) {
+			best = x
 		}
 	}
 	if best == nil {
 		return nil
 	}
+	j := best.j
 	for i, x := range w.cur {
-		if x != nil && x.j == best {
+		if x != nil && x.j == j {
 			w.cur[i] = x.next()
 		}
 	}
-	return best
+	return j
 }

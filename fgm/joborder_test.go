@@ -2,10 +2,12 @@ package fgm
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/schedkit/schedkit"
 )
@@ -72,4 +74,93 @@ func checkTreap(x, parent *tnode) error {
 		return err
 	}
 	return checkTreap(x.right, x)
+}
+
+// TestFixSetsDRFMatchesSort: with DRF, the sets compare keys cached in
+// their nodes and fixSets leaves a moved job's node in place when its
+// neighbours still bracket it. After random changes of the jobs' shares
+// (many ties: equal shares, equal submission times), of their queue
+// combinations and of their being active, each set's in-order walk is
+// its jobs sorted by compareJobs on their live states, the treaps keep
+// their invariants, and both ways of fixing (keeping in place or not)
+// are met.
+func TestFixSetsDRFMatchesSort(t *testing.T) {
+	if sz := unsafe.Sizeof(tnode{}); sz > 64 {
+		t.Fatalf("tnode is %d bytes, more than a cache line", sz)
+	}
+	for _, c := range []struct{ jobs, changes int }{{200, 4}, {30, 12}} {
+		t.Run(fmt.Sprintf("jobs=%d/changes=%d", c.jobs, c.changes), func(t *testing.T) {
+			fixSetsScenario(t, c.jobs, c.changes)
+		})
+	}
+}
+
+func fixSetsScenario(t *testing.T, jobs, changes int) {
+	rng := rand.New(rand.NewPCG(11, uint64(jobs)))
+	s := &Scheduler{cfg: Config{Fairness: DRF{}}, drf: true, drfKey: true, useSets: true, integral: []int{1, 2}}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var all []*jobEntry
+	for i := range jobs {
+		sub := time.Duration(rng.IntN(20)) * time.Second
+		j := &jobEntry{activePos: -1, sub: sub}
+		j.state = JobState{ID: schedkit.JobID(fmt.Sprint("j", i)), Submitted: t0.Add(sub)}
+		all = append(all, j)
+	}
+	shares := []float64{0, 0, 0.01, 0.02, 0.02, 0.5, 1, math.MaxFloat64}
+	kept := 0
+	for step := range 4000 {
+		for range 1 + rng.IntN(changes) {
+			j := all[rng.IntN(len(all))]
+			switch rng.IntN(4) {
+			case 0: // active or not
+				if j.activePos < 0 {
+					j.activePos = 0
+				} else {
+					j.activePos = -1
+				}
+			case 1: // the combinations its queue requests
+				m := rng.IntN(4)
+				j.needs[m] = int32(1 - min(j.needs[m], 1))
+			default:
+				if rng.IntN(3) == 0 {
+					j.state.Share = shares[rng.IntN(len(shares))]
+				} else {
+					j.state.Share += float64(rng.IntN(3)) / 100
+				}
+			}
+			s.moveJob(j)
+		}
+		s.moved = s.moved[:0] // the order of sortJobs is not under test
+		for _, j := range s.setMoved {
+			for _, x := range j.nodes {
+				// What fixSets will ask first (it then trusts more
+				// neighbours: those of jobs already dealt with).
+				if j.activePos >= 0 && j.needs[x.mask] > 0 && s.inPlace(x) {
+					kept++
+				}
+			}
+		}
+		s.fixSets()
+		for m := range 4 {
+			var got, want []*jobEntry
+			for x := s.sets[m].first(); x != nil; x = x.next() {
+				got = append(got, x.j)
+			}
+			for _, j := range all {
+				if j.activePos >= 0 && j.needs[m] > 0 {
+					want = append(want, j)
+				}
+			}
+			slices.SortFunc(want, s.compareJobs)
+			if !slices.Equal(got, want) || s.sets[m].n != len(want) {
+				t.Fatalf("step %d, set %d: walk of %d jobs (n %d) is not the sorted %d", step, m, len(got), s.sets[m].n, len(want))
+			}
+			if err := checkTreap(s.sets[m].root, nil); err != nil {
+				t.Fatalf("step %d, set %d: %v", step, m, err)
+			}
+		}
+	}
+	if kept == 0 {
+		t.Fatal("no node was left in place")
+	}
 }

@@ -434,6 +434,16 @@ func (s *Scheduler) failSig(p *ptask, keyed bool) (sig failSig, cacheable bool) 
 // ID. Fairness is a strict weak order and IDs are unique, so the order
 // of the active jobs is unique: any way of sorting them gives it.
 func (s *Scheduler) compareJobs(a, b *jobEntry) int {
+	if s.drf {
+		// DRF{}'s Less, without the dynamic calls.
+		switch {
+		case drfLess(a.state.Share, a.state.Submitted, b.state.Share, b.state.Submitted):
+			return -1
+		case drfLess(b.state.Share, b.state.Submitted, a.state.Share, a.state.Submitted):
+			return 1
+		}
+		return cmp.Compare(a.state.ID, b.state.ID)
+	}
 	switch {
 	case s.cfg.Fairness.Less(&a.state, &b.state):
 		return -1

@@ -89,9 +89,14 @@ type Scheduler struct {
 	setMoved []*jobEntry
 	setsAll  bool // every share changed: rebuild the sets
 	useSets  bool // 1 to maxNeedKinds integral kinds: the sets are kept
-	prioSeq  uint64
-	walk     setWalk
-	nodeBuf  []*tnode
+	drf      bool // Fairness is DRF: compareJobs inlines it
+	// drfKey: DRF, and every job's Submitted orders as its offset from
+	// the epoch (jobEntry.sub) does: the sets compare keys cached in
+	// their nodes (tnode). See jobEntry.
+	drfKey  bool
+	prioSeq uint64
+	walk    setWalk
+	nodeBuf []*tnode
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
@@ -212,6 +217,10 @@ func New(cfg Config) (*Scheduler, error) {
 		}
 	}
 	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
+	switch cfg.Fairness.(type) {
+	case DRF:
+		s.drf, s.drfKey = true, true
+	}
 	c := cfg.Cluster
 	for i := range c.Nodes() {
 		if err := s.AddNode(c.Node(i)); err != nil {
