@@ -54,9 +54,13 @@ type FGM struct {
 	cluster clusterView
 	s       *fgm.Scheduler
 	h       *estimate.History
-	err     error              // from a watcher callback, which cannot return one
-	known   map[*sim.Task]bool // submitted to fgm: pending or running there
-	byID    map[schedkit.TaskID]*sim.Task
+	err     error                         // from a watcher callback, which cannot return one
+	known   map[*sim.Task]bool            // submitted to fgm: pending or running there
+	byID    map[schedkit.TaskID]*sim.Task // known tasks but the placed ones of runs (see mat)
+	// mat holds the tasks of runs materialised (simRun.Task) in the
+	// Schedule call under way, in order: Heartbeat finds a decision's
+	// task there, and only those not placed go to byID.
+	mat []*sim.Task
 	// Which jobs may have ready tasks fgm does not hold (see sync).
 	all     bool               // every job (a node went down)
 	dirty   []*sim.Job         // these (each once; marked)
@@ -347,9 +351,16 @@ func (p *FGM) syncRun(now time.Time, j *sim.Job, ph schedkit.Phase, key schedkit
 
 // hold records t as known to fgm.
 func (p *FGM) hold(t *sim.Task) {
+	p.holdRun(t)
+	p.byID[t.ID()] = t
+}
+
+// holdRun records t, a task of a run, as known to fgm; Heartbeat puts
+// it in byID unless the call that materialised it placed it.
+func (p *FGM) holdRun(t *sim.Task) {
 	p.known[t] = true
 	p.knownIn[t.Owner()]++
-	p.byID[t.ID()] = t
+	p.mat = append(p.mat, t)
 }
 
 // simRun is the never-started tasks first … first+n−1 of an alike phase,
@@ -375,7 +386,7 @@ func (r *simRun) Task(i int) schedkit.Task {
 	if t == nil {
 		return nil
 	}
-	r.p.hold(t)
+	r.p.holdRun(t)
 	return t
 }
 
@@ -385,12 +396,24 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		return dst, err
 	}
 	var err error
+	p.mat = p.mat[:0]
 	p.ds, err = p.s.Schedule(now, n, p.ds[:0])
 	if err != nil {
+		p.unplaced(0)
 		return dst, err
 	}
+	k := 0 // p.mat[:k] are placed
 	for _, d := range p.ds {
-		t := p.byID[d.Task]
+		var t *sim.Task
+		if k < len(p.mat) && p.mat[k].ID() == d.Task {
+			// The usual case: fgm materialised a run's task to place it.
+			t = p.mat[k]
+			k++
+		} else {
+			p.unplaced(k) // the rest of mat to byID: k stays 0 from here
+			k = 0
+			t = p.byID[d.Task]
+		}
 		p.held[t.Owner()][t.Phase()]-- // ready no more once assigned
 		p.Modes[d.Mode]++
 		if d.Mode != fgm.Requested && p.record {
@@ -406,7 +429,41 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		}
 		dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Node: n, Plan: plan})
 	}
+	p.unplaced(k)
 	return dst, nil
+}
+
+// unplaced puts the tasks p.mat[k:], materialised but not placed, in
+// byID, and empties mat.
+func (p *FGM) unplaced(k int) {
+	for _, t := range p.mat[k:] {
+		p.byID[t.ID()] = t
+	}
+	clear(p.mat)
+	p.mat = p.mat[:0]
+}
+
+// task returns the known task of id: from byID, or running on node
+// (a placed task of a run is not in byID).
+func (p *FGM) task(id schedkit.TaskID, node schedkit.NodeID, c *sim.Cluster) *sim.Task {
+	if t := p.byID[id]; t != nil {
+		return t
+	}
+	for i := range c.AllNodes() {
+		if n := c.NodeByIndex(i); n != nil && n.ID() == node {
+			for _, t := range n.Running() {
+				if t.ID() == id && p.known[t] {
+					return t
+				}
+			}
+		}
+	}
+	for t := range p.known {
+		if t.ID() == id {
+			return t
+		}
+	}
+	return nil
 }
 
 func (p *FGM) recordPrediction(t *sim.Task, d fgm.Decision) {
@@ -432,7 +489,7 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 		return dst, err
 	}
 	for _, d := range p.ds {
-		t := p.byID[d.Task]
+		t := p.task(d.Task, d.Node, c)
 		p.forget(t) // released by fgm; pending again once preempted
 		p.touch(t.Owner())
 		dst = append(dst, sim.PreemptTask(t, d.Reason))
