@@ -106,11 +106,12 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	}
 	s.commit(now, off)
 	v.refresh(off)
-	if v.policy == StopAllocation || v.usedUp(off) || len(s.active) == 0 {
+	free := v.free.At(off) // until the first placement
+	if v.policy == StopAllocation || v.usedUp(free) || len(s.active) == 0 {
 		return dst, nil
 	}
 	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
-	closed := s.closedKinds(v, hist, keyed, off)
+	closed := s.closedKinds(v, free)
 	if closed != 0 && !s.anyOpen(&s.needs, closed) {
 		s.call++
 		return dst, nil
@@ -245,10 +246,11 @@ jobs:
 			clear(s.fails) // the server changed
 			s.refused = s.refused[:0]
 			dst = append(dst, Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan})
-			if v.usedUp(off) {
+			free = v.free.At(off)
+			if v.usedUp(free) {
 				break jobs
 			}
-			if closed = s.closedKinds(v, hist, keyed, off); closed != 0 && !s.anyOpen(&s.needs, closed) {
+			if closed = s.closedKinds(v, free); closed != 0 && !s.anyOpen(&s.needs, closed) {
 				break jobs
 			}
 			if s.cfg.Progressive {
@@ -300,22 +302,14 @@ func (s *Scheduler) needMask(p *ptask) int {
 //
 // It applies only where skipped visits would have no other effect: predictions
 // from a History (whose profiles are valid: at most MaxStages stages)
-// or none, no pending task with data locations under delay scheduling
-// (a visit starts its wait), and not on the reference path.
-func (s *Scheduler) closedKinds(v *server, hist HistoryEstimator, keyed bool, off time.Duration) int {
-	if s.scanEach || !s.useSets ||
+// or none (closedEst), no pending task with data locations under delay
+// scheduling (a visit starts its wait), and not on the reference path.
+// free is v's free timeline at now.
+func (s *Scheduler) closedKinds(v *server, free resource.Vector) int {
+	if s.scanEach || !s.closedEst ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
 		return 0
 	}
-	switch {
-	case keyed:
-		if hist.History == nil || hist.History.Config().MaxStages > s.cfg.MaxStages {
-			return 0
-		}
-	case s.cfg.Estimator != nil:
-		return 0
-	}
-	free := v.free.At(off)
 	closed := 0
 	for i, k := range s.integral {
 		n := v.capacity[k]

@@ -89,7 +89,10 @@ type Scheduler struct {
 	setMoved []*jobEntry
 	setsAll  bool // every share changed: rebuild the sets
 	useSets  bool // 1 to maxNeedKinds integral kinds: the sets are kept
-	drf      bool // Fairness is DRF: compareJobs inlines it
+	// closedEst: useSets, and predictions from a History whose profiles
+	// have at most MaxStages stages, or none (see closedKinds).
+	closedEst bool
+	drf       bool // Fairness is DRF: compareJobs inlines it
 	// drfKey: DRF, and every job's Submitted orders as its offset from
 	// the epoch (jobEntry.sub) does: the sets compare keys cached in
 	// their nodes (tnode). See jobEntry.
@@ -217,6 +220,9 @@ func New(cfg Config) (*Scheduler, error) {
 		}
 	}
 	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
+	hist, keyed := cfg.Estimator.(HistoryEstimator)
+	s.closedEst = s.useSets && (cfg.Estimator == nil ||
+		keyed && hist.History != nil && hist.History.Config().MaxStages <= cfg.MaxStages)
 	switch cfg.Fairness.(type) {
 	case DRF:
 		s.drf, s.drfKey = true, true

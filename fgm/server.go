@@ -205,13 +205,14 @@ func (v *server) compressionAt(off time.Duration, demand resource.Vector) float6
 // slots; one with no free GPU still runs CPU tasks), so a full one must
 // not close the server — with Hadoop slots it would deadlock reduces
 // waiting for maps that could never start.
-func (v *server) usedUp(now time.Duration) bool {
+// free is the server's free timeline at now.
+func (v *server) usedUp(free resource.Vector) bool {
 	s := v.s
 	allow := 0.0
 	if v.policy == FineGrainedCompress && !s.cfg.CoarseOnly {
 		allow = s.cfg.CompressionLimit
 	}
-	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, v.free.At(now), v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
+	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, free, v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
 	return k >= 0
 }
 
