@@ -14,14 +14,15 @@ import (
 // would have been refused outright. Each set is a treap (a binary search
 // tree balanced by priorities drawn from a counter), so a job whose
 // state changed is moved in O(log n) rather than by a pass over the
-// queue.
+// queue, and only in the sets a walk visits (fixSets).
 
 // tnode is a job's node in the set of its combination mask, 64 bytes
 // (one cache line). With DRF it carries the job's key as of its last
 // placing in the set (Share, and Submitted as an offset from the epoch,
 // see Scheduler.drfKey): the tree's comparisons then read the nodes
-// only, not the jobs. The key is current while the job is not in
-// setMoved (every change of what Fairness reads goes through moveJob).
+// only, not the jobs. The key is current while the job is not stale in
+// the node's set (jobEntry.stale: every change of what Fairness reads
+// goes through moveJob).
 type tnode struct {
 	left, right, parent *tnode
 	share               float64
@@ -203,79 +204,128 @@ func (x *tnode) next() *tnode {
 	return x.parent
 }
 
-// fixSets brings the sets up to date with the jobs whose state or queue
-// changed since (setMoved). A job's node that stays in its set is left
-// in place when its new key still falls between its neighbours' (the
-// in-order sequence is then already right; a placement moves its job's
-// share by little); the others are taken out (no comparisons: the key
-// may have changed) and put back, by the job's current state, into the
-// sets of the combinations its entries request.
+// fixSets brings the sets in open (bit m: set m) up to date with the
+// jobs whose state or queue changed since they were last fixed there
+// (staleIn[m]). The other sets are left stale: a Schedule call walks
+// only the sets of the combinations that request no closed kind (in a
+// Hadoop day nearly always those of the maps), so a job that moves
+// several times between walks of a set is put in its place there once.
+// A set whose backlog outgrows the jobs held is fixed anyway (it keeps
+// dropped jobs).
 //
-// A neighbour is trusted when its key is current: its job is not in
-// setMoved, or was already dealt with in this call (setMoved cleared,
-// its node kept or taken out). The trusted nodes are in order, so a
-// node whose trusted neighbours bracket its new key is in order too; a
-// node next to an untrusted one is taken out. The result is the one of
-// taking every moved node out and inserting it again: the order is
-// unique (compareJobs) and so, with the nodes' priorities, is the treap.
-func (s *Scheduler) fixSets() {
+// In a set, a moved job's node that stays is left in place when its new
+// key still falls between its neighbours' (the in-order sequence is
+// then already right); the others are taken out (no comparisons: the
+// key may have changed) and put back by the job's current state. A
+// neighbour is trusted when its key in that set is current: its job is
+// not stale there, or was already dealt with in this call (its node
+// kept or taken out). The trusted nodes are in order, so a node whose
+// trusted neighbours bracket its new key is in order too; a node next
+// to an untrusted one is taken out. The set's order is unique
+// (compareJobs), so it is the one of taking every moved node out and
+// inserting it again.
+func (s *Scheduler) fixSets(open uint64) {
 	if s.setsAll {
-		// Every share changed (membership of the cluster): rebuild.
+		// Every share changed (membership of the cluster): every job
+		// is stale everywhere.
 		s.setsAll = false
 		for _, j := range s.jobs {
-			if !j.setMoved {
-				j.setMoved = true
-				s.setMoved = append(s.setMoved, j)
-			}
+			s.staleJob(j)
 		}
 	}
-	if len(s.setMoved) == 0 {
-		return
-	}
-	for _, j := range s.setMoved {
-		for _, x := range j.nodes {
-			if j.activePos >= 0 && j.needs[x.mask] > 0 && s.inPlace(x) {
-				continue
-			}
-			s.sets[x.mask].remove(x)
+	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+		bit := uint64(1) << m
+		list := s.staleIn[m]
+		if len(list) == 0 || (open&bit == 0 && len(list) <= len(s.jobs)) {
+			continue
 		}
-		j.setMoved = false
-	}
-	for _, j := range s.setMoved {
-		buf := s.nodeBuf[:0]
-		for m := range 1 << min(len(s.integral), maxNeedKinds) {
-			if j.needs[m] == 0 || j.activePos < 0 {
-				continue
+		set := &s.sets[m]
+		for _, j := range list {
+			if x := j.node(m); x != nil && x.in &&
+				!(j.activePos >= 0 && j.needs[m] > 0 && s.inPlace(x, bit)) {
+				set.remove(x)
 			}
-			var x *tnode
-			for _, y := range j.nodes {
-				if int(y.mask) == m {
-					x = y
+			j.stale &^= bit
+		}
+		for _, j := range list {
+			if j.needs[m] > 0 && j.activePos >= 0 {
+				x := j.node(m)
+				if x == nil {
+					x = &tnode{j: j, mask: int32(m), prio: s.treePrio()}
+					j.nodes = append(j.nodes, x)
+				}
+				if !x.in {
+					s.insert(set, x)
 				}
 			}
-			if x == nil {
-				x = &tnode{j: j, mask: int32(m), prio: s.treePrio()}
+			if j.stale == 0 {
+				// Fixed everywhere: its nodes out of every set go.
+				n := 0
+				for _, x := range j.nodes {
+					if x.in {
+						j.nodes[n] = x
+						n++
+					}
+				}
+				clear(j.nodes[n:])
+				j.nodes = j.nodes[:n]
 			}
-			if !x.in {
-				s.insert(&s.sets[m], x)
-			}
-			buf = append(buf, x)
 		}
-		clear(j.nodes)
-		j.nodes = append(j.nodes[:0], buf...)
-		s.nodeBuf = buf
+		clear(list)
+		s.staleIn[m] = list[:0]
 	}
-	s.setMoved = s.setMoved[:0]
+}
+
+// allSets returns the mask of every set.
+func (s *Scheduler) allSets() uint64 {
+	return ^uint64(0) >> (64 - (1 << min(len(s.integral), maxNeedKinds)))
+}
+
+// openSets returns the mask of the sets of the combinations that request
+// none of the closed kinds (those a walk visits).
+func (s *Scheduler) openSets(closed int) uint64 {
+	var open uint64
+	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+		if m&closed == 0 {
+			open |= 1 << m
+		}
+	}
+	return open
+}
+
+// staleJob marks j's place in every set stale.
+func (s *Scheduler) staleJob(j *jobEntry) {
+	all := s.allSets()
+	if j.stale == all {
+		return
+	}
+	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+		if j.stale&(1<<m) == 0 {
+			s.staleIn[m] = append(s.staleIn[m], j)
+		}
+	}
+	j.stale = all
+}
+
+// node returns j's node for set m, nil if none.
+func (j *jobEntry) node(m int) *tnode {
+	for _, x := range j.nodes {
+		if int(x.mask) == m {
+			return x
+		}
+	}
+	return nil
 }
 
 // inPlace records x's job's current key in x and reports whether x's
-// neighbours in its set are trusted (see fixSets) and bracket it.
-func (s *Scheduler) inPlace(x *tnode) bool {
+// neighbours in its set (bit: the set) are trusted (see fixSets) and
+// bracket it.
+func (s *Scheduler) inPlace(x *tnode, bit uint64) bool {
 	s.setKey(x)
-	if p := x.prev(); p != nil && (p.j.setMoved || s.compareNodes(p, x) >= 0) {
+	if p := x.prev(); p != nil && (p.j.stale&bit != 0 || s.compareNodes(p, x) >= 0) {
 		return false
 	}
-	if n := x.next(); n != nil && (n.j.setMoved || s.compareNodes(x, n) >= 0) {
+	if n := x.next(); n != nil && (n.j.stale&bit != 0 || s.compareNodes(x, n) >= 0) {
 		return false
 	}
 	return true

@@ -121,15 +121,13 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	var walk *setWalk
 	var order []*jobEntry
 	if closed != 0 && !s.cfg.Progressive {
-		s.fixSets()
+		s.fixSets(s.openSets(closed))
 		walk = &s.walk
 		walk.start(s, closed)
 	} else {
 		s.sortJobs()
 		order = s.order
-		if len(s.setMoved) > len(s.jobs) {
-			s.fixSets() // keep the backlog (and dropped jobs held) bounded
-		}
+		s.fixSets(0) // only a backlog that outgrew the jobs (dropped jobs held)
 	}
 	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
 		s.call++

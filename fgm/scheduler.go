@@ -84,11 +84,11 @@ type Scheduler struct {
 	needs [1 << maxNeedKinds]int32
 	// sets holds, per combination of integral kinds, the active jobs
 	// with a queue entry requesting exactly those, in compareJobs order
-	// (joborder.go); setMoved the jobs whose place there is stale.
-	sets     [1 << maxNeedKinds]jobSet
-	setMoved []*jobEntry
-	setsAll  bool // every share changed: rebuild the sets
-	useSets  bool // 1 to maxNeedKinds integral kinds: the sets are kept
+	// (joborder.go); staleIn[m] the jobs whose place in set m is stale.
+	sets    [1 << maxNeedKinds]jobSet
+	staleIn [1 << maxNeedKinds][]*jobEntry
+	setsAll bool // every share changed: rebuild the sets
+	useSets bool // 1 to maxNeedKinds integral kinds: the sets are kept
 	// closedEst: useSets, and predictions from a History whose profiles
 	// have at most MaxStages stages, or none (see closedKinds).
 	closedEst bool
@@ -99,7 +99,6 @@ type Scheduler struct {
 	drfKey  bool
 	prioSeq uint64
 	walk    setWalk
-	nodeBuf []*tnode
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
@@ -162,7 +161,7 @@ type jobEntry struct {
 	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
 	nodes     []*tnode // its nodes in Scheduler.sets
-	setMoved  bool     // in Scheduler.setMoved
+	stale     uint64   // the sets (bit m: set m) where its place is stale (in Scheduler.staleIn)
 	// needs counts the job's queue entries by the integral kinds they
 	// request (as Scheduler.needs).
 	needs [1 << maxNeedKinds]int32
@@ -697,9 +696,8 @@ func (s *Scheduler) moveJob(j *jobEntry) {
 		j.moved = true
 		s.moved = append(s.moved, j)
 	}
-	if !j.setMoved && s.useSets {
-		j.setMoved = true
-		s.setMoved = append(s.setMoved, j)
+	if s.useSets {
+		s.staleJob(j)
 	}
 }
 
