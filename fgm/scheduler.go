@@ -95,7 +95,8 @@ type Scheduler struct {
 	drf       bool // Fairness is DRF: compareJobs inlines it
 	// drfKey: DRF, and every job's Submitted orders as its offset from
 	// the epoch (jobEntry.sub) does: the sets compare keys cached in
-	// their nodes (tnode). See jobEntry.
+	// their nodes (tnode). Cleared by Scheduler.jobEntry when a job's
+	// Submitted and the epoch differ in having a monotonic reading.
 	drfKey  bool
 	prioSeq uint64
 	walk    setWalk
