@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // TestJobSetMatchesSort: after random insertions, removals and changes
@@ -191,5 +192,28 @@ func fixSetsScenario(t *testing.T, jobs, changes int) {
 	}
 	if kept == 0 {
 		t.Fatal("no node was left in place")
+	}
+}
+
+// TestDRFKeyMonotonic: the sets compare submission offsets only while
+// every job's Submitted has a monotonic clock reading exactly when the
+// epoch has one (time.Time.Before compares those readings, the offsets
+// came from the wall clock otherwise).
+func TestDRFKeyMonotonic(t *testing.T) {
+	space, err := resource.NewSpace(resource.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	mono := time.Now()
+	for _, c := range []struct {
+		epoch, now time.Time
+		want       bool
+	}{{wall, wall.Add(time.Second), true}, {mono, mono.Add(time.Second), true}, {wall, mono, false}, {mono, mono.Round(0), false}} {
+		s := &Scheduler{space: space, jobs: map[schedkit.JobID]*jobEntry{}, drf: true, drfKey: true, epoch: c.epoch, epochSet: true}
+		s.jobEntry("j", c.now, 0)
+		if s.drfKey != c.want {
+			t.Errorf("epoch monotonic %v, job's %v: drfKey %v, want %v", hasMonotonic(c.epoch), hasMonotonic(c.now), s.drfKey, c.want)
+		}
 	}
 }
