@@ -1,5 +1,10 @@
 package fgm
 
+import (
+	"cmp"
+	"time"
+)
+
 // The active jobs in compareJobs order, one ordered set per combination
 // of integral kinds requested (Scheduler.needs): a job is in set m while
 // one of its queue entries requests exactly the kinds m. A Schedule call
@@ -9,14 +14,52 @@ package fgm
 // would have been refused outright. Each set is a treap (a binary search
 // tree balanced by priorities drawn from a counter), so a job whose
 // state changed is moved in O(log n) rather than by a pass over the
-// queue.
+// queue, and only in the sets a walk visits (fixSets).
 
-// tnode is a job's node in the set of its combination mask.
+// tnode is a job's node in the set of its combination mask, 64 bytes
+// (one cache line). With DRF it carries the job's key as of its last
+// placing in the set (Share, and Submitted as an offset from the epoch,
+// see Scheduler.drfKey): the tree's comparisons then read the nodes
+// only, not the jobs. The key is current while the job is not stale in
+// the node's set (jobEntry.stale: every change of what Fairness reads
+// goes through moveJob).
 type tnode struct {
-	j                   *jobEntry
-	mask                int
-	prio                uint64
 	left, right, parent *tnode
+	share               float64
+	sub                 time.Duration
+	j                   *jobEntry
+	prio                uint64
+	mask                int32
+	in                  bool // in its set
+}
+
+// setKey records x's job's current key in x.
+func (s *Scheduler) setKey(x *tnode) {
+	x.share, x.sub = x.j.state.Share, x.j.sub
+}
+
+// compareNodes is compareJobs on the jobs of a and b, read from the
+// keys cached in the nodes when they stand for DRF's (drfKey).
+func (s *Scheduler) compareNodes(a, b *tnode) int {
+	if !s.drfKey {
+		return s.compareJobs(a.j, b.j)
+	}
+	switch {
+	case a.share != b.share:
+		// DRF.Less (drfLess) on the share, both ways: a NaN share is
+		// neither less nor greater (then the IDs decide).
+		if a.share < b.share {
+			return -1
+		}
+		if b.share < a.share {
+			return 1
+		}
+	case a.sub < b.sub:
+		return -1
+	case b.sub < a.sub:
+		return 1
+	}
+	return cmp.Compare(a.j.state.ID, b.j.state.ID)
 }
 
 // jobSet is a treap of jobs in compareJobs order.
@@ -38,6 +81,8 @@ func (s *Scheduler) treePrio() uint64 {
 // insert adds x by compareJobs on the jobs' current states.
 func (s *Scheduler) insert(t *jobSet, x *tnode) {
 	x.left, x.right, x.parent = nil, nil, nil
+	x.in = true
+	s.setKey(x)
 	t.n++
 	if t.root == nil {
 		t.root = x
@@ -45,7 +90,7 @@ func (s *Scheduler) insert(t *jobSet, x *tnode) {
 	}
 	p := t.root
 	for {
-		if s.compareJobs(x.j, p.j) < 0 {
+		if s.compareNodes(x, p) < 0 {
 			if p.left == nil {
 				p.left = x
 				break
@@ -84,6 +129,7 @@ func (t *jobSet) remove(x *tnode) {
 		p.right = nil
 	}
 	x.parent = nil
+	x.in = false
 	t.n--
 }
 
@@ -128,6 +174,21 @@ func (t *jobSet) first() *tnode {
 	return x
 }
 
+// prev returns the node before x in order, nil at the start.
+func (x *tnode) prev() *tnode {
+	if x.left != nil {
+		x = x.left
+		for x.right != nil {
+			x = x.right
+		}
+		return x
+	}
+	for x.parent != nil && x.parent.left == x {
+		x = x.parent
+	}
+	return x.parent
+}
+
 // next returns the node after x in order, nil at the end.
 func (x *tnode) next() *tnode {
 	if x.right != nil {
@@ -143,53 +204,131 @@ func (x *tnode) next() *tnode {
 	return x.parent
 }
 
-// fixSets brings the sets up to date with the jobs whose state or queue
-// changed since (setMoved): each is taken out of every set first (no
-// comparisons: its key may have changed), then put back, by its current
-// state, into the sets of the combinations its entries request.
-func (s *Scheduler) fixSets() {
+// fixSets brings the sets in open (bit m: set m) up to date with the
+// jobs whose state or queue changed since they were last fixed there
+// (staleIn[m]). The other sets are left stale: a Schedule call walks
+// only the sets of the combinations that request no closed kind (in a
+// Hadoop day nearly always those of the maps), so a job that moves
+// several times between walks of a set is put in its place there once.
+// A set whose backlog outgrows the jobs held is fixed anyway (it keeps
+// dropped jobs).
+//
+// In a set, a moved job's node that stays is left in place when its new
+// key still falls between its neighbours' (the in-order sequence is
+// then already right); the others are taken out (no comparisons: the
+// key may have changed) and put back by the job's current state. A
+// neighbour is trusted when its key in that set is current: its job is
+// not stale there, or was already dealt with in this call (its node
+// kept or taken out). The trusted nodes are in order, so a node whose
+// trusted neighbours bracket its new key is in order too; a node next
+// to an untrusted one is taken out. The set's order is unique
+// (compareJobs), so it is the one of taking every moved node out and
+// inserting it again.
+func (s *Scheduler) fixSets(open uint64) {
 	if s.setsAll {
-		// Every share changed (membership of the cluster): rebuild.
+		// Every share changed (membership of the cluster): every job
+		// is stale everywhere.
 		s.setsAll = false
 		for _, j := range s.jobs {
-			if !j.setMoved {
-				j.setMoved = true
-				s.setMoved = append(s.setMoved, j)
-			}
+			s.staleJob(j)
 		}
 	}
-	if len(s.setMoved) == 0 {
-		return
-	}
-	for _, j := range s.setMoved {
-		for _, x := range j.nodes {
-			s.sets[x.mask].remove(x)
+	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+		bit := uint64(1) << m
+		list := s.staleIn[m]
+		if len(list) == 0 || (open&bit == 0 && len(list) <= len(s.jobs)) {
+			continue
 		}
-	}
-	for _, j := range s.setMoved {
-		j.setMoved = false
-		buf := s.nodeBuf[:0]
-		for m := range 1 << min(len(s.integral), maxNeedKinds) {
-			if j.needs[m] == 0 || j.activePos < 0 {
-				continue
+		set := &s.sets[m]
+		for _, j := range list {
+			if x := j.node(m); x != nil && x.in &&
+				!(j.activePos >= 0 && j.needs[m] > 0 && s.inPlace(x, bit)) {
+				set.remove(x)
 			}
-			var x *tnode
-			for _, y := range j.nodes {
-				if y.mask == m {
-					x = y
+			j.stale &^= bit
+		}
+		for _, j := range list {
+			if j.needs[m] > 0 && j.activePos >= 0 {
+				x := j.node(m)
+				if x == nil {
+					x = &tnode{j: j, mask: int32(m), prio: s.treePrio()}
+					j.nodes = append(j.nodes, x)
+				}
+				if !x.in {
+					s.insert(set, x)
 				}
 			}
-			if x == nil {
-				x = &tnode{j: j, mask: m, prio: s.treePrio()}
+			if j.stale == 0 {
+				// Fixed everywhere: its nodes out of every set go.
+				n := 0
+				for _, x := range j.nodes {
+					if x.in {
+						j.nodes[n] = x
+						n++
+					}
+				}
+				clear(j.nodes[n:])
+				j.nodes = j.nodes[:n]
 			}
-			s.insert(&s.sets[m], x)
-			buf = append(buf, x)
 		}
-		clear(j.nodes)
-		j.nodes = append(j.nodes[:0], buf...)
-		s.nodeBuf = buf
+		clear(list)
+		s.staleIn[m] = list[:0]
 	}
-	s.setMoved = s.setMoved[:0]
+}
+
+// allSets returns the mask of every set.
+func (s *Scheduler) allSets() uint64 {
+	return ^uint64(0) >> (64 - (1 << min(len(s.integral), maxNeedKinds)))
+}
+
+// openSets returns the mask of the sets of the combinations that request
+// none of the closed kinds (those a walk visits).
+func (s *Scheduler) openSets(closed int) uint64 {
+	var open uint64
+	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+		if m&closed == 0 {
+			open |= 1 << m
+		}
+	}
+	return open
+}
+
+// staleJob marks j's place in every set stale.
+func (s *Scheduler) staleJob(j *jobEntry) {
+	all := s.allSets()
+	if j.stale == all {
+		return
+	}
+	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+		if j.stale&(1<<m) == 0 {
+			s.staleIn[m] = append(s.staleIn[m], j)
+		}
+	}
+	j.stale = all
+}
+
+// node returns j's node for set m, nil if none.
+func (j *jobEntry) node(m int) *tnode {
+	for _, x := range j.nodes {
+		if int(x.mask) == m {
+			return x
+		}
+	}
+	return nil
+}
+
+// inPlace records x's job's current key in x and reports whether x's
+// neighbours in its set (bit: the set) are trusted (see fixSets) and
+// bracket it.
+func (s *Scheduler) inPlace(x *tnode, bit uint64) bool {
+	s.setKey(x)
+	if p := x.prev(); p != nil && (p.j.stale&bit != 0 || s.compareNodes(p, x) >= 0) {
+		return false
+	}
+	if n := x.next(); n != nil && (n.j.stale&bit != 0 || s.compareNodes(x, n) >= 0) {
+		return false
+	}
+	return true
 }
 
 // setWalk merges, in compareJobs order, the sets of the combinations
@@ -214,19 +353,20 @@ func (w *setWalk) start(s *Scheduler, closed int) {
 
 // next returns the next job, nil at the end.
 func (w *setWalk) next() *jobEntry {
-	var best *jobEntry
+	var best *tnode
 	for _, x := range w.cur {
-		if x != nil && (best == nil || w.s.compareJobs(x.j, best) < 0) {
-			best = x.j
+		if x != nil && (best == nil || (x.j != best.j && w.s.compareNodes(x, best) < 0)) {
+			best = x
 		}
 	}
 	if best == nil {
 		return nil
 	}
+	j := best.j
 	for i, x := range w.cur {
-		if x != nil && x.j == best {
+		if x != nil && x.j == j {
 			w.cur[i] = x.next()
 		}
 	}
-	return best
+	return j
 }

@@ -36,10 +36,16 @@ type DRF struct{}
 
 // Less orders by Share, then Submitted.
 func (DRF) Less(a, b *JobState) bool {
-	if a.Share != b.Share {
-		return a.Share < b.Share
+	return drfLess(a.Share, a.Submitted, b.Share, b.Submitted)
+}
+
+// drfLess is DRF's Less on the fields it reads (the Scheduler compares
+// keys cached in its job sets with it, see tnode).
+func drfLess(aShare float64, aSub time.Time, bShare float64, bSub time.Time) bool {
+	if aShare != bShare {
+		return aShare < bShare
 	}
-	return a.Submitted.Before(b.Submitted)
+	return aSub.Before(bSub)
 }
 
 // FIFO orders jobs by submission.

@@ -106,11 +106,12 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	}
 	s.commit(now, off)
 	v.refresh(off)
-	if v.policy == StopAllocation || v.usedUp(off) || len(s.active) == 0 {
+	free := v.free.At(off) // until the first placement
+	if v.policy == StopAllocation || v.usedUp(free) || len(s.active) == 0 {
 		return dst, nil
 	}
 	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
-	closed := s.closedKinds(v, hist, keyed, off)
+	closed := s.closedKinds(v, free)
 	if closed != 0 && !s.anyOpen(&s.needs, closed) {
 		s.call++
 		return dst, nil
@@ -120,15 +121,13 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	var walk *setWalk
 	var order []*jobEntry
 	if closed != 0 && !s.cfg.Progressive {
-		s.fixSets()
+		s.fixSets(s.openSets(closed))
 		walk = &s.walk
 		walk.start(s, closed)
 	} else {
 		s.sortJobs()
 		order = s.order
-		if len(s.setMoved) > len(s.jobs) {
-			s.fixSets() // keep the backlog (and dropped jobs held) bounded
-		}
+		s.fixSets(0) // only a backlog that outgrew the jobs (dropped jobs held)
 	}
 	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
 		s.call++
@@ -245,10 +244,11 @@ jobs:
 			clear(s.fails) // the server changed
 			s.refused = s.refused[:0]
 			dst = append(dst, Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan})
-			if v.usedUp(off) {
+			free = v.free.At(off)
+			if v.usedUp(free) {
 				break jobs
 			}
-			if closed = s.closedKinds(v, hist, keyed, off); closed != 0 && !s.anyOpen(&s.needs, closed) {
+			if closed = s.closedKinds(v, free); closed != 0 && !s.anyOpen(&s.needs, closed) {
 				break jobs
 			}
 			if s.cfg.Progressive {
@@ -300,22 +300,14 @@ func (s *Scheduler) needMask(p *ptask) int {
 //
 // It applies only where skipped visits would have no other effect: predictions
 // from a History (whose profiles are valid: at most MaxStages stages)
-// or none, no pending task with data locations under delay scheduling
-// (a visit starts its wait), and not on the reference path.
-func (s *Scheduler) closedKinds(v *server, hist HistoryEstimator, keyed bool, off time.Duration) int {
-	if s.scanEach || !s.useSets ||
+// or none (closedEst), no pending task with data locations under delay
+// scheduling (a visit starts its wait), and not on the reference path.
+// free is v's free timeline at now.
+func (s *Scheduler) closedKinds(v *server, free resource.Vector) int {
+	if s.scanEach || !s.closedEst ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
 		return 0
 	}
-	switch {
-	case keyed:
-		if hist.History == nil || hist.History.Config().MaxStages > s.cfg.MaxStages {
-			return 0
-		}
-	case s.cfg.Estimator != nil:
-		return 0
-	}
-	free := v.free.At(off)
 	closed := 0
 	for i, k := range s.integral {
 		n := v.capacity[k]
@@ -434,6 +426,16 @@ func (s *Scheduler) failSig(p *ptask, keyed bool) (sig failSig, cacheable bool) 
 // ID. Fairness is a strict weak order and IDs are unique, so the order
 // of the active jobs is unique: any way of sorting them gives it.
 func (s *Scheduler) compareJobs(a, b *jobEntry) int {
+	if s.drf {
+		// DRF{}'s Less, without the dynamic calls.
+		switch {
+		case drfLess(a.state.Share, a.state.Submitted, b.state.Share, b.state.Submitted):
+			return -1
+		case drfLess(b.state.Share, b.state.Submitted, a.state.Share, a.state.Submitted):
+			return 1
+		}
+		return cmp.Compare(a.state.ID, b.state.ID)
+	}
 	switch {
 	case s.cfg.Fairness.Less(&a.state, &b.state):
 		return -1

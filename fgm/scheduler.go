@@ -103,14 +103,22 @@ type Scheduler struct {
 	needs [1 << maxNeedKinds]int32
 	// sets holds, per combination of integral kinds, the active jobs
 	// with a queue entry requesting exactly those, in compareJobs order
-	// (joborder.go); setMoved the jobs whose place there is stale.
-	sets     [1 << maxNeedKinds]jobSet
-	setMoved []*jobEntry
-	setsAll  bool // every share changed: rebuild the sets
-	useSets  bool // 1 to maxNeedKinds integral kinds: the sets are kept
-	prioSeq  uint64
-	walk     setWalk
-	nodeBuf  []*tnode
+	// (joborder.go); staleIn[m] the jobs whose place in set m is stale.
+	sets    [1 << maxNeedKinds]jobSet
+	staleIn [1 << maxNeedKinds][]*jobEntry
+	setsAll bool // every share changed: rebuild the sets
+	useSets bool // 1 to maxNeedKinds integral kinds: the sets are kept
+	// closedEst: useSets, and predictions from a History whose profiles
+	// have at most MaxStages stages, or none (see closedKinds).
+	closedEst bool
+	drf       bool // Fairness is DRF: compareJobs inlines it
+	// drfKey: DRF, and every job's Submitted orders as its offset from
+	// the epoch (jobEntry.sub) does: the sets compare keys cached in
+	// their nodes (tnode). Cleared by Scheduler.jobEntry when a job's
+	// Submitted and the epoch differ in having a monotonic reading.
+	drfKey  bool
+	prioSeq uint64
+	walk    setWalk
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
@@ -189,7 +197,7 @@ type jobEntry struct {
 	moved     bool     // in Scheduler.moved: its place in order is stale
 	tried     uint64   // the Schedule call that found nothing more to place for it
 	nodes     []*tnode // its nodes in Scheduler.sets
-	setMoved  bool     // in Scheduler.setMoved
+	stale     uint64   // the sets (bit m: set m) where its place is stale (in Scheduler.staleIn)
 	// needs counts the job's queue entries by the integral kinds they
 	// request (as Scheduler.needs).
 	needs [1 << maxNeedKinds]int32
@@ -248,6 +256,13 @@ func New(cfg Config) (*Scheduler, error) {
 		}
 	}
 	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
+	hist, keyed := cfg.Estimator.(HistoryEstimator)
+	s.closedEst = s.useSets && (cfg.Estimator == nil ||
+		keyed && hist.History != nil && hist.History.Config().MaxStages <= cfg.MaxStages)
+	switch cfg.Fairness.(type) {
+	case DRF:
+		s.drf, s.drfKey = true, true
+	}
 	c := cfg.Cluster
 	for i := range c.Nodes() {
 		if err := s.AddNode(c.Node(i)); err != nil {
@@ -815,9 +830,8 @@ func (s *Scheduler) moveJob(j *jobEntry) {
 		j.moved = true
 		s.moved = append(s.moved, j)
 	}
-	if !j.setMoved && s.useSets {
-		j.setMoved = true
-		s.setMoved = append(s.setMoved, j)
+	if s.useSets {
+		s.staleJob(j)
 	}
 }
 

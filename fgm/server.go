@@ -99,32 +99,19 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 		return nil, err
 	}
 	d := s.dims
-	// The per-kind vectors, in one block: the usage samples of every
-	// round touch most of them (a few cache lines per server, not one
-	// each).
-	blk := make([]float64, 11*d)
+	// The per-kind vectors in one block, those every Schedule call reads
+	// first: a heartbeat, and a round of usage samples, touches a few
+	// adjacent cache lines, not one allocation each.
+	buf := make([]float64, (11+s.cfg.ConformityWindow)*d)
 	next := func() []float64 {
-		v := blk[:d:d]
-		blk = blk[d:]
-		return v
+		x := buf[:d:d]
+		buf = buf[d:]
+		return x
 	}
-	v := &server{
-		s: s, id: id,
-		capacity: next(),
-		foreign:  next(),
-		lastUsed: next(),
-		placed:   next(),
-		sumUsed:  next(),
-		sumPred:  next(),
-		sumOurs:  next(),
-		sumIdle:  next(),
-		sumSq:    next(),
-		sumTasks: next(),
-		base:     next(),
-		free:     free,
-		nextDue:  math.MaxInt64,
-		conf:     make([]float64, s.cfg.ConformityWindow*d),
-	}
+	v := &server{s: s, id: id, free: free, nextDue: math.MaxInt64}
+	v.capacity, v.lastUsed, v.placed, v.base, v.foreign = next(), next(), next(), next(), next()
+	v.sumUsed, v.sumPred, v.sumOurs, v.sumIdle, v.sumTasks, v.sumSq = next(), next(), next(), next(), next(), next()
+	v.conf = buf
 	copy(v.capacity, capacity)
 	copy(v.base, capacity)
 	return v, nil
@@ -218,13 +205,14 @@ func (v *server) compressionAt(off time.Duration, demand resource.Vector) float6
 // slots; one with no free GPU still runs CPU tasks), so a full one must
 // not close the server — with Hadoop slots it would deadlock reduces
 // waiting for maps that could never start.
-func (v *server) usedUp(now time.Duration) bool {
+// free is the server's free timeline at now.
+func (v *server) usedUp(free resource.Vector) bool {
 	s := v.s
 	allow := 0.0
 	if v.policy == FineGrainedCompress && !s.cfg.CoarseOnly {
 		allow = s.cfg.CompressionLimit
 	}
-	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, v.free.At(now), v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
+	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, free, v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
 	return k >= 0
 }
 

@@ -124,9 +124,20 @@ func (s *Scheduler) jobEntry(id schedkit.JobID, now time.Time, off time.Duration
 		j = &jobEntry{activePos: -1, sub: off}
 		j.state = JobState{ID: id, Submitted: now, Allocated: s.space.Zero()}
 		s.jobs[id] = j
+		if hasMonotonic(now) != hasMonotonic(s.epoch) {
+			// time.Time.Before compares monotonic clock readings when
+			// both times have one, off came from the wall clock: the
+			// orders may differ. The jobs so far (same kind of reading
+			// as the epoch) order alike both ways.
+			s.drfKey = false
+		}
 	}
 	return j
 }
+
+// hasMonotonic reports whether t carries a monotonic clock reading
+// (Round(0) strips it).
+func hasMonotonic(t time.Time) bool { return t != t.Round(0) }
 
 // materialise makes the head task of run entry p (pending at index i of
 // its job's queue) a task of its own: the host's TaskRun.Task, checked.

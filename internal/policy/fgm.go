@@ -54,24 +54,60 @@ type FGM struct {
 	cluster clusterView
 	s       *fgm.Scheduler
 	h       *estimate.History
-	err     error              // from a watcher callback, which cannot return one
-	known   map[*sim.Task]bool // submitted to fgm: pending or running there
-	byID    map[schedkit.TaskID]*sim.Task
+	err     error                         // from a watcher callback, which cannot return one
+	known   map[*sim.Task]bool            // submitted to fgm: pending or running there
+	byID    map[schedkit.TaskID]*sim.Task // known tasks but the placed ones of runs (see mat)
+	// mat holds the tasks of runs materialised (simRun.Task) in the
+	// Schedule call under way, in order: Heartbeat finds a decision's
+	// task there, and only those not placed go to byID.
+	mat  []matTask
+	jobs map[*sim.Job]*fgmJob
 	// Which jobs may have ready tasks fgm does not hold (see sync).
-	all     bool               // every job (a node went down)
-	dirty   []*sim.Job         // these (each once; marked)
-	marked  map[*sim.Job]bool  // in dirty
-	held    map[*sim.Job][]int // per phase: known tasks not yet assigned (runs' tasks included)
-	handed  map[*sim.Job][]int // per phase alike (sim.Job.PhaseAlike): tasks 0…handed−1 handed to fgm
-	knownIn map[*sim.Job]int   // known tasks per job
-	scanAll bool               // the reference path: every sync scans every job
-	runs    int                // runs submitted (fgm.SubmitRun)
+	all     bool      // every job (a node went down)
+	dirty   []*fgmJob // these (each once; marked)
+	scanAll bool      // the reference path: every sync scans every job
+	runs    int       // runs submitted (fgm.SubmitRun)
 	ds      []fgm.Decision
 	ready   []*sim.Task
 	preds   []Prediction
 	record  bool // keep preds: the simulator records task attempts (Config.RecordTasks)
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
+}
+
+// fgmJob is what FGM keeps of a job, in one place: a heartbeat that
+// syncs the job or places its task reads one map entry (or none: a run
+// and its materialised tasks point here) instead of one per table.
+type fgmJob struct {
+	j      *sim.Job
+	held   []int // per phase: known tasks not yet assigned (runs' tasks included)
+	handed []int // per phase alike (sim.Job.PhaseAlike): tasks 0…handed−1 handed to fgm
+	known  int   // known tasks
+	marked bool  // in dirty
+}
+
+// matTask is a task of a run materialised by a Schedule call, and its
+// job's entry.
+type matTask struct {
+	t *sim.Task
+	r *fgmJob
+}
+
+// job returns j's entry, making it if new.
+func (p *FGM) job(j *sim.Job) *fgmJob {
+	r := p.jobs[j]
+	if r == nil {
+		r = &fgmJob{j: j}
+		p.jobs[j] = r
+	}
+	return r
+}
+
+// drop forgets r if it holds nothing and is not in dirty.
+func (p *FGM) drop(r *fgmJob) {
+	if !r.marked && r.held == nil && r.handed == nil && r.known == 0 {
+		delete(p.jobs, r.j)
+	}
 }
 
 // Prediction is what fgm predicted for one task attempt it placed with a
@@ -98,7 +134,7 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	}
 	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
 		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{},
-		marked: map[*sim.Job]bool{}, held: map[*sim.Job][]int{}, handed: map[*sim.Job][]int{}, knownIn: map[*sim.Job]int{}}
+		jobs: map[*sim.Job]*fgmJob{}}
 	hc := opt.History
 	hc.Space = cfg.Space
 	h, err := estimate.NewHistory(hc)
@@ -181,9 +217,9 @@ func (p *FGM) Submit(now time.Time, j *sim.Job) error {
 
 // touch marks j as possibly holding ready tasks fgm does not know.
 func (p *FGM) touch(j *sim.Job) {
-	if !p.marked[j] {
-		p.marked[j] = true
-		p.dirty = append(p.dirty, j)
+	if r := p.job(j); !r.marked {
+		r.marked = true
+		p.dirty = append(p.dirty, r)
 	}
 }
 
@@ -191,9 +227,9 @@ func (p *FGM) touch(j *sim.Job) {
 func (p *FGM) forget(t *sim.Task) {
 	delete(p.known, t)
 	delete(p.byID, t.ID())
-	j := t.Owner()
-	if p.knownIn[j]--; p.knownIn[j] <= 0 {
-		delete(p.knownIn, j)
+	if r := p.jobs[t.Owner()]; r != nil {
+		r.known = max(r.known-1, 0)
+		p.drop(r)
 	}
 }
 
@@ -215,12 +251,14 @@ func (p *FGM) forget(t *sim.Task) {
 func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 	if p.all || p.scanAll {
 		p.all = false
-		for _, j := range p.dirty {
-			delete(p.marked, j)
+		for _, r := range p.dirty {
+			r.marked = false
+			p.drop(r)
 		}
+		clear(p.dirty)
 		p.dirty = p.dirty[:0]
 		for _, j := range c.Jobs() {
-			if err := p.syncJob(now, j, p.scanAll); err != nil {
+			if err := p.syncJob(now, p.job(j), p.scanAll); err != nil {
 				return err
 			}
 		}
@@ -229,16 +267,18 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 	if len(p.dirty) == 0 {
 		return nil
 	}
-	slices.SortFunc(p.dirty, func(a, b *sim.Job) int { return cmp.Compare(a.Index(), b.Index()) })
-	for _, j := range p.dirty {
-		delete(p.marked, j)
-		if !j.Active() {
+	slices.SortFunc(p.dirty, func(a, b *fgmJob) int { return cmp.Compare(a.j.Index(), b.j.Index()) })
+	for _, r := range p.dirty {
+		r.marked = false
+		if !r.j.Active() {
+			p.drop(r)
 			continue
 		}
-		if err := p.syncJob(now, j, false); err != nil {
+		if err := p.syncJob(now, r, false); err != nil {
 			return err
 		}
 	}
+	clear(p.dirty)
 	p.dirty = p.dirty[:0]
 	return nil
 }
@@ -255,11 +295,12 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 // (fgm.SubmitRun), in the order ReadyTasks lists them: fgm sees the
 // same tasks in the same order as from Submit calls, and a task of the
 // run is materialised when fgm places it (simRun.Task).
-func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
-	held := p.held[j]
+func (p *FGM) syncJob(now time.Time, r *fgmJob, full bool) error {
+	j := r.j
+	held := r.held
 	if held == nil {
 		held = make([]int, j.Phases())
-		p.held[j] = held
+		r.held = held
 	}
 	for ph := range j.Phases() {
 		pr := j.Progress(schedkit.Phase(ph))
@@ -272,7 +313,7 @@ func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 		}
 		if !full {
 			if key, ok := j.PhaseAlike(schedkit.Phase(ph)); ok {
-				if err := p.syncRun(now, j, schedkit.Phase(ph), key, need); err != nil {
+				if err := p.syncRun(now, r, schedkit.Phase(ph), key, need); err != nil {
 					return err
 				}
 				continue
@@ -302,7 +343,7 @@ func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 			if err := p.s.Submit(now, t); err != nil {
 				return err
 			}
-			p.hold(t)
+			p.hold(t, r)
 			held[ph]++
 		}
 	}
@@ -311,11 +352,12 @@ func (p *FGM) syncJob(now time.Time, j *sim.Job, full bool) error {
 
 // syncRun hands fgm the need ready tasks of alike phase ph it does not
 // hold: the retries, then the never-started tasks as one run.
-func (p *FGM) syncRun(now time.Time, j *sim.Job, ph schedkit.Phase, key schedkit.SimilarityKey, need int) error {
-	handed := p.handed[j]
+func (p *FGM) syncRun(now time.Time, r *fgmJob, ph schedkit.Phase, key schedkit.SimilarityKey, need int) error {
+	j := r.j
+	handed := r.handed
 	if handed == nil {
 		handed = make([]int, j.Phases())
-		p.handed[j] = handed
+		r.handed = handed
 	}
 	total := j.Tasks(ph)
 	fresh := total - handed[ph]
@@ -328,54 +370,63 @@ func (p *FGM) syncRun(now time.Time, j *sim.Job, ph schedkit.Phase, key schedkit
 			if err := p.s.Submit(now, t); err != nil {
 				return err
 			}
-			p.hold(t)
-			p.held[j][ph]++
+			p.hold(t, r)
+			r.held[ph]++
 		}
 	}
 	if fresh > 0 {
 		req, _ := j.PhaseRequest(ph)
-		r := &simRun{p: p, j: j, ph: ph, first: handed[ph], n: fresh, key: key, req: req}
-		if err := p.s.SubmitRun(now, r); err != nil {
+		run := &simRun{p: p, r: r, ph: ph, first: handed[ph], n: fresh, key: key, req: req}
+		if err := p.s.SubmitRun(now, run); err != nil {
 			return err
 		}
 		handed[ph] = total
-		p.held[j][ph] += fresh
+		r.held[ph] += fresh
 		p.runs++
 	}
 	return nil
 }
 
-// hold records t as known to fgm.
-func (p *FGM) hold(t *sim.Task) {
+// hold records t, a task of r's job, as known to fgm.
+func (p *FGM) hold(t *sim.Task, r *fgmJob) {
 	p.known[t] = true
-	p.knownIn[t.Owner()]++
+	r.known++
 	p.byID[t.ID()] = t
+}
+
+// holdRun records t, a task of a run of r's job, as known to fgm;
+// Heartbeat puts it in byID unless the call that materialised it placed
+// it.
+func (p *FGM) holdRun(t *sim.Task, r *fgmJob) {
+	p.known[t] = true
+	r.known++
+	p.mat = append(p.mat, matTask{t, r})
 }
 
 // simRun is the never-started tasks first … first+n−1 of an alike phase,
 // handed to fgm as one fgm.TaskRun.
 type simRun struct {
 	p        *FGM
-	j        *sim.Job
+	r        *fgmJob // the job's entry
 	ph       schedkit.Phase
 	first, n int
 	key      schedkit.SimilarityKey
 	req      resource.Vector
 }
 
-func (r *simRun) Job() schedkit.JobID                { return r.j.ID() }
+func (r *simRun) Job() schedkit.JobID                { return r.r.j.ID() }
 func (r *simRun) Similarity() schedkit.SimilarityKey { return r.key }
 func (r *simRun) Requested() resource.Vector         { return r.req }
-func (r *simRun) Deadline() time.Time                { return r.j.Deadline() }
+func (r *simRun) Deadline() time.Time                { return r.r.j.Deadline() }
 func (r *simRun) Len() int                           { return r.n }
 
 // Task materialises the run's task i in the simulator (fgm places it).
 func (r *simRun) Task(i int) schedkit.Task {
-	t := r.j.Task(r.ph, r.first+i)
+	t := r.r.j.Task(r.ph, r.first+i)
 	if t == nil {
 		return nil
 	}
-	r.p.hold(t)
+	r.p.holdRun(t, r.r)
 	return t
 }
 
@@ -385,13 +436,27 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		return dst, err
 	}
 	var err error
+	p.mat = p.mat[:0]
 	p.ds, err = p.s.Schedule(now, n, p.ds[:0])
 	if err != nil {
+		p.unplaced(0)
 		return dst, err
 	}
+	k := 0 // p.mat[:k] are placed
 	for _, d := range p.ds {
-		t := p.byID[d.Task]
-		p.held[t.Owner()][t.Phase()]-- // ready no more once assigned
+		var t *sim.Task
+		var r *fgmJob
+		if k < len(p.mat) && p.mat[k].t.ID() == d.Task {
+			// The usual case: fgm materialised a run's task to place it.
+			t, r = p.mat[k].t, p.mat[k].r
+			k++
+		} else {
+			p.unplaced(k) // the rest of mat to byID: k stays 0 from here
+			k = 0
+			t = p.byID[d.Task]
+			r = p.jobs[t.Owner()]
+		}
+		r.held[t.Phase()]-- // ready no more once assigned
 		p.Modes[d.Mode]++
 		if d.Mode != fgm.Requested && p.record {
 			p.recordPrediction(t, d)
@@ -406,7 +471,41 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 		}
 		dst = append(dst, sim.Decision{Kind: sim.Assign, Task: t, Node: n, Plan: plan})
 	}
+	p.unplaced(k)
 	return dst, nil
+}
+
+// unplaced puts the tasks p.mat[k:], materialised but not placed, in
+// byID, and empties mat.
+func (p *FGM) unplaced(k int) {
+	for _, m := range p.mat[k:] {
+		p.byID[m.t.ID()] = m.t
+	}
+	clear(p.mat)
+	p.mat = p.mat[:0]
+}
+
+// task returns the known task of id: from byID, or running on node
+// (a placed task of a run is not in byID).
+func (p *FGM) task(id schedkit.TaskID, node schedkit.NodeID, c *sim.Cluster) *sim.Task {
+	if t := p.byID[id]; t != nil {
+		return t
+	}
+	for i := range c.AllNodes() {
+		if n := c.NodeByIndex(i); n != nil && n.ID() == node {
+			for _, t := range n.Running() {
+				if t.ID() == id && p.known[t] {
+					return t
+				}
+			}
+		}
+	}
+	for t := range p.known {
+		if t.ID() == id {
+			return t
+		}
+	}
+	return nil
 }
 
 func (p *FGM) recordPrediction(t *sim.Task, d fgm.Decision) {
@@ -432,7 +531,7 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 		return dst, err
 	}
 	for _, d := range p.ds {
-		t := p.byID[d.Task]
+		t := p.task(d.Task, d.Node, c)
 		p.forget(t) // released by fgm; pending again once preempted
 		p.touch(t.Owner())
 		dst = append(dst, sim.PreemptTask(t, d.Reason))
@@ -470,12 +569,17 @@ func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 // JobEnded drops the job's tasks from fgm: pending ones are withdrawn,
 // running ones released without learning.
 func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
-	delete(p.held, j)
-	if p.handed[j] != nil {
-		delete(p.handed, j)
+	r := p.jobs[j]
+	if r == nil {
+		return
+	}
+	r.held = nil
+	if r.handed != nil {
+		r.handed = nil
 		p.s.WithdrawJob(j.ID()) // its runs' tasks were never materialised
 	}
-	if p.knownIn[j] == 0 {
+	if r.known == 0 {
+		p.drop(r)
 		return // nothing held: no need to read (and materialise) its tasks
 	}
 	for ph := range j.Phases() {

@@ -115,3 +115,35 @@ func swimSetup(t *testing.T, seed uint64) (sim.Config, workload.Workload) {
 	cfg.RecordTasks = true
 	return cfg, w
 }
+
+// TestFGMFindsHeldTasks: the adapter resolves a task ID (a Reclaim
+// decision's) to the task it holds after every event of a SWIM day on
+// a slot cluster, the placed tasks of runs included: those are not in
+// its ID table (Heartbeat resolves them from the tasks the call
+// materialised) and are found on their node.
+func TestFGMFindsHeldTasks(t *testing.T) {
+	cfg, w := swimSetup(t, 1)
+	p := newFGM(t, &cfg, policy.FGMConfig{})
+	s, err := sim.New(cfg, &w, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for {
+		more, err := s.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := policy.FGMCheckTasks(p, s.Cluster())
+		if err != nil {
+			t.Fatal(err)
+		}
+		found += n
+		if !more {
+			break
+		}
+	}
+	if found == 0 {
+		t.Fatal("no placed task of a run was looked up")
+	}
+}
