@@ -334,6 +334,10 @@ func (t *Timeline) TrimBefore(at time.Duration) {
 	if n == 0 || at <= t.times[0] {
 		return
 	}
+	if at < t.times[1] { // still in the first stage: the common case
+		t.times[0] = at
+		return
+	}
 	if at >= t.times[n-1] {
 		t.times, t.vals = t.times[:0], t.vals[:0]
 		return
