@@ -82,6 +82,7 @@ type History struct {
 	version    uint64     // see Version
 
 	obs    []float64 // scratch: one observation's slices, Bins × dims
+	norm   []float64 // scratch: one sample's normalised usage
 	peaks  []float64 // scratch: peak per kind
 	lim    []float64 // scratch: StageThreshold × peak per kind
 	mean   []float64 // scratch: running stage sum
@@ -245,6 +246,7 @@ func NewHistory(cfg HistoryConfig) (*History, error) {
 		comp:    make([]bool, dims),
 		entries: make(map[schedkit.SimilarityKey]*histEntry),
 		obs:     make([]float64, cfg.Bins*dims),
+		norm:    make([]float64, dims),
 		peaks:   make([]float64, dims),
 		lim:     make([]float64, dims),
 		mean:    make([]float64, dims),
@@ -321,7 +323,7 @@ func (h *History) Observe(key schedkit.SimilarityKey, samples []UsageSample) (bo
 	}
 	h.resample(samples, total)
 	for _, x := range h.obs {
-		if !(math.Abs(x) <= math.MaxFloat64) { // infinite or NaN
+		if !(x >= -math.MaxFloat64 && x <= math.MaxFloat64) { // infinite or NaN
 			return false, invalid(op, -1, "normalised usage overflows")
 		}
 	}
@@ -367,26 +369,38 @@ func (h *History) resample(samples []UsageSample, total float64) {
 		a := at
 		b := at + float64(s.Duration)*keep
 		at = b
+		// The sample's usage normalised once, not once per slice it
+		// spans: the same quotients (x/1 is x, so uncompressed samples
+		// are used as given).
+		u := s.Used
+		if keep != 1 {
+			u = h.norm
+			copy(u, s.Used)
+			for k, c := range h.comp {
+				if c {
+					u[k] /= keep
+				}
+			}
+		}
 		j := int(a / width)
+		lo := float64(j) * width
 		for ; j < bins; j++ {
-			lo, hi := float64(j)*width, float64(j+1)*width
+			hi := float64(j+1) * width
 			if j == bins-1 {
 				hi = math.Inf(1)
 			}
 			ov := min(b, hi) - max(a, lo)
 			if ov > 0 {
 				w := ov / width
-				row := h.obs[j*dims : (j+1)*dims]
-				for k, u := range s.Used {
-					if h.comp[k] {
-						u /= keep
-					}
-					row[k] += w * u
+				row := h.obs[j*dims : (j+1)*dims : (j+1)*dims]
+				for k, x := range u[:len(row)] {
+					row[k] += w * x
 				}
 			}
 			if hi >= b {
 				break
 			}
+			lo = hi
 		}
 	}
 }
@@ -414,41 +428,44 @@ func (h *History) divide(e *histEntry) {
 	th := h.cfg.StageThreshold
 	// Each kind's peak: the bins are finite (Observe checks what it
 	// learns), so the comparison is max without its NaN handling.
-	for k := range h.peaks {
+	peaks, lim, mean := h.peaks[:dims], h.lim[:dims], h.mean[:dims]
+	for k := range peaks {
 		pk := 0.0
 		for j := k; j < len(e.bins); j += dims {
 			if x := e.bins[j]; x > pk {
 				pk = x
 			}
 		}
-		h.peaks[k] = pk
-		h.lim[k] = th * pk
+		peaks[k] = pk
+		lim[k] = th * pk
 	}
 	cuts, demand := h.cuts[:0], h.demand[:0]
 	cnt := 0
 	for j := range bins {
-		row := e.bins[j*dims : (j+1)*dims]
+		row := e.bins[j*dims : (j+1)*dims : (j+1)*dims]
 		if cnt > 0 {
-			split := false
 			fc := float64(cnt)
 			for k, x := range row {
-				if h.peaks[k] > 0 && math.Abs(x-h.mean[k]/fc) > h.lim[k] {
-					split = true
-					break
+				// |d| > lim as two comparisons (negation is exact, and a
+				// NaN fails both, as it fails math.Abs's): no round trip
+				// of d through an integer register.
+				if l := lim[k]; peaks[k] > 0 {
+					if d := x - mean[k]/fc; d > l || d < -l {
+						cnt = 0 // a new stage
+						break
+					}
 				}
-			}
-			if split {
-				cnt = 0
 			}
 		}
 		if cnt == 0 {
 			cuts = append(cuts, stageCut{start: j})
 			demand = append(demand, row...)
-			copy(h.mean, row)
+			copy(mean, row)
 		} else {
 			d := demand[len(demand)-dims:]
+			d = d[:len(row)]
 			for k, x := range row {
-				h.mean[k] += x
+				mean[k] += x
 				d[k] = max(d[k], x)
 			}
 		}

@@ -58,7 +58,7 @@ func (t *Timeline) Reset(base Vector) error {
 
 func checkFinite(op string, v Vector) error {
 	for i, x := range v {
-		if !finite(x) {
+		if !(x >= -math.MaxFloat64 && x <= math.MaxFloat64) { // NaN or infinite: !finite(x), one range test
 			return errAt(op, i, x, ErrNotFinite)
 		}
 	}
@@ -138,13 +138,15 @@ func (t *Timeline) cover(start, end time.Duration) (int, int) {
 		t.times = append(t.times, end)
 		t.vals = append(t.vals, t.base...)
 	}
-	return t.split(start), t.split(end)
+	i := t.split(start, 0)
+	return i, t.split(end, i+1) // end > start: after start's breakpoint
 }
 
 // split ensures a breakpoint at x (which lies within the covered span or
-// at its ends) and returns its index in times.
-func (t *Timeline) split(x time.Duration) int {
-	i, found := slices.BinarySearch(t.times, x)
+// at its ends, after times[from-1]) and returns its index in times.
+func (t *Timeline) split(x time.Duration, from int) int {
+	i, found := slices.BinarySearch(t.times[from:], x)
+	i += from
 	if found {
 		return i
 	}
@@ -332,13 +334,21 @@ func (t *Timeline) TrimBefore(at time.Duration) {
 	if n == 0 || at <= t.times[0] {
 		return
 	}
+	if at < t.times[1] { // still in the first stage: the common case
+		t.times[0] = at
+		return
+	}
 	if at >= t.times[n-1] {
 		t.times, t.vals = t.times[:0], t.vals[:0]
 		return
 	}
 	i := t.find(at) // stage containing at
-	t.times = slices.Delete(t.times, 0, i)
-	t.vals = slices.Delete(t.vals, 0, i*t.dims)
+	if i > 0 {
+		// Shift down; unlike slices.Delete, leave the abandoned tail
+		// as it is (plain values, overwritten when the timeline grows).
+		t.times = t.times[:copy(t.times, t.times[i:])]
+		t.vals = t.vals[:copy(t.vals, t.vals[i*t.dims:])]
+	}
 	t.times[0] = at
 }
 
