@@ -33,6 +33,9 @@ func FGMCheckTasks(p *FGM, c *sim.Cluster) (byNode int, err error) {
 		if p.byID[t.ID()] == nil {
 			byNode++
 		}
+		if inByID := p.byID[t.ID()] == t; p.known[t] != inByID {
+			return byNode, fmt.Errorf("task %s: known says in byID %v, byID says %v", t.ID(), p.known[t], inByID)
+		}
 		if got := p.task(t.ID(), node, c); got != t {
 			return byNode, fmt.Errorf("task %s on %q: found %p, hold %p", t.ID(), node, got, t)
 		}

@@ -54,9 +54,12 @@ type FGM struct {
 	cluster clusterView
 	s       *fgm.Scheduler
 	h       *estimate.History
-	err     error                         // from a watcher callback, which cannot return one
-	known   map[*sim.Task]bool            // submitted to fgm: pending or running there
-	byID    map[schedkit.TaskID]*sim.Task // known tasks but the placed ones of runs (see mat)
+	err     error // from a watcher callback, which cannot return one
+	// known holds the tasks submitted to fgm (pending or running there);
+	// the value says whether the task is also in byID, so forgetting a
+	// placed task of a run (most tasks of a trace day) hashes no ID.
+	known map[*sim.Task]bool
+	byID  map[schedkit.TaskID]*sim.Task // known tasks but the placed ones of runs (see mat)
 	// mat holds the tasks of runs materialised (simRun.Task) in the
 	// Schedule call under way, in order: Heartbeat finds a decision's
 	// task there, and only those not placed go to byID.
@@ -215,19 +218,33 @@ func (p *FGM) Submit(now time.Time, j *sim.Job) error {
 	return nil
 }
 
-// touch marks j as possibly holding ready tasks fgm does not know.
-func (p *FGM) touch(j *sim.Job) {
-	if r := p.job(j); !r.marked {
+// touch marks j as possibly holding ready tasks fgm does not know, and
+// returns its entry.
+func (p *FGM) touch(j *sim.Job) *fgmJob {
+	r := p.job(j)
+	if !r.marked {
 		r.marked = true
 		p.dirty = append(p.dirty, r)
 	}
+	return r
+}
+
+// holds reports whether t is known to fgm (pending or running there).
+func (p *FGM) holds(t *sim.Task) bool {
+	_, ok := p.known[t]
+	return ok
 }
 
 // forget drops running task t from known (fgm released it).
-func (p *FGM) forget(t *sim.Task) {
+func (p *FGM) forget(t *sim.Task) { p.forgetIn(t, p.jobs[t.Owner()]) }
+
+// forgetIn is forget with the entry of t's job (nil: none).
+func (p *FGM) forgetIn(t *sim.Task, r *fgmJob) {
+	if p.known[t] {
+		delete(p.byID, t.ID())
+	}
 	delete(p.known, t)
-	delete(p.byID, t.ID())
-	if r := p.jobs[t.Owner()]; r != nil {
+	if r != nil {
 		r.known = max(r.known-1, 0)
 		p.drop(r)
 	}
@@ -327,7 +344,7 @@ func (p *FGM) syncJob(now time.Time, r *fgmJob, full bool) error {
 			p.ready = j.ReadyTasks(schedkit.Phase(ph), nil, p.ready[:0], m)
 			found := 0
 			for _, t := range p.ready {
-				if !p.known[t] {
+				if !p.holds(t) {
 					found++
 				}
 			}
@@ -337,7 +354,7 @@ func (p *FGM) syncJob(now time.Time, r *fgmJob, full bool) error {
 			m = min(pr.Ready, 2*m)
 		}
 		for _, t := range p.ready {
-			if p.known[t] {
+			if p.holds(t) {
 				continue
 			}
 			if err := p.s.Submit(now, t); err != nil {
@@ -364,7 +381,7 @@ func (p *FGM) syncRun(now time.Time, r *fgmJob, ph schedkit.Phase, key schedkit.
 	if need > fresh {
 		p.ready = j.RetryTasks(ph, p.ready[:0])
 		for _, t := range p.ready {
-			if p.known[t] {
+			if p.holds(t) {
 				continue
 			}
 			if err := p.s.Submit(now, t); err != nil {
@@ -387,7 +404,7 @@ func (p *FGM) syncRun(now time.Time, r *fgmJob, ph schedkit.Phase, key schedkit.
 	return nil
 }
 
-// hold records t, a task of r's job, as known to fgm.
+// hold records t, a task of r's job, as known to fgm (and in byID).
 func (p *FGM) hold(t *sim.Task, r *fgmJob) {
 	p.known[t] = true
 	r.known++
@@ -398,7 +415,9 @@ func (p *FGM) hold(t *sim.Task, r *fgmJob) {
 // Heartbeat puts it in byID unless the call that materialised it placed
 // it.
 func (p *FGM) holdRun(t *sim.Task, r *fgmJob) {
-	p.known[t] = true
+	if _, ok := p.known[t]; !ok {
+		p.known[t] = false // not in byID (yet)
+	}
 	r.known++
 	p.mat = append(p.mat, matTask{t, r})
 }
@@ -480,6 +499,7 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 func (p *FGM) unplaced(k int) {
 	for _, m := range p.mat[k:] {
 		p.byID[m.t.ID()] = m.t
+		p.known[m.t] = true
 	}
 	clear(p.mat)
 	p.mat = p.mat[:0]
@@ -494,7 +514,7 @@ func (p *FGM) task(id schedkit.TaskID, node schedkit.NodeID, c *sim.Cluster) *si
 	for i := range c.AllNodes() {
 		if n := c.NodeByIndex(i); n != nil && n.ID() == node {
 			for _, t := range n.Running() {
-				if t.ID() == id && p.known[t] {
+				if t.ID() == id && p.holds(t) {
 					return t
 				}
 			}
@@ -556,11 +576,11 @@ func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
 // a failed task is pending again and is resubmitted at the next
 // heartbeat.
 func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
-	p.touch(t.Owner())
-	if !p.known[t] {
+	r := p.touch(t.Owner())
+	if !p.holds(t) {
 		return
 	}
-	p.forget(t)
+	p.forgetIn(t, r)
 	if err := p.s.Release(now, t.ID(), state == schedkit.TaskSucceeded); err != nil {
 		p.err = err
 	}
@@ -585,11 +605,10 @@ func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
 	for ph := range j.Phases() {
 		for i := range j.Tasks(schedkit.Phase(ph)) {
 			t := j.Task(schedkit.Phase(ph), i)
-			if !p.known[t] {
+			if !p.holds(t) {
 				continue
 			}
 			p.forget(t)
-			delete(p.byID, t.ID())
 			if p.s.Withdraw(t.ID()) != nil {
 				_ = p.s.Release(now, t.ID(), false)
 			}
