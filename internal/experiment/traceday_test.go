@@ -156,6 +156,15 @@ func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, s
 	}
 	tracePrices(&cfg)
 	cfg.TimingSample = UntimedSample // as schedsim -trace without -timing
+	if v := os.Getenv("SCHEDKIT_SAMPLEINTERVAL"); v != "" {
+		// How much of a learning policy's time its usage samples take:
+		// a longer period delivers fewer (and changes what it learns).
+		iv, err := time.ParseDuration(v)
+		if err != nil || iv <= 0 {
+			tb.Fatalf("SCHEDKIT_SAMPLEINTERVAL=%q: want a positive duration such as 15s", v)
+		}
+		cfg.SampleInterval = iv
+	}
 	sp, err := pol.New(Env{Config: &cfg, Workload: w})
 	if err != nil {
 		tb.Fatal(err)
@@ -243,7 +252,9 @@ func BenchmarkTraceDay(b *testing.B) {
 //
 //	SCHEDKIT_DAYSHAPE=jobs,huge,hugemin,hugemax,nodes,policy
 //
-// e.g. "400,4,2000,8000,16,fgm". Besides the counters it reports a
+// e.g. "400,4,2000,8000,16,fgm". SCHEDKIT_SAMPLEINTERVAL (a duration,
+// e.g. 15s) replaces the simulator's usage sampling period of 3 s in
+// both trace-day benchmarks. Besides the counters it reports a
 // fingerprint of the run's job records (FNV-32a of their printed form
 // with the failed and retried task counts): two versions that decide
 // alike print the same one.
