@@ -433,6 +433,8 @@ type simRun struct {
 	req      resource.Vector
 }
 
+// The fgm.TaskRun methods: every task of the run shares these.
+
 func (r *simRun) Job() schedkit.JobID                { return r.r.j.ID() }
 func (r *simRun) Similarity() schedkit.SimilarityKey { return r.key }
 func (r *simRun) Requested() resource.Vector         { return r.req }
