@@ -41,6 +41,49 @@
 // time.Duration; resource amounts are float64 in the kind's unit (see
 // package resource). IDs are strings compared lexically for tie-breaks.
 //
+// # Conventions every package follows
+//
+// The algorithm packages (lss, dbs, fgm, binding, pipeline) speak one
+// dialect, so a host that adopts two of them meets one set of rules:
+//
+//  1. Time. A scheduler measures every now from its epoch, the first now
+//     a state-changing call succeeded with. A time more than 2⁶⁰ ns
+//     (about 36 years) from the epoch is ErrTimeRange. A state-changing
+//     call dated before the latest state-changing call is ErrStaleTime.
+//     Read-only calls (queries such as Status or Free) check range only
+//     and never move the clock.
+//  2. Errors. The same mistake has the same sentinel name in every
+//     package: ErrConfig (a bad Config, or a bad value for a setter),
+//     ErrInvalidJob, ErrInvalidTask, ErrInvalidNode (input that cannot be
+//     used: nil or a typed nil pointer, an empty ID, a NaN, infinite,
+//     negative or over-capacity amount, counters that contradict each
+//     other), ErrDuplicateJob, ErrDuplicateTask, ErrDuplicateNode,
+//     ErrUnknownJob, ErrUnknownTask, ErrUnknownNode, ErrStaleTime,
+//     ErrTimeRange; a package adds sentinels only for what is its own
+//     (fgm's ErrInvalidSample, lss's ErrNotAdmitted). Every error for bad
+//     input is a *Error with the fields Op, Job, Node (and Task where the
+//     package deals in tasks), Reason, Err (the sentinel) and Cause (an
+//     underlying error, or nil); its Unwrap() []error returns Err and
+//     Cause, so errors.Is and errors.As work; its text names the package
+//     once: `lss: Submit: job "j1": invalid job: deadline … before
+//     submission …`.
+//  3. An error changes nothing. A call that returns an error leaves the
+//     scheduler exactly as it was: a scheduler given a bad call decides
+//     afterwards as one that never saw it. Nothing panics on a host's
+//     input, no decision holds a NaN, and no job, task, node or item is
+//     dropped without an error or a decision that says so.
+//  4. Decisions are values: a typed Action and, where the scheduler
+//     explains itself, a typed Reason with a String method.
+//  5. Options and ablations. Config holds options; its zero value (with
+//     the required fields set) is the paper's algorithm, and every
+//     improvement on the paper is an option that is off by default.
+//     Switches that remove a part of the paper, for experiments only,
+//     sit apart in Config.Ablations.
+//  6. Host duties. Each package's doc lists, numbered, what the host must
+//     do, and a test-helper package (lsstest, dbstest, fgmtest,
+//     bindingtest, pipelinetest) gives hosts an invariant Checker to run
+//     after every operation, a reference Host and seeded random events.
+//
 // # Usage
 //
 // A host type implements the interfaces over its own state, with a
