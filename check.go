@@ -13,8 +13,8 @@ var ErrInconsistentHost = errors.New("schedkit: inconsistent host view")
 
 // CheckJob is a self-check a host can run in its own tests, after every
 // change to a job: j is not nil (nor a typed nil pointer), has an ID, a
-// phase count in [1, MaxPhases], a deadline not before its submission,
-// and counters that pass PhaseProgress.Validate. The error wraps
+// phase count in [1, MaxPhases], a submission time that is not the zero
+// time, a deadline not before its submission, and counters that pass PhaseProgress.Validate. The error wraps
 // ErrInconsistentHost (and ErrInvalidProgress for counters).
 func CheckJob(j Job) error {
 	if isNilValue(j) {
@@ -26,6 +26,8 @@ func CheckJob(j Job) error {
 		return fmt.Errorf("%w: job with an empty ID", ErrInconsistentHost)
 	case n < 1 || n > MaxPhases:
 		return fmt.Errorf("%w: job %q has %d phases, want 1..%d", ErrInconsistentHost, id, n, MaxPhases)
+	case j.Submitted().IsZero():
+		return fmt.Errorf("%w: job %q: submission time is the zero time", ErrInconsistentHost, id)
 	case !j.Deadline().IsZero() && j.Deadline().Before(j.Submitted()):
 		return fmt.Errorf("%w: job %q: deadline %v before submission %v", ErrInconsistentHost, id, j.Deadline(), j.Submitted())
 	}

@@ -1,6 +1,9 @@
 package schedkit
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // The methods below keep a phase's counters right as a host's tasks
 // change state, so that a host does not hand-roll the bookkeeping of
@@ -19,17 +22,36 @@ import "time"
 
 // Start records that one ready task started at, for a job submitted at
 // submitted: Ready−1, Running+1, RunningStartSum + (at − submitted).
+// A zero submission time, a span at − submitted that a time.Duration
+// cannot hold (about 292 years), or a RunningStartSum that would overflow
+// is refused like any other impossible transition.
 func (p *PhaseProgress) Start(submitted, at time.Time) error {
 	switch {
 	case p.Ready < 1:
 		return &ProgressError{Progress: *p, Reason: "Start: no ready task"}
+	case submitted.IsZero():
+		return &ProgressError{Progress: *p, Reason: "Start: the job's submission time is the zero time"}
 	case at.Before(submitted):
 		return &ProgressError{Progress: *p, Reason: "Start: start " + at.String() + " before the job's submission " + submitted.String()}
 	}
+	d, ok := span(submitted, at)
+	if !ok {
+		return &ProgressError{Progress: *p, Reason: "Start: start " + at.String() + " is too far from the job's submission " + submitted.String() + " for a time.Duration"}
+	}
+	if p.RunningStartSum > math.MaxInt64-d {
+		return &ProgressError{Progress: *p, Reason: "Start: RunningStartSum would overflow"}
+	}
 	p.Ready--
 	p.Running++
-	p.RunningStartSum += at.Sub(submitted)
+	p.RunningStartSum += d
 	return nil
+}
+
+// span returns to − from, not negative, and whether a time.Duration holds
+// it exactly (time.Time.Sub saturates instead).
+func span(from, to time.Time) (time.Duration, bool) {
+	d := to.Sub(from)
+	return d, d >= 0 && from.Add(d).Equal(to)
 }
 
 // Finish records that a running task that started at started succeeded at
@@ -42,10 +64,17 @@ func (p *PhaseProgress) Finish(submitted, started, at time.Time) error {
 	if at.Before(started) {
 		return &ProgressError{Progress: *p, Reason: "Finish: end " + at.String() + " before the task's start " + started.String()}
 	}
+	d, ok := span(started, at)
+	switch {
+	case !ok:
+		return &ProgressError{Progress: *p, Reason: "Finish: end " + at.String() + " is too far from the task's start " + started.String() + " for a time.Duration"}
+	case p.FinishedDurationSum > math.MaxInt64-d:
+		return &ProgressError{Progress: *p, Reason: "Finish: FinishedDurationSum would overflow"}
+	}
 	p.Running--
 	p.Finished++
 	p.RunningStartSum -= started.Sub(submitted)
-	p.FinishedDurationSum += at.Sub(started)
+	p.FinishedDurationSum += d
 	return nil
 }
 
@@ -72,7 +101,8 @@ func (p *PhaseProgress) checkStop(op string, submitted, started time.Time) error
 		return &ProgressError{Progress: *p, Reason: op + ": no running task"}
 	case started.Before(submitted):
 		return &ProgressError{Progress: *p, Reason: op + ": start " + started.String() + " before the job's submission " + submitted.String()}
-	case started.Sub(submitted) > p.RunningStartSum:
+	}
+	if d, ok := span(submitted, started); !ok || d > p.RunningStartSum {
 		return &ProgressError{Progress: *p, Reason: op + ": the task's start offset exceeds RunningStartSum (was it started with Start?)"}
 	}
 	return nil

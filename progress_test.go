@@ -2,6 +2,7 @@ package schedkit
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -54,5 +55,59 @@ func TestProgressTransitions(t *testing.T) {
 	}
 	if err := p.Finish(sub, at(200), at(300)); err == nil {
 		t.Error("finish of a task started later than any running one accepted")
+	}
+}
+
+// Regression: a job whose Submitted() is the zero time made Start
+// saturate at − submitted, and a second Start overflowed RunningStartSum
+// to a negative sum, after which the job could never finish. Every step
+// the counters cannot represent is refused and changes nothing.
+func TestProgressRefusesUnrepresentable(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sub := now.Add(-time.Hour)
+	maxSpan := sub.Add(time.Duration(math.MaxInt64))
+	tests := []struct {
+		name string
+		p    PhaseProgress
+		do   func(p *PhaseProgress) error
+	}{
+		{"start, zero submission", PhaseProgress{Total: 2, Ready: 2}, func(p *PhaseProgress) error { return p.Start(time.Time{}, now) }},
+		{"start, span beyond a Duration", PhaseProgress{Total: 2, Ready: 2}, func(p *PhaseProgress) error { return p.Start(sub, maxSpan.Add(time.Hour)) }},
+		{"start, sum overflows", PhaseProgress{Total: 2, Ready: 1, Running: 1, RunningStartSum: math.MaxInt64 - 10}, func(p *PhaseProgress) error { return p.Start(sub, sub.Add(11)) }},
+		{"finish, duration beyond a Duration", PhaseProgress{Total: 2, Running: 1, RunningStartSum: time.Hour}, func(p *PhaseProgress) error {
+			return p.Finish(sub, sub.Add(time.Hour), sub.Add(time.Hour).Add(time.Duration(math.MaxInt64)).Add(time.Hour))
+		}},
+		{"finish, sum overflows", PhaseProgress{Total: 3, Running: 1, Finished: 1, RunningStartSum: time.Hour, FinishedDurationSum: math.MaxInt64 - 10}, func(p *PhaseProgress) error {
+			return p.Finish(sub, sub.Add(time.Hour), sub.Add(time.Hour).Add(11))
+		}},
+		{"stop, start beyond a Duration", PhaseProgress{Total: 2, Running: 1, RunningStartSum: math.MaxInt64}, func(p *PhaseProgress) error {
+			return p.Stop(time.Time{}, now, true)
+		}},
+	}
+	for _, tt := range tests {
+		p := tt.p
+		var pe *ProgressError
+		if err := tt.do(&p); !errors.As(err, &pe) || !errors.Is(err, ErrInvalidProgress) {
+			t.Errorf("%s: err = %v, want a *ProgressError", tt.name, err)
+		}
+		if p != tt.p {
+			t.Errorf("%s: counters changed to %+v", tt.name, p)
+		}
+	}
+
+	// The sequence of the report: two Starts of a zero-submission job.
+	p := PhaseProgress{Total: 2, Ready: 2}
+	for i := range 2 {
+		if err := p.Start(time.Time{}, now); err == nil {
+			t.Fatalf("Start %d of a zero-submission job accepted: %+v", i, p)
+		}
+	}
+	if err := p.Validate(); err != nil || p != (PhaseProgress{Total: 2, Ready: 2}) {
+		t.Fatalf("counters %+v, %v", p, err)
+	}
+	// At the edge the sum is kept exactly.
+	p = PhaseProgress{Total: 2, Ready: 1, Running: 1, RunningStartSum: math.MaxInt64 - 10}
+	if err := p.Start(sub, sub.Add(10)); err != nil || p.RunningStartSum != math.MaxInt64 {
+		t.Fatalf("Start to the largest sum: %v, %+v", err, p)
 	}
 }

@@ -138,3 +138,42 @@ func TestCheckCluster(t *testing.T) {
 		t.Errorf("typed nil cluster: %v", err)
 	}
 }
+
+type chkJob struct {
+	id            JobID
+	sub, deadline time.Time
+	phases        []PhaseProgress
+}
+
+func (j *chkJob) ID() JobID                      { return j.id }
+func (j *chkJob) Submitted() time.Time           { return j.sub }
+func (j *chkJob) Deadline() time.Time            { return j.deadline }
+func (j *chkJob) Phases() int                    { return len(j.phases) }
+func (j *chkJob) Progress(p Phase) PhaseProgress { return j.phases[p] }
+
+func TestCheckJob(t *testing.T) {
+	sub := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	good := func() *chkJob {
+		return &chkJob{id: "j", sub: sub, deadline: sub.Add(time.Hour), phases: []PhaseProgress{{Total: 1, Ready: 1}}}
+	}
+	if err := CheckJob(good()); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]func(j *chkJob){
+		"empty ID":          func(j *chkJob) { j.id = "" },
+		"no phases":         func(j *chkJob) { j.phases = nil },
+		"zero submission":   func(j *chkJob) { j.sub = time.Time{} },
+		"deadline before":   func(j *chkJob) { j.deadline = sub.Add(-time.Second) },
+		"negative counters": func(j *chkJob) { j.phases[0].Ready = -1 },
+	}
+	for name, f := range bad {
+		j := good()
+		f(j)
+		if err := CheckJob(j); !errors.Is(err, ErrInconsistentHost) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := CheckJob((*chkJob)(nil)); !errors.Is(err, ErrInconsistentHost) {
+		t.Errorf("typed nil: %v", err)
+	}
+}
