@@ -51,7 +51,8 @@
 //     (about 36 years) from the epoch is ErrTimeRange. A state-changing
 //     call dated before the latest state-changing call is ErrStaleTime.
 //     Read-only calls (queries such as Status or Free) check range only
-//     and never move the clock.
+//     and never move the clock. binding keeps staleness per node, since
+//     heartbeats of different nodes reach a host in any order.
 //  2. Errors. The same mistake has the same sentinel name in every
 //     package: ErrConfig (a bad Config, or a bad value for a setter),
 //     ErrInvalidJob, ErrInvalidTask, ErrInvalidNode (input that cannot be

@@ -2,6 +2,7 @@ package binding
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -412,24 +413,24 @@ func TestBadInput(t *testing.T) {
 		{"remove unknown node", Config{}, func(t *Table) error { _, err := t.Remove("nope"); return err }, ErrUnknownNode},
 		{"duplicate add", Config{}, func(t *Table) error { _, err := t.Add(t0, nnode("n1", "r1")); return err }, ErrDuplicateNode},
 		{"duplicate add as ANode in another rack", Config{}, func(t *Table) error { _, err := t.Add(t0, anode("n1", "r9")); return err }, ErrDuplicateNode},
-		{"add with empty rack", Config{}, func(t *Table) error { _, err := t.Add(t0, nnode("n9", "")); return err }, ErrEmptyRack},
+		{"add with empty rack", Config{}, func(t *Table) error { _, err := t.Add(t0, nnode("n9", "")); return err }, ErrInvalidNode},
 		{"add with empty ID", Config{}, func(t *Table) error { _, err := t.Add(t0, nnode("", "r1")); return err }, ErrInvalidNode},
 		{"NaN weight", Config{}, func(t *Table) error {
 			_, err := t.Add(t0, NodeStatus{ID: "n9", Rack: "r1", Accelerators: nan})
 			return err
-		}, ErrInvalidWeight},
+		}, ErrInvalidNode},
 		{"negative weight", Config{}, func(t *Table) error {
 			_, err := t.Add(t0, NodeStatus{ID: "n9", Rack: "r1", Accelerators: neg})
 			return err
-		}, ErrInvalidWeight},
+		}, ErrInvalidNode},
 		{"infinite weight", Config{}, func(t *Table) error {
 			_, err := t.Add(t0, NodeStatus{ID: "n9", Rack: "r1", Accelerators: inf})
 			return err
-		}, ErrInvalidWeight},
+		}, ErrInvalidNode},
 		{"summed weight overflows", Config{Weighted: true}, func(t *Table) error {
 			_, err := t.Add(t0, NodeStatus{ID: "n9", Rack: "r1", Accelerators: huge})
 			return err
-		}, ErrInvalidWeight},
+		}, ErrInvalidNode},
 		{"utilisation above 1", Config{}, func(t *Table) error {
 			_, err := t.Add(t0, NodeStatus{ID: "n9", Rack: "r1", Accelerators: badUtil})
 			return err
@@ -447,13 +448,13 @@ func TestBadInput(t *testing.T) {
 			return err
 		}, ErrInvalidNode},
 		{"heartbeat of unknown node", Config{}, func(t *Table) error { _, err := t.Heartbeat(t0, nnode("n9", "r1")); return err }, ErrUnknownNode},
-		{"heartbeat from the past", Config{}, func(t *Table) error { _, err := t.Heartbeat(t0.Add(-time.Nanosecond), nnode("n1", "r1")); return err }, ErrStaleHeartbeat},
-		{"heartbeat from the past changing rack", Config{}, func(t *Table) error { _, err := t.Heartbeat(t0.Add(-time.Hour), anode("n1", "r2")); return err }, ErrStaleHeartbeat},
-		{"heartbeat with empty rack", Config{}, func(t *Table) error { _, err := t.Heartbeat(t0, nnode("a1", "")); return err }, ErrEmptyRack},
+		{"heartbeat from the past", Config{}, func(t *Table) error { _, err := t.Heartbeat(t0.Add(-time.Nanosecond), nnode("n1", "r1")); return err }, ErrStaleTime},
+		{"heartbeat from the past changing rack", Config{}, func(t *Table) error { _, err := t.Heartbeat(t0.Add(-time.Hour), anode("n1", "r2")); return err }, ErrStaleTime},
+		{"heartbeat with empty rack", Config{}, func(t *Table) error { _, err := t.Heartbeat(t0, nnode("a1", "")); return err }, ErrInvalidNode},
 		{"heartbeat with NaN weight", Config{Weighted: true}, func(t *Table) error {
 			_, err := t.Heartbeat(t0, NodeStatus{ID: "a1", Rack: "r1", Accelerators: nan})
 			return err
-		}, ErrInvalidWeight},
+		}, ErrInvalidNode},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.cfg)
@@ -493,10 +494,10 @@ func TestBadConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab, err := New(tc.cfg)
-			if tab != nil || !errors.Is(err, ErrInvalidConfig) {
-				t.Fatalf("New = %v, %v; want ErrInvalidConfig", tab, err)
+			if tab != nil || !errors.Is(err, ErrConfig) {
+				t.Fatalf("New = %v, %v; want ErrConfig", tab, err)
 			}
-			if _, err := NewSyncTable(tc.cfg); !errors.Is(err, ErrInvalidConfig) {
+			if _, err := NewSyncTable(tc.cfg); !errors.Is(err, ErrConfig) {
 				t.Fatalf("NewSyncTable: %v", err)
 			}
 		})
@@ -572,12 +573,50 @@ func TestErrorTexts(t *testing.T) {
 	_, err2 := tab.Add(t0, NodeStatus{ID: "g", Rack: "r", Accelerators: []schedkit.AcceleratorInfo{{ID: "gpu0", Kind: schedkit.AcceleratorGPU, Weight: -1}}})
 	_, err3 := New(Config{Weights: WeightTable{"K20": 1}})
 	for err, want := range map[error]string{
-		err1: `binding: Add: node "x": empty rack`,
-		err2: `binding: Add: node "g": invalid accelerator weight: invalid accelerator info: gpu0: weight -1`,
+		err1: `binding: Add: node "x": invalid node status: empty rack`,
+		err2: `binding: Add: node "g": invalid node status: invalid accelerator info: gpu0: weight -1`,
 		err3: `binding: New: invalid config: weight table without Weighted`,
 	} {
 		if err == nil || err.Error() != want {
 			t.Errorf("error %v\nwant  %s", err, want)
+		}
+	}
+}
+
+// Time: staleness is per node (heartbeats of different nodes arrive in
+// any order), range is the shared 2⁶⁰ ns from the first accepted time.
+// Refused times change nothing.
+func TestTimeRule(t *testing.T) {
+	h := newHarness(t, Config{})
+	tab := h.tab
+	h.add(t0, anode("a1", "r1"))
+	h.heartbeat(t0.Add(time.Minute), anode("a1", "r1"))
+	// Another node may be added and heartbeat at an earlier time.
+	h.add(t0.Add(time.Second), nnode("n1", "r1"))
+	h.heartbeat(t0.Add(2*time.Second), nnode("n1", "r1"))
+	far := t0.Add(1<<60 + time.Hour)
+	for name, tc := range map[string]struct {
+		call func() ([]Move, error)
+		want error
+		text string
+	}{
+		"stale": {func() ([]Move, error) { return tab.Heartbeat(t0, anode("a1", "r1")) }, ErrStaleTime,
+			fmt.Sprintf(`binding: Heartbeat: node "a1": time before the node's previous heartbeat: now %v is before %v, the node's previous heartbeat`, t0, t0.Add(time.Minute))},
+		"add far":       {func() ([]Move, error) { return tab.Add(far, nnode("n2", "r1")) }, ErrTimeRange, ""},
+		"heartbeat far": {func() ([]Move, error) { return tab.Heartbeat(far, nnode("n1", "r1")) }, ErrTimeRange, ""},
+		"zero time":     {func() ([]Move, error) { return tab.Add(time.Time{}, nnode("n2", "r1")) }, ErrTimeRange, ""},
+	} {
+		before := h.snap(true).dump
+		moves, err := tc.call()
+		var be *Error
+		if !errors.Is(err, tc.want) || !errors.As(err, &be) || moves != nil {
+			t.Errorf("%s: %v, %v; want %v", name, moves, err, tc.want)
+		}
+		if tc.text != "" && err.Error() != tc.text {
+			t.Errorf("%s: text %q\nwant %q", name, err, tc.text)
+		}
+		if after := h.snap(true).dump; after != before {
+			t.Errorf("%s: state changed:\n%s", name, cmp.Diff(before, after))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -90,20 +91,23 @@ func (t WeightTable) Weight(a schedkit.AcceleratorInfo) float64 {
 }
 
 func (c *Config) validate() error {
+	bad := func(reason string, cause error) error {
+		return &Error{Op: "New", Reason: reason, Err: ErrConfig, Cause: cause}
+	}
 	if c.Timeout < 0 {
-		return fmt.Errorf("%w: negative timeout %v", ErrInvalidConfig, c.Timeout)
+		return bad(fmt.Sprintf("negative timeout %v", c.Timeout), nil)
 	}
 	for _, k := range c.Kinds {
 		if k == "" {
-			return fmt.Errorf("%w: empty accelerator kind", ErrInvalidConfig)
+			return bad("empty accelerator kind", nil)
 		}
 	}
 	if len(c.Weights) > 0 && !c.Weighted {
-		return fmt.Errorf("%w: weight table without Weighted", ErrInvalidConfig)
+		return bad("weight table without Weighted", nil)
 	}
-	for m, w := range c.Weights {
-		if !validWeight(w) {
-			return fmt.Errorf("%w: %w: model %q weight %v", ErrInvalidConfig, ErrInvalidWeight, m, w)
+	for _, m := range slices.Sorted(maps.Keys(c.Weights)) {
+		if w := c.Weights[m]; !validWeight(w) {
+			return bad(fmt.Sprintf("model %q weight %v", m, w), nil)
 		}
 	}
 	return nil

@@ -57,10 +57,18 @@
 //   - Heartbeats are strict: a node first joins with Add (a second Add is
 //     an error), a heartbeat from a node the table does not hold is
 //     ErrUnknownNode (the host adds it again, as a YARN ResourceManager
-//     makes a NodeManager re-register), and one dated before the node's
-//     previous heartbeat is ErrStaleHeartbeat. Any error leaves the table
-//     unchanged. Times are compared with time.Time.Compare, so monotonic
-//     clock readings are used when both times carry one.
+//     makes a NodeManager re-register). Any error leaves the table
+//     unchanged.
+//   - Time follows the library's rule (root package doc, Conventions) with
+//     one difference: staleness is per node. Heartbeats of different
+//     nodes reach a host in any order, so a table-wide "latest time" would
+//     refuse honest reports; a heartbeat dated before the same node's
+//     previous one is ErrStaleTime. The range rule is the shared one: an
+//     Add or Heartbeat more than 2⁶⁰ ns from the first time the table
+//     accepted is ErrTimeRange (a zero time.Time, for instance). Expire
+//     only compares times and returns no error. Times are compared with
+//     time.Time.Compare, so monotonic clock readings are used when both
+//     times carry one.
 //   - Moves are net per call: a unit moved twice in one call (an ANode's
 //     NNode re-added, then moved again by rebalancing) appears once, from
 //     its binding before the call to its binding after it.
@@ -124,7 +132,10 @@
 //  2. Call Heartbeat(now, status) on every heartbeat, with the node's
 //     current devices and health and (Containers) container count; on
 //     ErrUnknownNode, Add the node again (it expired or was removed).
-//     Times of one node must not run backwards (ErrStaleHeartbeat).
+//     Times of one node must not run backwards (ErrStaleTime).
+//     Every error is a *Error wrapping one sentinel (ErrConfig,
+//     ErrInvalidNode, ErrDuplicateNode, ErrUnknownNode, ErrStaleTime,
+//     ErrTimeRange) and changes nothing.
 //  3. Carry out every Move it is returned: from then on send the unit's
 //     accelerator work to To, or hold it while To is "" (no ANode in its
 //     rack). Moves are net per call; to apply several calls' moves at

@@ -83,15 +83,12 @@ func (h *harness) modelUnits(st NodeStatus) int {
 
 // invalid reports whether the table must reject st, and with what.
 func invalid(st NodeStatus) error {
-	if st.ID == "" || st.Containers < 0 || st.Containers > MaxContainers {
+	if st.ID == "" || st.Rack == "" || st.Containers < 0 || st.Containers > MaxContainers {
 		return ErrInvalidNode
-	}
-	if st.Rack == "" {
-		return ErrEmptyRack
 	}
 	for i, a := range st.Accelerators {
 		if math.IsNaN(a.Weight) || math.IsInf(a.Weight, 0) || a.Weight < 0 {
-			return ErrInvalidWeight
+			return schedkit.ErrInvalidAccelerator
 		}
 		if a.Validate() != nil {
 			return ErrInvalidNode
@@ -231,7 +228,7 @@ func (h *harness) heartbeat(now time.Time, st NodeStatus) {
 	case invalid(st) != nil:
 		want = invalid(st)
 	case now.Before(m.last):
-		want = ErrStaleHeartbeat
+		want = ErrStaleTime
 	}
 	before := h.snap(want != nil)
 	moves, err := h.tab.Heartbeat(now, st)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 const none int32 = -1
@@ -76,6 +77,7 @@ type rackRec struct {
 type Table struct {
 	cfg     Config
 	kindAll bool
+	clock   clock.Clock // range only: staleness is per node (nodeRec.last)
 
 	index map[schedkit.NodeID]int32
 	nodes []nodeRec
@@ -99,7 +101,7 @@ type Table struct {
 // New returns an empty table for cfg.
 func New(cfg Config) (*Table, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, newErr("New", "", err)
+		return nil, err
 	}
 	c := cfg.clone()
 	return &Table{
@@ -120,13 +122,18 @@ func (t *Table) Config() Config { return t.cfg.clone() }
 // moves for the host to carry out. Adding a node the table holds is
 // ErrDuplicateNode.
 func (t *Table) Add(now time.Time, s NodeStatus) ([]Move, error) {
-	capacity, err := t.check(s)
+	capacity, err := t.check("Add", s)
 	if err != nil {
-		return nil, newErr("Add", s.ID, err)
+		return nil, err
 	}
 	if _, ok := t.index[s.ID]; ok {
-		return nil, newErr("Add", s.ID, ErrDuplicateNode)
+		return nil, &Error{Op: "Add", Node: s.ID, Err: ErrDuplicateNode}
 	}
+	r, err := t.checkTime("Add", s.ID, now)
+	if err != nil {
+		return nil, err
+	}
+	t.clock.Commit(r)
 	t.begin()
 	ni := t.allocNode(s.ID)
 	n := &t.nodes[ni]
@@ -147,19 +154,25 @@ func (t *Table) Add(now time.Time, s NodeStatus) ([]Move, error) {
 // (Weighted) or its container count (Containers), the binding follows: a
 // role or rack change is a removal plus an add. A heartbeat from a node the
 // table does not hold is ErrUnknownNode (the host should Add it); one
-// dated before the node's previous heartbeat is ErrStaleHeartbeat.
+// dated before the node's previous heartbeat is ErrStaleTime.
 func (t *Table) Heartbeat(now time.Time, s NodeStatus) ([]Move, error) {
 	ni, ok := t.index[s.ID]
 	if !ok {
-		return nil, newErr("Heartbeat", s.ID, ErrUnknownNode)
+		return nil, &Error{Op: "Heartbeat", Node: s.ID, Err: ErrUnknownNode}
 	}
-	capacity, err := t.check(s)
+	capacity, err := t.check("Heartbeat", s)
 	if err != nil {
-		return nil, newErr("Heartbeat", s.ID, err)
+		return nil, err
 	}
-	if now.Before(t.nodes[ni].last) {
-		return nil, newErr("Heartbeat", s.ID, fmt.Errorf("%w: %v before %v", ErrStaleHeartbeat, now, t.nodes[ni].last))
+	r, err := t.checkTime("Heartbeat", s.ID, now)
+	if err != nil {
+		return nil, err
 	}
+	if last := t.nodes[ni].last; now.Before(last) {
+		return nil, &Error{Op: "Heartbeat", Node: s.ID, Err: ErrStaleTime,
+			Reason: fmt.Sprintf("now %v is before %v, the node's previous heartbeat", now, last)}
+	}
+	t.clock.Commit(r)
 	t.begin()
 	n := &t.nodes[ni]
 	n.last = now
@@ -203,7 +216,7 @@ func (t *Table) Heartbeat(now time.Time, s NodeStatus) ([]Move, error) {
 func (t *Table) Remove(id schedkit.NodeID) ([]Move, error) {
 	ni, ok := t.index[id]
 	if !ok {
-		return nil, newErr("Remove", id, ErrUnknownNode)
+		return nil, &Error{Op: "Remove", Node: id, Err: ErrUnknownNode}
 	}
 	t.begin()
 	t.leave(ni)
@@ -245,29 +258,41 @@ func (t *Table) Expire(now time.Time) (dead []schedkit.NodeID, moves []Move) {
 	return dead, t.finish()
 }
 
-// check validates a status and returns the node's capacity (0: NNode).
-func (t *Table) check(s NodeStatus) (float64, error) {
+// checkTime checks now against the table's time range (the shared rule
+// of internal/clock; staleness is per node, checked by the caller) and
+// returns the reading to commit once the call succeeds.
+func (t *Table) checkTime(op string, id schedkit.NodeID, now time.Time) (clock.Reading, error) {
+	r, f := t.clock.Peek(now)
+	if f != clock.OK {
+		return r, &Error{Op: op, Node: id, Err: ErrTimeRange, Reason: t.clock.Reason(f, now)}
+	}
+	return r, nil
+}
+
+// check validates a status for op and returns the node's capacity (0:
+// NNode).
+func (t *Table) check(op string, s NodeStatus) (float64, error) {
+	bad := func(reason string, cause error) (float64, error) {
+		return 0, &Error{Op: op, Node: s.ID, Reason: reason, Err: ErrInvalidNode, Cause: cause}
+	}
 	switch {
 	case s.ID == "":
-		return 0, fmt.Errorf("%w: empty node ID", ErrInvalidNode)
+		return bad("empty node ID", nil)
 	case s.Rack == "":
-		return 0, ErrEmptyRack
+		return bad("empty rack", nil)
 	case s.Containers < 0 || s.Containers > MaxContainers:
-		return 0, fmt.Errorf("%w: container count %d outside [0, %d]", ErrInvalidNode, s.Containers, MaxContainers)
+		return bad(fmt.Sprintf("container count %d outside [0, %d]", s.Containers, MaxContainers), nil)
 	case len(s.Accelerators) > MaxAccelerators:
-		return 0, fmt.Errorf("%w: %d accelerators, more than %d", ErrInvalidNode, len(s.Accelerators), MaxAccelerators)
+		return bad(fmt.Sprintf("%d accelerators, more than %d", len(s.Accelerators), MaxAccelerators), nil)
 	}
 	capacity := 0.0
 	for i, a := range s.Accelerators {
 		if err := a.Validate(); err != nil {
-			if !validWeight(a.Weight) {
-				return 0, fmt.Errorf("%w: %w", ErrInvalidWeight, err)
-			}
-			return 0, fmt.Errorf("%w: %w", ErrInvalidNode, err)
+			return bad("", err)
 		}
 		for _, b := range s.Accelerators[:i] {
 			if b.ID == a.ID {
-				return 0, fmt.Errorf("%w: duplicate accelerator %q", ErrInvalidNode, a.ID)
+				return bad(fmt.Sprintf("duplicate accelerator %q", a.ID), nil)
 			}
 		}
 		if !a.Healthy || !t.selected(a.Kind) {
@@ -280,7 +305,7 @@ func (t *Table) check(s NodeStatus) (float64, error) {
 		capacity += t.cfg.Weights.Weight(a)
 	}
 	if math.IsInf(capacity, 0) {
-		return 0, fmt.Errorf("%w: summed weight overflows", ErrInvalidWeight)
+		return bad("summed accelerator weight overflows", nil)
 	}
 	return capacity, nil
 }

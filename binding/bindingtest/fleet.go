@@ -163,7 +163,7 @@ func (f *Fleet) Add(st binding.NodeStatus) {
 }
 
 // Heartbeat reports st at now, expecting ErrUnknownNode for a node not
-// live and ErrStaleHeartbeat for a time before the node's last.
+// live and ErrStaleTime for a time before the node's last.
 func (f *Fleet) Heartbeat(now time.Time, st binding.NodeStatus) {
 	var want error
 	l, ok := f.Live[st.ID]
@@ -171,7 +171,7 @@ func (f *Fleet) Heartbeat(now time.Time, st binding.NodeStatus) {
 	case !ok:
 		want = binding.ErrUnknownNode
 	case now.Before(l.Last):
-		want = binding.ErrStaleHeartbeat
+		want = binding.ErrStaleTime
 	}
 	moves, err := f.Table.Heartbeat(now, st)
 	if err == nil {
