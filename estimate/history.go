@@ -301,7 +301,7 @@ func (h *History) Observe(key schedkit.SimilarityKey, samples []UsageSample) (bo
 		}
 		for _, x := range s.Used {
 			if !(x >= 0 && x <= math.MaxFloat64) { // NaN, infinite or negative: Validate says which
-				return false, invalid(op, -1, "sample %d: %v", i, s.Used.Validate())
+				return false, because(op, -1, s.Used.Validate(), "sample %d", i)
 			}
 		}
 		if s.Duration < 0 {

@@ -448,7 +448,8 @@ func TestHistoryObserveNamesBadAmount(t *testing.T) {
 		s := append(append([]estimate.UsageSample(nil), good[:2]...), estimate.UsageSample{Duration: time.Second, Used: u})
 		h := newHistory(t, estimate.HistoryConfig{})
 		ok, err := h.Observe(keyA, s)
-		if ok || !errors.Is(err, estimate.ErrInvalid) || !strings.Contains(err.Error(), "sample 2: "+u.Validate().Error()) {
+		verr := u.Validate()
+		if ok || !errors.Is(err, estimate.ErrInvalid) || !errors.As(err, new(*resource.Error)) || !strings.Contains(err.Error(), "sample 2: "+strings.TrimPrefix(verr.Error(), "resource: ")) {
 			t.Errorf("amount %v: got %v %v", x, ok, err)
 		}
 	}

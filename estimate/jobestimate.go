@@ -69,7 +69,7 @@ func EstimateJob(j schedkit.Job, now time.Time, capacity []Capacity, opt Options
 	for p := range n {
 		progress[p] = j.Progress(schedkit.Phase(p))
 		if err := progress[p].Validate(); err != nil {
-			return JobEstimate{}, &Error{Op: op, Phase: p, Reason: err.Error()}
+			return JobEstimate{}, because(op, p, err, "job %q", j.ID())
 		}
 	}
 	for _, c := range capacity[:n] {

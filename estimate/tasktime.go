@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"fmt"
 	"math/bits"
 	"time"
 
@@ -23,18 +24,27 @@ type TaskTime struct {
 // finished task it returns the zero TaskTime (Known false). A negative
 // count or sum, or a positive sum over zero tasks, is an error.
 func AverageTaskTime(finishedSum time.Duration, finished int) (TaskTime, error) {
-	const op = "AverageTaskTime"
-	switch {
-	case finished < 0:
-		return TaskTime{}, invalid(op, -1, "negative finished count %d", finished)
-	case finishedSum < 0:
-		return TaskTime{}, invalid(op, -1, "negative finished duration sum %v", finishedSum)
-	case finished == 0 && finishedSum != 0:
-		return TaskTime{}, invalid(op, -1, "duration sum %v without finished tasks", finishedSum)
-	case finished == 0:
+	if reason := checkFinished(finishedSum, finished); reason != "" {
+		return TaskTime{}, invalid("AverageTaskTime", -1, "%s", reason)
+	}
+	if finished == 0 {
 		return TaskTime{}, nil
 	}
 	return TaskTime{Avg: finishedSum / time.Duration(finished), Known: true}, nil
+}
+
+// checkFinished says what is wrong with a finished count and duration sum,
+// or returns "".
+func checkFinished(finishedSum time.Duration, finished int) string {
+	switch {
+	case finished < 0:
+		return fmt.Sprintf("negative finished count %d", finished)
+	case finishedSum < 0:
+		return fmt.Sprintf("negative finished duration sum %v", finishedSum)
+	case finished == 0 && finishedSum != 0:
+		return fmt.Sprintf("duration sum %v without finished tasks", finishedSum)
+	}
+	return ""
 }
 
 // PooledTaskTime returns formula (2) over the finished tasks of every
@@ -82,8 +92,8 @@ func pooledTaskTime(phases []schedkit.PhaseProgress) TaskTime {
 // pooled, the job's pooled average (see PooledTaskTime), which may itself
 // be unknown.
 func PhaseTaskTime(p schedkit.PhaseProgress, pooled TaskTime) (TaskTime, error) {
-	if _, err := AverageTaskTime(p.FinishedDurationSum, p.Finished); err != nil {
-		return TaskTime{}, &Error{Op: "PhaseTaskTime", Phase: -1, Reason: err.(*Error).Reason}
+	if reason := checkFinished(p.FinishedDurationSum, p.Finished); reason != "" {
+		return TaskTime{}, invalid("PhaseTaskTime", -1, "%s", reason)
 	}
 	return phaseTaskTime(&p, pooled), nil
 }
@@ -115,8 +125,8 @@ func PriorTaskTime(p schedkit.PhaseProgress, pooled TaskTime, prior time.Duratio
 	if prior < 0 || prior > Horizon {
 		return TaskTime{}, invalid(op, -1, "prior task time %v outside [0, 2^60 ns]", prior)
 	}
-	if _, err := AverageTaskTime(p.FinishedDurationSum, p.Finished); err != nil {
-		return TaskTime{}, &Error{Op: op, Phase: -1, Reason: err.(*Error).Reason}
+	if reason := checkFinished(p.FinishedDurationSum, p.Finished); reason != "" {
+		return TaskTime{}, invalid(op, -1, "%s", reason)
 	}
 	return priorTaskTime(&p, pooled, prior, perPhase), nil
 }
