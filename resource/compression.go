@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"errors"
 	"math"
 	"time"
 )
@@ -131,7 +132,7 @@ func StagedDuration(stages []time.Duration, rates []float64) (time.Duration, err
 	for i, d := range stages {
 		c, err := CompressedDuration(d, rates[i])
 		if err != nil {
-			if e, ok := err.(*Error); ok {
+			if e := (*Error)(nil); errors.As(err, &e) {
 				e.Op, e.Index = op, i
 			}
 			return 0, err

@@ -3,7 +3,8 @@ package resource
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/schedkit/schedkit/internal/errtext"
 )
 
 // Sentinel errors. Every error returned by this package wraps exactly one of
@@ -33,21 +34,23 @@ var (
 	ErrOverflow = errors.New("resource: duration overflows")
 )
 
-// Error is the error type returned by this package. It names the operation,
-// the vector element (or -1 when not element-specific) and the offending
-// value, and wraps one of the sentinel errors above.
+// Error is the error type returned by this package, in the error shape
+// every schedkit package shares. It names the operation, the vector
+// element (or -1 when not element-specific) and the offending value, and
+// wraps one of the sentinel errors above.
 type Error struct {
 	Op    string  // operation, e.g. "Vector.Add" or "CompressionBound"
 	Index int     // element index, -1 if not applicable
 	Value float64 // offending value, if any (see HasValue)
-	Err   error   // one of the package's sentinel errors, possibly wrapped with details
 	// HasValue reports whether Value is meaningful; when it is not (a
 	// missing kind, an empty vector), the message leaves it out.
 	HasValue bool
+	Reason   string // what is wrong, if more than the sentinel says
+	Err      error  // one of the package's sentinel errors
 }
 
-// Error returns "resource: <Op>: [element <i> = <value>: ]<what is
-// wrong>", naming the package once.
+// Error returns "resource: <Op>: [element <i> = <value>: ]<sentinel>[:
+// <reason>]", naming the package once.
 func (e *Error) Error() string {
 	msg := "resource: " + e.Op
 	switch {
@@ -58,11 +61,17 @@ func (e *Error) Error() string {
 	case e.HasValue:
 		msg += fmt.Sprintf(": value %v", e.Value)
 	}
-	return msg + ": " + strings.TrimPrefix(e.Err.Error(), "resource: ")
+	if e.Err != nil {
+		msg += ": " + errtext.Bare(e.Err)
+	}
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
 }
 
 // Unwrap returns the sentinel error.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() []error { return errtext.Unwrap(e.Err, nil) }
 
 func errAt(op string, i int, v float64, err error) error {
 	return &Error{Op: op, Index: i, Value: v, Err: err, HasValue: true}
@@ -73,5 +82,10 @@ func errVal(op string, v float64, err error) error {
 }
 
 func errLen(op string, got, want int) error {
-	return &Error{Op: op, Index: -1, Value: float64(got), Err: fmt.Errorf("%w: got %d elements, want %d", ErrLength, got, want)}
+	return &Error{Op: op, Index: -1, Value: float64(got), Err: ErrLength, Reason: fmt.Sprintf("got %d elements, want %d", got, want)}
+}
+
+// errWhy is an error that is not about one element or value.
+func errWhy(op string, err error, format string, args ...any) error {
+	return &Error{Op: op, Index: -1, Err: err, Reason: fmt.Sprintf(format, args...)}
 }

@@ -1,7 +1,6 @@
 package resource
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -54,7 +53,7 @@ type Space struct {
 // with ErrKind if there are no kinds, a name is empty, or a name repeats.
 func NewSpace(kinds ...Kind) (*Space, error) {
 	if len(kinds) == 0 {
-		return nil, &Error{Op: "NewSpace", Index: -1, Err: fmt.Errorf("%w: no kinds", ErrKind)}
+		return nil, errWhy("NewSpace", ErrKind, "no kinds")
 	}
 	s := &Space{
 		kinds:        append([]Kind(nil), kinds...),
@@ -63,10 +62,10 @@ func NewSpace(kinds ...Kind) (*Space, error) {
 	}
 	for i, k := range kinds {
 		if k.Name == "" {
-			return nil, &Error{Op: "NewSpace", Index: -1, Err: fmt.Errorf("%w: kind %d has an empty name", ErrKind, i)}
+			return nil, errWhy("NewSpace", ErrKind, "kind %d has an empty name", i)
 		}
 		if _, dup := s.byName[k.Name]; dup {
-			return nil, &Error{Op: "NewSpace", Index: -1, Err: fmt.Errorf("%w: kind %d repeats the name %q", ErrKind, i, k.Name)}
+			return nil, errWhy("NewSpace", ErrKind, "kind %d repeats the name %q", i, k.Name)
 		}
 		s.byName[k.Name] = i
 		s.compressible[i] = k.Compressible

@@ -1,7 +1,6 @@
 package resource
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -43,7 +42,7 @@ func NewTimeline(base Vector) (*Timeline, error) {
 // Reset empties the timeline and sets its base, keeping its storage.
 func (t *Timeline) Reset(base Vector) error {
 	if len(base) == 0 {
-		return &Error{Op: "Timeline.Reset", Index: -1, Err: fmt.Errorf("%w: empty base vector", ErrLength)}
+		return errWhy("Timeline.Reset", ErrLength, "empty base vector")
 	}
 	if err := checkFinite("Timeline.Reset", base); err != nil {
 		return err
@@ -159,7 +158,7 @@ func (t *Timeline) split(x time.Duration, from int) int {
 
 func (t *Timeline) checkInterval(op string, start, end time.Duration, v Vector) error {
 	if start >= end {
-		return &Error{Op: op, Index: -1, Err: fmt.Errorf("%w: [%v, %v)", ErrInterval, start, end)}
+		return errWhy(op, ErrInterval, "[%v, %v)", start, end)
 	}
 	if len(v) != t.dims {
 		return errLen(op, len(v), t.dims)
@@ -227,7 +226,7 @@ func (t *Timeline) addTimeline(op string, other *Timeline, offset time.Duration,
 		return errLen(op, got, t.dims)
 	}
 	if other == t {
-		return &Error{Op: op, Index: -1, Err: fmt.Errorf("%w: timeline added to itself", ErrInterval)}
+		return errWhy(op, ErrInterval, "timeline added to itself")
 	}
 	if n := len(other.times); n > 0 {
 		first, last := other.times[0], other.times[n-1]
@@ -246,7 +245,7 @@ func (t *Timeline) addTimeline(op string, other *Timeline, offset time.Duration,
 
 func (t *Timeline) checkRange(op string, from, to time.Duration, dst Vector) error {
 	if from >= to {
-		return &Error{Op: op, Index: -1, Err: fmt.Errorf("%w: [%v, %v)", ErrInterval, from, to)}
+		return errWhy(op, ErrInterval, "[%v, %v)", from, to)
 	}
 	if len(dst) != t.dims {
 		return errLen(op, len(dst), t.dims)

@@ -1,6 +1,10 @@
 package resource
 
-import "math"
+import (
+	"math"
+
+	"github.com/schedkit/schedkit/internal/drf"
+)
 
 // Vector is an ordered tuple of amounts, one per kind of a Space (paper 004
 // formula (9)). It is a plain slice so hosts can build and read it without
@@ -219,8 +223,7 @@ func (v Vector) IsZero() bool {
 // or allocation v in a cluster of the given total (Ghodsi et al., DRF).
 // Kinds whose total is zero are skipped when v is zero there too; a
 // positive demand on a zero total returns ErrZeroCapacity naming the
-// element. Negative or non-finite elements return errors. On valid input
-// it equals DominantShareUnchecked.
+// element. Negative or non-finite elements return errors.
 func DominantShare(v, total Vector) (float64, error) {
 	if len(v) != len(total) {
 		return 0, errLen("DominantShare", len(total), len(v))
@@ -249,25 +252,5 @@ func DominantShare(v, total Vector) (float64, error) {
 			return 0, errAt("DominantShare", i, s, ErrOverflow)
 		}
 	}
-	return DominantShareUnchecked(v, total), nil
-}
-
-// DominantShareUnchecked is DominantShare for vectors the caller keeps
-// valid itself (a simulator's running allocations, a scheduler's per-job
-// sums): max_i v[i]/total[i] over the kinds whose total is positive, 0
-// when there are none. It never fails and never returns NaN (+Inf only if
-// a ratio overflows, which DominantShare reports as ErrOverflow): kinds whose
-// total is not positive are skipped, an element that is not positive
-// (rounding drift below zero included) or NaN never raises the share, and
-// elements beyond the shorter vector are ignored. It does not allocate.
-func DominantShareUnchecked(v, total Vector) float64 {
-	share := 0.0
-	for i := range min(len(v), len(total)) {
-		if t, x := total[i], v[i]; t > 0 && x > 0 {
-			if s := x / t; s > share {
-				share = s
-			}
-		}
-	}
-	return share
+	return drf.Share(v, total), nil
 }

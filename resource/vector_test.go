@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/internal/drf"
 )
 
 func TestNewSpace(t *testing.T) {
@@ -199,10 +200,10 @@ func TestDominantShare(t *testing.T) {
 	}
 }
 
-// DominantShareUnchecked equals DominantShare wherever DominantShare
-// accepts its input, and on what it rejects still returns a finite share
-// from the positive elements over positive totals only.
-func TestDominantShareUnchecked(t *testing.T) {
+// drf.Share (the simulator's unchecked form) equals DominantShare wherever
+// DominantShare accepts its input, and on what it rejects still returns a
+// finite share from the positive elements over positive totals only.
+func TestDominantShareLenient(t *testing.T) {
 	tests := []struct {
 		name   string
 		v, tot Vector
@@ -216,7 +217,7 @@ func TestDominantShareUnchecked(t *testing.T) {
 		{"nothing", nil, nil, 0},
 	}
 	for _, tc := range tests {
-		if got := DominantShareUnchecked(tc.v, tc.tot); got != tc.want {
+		if got := drf.Share(tc.v, tc.tot); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -228,7 +229,7 @@ func TestDominantShareUnchecked(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if got := DominantShareUnchecked(v, tot); got != want {
+		if got := drf.Share(v, tot); got != want {
 			t.Fatalf("%v in %v: unchecked %v, checked %v", v, tot, got, want)
 		}
 	}

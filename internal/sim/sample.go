@@ -5,8 +5,8 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/schedkit/schedkit/internal/drf"
 	"github.com/schedkit/schedkit/internal/metrics"
-	"github.com/schedkit/schedkit/resource"
 )
 
 // sample records the cluster's utilisation per kind and the sums of the
@@ -59,7 +59,7 @@ func (s *Sim) jainSums() metrics.JainSums {
 		for ; word != 0; word &= word - 1 {
 			j := &s.jobs[w<<6|bits.TrailingZeros64(word)]
 			if j.state == jobActive {
-				jain.Add(resource.DominantShareUnchecked(j.alloc, s.capacity))
+				jain.Add(drf.Share(j.alloc, s.capacity))
 			}
 		}
 	}
@@ -71,7 +71,7 @@ func (s *Sim) jainSums() metrics.JainSums {
 func (s *Sim) naiveJainSums() metrics.JainSums {
 	var jain metrics.JainSums
 	for _, j := range s.activeList() {
-		jain.Add(resource.DominantShareUnchecked(j.alloc, s.capacity))
+		jain.Add(drf.Share(j.alloc, s.capacity))
 	}
 	return jain
 }
