@@ -77,9 +77,11 @@ type Experiment struct {
 	Summary string
 	// Run performs the experiment.
 	Run func(p Params) (Result, error)
-	// SuiteScale is the size factor the default suite runs it at,
-	// multiplied with Params.Scale; 0 means 1. It keeps the no-flag run
-	// short while -experiment NAME runs the full size.
+	// SuiteScale is the compact size factor, multiplied with
+	// Params.Scale, that schedsim runs the experiment at, in the default
+	// suite and with -experiment NAME alike; 0 means 1 (the experiment is
+	// compact at full size). schedsim -full runs the full size, and -list
+	// gives each experiment's factor.
 	SuiteScale float64
 	// Uses lists the optional Params it reads (Scale, Seed, Parallel and
 	// Progress are always read); Check refuses any other.
@@ -119,8 +121,8 @@ func (e Experiment) Check(p Params) error {
 	return nil
 }
 
-// SuiteParams returns p as the default suite runs e: Scale multiplied by
-// e.SuiteScale.
+// SuiteParams returns p at e's compact size, as schedsim runs e without
+// -full: Scale multiplied by e.SuiteScale.
 func (e Experiment) SuiteParams(p Params) Params {
 	if e.SuiteScale > 0 {
 		if p.Scale == 0 {

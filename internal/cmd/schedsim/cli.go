@@ -27,7 +27,8 @@ type options struct {
 	svgDir      string
 	list        bool
 	assumptions bool
-	suite       bool // the default suite: experiments run at their SuiteScale
+	suite       bool // the default suite (no -experiment, no -trace)
+	full        bool // -full: experiments at their full size, not their SuiteScale
 }
 
 // run is schedsim: it parses args, runs the experiments and writes the
@@ -54,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		p := opt.params
-		if opt.suite {
+		if !opt.full {
 			p = e.SuiteParams(p)
 		}
 		res, err := e.Run(p)
@@ -93,6 +94,8 @@ Usage:
   go run ./internal/cmd/schedsim [flags]
 
 With no flags it runs the default suite: %s.
+Every experiment runs at its compact size, named with -experiment as in
+the suite; -full runs the full size (-list gives each factor).
 
 Flags:
 `
@@ -112,6 +115,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&opt.params.Load, "load", 0, "size a trace replay's cluster for this offered `load` (e.g. 0.8: the busier slot kind is asked for 80% of its capacity); excludes -nodes")
 	fs.StringVar(&opt.out, "out", "text", "output `format`: text (aligned tables), csv (one row per metric and policy: snake_case metric keys ending in their unit, numeric values, then notes and assumptions) or json (the same, per table)")
 	fs.StringVar(&opt.svgDir, "svg", "", "also write plots to `dir`: per experiment, a CDF of job response times, deadline success bars and, where tasks are recorded, slots held per workflow over time")
+	fs.BoolVar(&opt.full, "full", false, "run experiments at their full size (-list gives each one's compact factor, and the full size can take minutes); default: the compact size, the same with -experiment as in the default suite")
 	fs.BoolVar(&opt.list, "list", false, "list experiments and policies, then exit")
 	fs.BoolVar(&opt.assumptions, "assumptions", true, "print each workload's assumptions after its tables (text output)")
 	fs.BoolVar(&opt.params.Timing, "timing", false, "add the policies' wall-clock decision time to the tables (not reproducible)")
@@ -226,7 +230,11 @@ func writeList(w io.Writer) {
 		if f := e.Uses.Flags(); len(f) > 0 {
 			uses = "uses " + strings.Join(f, " ")
 		}
-		fmt.Fprintf(tw, "  %s\t%s%s [%s]\n", e.Name, e.Summary, mark, uses)
+		size := ""
+		if e.SuiteScale > 0 && e.SuiteScale != 1 {
+			size = fmt.Sprintf("; runs at %v of its full size unless -full", e.SuiteScale)
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s [%s%s]\n", e.Name, e.Summary, mark, uses, size)
 	}
 	fmt.Fprintln(tw, "\nPolicies:")
 	for _, p := range experiment.Policies() {

@@ -30,7 +30,7 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 	if code != exitOK || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	for _, f := range []string{"-experiment", "-trace", "-format", "-policies", "-seed", "-scale", "-out", "-svg", "-list", "-nodes", "-load", "-assumptions", "-timing", "-parallel"} {
+	for _, f := range []string{"-experiment", "-trace", "-format", "-policies", "-seed", "-scale", "-out", "-svg", "-list", "-nodes", "-load", "-assumptions", "-timing", "-parallel", "-full"} {
 		if !strings.Contains(errOut, "  "+f) {
 			t.Errorf("-h does not explain %s:\n%s", f, errOut)
 		}
@@ -42,7 +42,8 @@ func TestList(t *testing.T) {
 	if code != exitOK {
 		t.Fatal("exit", code)
 	}
-	for _, s := range []string{"paper000-light", "paper000-heavy", "fb2009", "trace", "fifo", "fair", "capacity", "drf", "edf", "(default)"} {
+	for _, s := range []string{"paper000-light", "paper000-heavy", "fb2009", "trace", "fifo", "fair", "capacity", "drf", "edf", "(default)",
+		"dbs ", "runs at 0.1 of its full size unless -full"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("-list lacks %q:\n%s", s, out)
 		}
