@@ -32,14 +32,12 @@
 // add paper 003's cost rows (metrics.CostMetrics: mean cost, success and
 // mean cost per φ).
 //
-// Capacity and DRF with pools ("capacity", "drf-pools") used to print
-// identical numbers. The names were wired right (TestPolicyWiring checks
-// each builds its baseline); internal/baseline's Capacity ordered jobs
-// within a queue by dominant share, as DRF(pools) does, so with equal
-// queue shares every decision was the same. It now serves a queue's jobs
-// in submission order, as Hadoop's Capacity Scheduler does (see package
-// baseline). In paper003, where every job is its own class and queue,
-// Capacity still equals plain DRF: each queue holds one job.
+// Capacity and DRF with pools ("capacity", "drf-pools") differ only in
+// the order within a queue: Capacity serves a queue's jobs in submission
+// order, as Hadoop's Capacity Scheduler does, DRF(pools) by dominant
+// share (see package baseline; TestPolicyWiring checks each name builds
+// its baseline). In paper003, where every job is its own class and
+// queue, Capacity equals plain DRF: each queue holds one job.
 //
 // # Usage
 //
