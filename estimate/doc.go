@@ -106,4 +106,12 @@
 //
 // Evaluate is the one implementation of formulas (2)–(5): RemainingTime,
 // EstimateJob and package lss all go through it.
+//
+// # Errors
+//
+// Every error is an *Error wrapping ErrInvalid and, where another package
+// found the fault (a job's inconsistent counters, a sample's bad usage
+// vector), that package's error as Cause, so errors.Is finds both
+// (schedkit.ErrInvalidProgress, resource.ErrNegative, …). A function
+// that returns an error has changed nothing.
 package estimate
