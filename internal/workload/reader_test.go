@@ -11,7 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const fbTrace = "../../../shared/workloads/swim/FB-2009_samples_24_times_1hr_0.tsv"
+// fbTrace is the FB-2009 day the experiments embed.
+const fbTrace = "../experiment/data/swim/FB-2009_samples_24_times_1hr_0.tsv"
 
 // exactOptions reads with exact durations and no generated constraints.
 func exactOptions() TraceOptions {
