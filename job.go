@@ -1,6 +1,10 @@
 package schedkit
 
-import "time"
+import (
+	"math"
+	"math/bits"
+	"time"
+)
 
 // Job is the host's read-only view of one job, as deadline-aware schedulers
 // (lss, dbs) read it. The scheduler never mutates a job; it returns
@@ -60,12 +64,24 @@ func (p PhaseProgress) Pending() int { return p.Total - p.Running - p.Finished }
 
 // RunningElapsed returns the summed elapsed time of the running tasks at
 // now, for a job submitted at submitted: Running·(now − submitted) −
-// RunningStartSum. It is zero when nothing runs.
+// RunningStartSum. It is zero when nothing runs. It never overflows: the
+// sum is computed exactly in 128 bits, saturates at math.MaxInt64 when it
+// does not fit (a thousand tasks running for about 107 days), and is
+// clamped at zero (now before the tasks' starts counts nothing).
 func (p PhaseProgress) RunningElapsed(submitted, now time.Time) time.Duration {
-	if p.Running == 0 {
+	since := now.Sub(submitted) // saturates, like the result
+	if p.Running <= 0 || since <= 0 {
 		return 0
 	}
-	return time.Duration(p.Running)*now.Sub(submitted) - p.RunningStartSum
+	hi, lo := bits.Mul64(uint64(p.Running), uint64(since))
+	lo, borrow := bits.Sub64(lo, uint64(max(p.RunningStartSum, 0)), 0)
+	switch {
+	case hi < borrow:
+		return 0
+	case hi-borrow != 0 || lo > math.MaxInt64:
+		return math.MaxInt64
+	}
+	return time.Duration(lo)
 }
 
 // Validate reports whether the counters are consistent: no negative

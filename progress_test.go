@@ -111,3 +111,32 @@ func TestProgressRefusesUnrepresentable(t *testing.T) {
 		t.Fatalf("Start to the largest sum: %v, %+v", err, p)
 	}
 }
+
+// RunningElapsed is exact where the product Running·(now − submitted)
+// does not fit in 64 bits but the difference does, saturates where the
+// difference does not fit, and is zero before the starts.
+func TestRunningElapsedNeverOverflows(t *testing.T) {
+	sub := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	tests := []struct {
+		name string
+		p    PhaseProgress
+		now  time.Time
+		want time.Duration
+	}{
+		{"worked", PhaseProgress{Total: 2, Running: 2, RunningStartSum: 40 * time.Second}, sub.Add(time.Minute), 80 * time.Second},
+		// 1000 tasks started 100 days in, now 150 days: the product
+		// overflows, the answer, 50,000 days, fits.
+		{"product overflows, difference fits", PhaseProgress{Total: 1000, Running: 1000, RunningStartSum: 1000 * 100 * day},
+			sub.Add(150 * day), 50000 * day},
+		{"difference overflows", PhaseProgress{Total: 1000, Running: 1000}, sub.Add(200 * day), math.MaxInt64},
+		{"now before the starts", PhaseProgress{Total: 1, Running: 1, RunningStartSum: time.Hour}, sub.Add(time.Minute), 0},
+		{"now before submission", PhaseProgress{Total: 1, Running: 1}, sub.Add(-time.Minute), 0},
+		{"nothing runs", PhaseProgress{Total: 1}, sub.Add(time.Hour), 0},
+	}
+	for _, tt := range tests {
+		if got := tt.p.RunningElapsed(sub, tt.now); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
