@@ -152,7 +152,7 @@ func renderPackage(pkg *types.Package) []string {
 		case *types.Const:
 			emit("const %s %s = %s", name, ts(o.Type()), o.Val().ExactString())
 		case *types.Var:
-			emit("var %s %s", name, ts(o.Type()))
+			emit("var %s %s", name, ts(unnamed(o.Type())))
 		case *types.Func:
 			sig := o.Type().(*types.Signature)
 			emit("func %s%s%s", name, typeParams(sig.TypeParams(), qual), signature(sig, qual))
@@ -166,15 +166,34 @@ func renderPackage(pkg *types.Package) []string {
 // signature renders sig's parameters and results by type only: a
 // parameter's name is not part of the API.
 func signature(sig *types.Signature, qual types.Qualifier) string {
-	unnamed := func(t *types.Tuple) *types.Tuple {
-		vs := make([]*types.Var, t.Len())
-		for i := range t.Len() {
-			vs[i] = types.NewParam(0, nil, "", t.At(i).Type())
+	return strings.TrimPrefix(types.TypeString(unnamed(sig), qual), "func")
+}
+
+// unnamed returns t with the parameter and result names of every
+// function type in it (a func-typed parameter's own, too) left out.
+func unnamed(t types.Type) types.Type {
+	tuple := func(tp *types.Tuple) *types.Tuple {
+		vs := make([]*types.Var, tp.Len())
+		for i := range tp.Len() {
+			vs[i] = types.NewParam(0, nil, "", unnamed(tp.At(i).Type()))
 		}
 		return types.NewTuple(vs...)
 	}
-	bare := types.NewSignatureType(nil, nil, nil, unnamed(sig.Params()), unnamed(sig.Results()), sig.Variadic())
-	return strings.TrimPrefix(types.TypeString(bare, qual), "func")
+	switch t := t.(type) {
+	case *types.Signature:
+		return types.NewSignatureType(nil, nil, nil, tuple(t.Params()), tuple(t.Results()), t.Variadic())
+	case *types.Slice:
+		return types.NewSlice(unnamed(t.Elem()))
+	case *types.Array:
+		return types.NewArray(unnamed(t.Elem()), t.Len())
+	case *types.Pointer:
+		return types.NewPointer(unnamed(t.Elem()))
+	case *types.Map:
+		return types.NewMap(unnamed(t.Key()), unnamed(t.Elem()))
+	case *types.Chan:
+		return types.NewChan(t.Dir(), unnamed(t.Elem()))
+	}
+	return t // named and basic types print by name
 }
 
 func typeParams(tp *types.TypeParamList, qual types.Qualifier) string {
@@ -218,7 +237,7 @@ func renderType(prefix string, o *types.TypeName, qual types.Qualifier) []string
 			if f.Embedded() {
 				emit("type %s struct, embedded %s", name, ts(f.Type()))
 			} else {
-				emit("type %s struct, %s %s", name, f.Name(), ts(f.Type()))
+				emit("type %s struct, %s %s", name, f.Name(), ts(unnamed(f.Type())))
 			}
 		}
 	case *types.Interface:
@@ -234,7 +253,7 @@ func renderType(prefix string, o *types.TypeName, qual types.Qualifier) []string
 		}
 		return out
 	default:
-		emit("type %s%s %s", name, tparams, ts(u))
+		emit("type %s%s %s", name, tparams, ts(unnamed(u)))
 	}
 	// Methods of T and *T, promoted ones included.
 	ms := types.NewMethodSet(types.NewPointer(named))
