@@ -63,7 +63,8 @@
 //     ErrTimeRange; a package adds sentinels only for what is its own
 //     (fgm's ErrInvalidSample, lss's ErrNotAdmitted). Every error for bad
 //     input is a *Error with the fields Op, Job, Node (and Task where the
-//     package deals in tasks), Reason, Err (the sentinel) and Cause (an
+//     package deals in tasks; binding, which deals in nodes only, has no
+//     Job), Reason, Err (the sentinel) and Cause (an
 //     underlying error, or nil); its Unwrap() []error returns Err and
 //     Cause, so errors.Is and errors.As work; its text names the package
 //     once: `lss: Submit: job "j1": invalid job: deadline … before
