@@ -59,9 +59,13 @@ func fuzzOps(t *testing.T, data []byte) {
 			h.heartbeat(now, st)
 		case 5:
 			h.expire(now)
-		case 6: // stale heartbeat
-			if mn := h.model[id]; mn != nil {
+		case 6: // stale heartbeat, or one out of range
+			if mn := h.model[id]; mn != nil && p%8 == 7 {
+				h.heartbeat(now.Add(1<<60+time.Duration(p)), mn.st)
+			} else if mn != nil {
 				h.heartbeat(mn.last.Add(-time.Duration(1+p)*time.Millisecond), mn.st)
+			} else if p%8 == 7 {
+				h.add(time.Time{}, fuzzStatus(id, p)) // the zero time: out of range once a time was accepted
 			}
 		case 7: // bad status
 			st := fuzzStatus(id, p)

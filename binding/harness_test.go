@@ -27,6 +27,26 @@ type harness struct {
 	naive *naiveTable // paper mode only: node-level, unweighted, no rebalance
 	ops   int
 	buf   []Binding
+	epoch *time.Time // the first accepted Add or Heartbeat time
+}
+
+// timeRange reports ErrTimeRange for a time more than 2⁶⁰ ns from the
+// first accepted one.
+func (h *harness) timeRange(now time.Time) error {
+	if h.epoch == nil {
+		return nil
+	}
+	if d := now.Sub(*h.epoch); d > 1<<60 || d < -(1<<60) {
+		return ErrTimeRange
+	}
+	return nil
+}
+
+// accepted records the first accepted time.
+func (h *harness) accepted(now time.Time) {
+	if h.epoch == nil {
+		h.epoch = &now
+	}
 }
 
 type mnode struct {
@@ -196,11 +216,15 @@ func (h *harness) add(now time.Time, st NodeStatus) {
 	if want == nil && h.model[st.ID] != nil {
 		want = ErrDuplicateNode
 	}
+	if want == nil {
+		want = h.timeRange(now)
+	}
 	before := h.snap(want != nil)
 	moves, err := h.tab.Add(now, st)
 	if h.expectErr("Add", err, want, before) {
 		return
 	}
+	h.accepted(now)
 	st.Accelerators = slices.Clone(st.Accelerators)
 	h.model[st.ID] = &mnode{st: st, last: now}
 	if h.naive != nil {
@@ -227,6 +251,8 @@ func (h *harness) heartbeat(now time.Time, st NodeStatus) {
 		want = ErrUnknownNode
 	case invalid(st) != nil:
 		want = invalid(st)
+	case h.timeRange(now) != nil:
+		want = ErrTimeRange
 	case now.Before(m.last):
 		want = ErrStaleTime
 	}
@@ -235,6 +261,7 @@ func (h *harness) heartbeat(now time.Time, st NodeStatus) {
 	if h.expectErr("Heartbeat", err, want, before) {
 		return
 	}
+	h.accepted(now)
 	old := m.st
 	st.Accelerators = slices.Clone(st.Accelerators)
 	m.st, m.last = st, now
