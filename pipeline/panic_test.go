@@ -178,3 +178,81 @@ func TestTypedNilAccelerator(t *testing.T) {
 		t.Fatalf("typed nil accelerator: %v", err)
 	}
 }
+
+// lazyAcc is a device whose Run breaks the Accelerator contract: it
+// returns nil without running work (skip), or runs it but recovers a
+// panic of it and returns nil (swallow).
+type lazyAcc struct{ swallow bool }
+
+func (lazyAcc) Info() schedkit.AcceleratorInfo {
+	return schedkit.AcceleratorInfo{ID: "lazy", Kind: schedkit.AcceleratorGPU, Healthy: true}
+}
+
+func (a lazyAcc) Run(ctx context.Context, work func(context.Context) error) (err error) {
+	if !a.swallow {
+		return nil
+	}
+	defer func() { _ = recover() }()
+	return work(ctx)
+}
+
+// An Accelerator.Run that returns nil without running work to its end
+// does not pass the items off as done: each item it left without a
+// result fails with ErrWorkNotRun (in a *StageError for StageProcess)
+// and is written once, like any failed item.
+func TestWorkNotRun(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		acc    lazyAcc
+		batch  int
+		failed []int // inputs that fail
+	}{
+		{"skip", lazyAcc{}, 1, []int{0, 1, 2, 3, 4}},
+		{"skip batch", lazyAcc{}, 3, []int{0, 1, 2, 3, 4}},
+		// Process panics on 1: the accelerator swallows it, so 1 and
+		// the rest of its batch (2) have no result; 3 and 4 run.
+		{"swallow", lazyAcc{swallow: true}, 3, []int{1, 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var items []pipeline.Item[int]
+			for i := range 5 {
+				items = append(items, pipeline.Item[int]{Requester: "n1", Input: i})
+			}
+			var failed []int
+			writes := 0
+			cfg := pipeline.Config{Accelerators: []schedkit.Accelerator{c.acc}, Streams: 1, ProcessQueue: 8, WriteQueue: 8, Batch: c.batch, Ordered: true}
+			st, err := pipeline.Run(context.Background(), cfg, pipeline.Stages[int, int]{
+				Read: sliceReader(items),
+				Process: func(_ context.Context, x int) (int, error) {
+					if x == 1 {
+						panic("bad item")
+					}
+					return x + 100, nil
+				},
+				Write: func(_ context.Context, r pipeline.Result[int, int]) error {
+					writes++
+					var se *pipeline.StageError
+					switch {
+					case errors.Is(r.Err, pipeline.ErrWorkNotRun) && errors.As(r.Err, &se) && se.Stage == pipeline.StageProcess:
+						failed = append(failed, r.Input)
+					case r.Err != nil:
+						t.Errorf("item %d: error %v, want ErrWorkNotRun", r.Input, r.Err)
+					case r.Output != r.Input+100:
+						t.Errorf("item %d: output %d", r.Input, r.Output)
+					}
+					return nil
+				},
+				Drop: func(r pipeline.Result[int, int], reason error) { t.Errorf("dropped %d: %v", r.Input, reason) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(failed, c.failed) || writes != 5 {
+				t.Errorf("failed %v of %d written, want %v of 5", failed, writes, c.failed)
+			}
+			if st.Read.Items != 5 || st.Write.Items != 5 || st.Process.Items != 5 || st.Process.Failed != int64(len(c.failed)) || st.Dropped != 0 {
+				t.Errorf("stats: %v", st)
+			}
+		})
+	}
+}
