@@ -145,8 +145,10 @@ func (q *ring[T]) putAll(xs []T, blocked *time.Duration) int {
 			break
 		}
 		k := min(free, len(xs)-done)
-		// At most two contiguous runs, before and after the wrap.
-		if m := copy(q.buf[q.tail:], xs[done:done+k]); m < k {
+		if k == 1 { // the common case of a batch of one
+			q.buf[q.tail] = xs[done]
+		} else if m := copy(q.buf[q.tail:], xs[done:done+k]); m < k {
+			// At most two contiguous runs, before and after the wrap.
 			copy(q.buf, xs[done+m:done+k])
 		}
 		done += k

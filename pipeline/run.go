@@ -459,10 +459,14 @@ func (w *worker[I, R]) process(st *StageStats) bool {
 func (w *worker[I, R]) runOn() {
 	w.phase = phaseRun
 	var err error
-	if w.isCPU {
-		err = w.cpu.Run(w.p.ctx, w.runFn) // the same call, without the dynamic dispatch
+	if ctx := w.p.ctx; w.isCPU {
+		// CPU.Run, written out: the same call without the dynamic
+		// dispatch and the indirect call of work.
+		if err = ctx.Err(); err == nil {
+			err = w.runBatch(ctx)
+		}
 	} else {
-		err = w.acc.Run(w.p.ctx, w.runFn)
+		err = w.acc.Run(ctx, w.runFn)
 	}
 	from := w.from
 	if err == nil && w.phase != phaseWorked {
@@ -539,13 +543,14 @@ func (p *run[I, R]) write() {
 
 // writeAll writes until the queue ends or the pipeline stops. A panic in
 // Write is fatal, as a write error is: one deferred recover for the
-// whole loop, not one per item. The item being written stays in its
-// place (buf, or popped, for one from a reorder buffer) until Write has
-// returned, so the recovery finds every item not yet written.
+// whole loop, not one per item. The recovery finds every item not yet
+// written: buf[i:] (the item being written is buf[i], or popped when it
+// came from a reorder buffer) and the reorder buffers (Run collects
+// those through p.held).
 func (p *run[I, R]) writeAll(st *StageStats) {
 	var buf []item[I, R]
 	var popped item[I, R] // the result from a reorder buffer being written
-	finished := 0         // items of the current take written or dropped
+	i := 0                // buf[:i] are written, dropped, left over or held
 	defer func() {
 		if v := recover(); v != nil {
 			p.stop(recovered(StageWrite, v))
@@ -553,15 +558,12 @@ func (p *run[I, R]) writeAll(st *StageStats) {
 			if popped.req != nil {
 				p.leave(popped)
 			}
-			for i := range buf {
-				if buf[i].req != nil {
-					p.leave(buf[i])
-				}
-			}
+			p.leave(buf[i:]...)
 		}
 	}()
 	for stop := false; !stop; {
 		var ok bool
+		clear(buf) // let the items be collected once written
 		buf, ok = p.wq.take(buf[:0], p.cfg.WriteQueue, &st.BlockedIn)
 		if !ok {
 			if p.isDone() {
@@ -569,12 +571,12 @@ func (p *run[I, R]) writeAll(st *StageStats) {
 			}
 			return
 		}
-		finished = 0
-		for i := 0; i < len(buf) && !stop; i++ {
+		finished := 0
+		for i = 0; i < len(buf) && !stop; {
 			it := &buf[i]
 			if !p.cfg.Ordered {
 				stop = !p.deliver(it, st)
-				*it = item[I, R]{}
+				i++
 				finished++
 				continue
 			}
@@ -585,11 +587,11 @@ func (p *run[I, R]) writeAll(st *StageStats) {
 					p.held = append(p.held, r)
 				}
 				r.hold(*it)
-				*it = item[I, R]{}
+				i++
 				continue
 			}
 			stop = !p.deliver(it, st)
-			*it = item[I, R]{}
+			i++
 			r.expect++
 			finished++
 			for !stop && r.ready() {
@@ -601,14 +603,9 @@ func (p *run[I, R]) writeAll(st *StageStats) {
 			}
 		}
 		if stop {
-			// Undelivered: the rest of this batch. (Reorder buffers are
+			// Undelivered: the rest of this take. (Reorder buffers are
 			// collected by Run through p.held.)
-			for i := range buf {
-				if buf[i].req != nil {
-					p.leave(buf[i])
-					buf[i] = item[I, R]{}
-				}
-			}
+			p.leave(buf[i:]...)
 		}
 		if p.gate != nil {
 			p.gate.release(finished)
