@@ -41,8 +41,8 @@ func Run[I, R any](ctx context.Context, cfg Config, s Stages[I, R]) (Stats, erro
 		s:      s,
 		parent: ctx,
 		batch:  cfg.batch(),
-		pq:     newLink[item[I, R]](cfg.ProcessQueue, 1, cfg.workers()),
-		wq:     newLink[item[I, R]](cfg.WriteQueue, cfg.workers(), 1),
+		pq:     newRing[item[I, R]](cfg.ProcessQueue, 1, cfg.workers()),
+		wq:     newRing[item[I, R]](cfg.WriteQueue, cfg.workers(), 1),
 	}
 	if limit := cfg.inFlightLimit(); limit > 0 {
 		p.gate = newGate(limit)
@@ -58,8 +58,8 @@ type run[I, R any] struct {
 	ctx    context.Context // parent, or cancelled by a fatal write error
 	cancel context.CancelFunc
 	batch  int
-	pq, wq link[item[I, R]]
-	gate   *gate // nil without an in-flight cap
+	pq, wq *ring[item[I, R]] // the process and write queues
+	gate   *gate             // nil without an in-flight cap
 	wg     sync.WaitGroup
 	live   atomic.Int32 // processing workers still running
 
@@ -252,19 +252,12 @@ func (p *run[I, R]) readAll(st *StageStats) {
 			last = r
 		}
 		st.Items++
-		if ring := p.pq.r; ring != nil {
-			// A lone worker: fill the ring's next slot in place. It is
-			// zero, so only these fields need writing, and no item is
-			// built and copied.
-			x := ring.slot(&st.BlockedOut)
-			if x != nil {
-				x.Requester, x.Seq, x.Input, x.req = in.Requester, r.next, in.Input, r
-				r.next++
-				ring.commit()
-				continue
-			}
-		} else if p.pq.q.put(item[I, R]{Result: Result[I, R]{Requester: in.Requester, Seq: r.next, Input: in.Input}, req: r}, &st.BlockedOut) {
+		// Fill the queue's next slot in place. It is zero, so only
+		// these fields need writing, and no item is built and copied.
+		if x := p.pq.slot(&st.BlockedOut); x != nil {
+			x.Requester, x.Seq, x.Input, x.req = in.Requester, r.next, in.Input, r
 			r.next++
+			p.pq.commit()
 			continue
 		}
 		// The queue is stopping.
