@@ -4,17 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/schedkit/schedkit/internal/errtext"
 )
 
 // Sentinel errors. Every error Run returns, other than the context's own,
-// wraps exactly one of them, so callers can test with errors.Is and read
-// the details with errors.As on *ConfigError or *StageError.
+// wraps exactly one of ErrConfig and ErrStageFailed, so callers can test
+// with errors.Is and read the details with errors.As on *Error or
+// *StageError.
 var (
-	// ErrInvalidConfig is wrapped by every *ConfigError: a Config or
-	// Stages value that Run rejects before starting any goroutine.
-	ErrInvalidConfig = errors.New("pipeline: invalid config")
-	// ErrStageFailed is wrapped by every *StageError: the reader or the
-	// writer failed and the pipeline stopped.
+	// ErrConfig is wrapped by every *Error: a Config or Stages value that
+	// Run rejects before starting any goroutine.
+	ErrConfig = errors.New("pipeline: invalid config")
+	// ErrStageFailed is wrapped by every *StageError: a host function
+	// failed. From Run, the reader or the writer failed (or a Drop
+	// panicked) and the pipeline stopped; as an item's Result.Err, its
+	// processing panicked or its accelerator did not run it.
 	ErrStageFailed = errors.New("pipeline: stage failed")
 	// ErrUndeliverable is returned (possibly wrapped) by a Write function
 	// to say that this one result cannot be delivered, typically because
@@ -30,20 +35,33 @@ var (
 	ErrWorkNotRun = errors.New("pipeline: accelerator returned without running the work")
 )
 
-// ConfigError reports a Config field or a Stages function that Run
-// rejects. It wraps ErrInvalidConfig.
-type ConfigError struct {
-	Field  string // e.g. "ProcessQueue", "Accelerators[1]", "Stages.Read"
-	Reason string // e.g. "must be at least 1, got 0"
+// Error reports a Config field or a Stages function that Run (or
+// Config.Validate) rejects. Its Err is ErrConfig; the package deals in
+// neither jobs nor nodes, so it has no Job or Node.
+type Error struct {
+	Op     string // the call: "Run" or "Validate"
+	Field  string // the field at fault, e.g. "ProcessQueue", "Accelerators[1]", "Stages.Read"
+	Reason string // what is wrong with it, e.g. "must be at least 1, got 0"
+	Err    error  // ErrConfig
+	Cause  error  // an underlying error, or nil
 }
 
-// Error returns "pipeline: invalid config: <field>: <reason>".
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("pipeline: invalid config: %s: %s", e.Field, e.Reason)
+// Error returns "pipeline: <op>: invalid config: <field>: <reason>".
+func (e *Error) Error() string {
+	reason := e.Reason
+	if e.Field != "" {
+		reason = e.Field + ": " + reason
+	}
+	return errtext.Format(errtext.Parts{Pkg: "pipeline", Op: e.Op, Sentinel: e.Err, Reason: reason, Cause: e.Cause})
 }
 
-// Unwrap returns ErrInvalidConfig.
-func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+// Unwrap returns Err and Cause, those that are set.
+func (e *Error) Unwrap() []error { return errtext.Unwrap(e.Err, e.Cause) }
+
+// configError returns the *Error for a bad field.
+func configError(op, field, reason string) *Error {
+	return &Error{Op: op, Field: field, Reason: reason, Err: ErrConfig}
+}
 
 // StageError reports the stage whose failure stopped the pipeline and the
 // error that stage's function returned, or a *PanicError if it panicked
@@ -85,6 +103,15 @@ type PanicError struct {
 
 // Error returns "panic: <value>".
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value if it is an error (panic(err)), so that
+// errors.Is and errors.As see through the panic to it; otherwise nil.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{err}
+	}
+	return nil
+}
 
 // recovered turns a recovered panic value into a *StageError.
 func recovered(stage Stage, v any) *StageError {

@@ -173,7 +173,7 @@ func TestStatsString(t *testing.T) {
 func TestTypedNilAccelerator(t *testing.T) {
 	var acc *panicAcc
 	cfg := pipeline.Config{Accelerators: []schedkit.Accelerator{acc}, Streams: 1, ProcessQueue: 1, WriteQueue: 1}
-	var ce *pipeline.ConfigError
+	var ce *pipeline.Error
 	if err := cfg.Validate(); !errors.As(err, &ce) {
 		t.Fatalf("typed nil accelerator: %v", err)
 	}

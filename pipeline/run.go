@@ -21,13 +21,13 @@ import (
 // Run returns nil after a graceful drain (Read returned io.EOF and every
 // item read was written or undeliverable); otherwise the first of: a
 // *StageError if Read or Write failed, or ctx.Err() if ctx ended the run
-// early. Before starting anything it returns a *ConfigError if cfg or s
+// early. Before starting anything it returns an *Error (wrapping ErrConfig) if cfg or s
 // is invalid, or ctx.Err() if ctx is already done. Except for those two
 // early returns, each item read has been written exactly once or reported
 // to s.Drop exactly once when Run returns, and Stats says how many of
 // each.
 func Run[I, R any](ctx context.Context, cfg Config, s Stages[I, R]) (Stats, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate("Run"); err != nil {
 		return Stats{}, err
 	}
 	if err := s.validate(); err != nil {
