@@ -63,10 +63,12 @@ func configError(op, field, reason string) *Error {
 	return &Error{Op: op, Field: field, Reason: reason, Err: ErrConfig}
 }
 
-// StageError reports the stage whose failure stopped the pipeline and the
-// error that stage's function returned, or a *PanicError if it panicked
-// (then it is also the Result.Err of an item whose processing panicked).
-// errors.Is matches both ErrStageFailed and the stage's own error.
+// StageError reports a host function's failure at run time (not bad
+// input: the *Error is for that): as Run's error, the stage whose failure
+// stopped the pipeline and the error its function returned, or a
+// *PanicError if it panicked; as an item's Result.Err, a panic of its
+// processing or ErrWorkNotRun. errors.Is matches both ErrStageFailed and
+// the stage's own error.
 type StageError struct {
 	Stage Stage
 	Err   error
@@ -91,7 +93,8 @@ func (e *StageError) Unwrap() []error { return []error{ErrStageFailed, e.Err} }
 //   - Process, ProcessBatch, Accelerator.Run: the item (every item of the
 //     batch, for ProcessBatch or Run) fails with the *StageError as its
 //     Result.Err and is written as usual; the pipeline goes on. A Process
-//     panic fails only its own item.
+//     panic fails only its own item: it unwinds through Accelerator.Run,
+//     and the rest of the batch runs in a new Accelerator.Run call.
 //   - Write: fatal, as a write error: the item is dropped and Run returns
 //     the *StageError.
 //   - Drop: the report is lost; Run returns the *StageError (StageWrite)

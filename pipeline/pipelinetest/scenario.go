@@ -112,8 +112,8 @@ func RandomScenario(rng *rand.Rand, maxItems int) *Scenario {
 	}
 	s.Config.Streams = 1 + rng.IntN(3)
 	if rng.IntN(3) == 0 {
-		// A lone worker, the common layout, where both queues are
-		// lock-free rings rather than mutex queues: at least a third of
+		// A lone worker, the common layout, where no side of either
+		// queue is shared and nothing takes a lock: at least a third of
 		// the runs.
 		s.Config.Accelerators, s.Config.Streams = s.Config.Accelerators[:1], 1
 	}
