@@ -144,12 +144,12 @@
 // high-water mark), and a side parks on a channel only when its ring is
 // empty or full, after yielding the processor once; the reader writes
 // each item straight into its slot. With several workers, their side of
-// each ring is shared under a mutex, taken once per take or put of a
-// batch, so the reader and the writer never lock. Context cancellation
-// reaches waiting goroutines through context.AfterFunc, which stops both
-// queues. Timing costs nothing on the fast path: the clock is read only
-// around waits that actually block, and busy time is each goroutine's
-// lifetime minus its waits.
+// each ring is shared by taking turns (a channel token), once per take
+// or put of a batch, so the reader and the writer never lock. Context
+// cancellation reaches waiting goroutines through context.AfterFunc,
+// which stops both queues. Timing costs nothing on the fast path: the
+// clock is read only around waits that actually block, and busy time is
+// each goroutine's lifetime minus its waits.
 //
 // Accelerator.Run is called once per batch with a work function bound
 // once per worker (no allocation per item). The pipeline relies on Run

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -25,10 +24,14 @@ type cacheLine [64]byte
 //
 // A side may be shared by several goroutines (the workers, which take
 // from the process queue and put into the write queue): then that side
-// has a mutex, held for a whole take or putAll, waits included, so that
-// at any moment one goroutine acts as the side's only goroutine and the
-// handoff between the sides stays lock-free. The reader and the writer,
-// each alone on its side, take no lock: one atomic add per put or take.
+// has a turn, a 1-buffered channel holding a token, which a goroutine
+// holds for a whole take or putAll, waits included, so that at any
+// moment one goroutine acts as the side's only goroutine and the handoff
+// between the sides stays lock-free. (A channel rather than a
+// sync.Mutex: the turn is held across waits, and a mutex's waiters spin
+// for it, which on a busy machine takes the processor from the goroutine
+// they wait for.) The reader and the writer, each alone on its side,
+// take no lock: one atomic add per put or take.
 //
 // Waiting: a side that finds the ring empty (consumer) or full
 // (producer) first yields the processor once and looks again; the other
@@ -42,22 +45,22 @@ type cacheLine [64]byte
 // token. A token that arrives after the waiter stopped waiting stays in
 // the channel and makes a later park return early; every wait re-checks
 // its condition in a loop, so a spurious wake is harmless. (On a shared
-// side only the goroutine holding the side's mutex waits on the ring;
-// the others wait for the mutex.) close and stop set their flag, then
+// side only the goroutine holding the side's turn waits on the ring;
+// the others wait for the turn.) close and stop set their flag, then
 // send a token unconditionally, which reaches a side whether it is
 // parked or about to park.
 type ring[T any] struct {
 	buf []T
 
 	_         cacheLine
-	tail      int        // producer: next slot to fill
-	hw        int        // producer: most items queued at once
-	prodMu    sync.Mutex // held by a producer when shareProd
+	tail      int           // producer: next slot to fill
+	hw        int           // producer: most items queued at once
+	prodTurn  chan struct{} // shared producer side: holds a token while no producer acts
 	shareProd bool
 
 	_         cacheLine
-	head      int        // consumer: next slot to take
-	consMu    sync.Mutex // held by a consumer when shareCons
+	head      int           // consumer: next slot to take
+	consTurn  chan struct{} // shared consumer side: holds a token while no consumer acts
 	shareCons bool
 
 	_        cacheLine
@@ -73,13 +76,22 @@ type ring[T any] struct {
 // newRing returns a ring of depth slots for the given numbers of
 // producer and consumer goroutines.
 func newRing[T any](depth, producers, consumers int) *ring[T] {
-	return &ring[T]{
+	q := &ring[T]{
 		buf:       make([]T, depth),
 		shareProd: producers > 1,
 		shareCons: consumers > 1,
 		consWake:  make(chan struct{}, 1),
 		prodWake:  make(chan struct{}, 1),
 	}
+	if q.shareProd {
+		q.prodTurn = make(chan struct{}, 1)
+		q.prodTurn <- struct{}{}
+	}
+	if q.shareCons {
+		q.consTurn = make(chan struct{}, 1)
+		q.consTurn <- struct{}{}
+	}
+	return q
 }
 
 // token sends a wake-up on ch unless one is already waiting there.
@@ -160,8 +172,8 @@ func (q *ring[T]) commit() { q.published(1) }
 // returns how many it appended: len(xs) unless the ring is stopping.
 func (q *ring[T]) putAll(xs []T, blocked *time.Duration) int {
 	if q.shareProd {
-		q.prodMu.Lock()
-		defer q.prodMu.Unlock()
+		<-q.prodTurn
+		defer func() { q.prodTurn <- struct{}{} }()
 	}
 	done := 0
 	for done < len(xs) {
@@ -226,8 +238,8 @@ func (q *ring[T]) waitQueued(blocked *time.Duration) int {
 // once the ring is closed and empty or is stopping.
 func (q *ring[T]) take(dst []T, limit int, blocked *time.Duration) ([]T, bool) {
 	if q.shareCons {
-		q.consMu.Lock()
-		defer q.consMu.Unlock()
+		<-q.consTurn
+		defer func() { q.consTurn <- struct{}{} }()
 	}
 	n := q.queued(blocked)
 	if n == 0 || q.stopped.Load() {
