@@ -11,16 +11,19 @@ import (
 type cacheLine [64]byte
 
 // ring is a bounded FIFO between the goroutines of two stages, lock-free
-// between its two sides. The producer side alone writes tail and hw, the
-// consumer side alone writes head; the one counter both sides change is
-// n, the number of items queued, by atomic add. Slots are published by
-// that add: the producer fills slots, then adds; the consumer loads n,
-// copies and clears that many slots, then subtracts. Because n changes
-// only by atomic read-modify-write, the value the producer's add returns
-// is the exact number of items queued at that instant, so the high-water
-// mark is exact, as under a lock. A free slot is always zero (slots start
-// zero and take clears what it copies), so a producer may fill a slot
-// in place, field by field (slot, commit).
+// between its two sides. The producer side alone writes tail, free and
+// hw, the consumer side alone writes head; the one counter both sides
+// change is n, the number of items queued, by atomic add. Slots are
+// published by that add: the producer fills slots, then adds; the
+// consumer loads n, copies and clears that many slots, then subtracts.
+// Because n changes only by atomic read-modify-write, the value the
+// producer's add returns is the exact number of items queued at that
+// instant, so the high-water mark is exact, as under a lock; it also
+// tells the producer how many slots are free at least (only the consumer
+// changes n meanwhile, and only to free slots), so the producer reads n
+// only when those run out. A free slot is always zero (slots start zero
+// and take clears what it copies), so a producer may fill a slot in
+// place, field by field (slot, commit).
 //
 // A side may be shared by several goroutines (the workers, which take
 // from the process queue and put into the write queue): then that side
@@ -54,6 +57,7 @@ type ring[T any] struct {
 
 	_         cacheLine
 	tail      int           // producer: next slot to fill
+	free      int           // producer: free slots when it last looked (there are at least as many)
 	hw        int           // producer: most items queued at once
 	prodTurn  chan struct{} // shared producer side: holds a token while no producer acts
 	shareProd bool
@@ -67,6 +71,8 @@ type ring[T any] struct {
 	n        atomic.Int64 // items queued
 	consWait atomic.Bool  // the consumer is parked, or about to park
 	prodWait atomic.Bool  // the producer is parked, or about to park
+
+	_        cacheLine // closed and stopped change once: apart from n, they stay in both sides' caches
 	closed   atomic.Bool
 	stopped  atomic.Bool
 	consWake chan struct{} // 1-buffered: a token wakes the consumer
@@ -108,10 +114,14 @@ func (q *ring[T]) room(blocked *time.Duration) int {
 	if q.stopped.Load() {
 		return 0
 	}
-	if free := len(q.buf) - int(q.n.Load()); free > 0 {
-		return free
+	if q.free > 0 { // only the consumer changes n meanwhile, and it only frees slots
+		return q.free
 	}
-	return q.waitRoom(blocked)
+	if q.free = len(q.buf) - int(q.n.Load()); q.free > 0 {
+		return q.free
+	}
+	q.free = q.waitRoom(blocked)
+	return q.free
 }
 
 // waitRoom is room's slow path: the ring was full.
@@ -147,6 +157,7 @@ func (q *ring[T]) published(k int) {
 		q.tail -= len(q.buf)
 	}
 	n := int(q.n.Add(int64(k)))
+	q.free = len(q.buf) - n
 	if n > q.hw {
 		q.hw = n
 	}
