@@ -168,9 +168,11 @@
 // recover around its whole loop. The reader and the writer stop after a
 // panic, as after an error. A worker's state says where in a batch it
 // is, so after a panic it fails the items concerned and resumes the
-// batch: a Process panic unwinds through Accelerator.Run (its deferred
-// calls run), fails that item only, and the rest of the batch runs in a
-// new Accelerator.Run call.
+// batch. The one exception is the work function handed to a device's
+// Accelerator.Run: the device may run it on a goroutine of its own,
+// which the worker's recover cannot reach, so it has its own, one per
+// Run call; a Process panic there fails its item and work goes on with
+// the rest of the batch, without unwinding through Accelerator.Run.
 //
 // Run keeps a small record per distinct requester (its next sequence
 // number and reorder buffer) for its whole life; an accelerator node

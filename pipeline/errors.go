@@ -93,8 +93,8 @@ func (e *StageError) Unwrap() []error { return []error{ErrStageFailed, e.Err} }
 //   - Process, ProcessBatch, Accelerator.Run: the item (every item of the
 //     batch, for ProcessBatch or Run) fails with the *StageError as its
 //     Result.Err and is written as usual; the pipeline goes on. A Process
-//     panic fails only its own item: it unwinds through Accelerator.Run,
-//     and the rest of the batch runs in a new Accelerator.Run call.
+//     panic fails only its own item, and the rest of the batch is
+//     processed.
 //   - Write: fatal, as a write error: the item is dropped and Run returns
 //     the *StageError.
 //   - Drop: the report is lost; Run returns the *StageError (StageWrite)

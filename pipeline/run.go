@@ -91,7 +91,7 @@ func (p *run[I, R]) run() (Stats, error) {
 		for range p.cfg.Streams {
 			w := &worker[I, R]{p: p, acc: acc, dev: dev}
 			w.cpu, w.isCPU = acc.(CPU)
-			w.runFn = w.runBatch
+			w.runFn = w.guardedWork
 			workers = append(workers, w)
 		}
 	}
@@ -279,12 +279,12 @@ type worker[I, R any] struct {
 	cpu   CPU  // acc, when it is a CPU
 	isCPU bool // acc is a CPU: call its Run statically
 	dev   schedkit.AcceleratorID
-	runFn func(context.Context) error // w.runBatch, bound once
+	runFn func(context.Context) error // w.guardedWork, bound once
 	buf   []item[I, R]                // what the last take returned
 	held  []item[I, R]                // the part of buf not yet passed on
 	batch []item[I, R]                // the group being processed: a prefix of held, nil between groups
 	from  int                         // the first item of batch the current Accelerator.Run call covers
-	next  int                         // runBatch: the next item of batch to process
+	next  int                         // work: the next item of batch to process
 	phase phase                       // where a panic would come from
 	ins   []I                         // ProcessBatch buffers
 	outs  []R
@@ -363,31 +363,19 @@ func (w *worker[I, R]) serve(st *StageStats) (done bool) {
 }
 
 // recover fails the items a panic concerns and leaves the worker ready
-// to resume: a Process panic fails its own item and the rest of the
-// batch runs in a new Accelerator.Run call; a ProcessBatch panic fails
-// the batch; a panic of Accelerator.Run itself fails every item of the
-// batch that has no error of its own (the device's results cannot be
-// trusted). A panic outside a batch is the pipeline's own bug: it is not
-// recovered.
+// to resume: a Process panic (here only on a CPU: a device's work
+// recovers its own, see guardedWork) fails its own item and the rest of
+// the batch runs in a new call; a ProcessBatch panic fails the batch; a
+// panic of Accelerator.Run itself fails every item of the batch that has
+// no error of its own (the device's results cannot be trusted). A panic
+// outside a batch is the pipeline's own bug: it is not recovered.
 func (w *worker[I, R]) recover(v any) {
-	err := recovered(StageProcess, v)
 	switch w.phase {
-	case phaseProcess:
-		it := &w.batch[w.next]
-		var zero R
-		it.Output, it.Err = zero, err
-		w.next++
+	case phaseProcess, phaseBatch:
+		w.failPanic(v)
 		w.from = w.next
-	case phaseBatch:
-		for i := range w.batch {
-			var zero R
-			w.batch[i].Output, w.batch[i].Err = zero, err
-		}
-		clear(w.ins)
-		clear(w.outs)
-		clear(w.errs)
-		w.next, w.from = len(w.batch), len(w.batch)
 	case phaseRun, phaseWorked:
+		err := recovered(StageProcess, v)
 		for i := range w.batch {
 			if w.batch[i].Err == nil {
 				w.batch[i].Err = err
@@ -398,6 +386,25 @@ func (w *worker[I, R]) recover(v any) {
 		panic(v)
 	}
 	w.phase = phaseIdle
+}
+
+// failPanic fails the items a panic of Process (the item at w.next) or
+// ProcessBatch (the whole batch) concerns, and moves w.next past them.
+func (w *worker[I, R]) failPanic(v any) {
+	err := recovered(StageProcess, v)
+	var zero R
+	if w.phase == phaseProcess {
+		w.batch[w.next].Output, w.batch[w.next].Err = zero, err
+		w.next++
+		return
+	}
+	for i := range w.batch {
+		w.batch[i].Output, w.batch[i].Err = zero, err
+	}
+	clear(w.ins)
+	clear(w.outs)
+	clear(w.errs)
+	w.next = len(w.batch)
 }
 
 // process runs the held items in groups of Batch, one Accelerator.Run
@@ -456,7 +463,7 @@ func (w *worker[I, R]) runOn() {
 		// CPU.Run, written out: the same call without the dynamic
 		// dispatch and the indirect call of work.
 		if err = ctx.Err(); err == nil {
-			err = w.runBatch(ctx)
+			err = w.work(ctx)
 		}
 	} else {
 		err = w.acc.Run(ctx, w.runFn)
@@ -481,11 +488,12 @@ func (w *worker[I, R]) runOn() {
 	}
 }
 
-// runBatch is the work handed to Accelerator.Run: process the current
-// batch from w.next on, recording each item's output and error. Called
-// again within the same Run call, it does nothing: no item is processed
-// twice.
-func (w *worker[I, R]) runBatch(ctx context.Context) error {
+// work processes the current batch from w.next on, recording each item's
+// output and error. Called again within the same Accelerator.Run call,
+// it does nothing: no item is processed twice. A CPU's batch calls it
+// directly, on the worker's goroutine, so a panic in it reaches the
+// worker loop's recover (serve).
+func (w *worker[I, R]) work(ctx context.Context) error {
 	if w.phase != phaseRun {
 		return nil
 	}
@@ -502,6 +510,41 @@ func (w *worker[I, R]) runBatch(ctx context.Context) error {
 	}
 	w.phase = phaseWorked
 	return nil
+}
+
+// guardedWork is the work function handed to a device's Accelerator.Run:
+// work with its own recover, one per Run call, because a device may run
+// work on a goroutine of its own (a thread bound to the device), where
+// the worker loop's recover cannot reach. A Process panic fails its item
+// and work goes on with the next; a ProcessBatch panic fails the batch.
+// Either way it does not unwind through Accelerator.Run.
+func (w *worker[I, R]) guardedWork(ctx context.Context) error {
+	for !w.tryWork(ctx) {
+	}
+	return nil
+}
+
+// tryWork runs work, reporting false if it recovered a Process panic and
+// work must go on.
+func (w *worker[I, R]) tryWork(ctx context.Context) (done bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			switch w.phase {
+			case phaseProcess, phaseBatch:
+				w.failPanic(v)
+				if w.next < len(w.batch) {
+					w.phase = phaseRun // go on with the rest of the batch
+					return
+				}
+				w.phase = phaseWorked
+				done = true
+			default: // not from the host's functions: the pipeline's own bug
+				panic(v)
+			}
+		}
+	}()
+	_ = w.work(ctx)
+	return true
 }
 
 // processBatch makes one ProcessBatch call for the batch.
