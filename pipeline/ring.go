@@ -273,6 +273,25 @@ func (q *ring[T]) take(dst []T, limit int, blocked *time.Duration) ([]T, bool) {
 	return dst, true
 }
 
+// retake is take into buf, whose items the caller has passed on: they
+// are cleared so that they can be collected, but lazily. Those that the
+// take overwrites need no clearing, so buf is cleared first only if the
+// take is likely to wait (the ring is empty: the caller then holds no
+// references while it waits), and otherwise only the part the take did
+// not overwrite, after it.
+func (q *ring[T]) retake(buf []T, limit int, blocked *time.Duration) ([]T, bool) {
+	stale := len(buf)
+	if q.n.Load() == 0 {
+		clear(buf)
+		stale = 0
+	}
+	buf, ok := q.take(buf[:0], limit, blocked)
+	if n := len(buf); n < stale {
+		clear(buf[n:stale])
+	}
+	return buf, ok
+}
+
 // close marks the end of input: consumers take what is left, then see
 // the end. Puts after close are a bug in the caller.
 func (q *ring[T]) close() {

@@ -464,3 +464,23 @@ func TestRingShared(t *testing.T) {
 		}
 	}
 }
+
+// TestRingRetake: retake leaves no stale item in the buffer it reuses,
+// whether the ring had items (only the tail past the take is cleared) or
+// was empty (all of it, before waiting).
+func TestRingRetake(t *testing.T) {
+	q := newRing[*int](4, 1, 1)
+	var blocked time.Duration
+	x := new(int)
+	buf := []*int{x, x, x, x}
+	q.putAll([]*int{x, x}, &blocked)
+	buf, ok := q.retake(buf, 4, &blocked)
+	if !ok || len(buf) != 2 || buf[:4][2] != nil || buf[:4][3] != nil {
+		t.Fatalf("retake from a ring of 2: %v, %v", buf[:4], ok)
+	}
+	q.close()
+	buf, ok = q.retake(buf, 4, &blocked)
+	if ok || len(buf) != 0 || buf[:4][0] != nil || buf[:4][1] != nil {
+		t.Fatalf("retake from a closed empty ring: %v, %v", buf[:4], ok)
+	}
+}

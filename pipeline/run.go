@@ -348,7 +348,7 @@ func (w *worker[I, R]) serve(st *StageStats) (done bool) {
 	}
 	for {
 		var ok bool
-		w.buf, ok = p.pq.take(w.buf[:0], grab, &st.BlockedIn)
+		w.buf, ok = p.pq.retake(w.buf, grab, &st.BlockedIn)
 		w.held = w.buf
 		if !ok {
 			if p.isDone() {
@@ -445,10 +445,6 @@ func (w *worker[I, R]) process(st *StageStats) bool {
 		}
 		w.held = w.held[n:]
 	}
-	// Let the items be collected once written. (Until the whole take is
-	// done, at most ProcessQueue of them stay referenced here; clearing
-	// once per take rather than per batch is measurably cheaper.)
-	clear(w.buf)
 	return true
 }
 
@@ -599,8 +595,7 @@ func (p *run[I, R]) writeAll(st *StageStats) {
 	}()
 	for stop := false; !stop; {
 		var ok bool
-		clear(buf) // let the items be collected once written
-		buf, ok = p.wq.take(buf[:0], p.cfg.WriteQueue, &st.BlockedIn)
+		buf, ok = p.wq.retake(buf, p.cfg.WriteQueue, &st.BlockedIn)
 		if !ok {
 			if p.isDone() {
 				p.interrupted()
