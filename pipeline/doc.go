@@ -157,10 +157,9 @@
 // returns work's error"): when Run returns, work has returned or will
 // never be called. If Run returns an error, every item of the batch
 // without an error of its own fails with it (the device's result cannot
-// be trusted). If Run returns nil but work did not run to its end (it was
-// never called, or Run recovered a panic of it), the items left without
-// a result fail with a *StageError wrapping ErrWorkNotRun: an item is
-// never passed off as processed when it was not.
+// be trusted). If Run returns nil without having called work, the
+// batch's items fail with a *StageError wrapping ErrWorkNotRun: an item
+// is never passed off as processed when it was not.
 //
 // Panics. A panic in one of the host's functions is recovered (see
 // PanicError), so that a long-running node is not taken down by one bad

@@ -28,9 +28,9 @@ var (
 	// other Write error is fatal.
 	ErrUndeliverable = errors.New("pipeline: result undeliverable")
 	// ErrWorkNotRun fails the items of a batch whose Accelerator.Run
-	// returned nil without running the work function to its end (it never
-	// called it, or recovered a panic of it): those items have no result.
-	// Such an item is written like any failed item, its Result.Err a
+	// returned nil without having run the work function to its end
+	// (typically without calling it): those items have no result. Such
+	// an item is written like any failed item, its Result.Err a
 	// *StageError for StageProcess wrapping ErrWorkNotRun.
 	ErrWorkNotRun = errors.New("pipeline: accelerator returned without running the work")
 )

@@ -466,9 +466,9 @@ func (w *worker[I, R]) runOn() {
 	}
 	from := w.from
 	if err == nil && w.phase != phaseWorked {
-		// Run returned nil, but work never ran or did not finish (Run
-		// swallowed a panic of it): the items from next on have no
-		// result.
+		// Run returned nil, but work never ran or did not finish (a
+		// panic of it that Run recovered, if it can panic past work's
+		// own recover at all): the items from next on have no result.
 		err = &StageError{Stage: StageProcess, Err: ErrWorkNotRun}
 		from = w.next
 	}
