@@ -11,13 +11,13 @@ import (
 	"github.com/schedkit/schedkit/pipeline/pipelinetest"
 )
 
-// TestAccounting is the property test of the issue: many runs with random
-// sizes, stage latencies, per-item failures, device failures,
-// undeliverable results, fatal reader and writer errors, and
-// cancellations at random points. After every run each item read was
-// written or dropped exactly once, Stats agree, the error names what
-// happened, per-requester order holds when asked for, and no goroutine
-// remains.
+// TestAccounting is the property test of the issue: many runs with
+// random sizes, stage latencies, per-item failures, device failures (a
+// device that skips the work among them), undeliverable results, fatal
+// reader and writer errors, and cancellations at random points. After
+// every run each item read was written or dropped exactly once, Stats
+// agree, the error names what happened, per-requester order holds when
+// asked for, and no goroutine remains.
 func TestAccounting(t *testing.T) {
 	runs, maxItems := 4000, 150
 	if testing.Short() {
@@ -45,9 +45,15 @@ func TestAccounting(t *testing.T) {
 		if o.Stats.Process.Failed > 0 {
 			seen["some failed processing"]++
 		}
+		for _, w := range o.Writes {
+			if errors.Is(w.R.Err, pipeline.ErrWorkNotRun) {
+				seen["some not run by the device"]++
+				break
+			}
+		}
 	}
 	t.Logf("outcomes over %d runs: %v", runs, seen)
-	for _, k := range []string{"nil", "read failed", "write failed", "cancelled", "some dropped", "some failed processing"} {
+	for _, k := range []string{"nil", "read failed", "write failed", "cancelled", "some dropped", "some failed processing", "some not run by the device"} {
 		if seen[k] == 0 {
 			t.Errorf("no run ended %q", k)
 		}

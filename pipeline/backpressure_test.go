@@ -12,14 +12,11 @@ import (
 	"github.com/schedkit/schedkit/pipeline"
 )
 
-// TestBackPressure: a writer that blocks stops the reader once the queues
-// and the items in the workers' and writer's hands are full — after at
-// most Config.InFlightBound items (or MaxInFlight, if smaller) — and
-// stalls the processing stage rather than growing memory. With Ordered,
-// results that arrive ahead of their turn wait in reorder buffers, which
-// are in no queue: there the cap on items in flight (MaxInFlight, by
-// default twice InFlightBound) is the bound. Released, the pipeline
-// writes everything.
+// TestBackPressure: a writer that blocks stops the reader after at most
+// Config.InFlightBound items, in every mode (one worker or several,
+// Ordered or not, MaxInFlight below, above or without the queues'
+// bound), and stalls the processing stage rather than growing memory.
+// Released, the pipeline writes everything.
 func TestBackPressure(t *testing.T) {
 	cpu := func(k int) []schedkit.Accelerator {
 		var a []schedkit.Accelerator
@@ -34,17 +31,18 @@ func TestBackPressure(t *testing.T) {
 		{Accelerators: cpu(2), Streams: 2, ProcessQueue: 5, WriteQueue: 2, Batch: 3},
 		{Accelerators: cpu(3), Streams: 1, ProcessQueue: 8, WriteQueue: 8, Ordered: true, MaxInFlight: 6},
 		{Accelerators: cpu(2), Streams: 2, ProcessQueue: 3, WriteQueue: 3, Batch: 2, Ordered: true},
+		{Accelerators: cpu(1), Streams: 1, ProcessQueue: 3, WriteQueue: 2, Ordered: true},
+		{Accelerators: cpu(1), Streams: 1, ProcessQueue: 3, WriteQueue: 2, MaxInFlight: 1000},
+		{Accelerators: cpu(1), Streams: 2, ProcessQueue: 2, WriteQueue: 2, Batch: 2, MaxInFlight: 5},
+		{Accelerators: cpu(2), Streams: 1, ProcessQueue: 2, WriteQueue: 2, Ordered: true, MaxInFlight: 40},
 	} {
 		name := fmt.Sprintf("workers=%d/pq=%d/wq=%d/batch=%d/ordered=%v/max=%d",
 			len(cfg.Accelerators)*cfg.Streams, cfg.ProcessQueue, cfg.WriteQueue, cfg.Batch, cfg.Ordered, cfg.MaxInFlight)
 		t.Run(name, func(t *testing.T) {
 			bound := cfg.InFlightBound()
-			switch {
-			case cfg.MaxInFlight > 0:
-				bound = min(bound, cfg.MaxInFlight)
-			case cfg.Ordered:
-				bound = 2 * cfg.InFlightBound()
-			}
+			q := cfg
+			q.Ordered, q.MaxInFlight = false, 0
+			queues := q.InFlightBound() // what the queues alone hold
 			n := 10 * bound
 			var reads, processed, writes atomic.Int64
 			release := make(chan struct{})
@@ -104,7 +102,7 @@ func TestBackPressure(t *testing.T) {
 				t.Fatalf("after release: err %v, wrote %d of %d", r.err, r.st.Write.Items, n)
 			}
 			switch {
-			case bound < cfg.InFlightBound(): // the MaxInFlight cap holds the reader
+			case bound < queues: // the MaxInFlight cap holds the reader
 				if r.st.Read.BlockedOut <= 0 {
 					t.Errorf("read stage never blocked on MaxInFlight: %+v", r.st.Read)
 				}

@@ -20,7 +20,7 @@ const (
 
 // Config sizes a pipeline. There are no hidden defaults for the sizes that
 // matter: Accelerators, Streams, ProcessQueue and WriteQueue must be set
-// (Run reports a *ConfigError otherwise). Batch and MaxInFlight may be left
+// (Run reports an *Error wrapping ErrConfig otherwise). Batch and MaxInFlight may be left
 // zero.
 type Config struct {
 	// Accelerators are the devices the processing stage runs on. Each
@@ -33,17 +33,14 @@ type Config struct {
 	// processing thread: one accelerator with Streams 1.
 	Streams int
 	// ProcessQueue is the depth, in items, of the queue between the read
-	// and process stages; at least 1. It bounds the queue, not the items
-	// between the two stages: a lone worker takes everything queued at
-	// once (up to ProcessQueue) and several workers Batch each, so the
-	// read stage can run ahead of processing by up to 1 + ProcessQueue +
-	// ProcessQueue (lone worker) or + workers × Batch. The whole bound on
-	// items in flight is InFlightBound; MaxInFlight caps it exactly.
+	// and process stages; at least 1. It bounds that queue, not the items
+	// between the two stages: the workers hold what they took besides
+	// (see InFlightBound, the one bound on the items in flight).
 	ProcessQueue int
 	// WriteQueue is the depth, in results, of the queue between the
 	// process and write stages; at least 1. The writer takes everything
-	// queued at once, so a stalled Write holds up to WriteQueue results
-	// besides the queue's WriteQueue (see InFlightBound).
+	// queued at once, so it holds up to WriteQueue results besides the
+	// queue's (see InFlightBound).
 	WriteQueue int
 	// Batch is the most items a worker hands to one Accelerator.Run
 	// call (and one ProcessBatch call). Stages never wait to fill a
@@ -58,10 +55,11 @@ type Config struct {
 	// finish them in. Results of different requesters are not ordered
 	// with respect to each other.
 	Ordered bool
-	// MaxInFlight caps the items read but not yet written or dropped.
-	// With Ordered it bounds the reorder buffers; zero then means twice
-	// InFlightBound. Without Ordered the queues already bound the items
-	// in flight (see InFlightBound) and zero means no further cap.
+	// MaxInFlight caps the items read but not yet written or dropped
+	// (see InFlightBound); the reader waits while that many are in
+	// flight. Zero means: with Ordered, twice what the queues hold (the
+	// cap also bounds the reorder buffers); without, no cap beyond the
+	// queues.
 	MaxInFlight int
 }
 
@@ -72,17 +70,37 @@ func (c Config) workers() int { return len(c.Accelerators) * c.Streams }
 func (c Config) batch() int { return max(c.Batch, 1) }
 
 // InFlightBound returns the most items that can be read but not yet
-// written or dropped when MaxInFlight is zero and Ordered is false: the
-// item the reader holds, ProcessQueue, what the workers hold (ProcessQueue
-// for a lone worker, which takes everything queued; Batch each for
-// several), WriteQueue, and what the writer holds (it takes everything
-// queued, so WriteQueue):
+// written or dropped, in every mode: a writer that stalls stops the
+// reader after at most this many items. It assumes c is valid.
 //
-//	1 + ProcessQueue + held + 2×WriteQueue
+// The queues and what the goroutines hold of them come to
 //
-// A stalled writer therefore stops the reader after at most this many
-// items. It assumes c is valid.
+//	Q = 1 + ProcessQueue + held + 2×WriteQueue
+//
+// the item the reader holds, the process queue, what the workers hold
+// (ProcessQueue for a lone worker, which takes everything queued; Batch,
+// or 1 if zero, for each of several), the write queue, and what the
+// writer holds (it takes everything queued: WriteQueue). Without Ordered
+// that is all there is, and the bound is Q, or MaxInFlight if that is
+// set and smaller. With Ordered, results that arrive ahead of their turn
+// leave the write queue for a reorder buffer, which no queue bounds; the
+// in-flight cap does: the bound is MaxInFlight, or 2×Q if it is zero.
 func (c Config) InFlightBound() int {
+	q := c.queueBound()
+	switch {
+	case c.Ordered && c.MaxInFlight > 0:
+		return c.MaxInFlight
+	case c.Ordered:
+		return 2 * q
+	case c.MaxInFlight > 0:
+		return min(q, c.MaxInFlight)
+	}
+	return q
+}
+
+// queueBound returns Q in InFlightBound: the items the queues and the
+// goroutines that take from them can hold.
+func (c Config) queueBound() int {
 	held := c.workers() * c.batch()
 	if c.workers() == 1 {
 		held = c.ProcessQueue
@@ -90,47 +108,50 @@ func (c Config) InFlightBound() int {
 	return 1 + c.ProcessQueue + held + 2*c.WriteQueue
 }
 
-// inFlightLimit returns the effective in-flight cap, 0 for none.
+// inFlightLimit returns the cap the reader's gate enforces, 0 for none.
 func (c Config) inFlightLimit() int {
 	switch {
 	case c.MaxInFlight > 0:
 		return c.MaxInFlight
 	case c.Ordered:
-		return 2 * c.InFlightBound()
+		return 2 * c.queueBound()
 	}
 	return 0
 }
 
-// Validate reports the first problem with c as a *ConfigError, or nil.
-func (c Config) Validate() error {
+// Validate reports the first problem with c as an *Error wrapping
+// ErrConfig, or nil. Run validates its Config the same way.
+func (c Config) Validate() error { return c.validate("Validate") }
+
+func (c Config) validate(op string) error {
 	if len(c.Accelerators) == 0 {
-		return &ConfigError{Field: "Accelerators", Reason: "no accelerator (use CPU{} for none)"}
+		return configError(op, "Accelerators", "no accelerator (use CPU{} for none)")
 	}
 	for i, a := range c.Accelerators {
 		if a == nil {
-			return &ConfigError{Field: fmt.Sprintf("Accelerators[%d]", i), Reason: "nil accelerator"}
+			return configError(op, fmt.Sprintf("Accelerators[%d]", i), "nil accelerator")
 		}
 		if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
-			return &ConfigError{Field: fmt.Sprintf("Accelerators[%d]", i), Reason: fmt.Sprintf("nil accelerator (a typed nil %T)", a)}
+			return configError(op, fmt.Sprintf("Accelerators[%d]", i), fmt.Sprintf("nil accelerator (a typed nil %T)", a))
 		}
 	}
-	if err := atLeast("Streams", c.Streams, 1); err != nil {
+	if err := atLeast(op, "Streams", c.Streams, 1); err != nil {
 		return err
 	}
 	if c.Streams > MaxWorkers || c.workers() > MaxWorkers {
-		return &ConfigError{Field: "Streams", Reason: fmt.Sprintf(
-			"%d accelerators × %d streams exceeds %d workers", len(c.Accelerators), c.Streams, MaxWorkers)}
+		return configError(op, "Streams", fmt.Sprintf(
+			"%d accelerators × %d streams exceeds %d workers", len(c.Accelerators), c.Streams, MaxWorkers))
 	}
-	if err := atLeast("ProcessQueue", c.ProcessQueue, 1); err != nil {
+	if err := atLeast(op, "ProcessQueue", c.ProcessQueue, 1); err != nil {
 		return err
 	}
-	if err := atLeast("WriteQueue", c.WriteQueue, 1); err != nil {
+	if err := atLeast(op, "WriteQueue", c.WriteQueue, 1); err != nil {
 		return err
 	}
-	if err := atLeast("Batch", c.Batch, 0); err != nil {
+	if err := atLeast(op, "Batch", c.Batch, 0); err != nil {
 		return err
 	}
-	if err := atLeast("MaxInFlight", c.MaxInFlight, 0); err != nil {
+	if err := atLeast(op, "MaxInFlight", c.MaxInFlight, 0); err != nil {
 		return err
 	}
 	for _, f := range [...]struct {
@@ -138,15 +159,15 @@ func (c Config) Validate() error {
 		v    int
 	}{{"ProcessQueue", c.ProcessQueue}, {"WriteQueue", c.WriteQueue}, {"Batch", c.Batch}, {"MaxInFlight", c.MaxInFlight}} {
 		if f.v > MaxDepth {
-			return &ConfigError{Field: f.name, Reason: fmt.Sprintf("%d exceeds MaxDepth %d", f.v, MaxDepth)}
+			return configError(op, f.name, fmt.Sprintf("%d exceeds MaxDepth %d", f.v, MaxDepth))
 		}
 	}
 	return nil
 }
 
-func atLeast(field string, v, lo int) error {
+func atLeast(op, field string, v, lo int) error {
 	if v < lo {
-		return &ConfigError{Field: field, Reason: fmt.Sprintf("must be at least %d, got %d", lo, v)}
+		return configError(op, field, fmt.Sprintf("must be at least %d, got %d", lo, v))
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func countingStages(calls *int) pipeline.Stages[int, int] {
 }
 
 // TestBadInput: every invalid Config or Stages is rejected with a
-// *ConfigError naming the field, wrapping ErrInvalidConfig, before any
+// *Error naming the field, wrapping ErrConfig, before any
 // goroutine starts or any stage function is called.
 func TestBadInput(t *testing.T) {
 	cfgCases := []struct {
@@ -71,7 +71,7 @@ func TestBadInput(t *testing.T) {
 			if calls != 0 || st != (pipeline.Stats{}) || runtime.NumGoroutine() != base {
 				t.Errorf("rejected Run did work: %d calls, stats %+v, goroutines %d → %d", calls, st, base, runtime.NumGoroutine())
 			}
-			if err := cfg.Validate(); !errors.Is(err, pipeline.ErrInvalidConfig) {
+			if err := cfg.Validate(); !errors.Is(err, pipeline.ErrConfig) {
 				t.Errorf("Validate: %v", err)
 			}
 		})
@@ -123,19 +123,21 @@ func TestBadInput(t *testing.T) {
 
 func expectConfigError(t *testing.T, err error, field string) {
 	t.Helper()
-	var ce *pipeline.ConfigError
+	var ce *pipeline.Error
 	switch {
-	case !errors.Is(err, pipeline.ErrInvalidConfig):
-		t.Fatalf("err = %v, want ErrInvalidConfig", err)
+	case !errors.Is(err, pipeline.ErrConfig):
+		t.Fatalf("err = %v, want ErrConfig", err)
 	case !errors.As(err, &ce):
-		t.Fatalf("err = %v, not a *ConfigError", err)
-	case ce.Field != field:
-		t.Fatalf("field %q, want %q (%v)", ce.Field, field, err)
+		t.Fatalf("err = %v, not a *Error", err)
+	case ce.Field != field || ce.Op != "Run":
+		t.Fatalf("op %q, field %q, want Run, %q (%v)", ce.Op, ce.Field, field, err)
 	}
 }
 
-// TestInFlightBound: worked numbers for the documented bound
-// 1 + ProcessQueue + held + 2×WriteQueue.
+// TestInFlightBound: worked numbers for the documented bound. The
+// queues and their takers hold Q = 1 + ProcessQueue + held +
+// 2×WriteQueue; the bound is Q, or MaxInFlight if smaller, without
+// Ordered, and MaxInFlight, or 2×Q, with it.
 func TestInFlightBound(t *testing.T) {
 	cpu := []schedkit.Accelerator{pipeline.CPU{}}
 	two := []schedkit.Accelerator{pipeline.CPU{}, pipeline.CPU{}}
@@ -150,6 +152,15 @@ func TestInFlightBound(t *testing.T) {
 		{"6 workers batch=0", pipeline.Config{Accelerators: two, Streams: 3, ProcessQueue: 4, WriteQueue: 3}, 17},
 		// 2 workers hold 5 each: 1 + 10 + 10 + 2×1 = 23
 		{"2 workers batch=5", pipeline.Config{Accelerators: cpu, Streams: 2, ProcessQueue: 10, WriteQueue: 1, Batch: 5}, 23},
+		// MaxInFlight below Q caps it: min(23, 7)
+		{"2 workers max=7", pipeline.Config{Accelerators: cpu, Streams: 2, ProcessQueue: 10, WriteQueue: 1, Batch: 5, MaxInFlight: 7}, 7},
+		// MaxInFlight above Q changes nothing without Ordered: min(15, 100)
+		{"1 worker max=100", pipeline.Config{Accelerators: cpu, Streams: 1, ProcessQueue: 4, WriteQueue: 3, MaxInFlight: 100}, 15},
+		// Ordered: 2×Q = 2×17
+		{"6 workers ordered", pipeline.Config{Accelerators: two, Streams: 3, ProcessQueue: 4, WriteQueue: 3, Ordered: true}, 34},
+		// Ordered with a cap: the cap, above Q or not
+		{"6 workers ordered max=100", pipeline.Config{Accelerators: two, Streams: 3, ProcessQueue: 4, WriteQueue: 3, Ordered: true, MaxInFlight: 100}, 100},
+		{"6 workers ordered max=5", pipeline.Config{Accelerators: two, Streams: 3, ProcessQueue: 4, WriteQueue: 3, Ordered: true, MaxInFlight: 5}, 5},
 	} {
 		if got := tc.cfg.InFlightBound(); got != tc.want {
 			t.Errorf("%s: InFlightBound = %d, want %d", tc.name, got, tc.want)

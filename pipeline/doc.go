@@ -49,7 +49,10 @@
 //  2. Process or ProcessBatch: be safe to call from every worker at once;
 //     report an item's failure as its error (the result is still
 //     written), never by panicking (a panic is recovered into a
-//     *StageError wrapping *PanicError, but it is a bug).
+//     *StageError wrapping *PanicError, but it is a bug). An
+//     Accelerator's Run runs work synchronously, once, and returns its
+//     error (a Run that returns nil without running it fails the batch
+//     with ErrWorkNotRun).
 //  3. Write: return nil once the result is delivered, an error wrapping
 //     ErrUndeliverable when its requester has gone, any other error only
 //     when the writer itself is broken (it stops the pipeline).
@@ -63,13 +66,14 @@
 //
 // # Semantics
 //
-// Back-pressure. Both queues are bounded (ProcessQueue, WriteQueue items),
-// so a slow writer stalls the workers and then the reader, never memory:
-// at most Config.InFlightBound items are read but not yet written, or
-// MaxInFlight if that is smaller. With Ordered, results that arrive ahead
-// of their turn leave the write queue for a reorder buffer, so the queues
-// alone no longer bound them: then MaxInFlight (by default twice
-// InFlightBound) is the bound.
+// Back-pressure. At most Config.InFlightBound items are read but not yet
+// written or dropped, in every mode: a slow writer stalls the workers and
+// then the reader, never memory. Both queues are bounded (ProcessQueue,
+// WriteQueue items), and so is what each goroutine takes from them;
+// with Ordered, results that arrive ahead of their turn leave the write
+// queue for a reorder buffer, and the cap on items in flight
+// (MaxInFlight, by default twice what the queues hold) bounds those.
+// InFlightBound gives the formula.
 //
 // Cancellation. When ctx is done every stage stops: queue waits return at
 // once, no Read, Process batch or Write starts after the stage sees it,
@@ -108,9 +112,8 @@
 // reorder buffer (a min-heap on the sequence number) until their
 // predecessors are written. Requesters do not wait for each other. The
 // buffers are bounded because Ordered caps the items in flight
-// (MaxInFlight, by default twice Config.InFlightBound): the reader waits
-// when the cap is reached, so all reorder buffers together hold fewer
-// than MaxInFlight results. The waiting cannot deadlock: the items that
+// (Config.InFlightBound): the reader waits when the cap is reached, so
+// all reorder buffers together hold fewer results than that. The waiting cannot deadlock: the items that
 // complete a requester's sequence are already read.
 //
 // # Beyond the paper
@@ -136,18 +139,17 @@
 // handoff falls as load rises, and a queue knows its own depth for the
 // statistics. The writer, being the write queue's only consumer, takes
 // everything queued; so does a lone worker, which then runs it Batch
-// items at a time. In the common layout, one worker, each queue has
-// exactly one goroutine on each side, and the queues are lock-free
-// single-producer, single-consumer rings: one atomic add publishes an
-// item (and gives the exact depth for the high-water mark), and a side
-// parks on a channel only when its ring is empty or full, after yielding
-// the processor once; the reader writes each item straight into its slot.
-// With several workers the queues are mutex-guarded rings with two
-// condition variables. Context cancellation reaches waiting goroutines
-// through context.AfterFunc, which stops both queues. Timing costs
-// nothing on the fast path: the clock is read only around waits that
-// actually block, and busy time is each goroutine's lifetime minus its
-// waits.
+// items at a time. The rings are lock-free between their two sides: one
+// atomic add publishes an item (and gives the exact depth for the
+// high-water mark), and a side parks on a channel only when its ring is
+// empty or full, after yielding the processor once; the reader writes
+// each item straight into its slot. With several workers, their side of
+// each ring is shared by taking turns (a channel token), once per take
+// or put of a batch, so the reader and the writer never lock. Context
+// cancellation reaches waiting goroutines through context.AfterFunc,
+// which stops both queues. Timing costs nothing on the fast path: the
+// clock is read only around waits that actually block, and busy time is
+// each goroutine's lifetime minus its waits.
 //
 // Accelerator.Run is called once per batch with a work function bound
 // once per worker (no allocation per item). The pipeline relies on Run
@@ -155,10 +157,22 @@
 // returns work's error"): when Run returns, work has returned or will
 // never be called. If Run returns an error, every item of the batch
 // without an error of its own fails with it (the device's result cannot
-// be trusted).
+// be trusted). If Run returns nil without having called work, the
+// batch's items fail with a *StageError wrapping ErrWorkNotRun: an item
+// is never passed off as processed when it was not.
 //
-// The pipeline does not recover panics in the host's functions: a panic
-// in Read, Process or Write crashes the program, as in any goroutine.
+// Panics. A panic in one of the host's functions is recovered (see
+// PanicError), so that a long-running node is not taken down by one bad
+// item, and costs nothing per item: each goroutine has one deferred
+// recover around its whole loop. The reader and the writer stop after a
+// panic, as after an error. A worker's state says where in a batch it
+// is, so after a panic it fails the items concerned and resumes the
+// batch. The one exception is the work function handed to a device's
+// Accelerator.Run: the device may run it on a goroutine of its own,
+// which the worker's recover cannot reach, so it has its own, one per
+// Run call; a Process panic there fails its item and work goes on with
+// the rest of the batch, without unwinding through Accelerator.Run.
+//
 // Run keeps a small record per distinct requester (its next sequence
 // number and reorder buffer) for its whole life; an accelerator node
 // serves the bounded set of nodes bound to it.

@@ -4,17 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/schedkit/schedkit/internal/errtext"
 )
 
 // Sentinel errors. Every error Run returns, other than the context's own,
-// wraps exactly one of them, so callers can test with errors.Is and read
-// the details with errors.As on *ConfigError or *StageError.
+// wraps exactly one of ErrConfig and ErrStageFailed, so callers can test
+// with errors.Is and read the details with errors.As on *Error or
+// *StageError.
 var (
-	// ErrInvalidConfig is wrapped by every *ConfigError: a Config or
-	// Stages value that Run rejects before starting any goroutine.
-	ErrInvalidConfig = errors.New("pipeline: invalid config")
-	// ErrStageFailed is wrapped by every *StageError: the reader or the
-	// writer failed and the pipeline stopped.
+	// ErrConfig is wrapped by every *Error: a Config or Stages value that
+	// Run rejects before starting any goroutine.
+	ErrConfig = errors.New("pipeline: invalid config")
+	// ErrStageFailed is wrapped by every *StageError: a host function
+	// failed. From Run, the reader or the writer failed (or a Drop
+	// panicked) and the pipeline stopped; as an item's Result.Err, its
+	// processing panicked or its accelerator did not run it.
 	ErrStageFailed = errors.New("pipeline: stage failed")
 	// ErrUndeliverable is returned (possibly wrapped) by a Write function
 	// to say that this one result cannot be delivered, typically because
@@ -22,27 +27,48 @@ var (
 	// result is reported to Stages.Drop and the pipeline goes on. Any
 	// other Write error is fatal.
 	ErrUndeliverable = errors.New("pipeline: result undeliverable")
+	// ErrWorkNotRun fails the items of a batch whose Accelerator.Run
+	// returned nil without having run the work function to its end
+	// (typically without calling it): those items have no result. Such
+	// an item is written like any failed item, its Result.Err a
+	// *StageError for StageProcess wrapping ErrWorkNotRun.
+	ErrWorkNotRun = errors.New("pipeline: accelerator returned without running the work")
 )
 
-// ConfigError reports a Config field or a Stages function that Run
-// rejects. It wraps ErrInvalidConfig.
-type ConfigError struct {
-	Field  string // e.g. "ProcessQueue", "Accelerators[1]", "Stages.Read"
-	Reason string // e.g. "must be at least 1, got 0"
+// Error reports a Config field or a Stages function that Run (or
+// Config.Validate) rejects. Its Err is ErrConfig; the package deals in
+// neither jobs nor nodes, so it has no Job or Node.
+type Error struct {
+	Op     string // the call: "Run" or "Validate"
+	Field  string // the field at fault, e.g. "ProcessQueue", "Accelerators[1]", "Stages.Read"
+	Reason string // what is wrong with it, e.g. "must be at least 1, got 0"
+	Err    error  // ErrConfig
+	Cause  error  // an underlying error, or nil
 }
 
-// Error returns "pipeline: invalid config: <field>: <reason>".
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("pipeline: invalid config: %s: %s", e.Field, e.Reason)
+// Error returns "pipeline: <op>: invalid config: <field>: <reason>".
+func (e *Error) Error() string {
+	reason := e.Reason
+	if e.Field != "" {
+		reason = e.Field + ": " + reason
+	}
+	return errtext.Format(errtext.Parts{Pkg: "pipeline", Op: e.Op, Sentinel: e.Err, Reason: reason, Cause: e.Cause})
 }
 
-// Unwrap returns ErrInvalidConfig.
-func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+// Unwrap returns Err and Cause, those that are set.
+func (e *Error) Unwrap() []error { return errtext.Unwrap(e.Err, e.Cause) }
 
-// StageError reports the stage whose failure stopped the pipeline and the
-// error that stage's function returned, or a *PanicError if it panicked
-// (then it is also the Result.Err of an item whose processing panicked).
-// errors.Is matches both ErrStageFailed and the stage's own error.
+// configError returns the *Error for a bad field.
+func configError(op, field, reason string) *Error {
+	return &Error{Op: op, Field: field, Reason: reason, Err: ErrConfig}
+}
+
+// StageError reports a host function's failure at run time (not bad
+// input: the *Error is for that): as Run's error, the stage whose failure
+// stopped the pipeline and the error its function returned, or a
+// *PanicError if it panicked; as an item's Result.Err, a panic of its
+// processing or ErrWorkNotRun. errors.Is matches both ErrStageFailed and
+// the stage's own error.
 type StageError struct {
 	Stage Stage
 	Err   error
@@ -67,7 +93,8 @@ func (e *StageError) Unwrap() []error { return []error{ErrStageFailed, e.Err} }
 //   - Process, ProcessBatch, Accelerator.Run: the item (every item of the
 //     batch, for ProcessBatch or Run) fails with the *StageError as its
 //     Result.Err and is written as usual; the pipeline goes on. A Process
-//     panic fails only its own item.
+//     panic fails only its own item, and the rest of the batch is
+//     processed.
 //   - Write: fatal, as a write error: the item is dropped and Run returns
 //     the *StageError.
 //   - Drop: the report is lost; Run returns the *StageError (StageWrite)
@@ -79,6 +106,15 @@ type PanicError struct {
 
 // Error returns "panic: <value>".
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value if it is an error (panic(err)), so that
+// errors.Is and errors.As see through the panic to it; otherwise nil.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{err}
+	}
+	return nil
+}
 
 // recovered turns a recovered panic value into a *StageError.
 func recovered(stage Stage, v any) *StageError {

@@ -18,7 +18,7 @@ import (
 // processing failure, an undeliverable result and a slow item. flags
 // choose ordering, ProcessBatch, and a fatal read or write or a
 // cancellation at a position taken from at. An invalid configuration
-// must be rejected with a *ConfigError before anything runs; a valid one
+// must be rejected with an *Error before anything runs; a valid one
 // must satisfy every invariant the property test checks.
 func FuzzRun(f *testing.F) {
 	f.Add(int8(4), int8(4), int8(0), int8(1), uint8(1), uint8(0), int8(0), uint8(0), []byte("hello, accelerator"))
@@ -71,12 +71,12 @@ func fuzzRun(t *testing.T, pq, wq, batch, streams int8, nacc, flags uint8, maxIn
 
 	base := runtime.NumGoroutine()
 	if err := s.Config.Validate(); err != nil {
-		var ce *pipeline.ConfigError
-		if !errors.As(err, &ce) || !errors.Is(err, pipeline.ErrInvalidConfig) {
-			t.Fatalf("Validate = %v, not a *ConfigError", err)
+		var ce *pipeline.Error
+		if !errors.As(err, &ce) || !errors.Is(err, pipeline.ErrConfig) {
+			t.Fatalf("Validate = %v, not a *Error", err)
 		}
 		calls := 0
-		if _, rerr := pipeline.Run(context.Background(), s.Config, countingStages(&calls)); !errors.Is(rerr, pipeline.ErrInvalidConfig) || calls != 0 {
+		if _, rerr := pipeline.Run(context.Background(), s.Config, countingStages(&calls)); !errors.Is(rerr, pipeline.ErrConfig) || calls != 0 {
 			t.Fatalf("Run = %v after %d calls; Validate said %v", rerr, calls, err)
 		}
 		return

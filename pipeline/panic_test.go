@@ -173,8 +173,133 @@ func TestStatsString(t *testing.T) {
 func TestTypedNilAccelerator(t *testing.T) {
 	var acc *panicAcc
 	cfg := pipeline.Config{Accelerators: []schedkit.Accelerator{acc}, Streams: 1, ProcessQueue: 1, WriteQueue: 1}
-	var ce *pipeline.ConfigError
+	var ce *pipeline.Error
 	if err := cfg.Validate(); !errors.As(err, &ce) {
 		t.Fatalf("typed nil accelerator: %v", err)
+	}
+}
+
+// lazyAcc is a device whose Run breaks the Accelerator contract, returning
+// nil without running work, unless run is set: then it runs work, and
+// recovers any panic that reaches it.
+type lazyAcc struct{ run bool }
+
+func (lazyAcc) Info() schedkit.AcceleratorInfo {
+	return schedkit.AcceleratorInfo{ID: "lazy", Kind: schedkit.AcceleratorGPU, Healthy: true}
+}
+
+func (a lazyAcc) Run(ctx context.Context, work func(context.Context) error) (err error) {
+	if !a.run {
+		return nil
+	}
+	defer func() { _ = recover() }()
+	return work(ctx)
+}
+
+// An Accelerator.Run that returns nil without running work does not pass
+// the items off as done: each fails with ErrWorkNotRun (in a *StageError
+// for StageProcess) and is written once, like any failed item. A Process
+// panic is recovered inside a device's work, before the device sees it:
+// it fails its own item only, and the rest of the batch runs.
+func TestWorkNotRun(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		acc    lazyAcc
+		batch  int
+		failed []int // inputs that fail with ErrWorkNotRun
+		panics []int // inputs that fail with the panic of Process
+	}{
+		{"skip", lazyAcc{}, 1, []int{0, 1, 2, 3, 4}, nil},
+		{"skip batch", lazyAcc{}, 3, []int{0, 1, 2, 3, 4}, nil},
+		{"run", lazyAcc{run: true}, 3, nil, []int{1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var items []pipeline.Item[int]
+			for i := range 5 {
+				items = append(items, pipeline.Item[int]{Requester: "n1", Input: i})
+			}
+			var failed, panics []int
+			writes := 0
+			cfg := pipeline.Config{Accelerators: []schedkit.Accelerator{c.acc}, Streams: 1, ProcessQueue: 8, WriteQueue: 8, Batch: c.batch, Ordered: true}
+			st, err := pipeline.Run(context.Background(), cfg, pipeline.Stages[int, int]{
+				Read: sliceReader(items),
+				Process: func(_ context.Context, x int) (int, error) {
+					if x == 1 {
+						panic("bad item")
+					}
+					return x + 100, nil
+				},
+				Write: func(_ context.Context, r pipeline.Result[int, int]) error {
+					writes++
+					var se *pipeline.StageError
+					switch {
+					case errors.Is(r.Err, pipeline.ErrWorkNotRun) && errors.As(r.Err, &se) && se.Stage == pipeline.StageProcess:
+						failed = append(failed, r.Input)
+					case errors.As(r.Err, new(*pipeline.PanicError)) && errors.As(r.Err, &se) && se.Stage == pipeline.StageProcess:
+						panics = append(panics, r.Input)
+					case r.Err != nil:
+						t.Errorf("item %d: error %v, want ErrWorkNotRun", r.Input, r.Err)
+					case r.Output != r.Input+100:
+						t.Errorf("item %d: output %d", r.Input, r.Output)
+					}
+					return nil
+				},
+				Drop: func(r pipeline.Result[int, int], reason error) { t.Errorf("dropped %d: %v", r.Input, reason) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(failed, c.failed) || !slices.Equal(panics, c.panics) || writes != 5 {
+				t.Errorf("not run %v, panicked %v, of %d written; want %v, %v of 5", failed, panics, writes, c.failed, c.panics)
+			}
+			if st.Read.Items != 5 || st.Write.Items != 5 || st.Process.Items != 5 || st.Process.Failed != int64(len(c.failed)+len(c.panics)) || st.Dropped != 0 {
+				t.Errorf("stats: %v", st)
+			}
+		})
+	}
+}
+
+// threadAcc is a device that runs work on a goroutine of its own (as a
+// device bound to one OS thread would) and waits for it.
+type threadAcc struct{}
+
+func (threadAcc) Info() schedkit.AcceleratorInfo {
+	return schedkit.AcceleratorInfo{ID: "thread", Kind: schedkit.AcceleratorGPU, Healthy: true}
+}
+
+func (threadAcc) Run(ctx context.Context, work func(context.Context) error) error {
+	done := make(chan error)
+	go func() { done <- work(ctx) }()
+	return <-done
+}
+
+// A Process panic on a device's own goroutine is contained too: the
+// worker's recover cannot reach it there, work's own does.
+func TestPanicOnDeviceGoroutine(t *testing.T) {
+	var items []pipeline.Item[int]
+	for i := range 6 {
+		items = append(items, pipeline.Item[int]{Requester: "n1", Input: i})
+	}
+	var panicked []int
+	cfg := pipeline.Config{Accelerators: []schedkit.Accelerator{threadAcc{}}, Streams: 2, ProcessQueue: 4, WriteQueue: 4, Batch: 2, Ordered: true}
+	st, err := pipeline.Run(context.Background(), cfg, pipeline.Stages[int, int]{
+		Read: sliceReader(items),
+		Process: func(_ context.Context, x int) (int, error) {
+			if x == 2 || x == 5 {
+				panic("bad item")
+			}
+			return x, nil
+		},
+		Write: func(_ context.Context, r pipeline.Result[int, int]) error {
+			if errors.As(r.Err, new(*pipeline.PanicError)) {
+				panicked = append(panicked, r.Input)
+			} else if r.Err != nil || r.Output != r.Input {
+				t.Errorf("item %d: %d, %v", r.Input, r.Output, r.Err)
+			}
+			return nil
+		},
+	})
+	if err != nil || st.Write.Items != 6 || !slices.Equal(panicked, []int{2, 5}) {
+		t.Fatalf("Run = %v, wrote %d, panicked %v; want nil, 6, [2 5]", err, st.Write.Items, panicked)
 	}
 }

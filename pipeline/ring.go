@@ -10,57 +10,94 @@ import (
 // write by one side does not invalidate the line the other side reads.
 type cacheLine [64]byte
 
-// ring is a bounded FIFO for one producer goroutine and one consumer
-// goroutine, without a lock. The producer alone writes tail and hw, the
-// consumer alone writes head; the one counter both sides change is n,
-// the number of items queued, by atomic add. Slots are published by that
-// add: the producer fills slots, then adds; the consumer loads n, copies
-// and clears that many slots, then subtracts. Because n changes only by
-// atomic read-modify-write, the value the producer's add returns is the
-// exact number of items queued at that instant, so the high-water mark
-// is exact, as under a lock. A free slot is always zero (slots start
-// zero and take clears what it copies), so a producer may fill a slot
-// in place, field by field (slot, commit).
+// ring is a bounded FIFO between the goroutines of two stages, lock-free
+// between its two sides. The producer side alone writes tail, free and
+// hw, the consumer side alone writes head; the one counter both sides
+// change is n, the number of items queued, by atomic add. Slots are
+// published by that add: the producer fills slots, then adds; the
+// consumer loads n, copies and clears that many slots, then subtracts.
+// Because n changes only by atomic read-modify-write, the value the
+// producer's add returns is the exact number of items queued at that
+// instant, so the high-water mark is exact, as under a lock; it also
+// tells the producer how many slots are free at least (only the consumer
+// changes n meanwhile, and only to free slots), so the producer reads n
+// only when those run out. A free slot is always zero (slots start zero
+// and take clears what it copies), so a producer may fill a slot in
+// place, field by field (slot, commit).
+//
+// A side may be shared by several goroutines (the workers, which take
+// from the process queue and put into the write queue): then that side
+// has a turn, a 1-buffered channel holding a token, which a goroutine
+// holds for a whole take or putAll, waits included, so that at any
+// moment one goroutine acts as the side's only goroutine and the handoff
+// between the sides stays lock-free. (A channel rather than a
+// sync.Mutex: the turn is held across waits, and a mutex's waiters spin
+// for it, which on a busy machine takes the processor from the goroutine
+// they wait for.) The reader and the writer, each alone on its side,
+// take no lock: one atomic add per put or take.
 //
 // Waiting: a side that finds the ring empty (consumer) or full
-// (producer) first yields the processor once and looks again, as queue
-// does; then it parks on its own 1-buffered wake channel. Parking is a
-// Dekker-style handshake on sequentially consistent atomics: the waiter
-// raises its flag, then loads n; the other side changes n, then loads
-// the flag. At least one of them sees the other's store: either the
-// waiter sees the change and does not sleep, or the other side sees the
-// flag, lowers it and sends a wake token. A token that arrives after the
-// waiter stopped waiting stays in the channel and makes a later park
-// return early; every wait re-checks its condition in a loop, so a
-// spurious wake is harmless. close and stop set their flag, then send a
-// token unconditionally, which reaches a side whether it is parked or
-// about to park.
+// (producer) first yields the processor once and looks again; the other
+// side is often runnable and about to put or take, and a yield is much
+// cheaper than a park and wake-up. Then it parks on its own 1-buffered
+// wake channel. Parking is a Dekker-style handshake on sequentially
+// consistent atomics: the waiter raises its flag, then loads n; the
+// other side changes n, then loads the flag. At least one of them sees
+// the other's store: either the waiter sees the change and does not
+// sleep, or the other side sees the flag, lowers it and sends a wake
+// token. A token that arrives after the waiter stopped waiting stays in
+// the channel and makes a later park return early; every wait re-checks
+// its condition in a loop, so a spurious wake is harmless. (On a shared
+// side only the goroutine holding the side's turn waits on the ring;
+// the others wait for the turn.) close and stop set their flag, then
+// send a token unconditionally, which reaches a side whether it is
+// parked or about to park.
 type ring[T any] struct {
 	buf []T
 
-	_    cacheLine
-	tail int // producer: next slot to fill
-	hw   int // producer: most items queued at once
+	_         cacheLine
+	tail      int           // producer: next slot to fill
+	free      int           // producer: free slots when it last looked (there are at least as many)
+	hw        int           // producer: most items queued at once
+	prodTurn  chan struct{} // shared producer side: holds a token while no producer acts
+	shareProd bool
 
-	_    cacheLine
-	head int // consumer: next slot to take
+	_         cacheLine
+	head      int           // consumer: next slot to take
+	consTurn  chan struct{} // shared consumer side: holds a token while no consumer acts
+	shareCons bool
 
 	_        cacheLine
 	n        atomic.Int64 // items queued
 	consWait atomic.Bool  // the consumer is parked, or about to park
 	prodWait atomic.Bool  // the producer is parked, or about to park
+
+	_        cacheLine // closed and stopped change once: apart from n, they stay in both sides' caches
 	closed   atomic.Bool
 	stopped  atomic.Bool
 	consWake chan struct{} // 1-buffered: a token wakes the consumer
 	prodWake chan struct{}
 }
 
-func newRing[T any](depth int) *ring[T] {
-	return &ring[T]{
-		buf:      make([]T, depth),
-		consWake: make(chan struct{}, 1),
-		prodWake: make(chan struct{}, 1),
+// newRing returns a ring of depth slots for the given numbers of
+// producer and consumer goroutines.
+func newRing[T any](depth, producers, consumers int) *ring[T] {
+	q := &ring[T]{
+		buf:       make([]T, depth),
+		shareProd: producers > 1,
+		shareCons: consumers > 1,
+		consWake:  make(chan struct{}, 1),
+		prodWake:  make(chan struct{}, 1),
 	}
+	if q.shareProd {
+		q.prodTurn = make(chan struct{}, 1)
+		q.prodTurn <- struct{}{}
+	}
+	if q.shareCons {
+		q.consTurn = make(chan struct{}, 1)
+		q.consTurn <- struct{}{}
+	}
+	return q
 }
 
 // token sends a wake-up on ch unless one is already waiting there.
@@ -77,10 +114,14 @@ func (q *ring[T]) room(blocked *time.Duration) int {
 	if q.stopped.Load() {
 		return 0
 	}
-	if free := len(q.buf) - int(q.n.Load()); free > 0 {
-		return free
+	if q.free > 0 { // only the consumer changes n meanwhile, and it only frees slots
+		return q.free
 	}
-	return q.waitRoom(blocked)
+	if q.free = len(q.buf) - int(q.n.Load()); q.free > 0 {
+		return q.free
+	}
+	q.free = q.waitRoom(blocked)
+	return q.free
 }
 
 // waitRoom is room's slow path: the ring was full.
@@ -116,6 +157,7 @@ func (q *ring[T]) published(k int) {
 		q.tail -= len(q.buf)
 	}
 	n := int(q.n.Add(int64(k)))
+	q.free = len(q.buf) - n
 	if n > q.hw {
 		q.hw = n
 	}
@@ -137,7 +179,13 @@ func (q *ring[T]) slot(blocked *time.Duration) *T {
 // commit publishes the slot that slot returned.
 func (q *ring[T]) commit() { q.published(1) }
 
+// putAll appends xs in order, waiting for room as often as needed, and
+// returns how many it appended: len(xs) unless the ring is stopping.
 func (q *ring[T]) putAll(xs []T, blocked *time.Duration) int {
+	if q.shareProd {
+		<-q.prodTurn
+		defer func() { q.prodTurn <- struct{}{} }()
+	}
 	done := 0
 	for done < len(xs) {
 		free := q.room(blocked)
@@ -145,8 +193,10 @@ func (q *ring[T]) putAll(xs []T, blocked *time.Duration) int {
 			break
 		}
 		k := min(free, len(xs)-done)
-		// At most two contiguous runs, before and after the wrap.
-		if m := copy(q.buf[q.tail:], xs[done:done+k]); m < k {
+		if k == 1 { // the common case of a batch of one
+			q.buf[q.tail] = xs[done]
+		} else if m := copy(q.buf[q.tail:], xs[done:done+k]); m < k {
+			// At most two contiguous runs, before and after the wrap.
 			copy(q.buf, xs[done+m:done+k])
 		}
 		done += k
@@ -194,7 +244,14 @@ func (q *ring[T]) waitQueued(blocked *time.Duration) int {
 	return n
 }
 
+// take waits until an item is queued, then moves up to limit items to
+// dst, in FIFO order, and returns it. It reports false, taking nothing,
+// once the ring is closed and empty or is stopping.
 func (q *ring[T]) take(dst []T, limit int, blocked *time.Duration) ([]T, bool) {
+	if q.shareCons {
+		<-q.consTurn
+		defer func() { q.consTurn <- struct{}{} }()
+	}
 	n := q.queued(blocked)
 	if n == 0 || q.stopped.Load() {
 		return dst, false
@@ -216,17 +273,41 @@ func (q *ring[T]) take(dst []T, limit int, blocked *time.Duration) ([]T, bool) {
 	return dst, true
 }
 
+// retake is take into buf, whose items the caller has passed on: they
+// are cleared so that they can be collected, but lazily. Those that the
+// take overwrites need no clearing, so buf is cleared first only if the
+// take is likely to wait (the ring is empty: the caller then holds no
+// references while it waits), and otherwise only the part the take did
+// not overwrite, after it.
+func (q *ring[T]) retake(buf []T, limit int, blocked *time.Duration) ([]T, bool) {
+	stale := len(buf)
+	if q.n.Load() == 0 {
+		clear(buf)
+		stale = 0
+	}
+	buf, ok := q.take(buf[:0], limit, blocked)
+	if n := len(buf); n < stale {
+		clear(buf[n:stale])
+	}
+	return buf, ok
+}
+
+// close marks the end of input: consumers take what is left, then see
+// the end. Puts after close are a bug in the caller.
 func (q *ring[T]) close() {
 	q.closed.Store(true)
 	token(q.consWake)
 }
 
+// stop makes every current and later wait return at once.
 func (q *ring[T]) stop() {
 	q.stopped.Store(true)
 	token(q.consWake)
 	token(q.prodWake)
 }
 
+// drain appends whatever is still queued to dst, for accounting after
+// every goroutine has exited.
 func (q *ring[T]) drain(dst []T) []T {
 	for n := q.n.Load(); n > 0; n-- {
 		dst = append(dst, q.buf[q.head])
@@ -239,4 +320,5 @@ func (q *ring[T]) drain(dst []T) []T {
 	return dst
 }
 
+// highWater returns the most items the ring held at once.
 func (q *ring[T]) highWater() int { return q.hw }

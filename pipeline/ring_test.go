@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -32,7 +33,7 @@ func TestRingFIFO(t *testing.T) {
 	var blocked time.Duration
 	for run := range 300 {
 		depth := 1 + rng.IntN(6)
-		q := newRing[int](depth)
+		q := newRing[int](depth, 1, 1)
 		var oracle []int
 		next, hw := 1, 0 // items are non-zero, so a zero slot is free
 		for op := range 100 {
@@ -196,7 +197,7 @@ type fifoRun struct {
 // runRing plays p on a ring: producer and consumer in their own
 // goroutines, and stop (if any) from a third, as Run does.
 func runRing(p fifoProgram) fifoRun {
-	q := newRing[int](p.depth)
+	q := newRing[int](p.depth, 1, 1)
 	var r fifoRun
 	prodDone := make(chan struct{})
 	consDone := make(chan struct{})
@@ -354,12 +355,12 @@ func firstDiff(a, b []int) int {
 // waiting for items, later calls fail at once, and drain returns what
 // is left.
 func TestRingStop(t *testing.T) {
-	q := newRing[int](1)
+	q := newRing[int](1, 1, 1)
 	var blocked time.Duration
 	ringPut(q, 1, &blocked)
 	res := make(chan bool, 2)
 	go func() { var b time.Duration; res <- q.putAll([]int{2}, &b) == 1 }()
-	e := newRing[int](1)
+	e := newRing[int](1, 1, 1)
 	go func() { var b time.Duration; _, ok := e.take(nil, 1, &b); res <- ok }()
 	time.Sleep(10 * time.Millisecond)
 	q.stop()
@@ -381,7 +382,7 @@ func TestRingStop(t *testing.T) {
 // TestRingBlocked: time spent parked is counted on the side that waited,
 // and only there.
 func TestRingBlocked(t *testing.T) {
-	q := newRing[int](1)
+	q := newRing[int](1, 1, 1)
 	var prod, cons time.Duration
 	done := make(chan struct{})
 	go func() {
@@ -406,5 +407,80 @@ func TestRingBlocked(t *testing.T) {
 	}
 	if cons < 10*time.Millisecond || prod < 10*time.Millisecond {
 		t.Errorf("blocked: consumer %v, producer %v; want each about 20ms", cons, prod)
+	}
+}
+
+// TestRingShared: several producers and consumers, each side sharing the
+// ring under its mutex as the workers do, move every item exactly once
+// through a small ring.
+func TestRingShared(t *testing.T) {
+	const producers, consumers, per = 3, 3, 2000
+	q := newRing[[2]int](2, producers, consumers)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := make([][]int, producers)
+	for c := range consumers {
+		wg.Go(func() {
+			var blocked time.Duration
+			for {
+				xs, ok := q.take(nil, 1+c, &blocked)
+				if !ok {
+					return
+				}
+				mu.Lock()
+				for _, x := range xs {
+					got[x[0]] = append(got[x[0]], x[1])
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	var pwg sync.WaitGroup
+	for p := range producers {
+		pwg.Go(func() {
+			var blocked time.Duration
+			for i := 0; i < per; {
+				k := min(1+p, per-i)
+				xs := make([][2]int, k)
+				for j := range xs {
+					xs[j] = [2]int{p, i + j}
+				}
+				if q.putAll(xs, &blocked) != k {
+					t.Error("putAll short")
+				}
+				i += k
+			}
+		})
+	}
+	pwg.Wait()
+	q.close()
+	wg.Wait()
+	for p, xs := range got {
+		// Consumers interleave, so per-producer order is only per take;
+		// every item must still arrive exactly once.
+		slices.Sort(xs)
+		if len(xs) != per || xs[0] != 0 || xs[per-1] != per-1 || len(slices.Compact(xs)) != per {
+			t.Errorf("producer %d: %d items delivered", p, len(xs))
+		}
+	}
+}
+
+// TestRingRetake: retake leaves no stale item in the buffer it reuses,
+// whether the ring had items (only the tail past the take is cleared) or
+// was empty (all of it, before waiting).
+func TestRingRetake(t *testing.T) {
+	q := newRing[*int](4, 1, 1)
+	var blocked time.Duration
+	x := new(int)
+	buf := []*int{x, x, x, x}
+	q.putAll([]*int{x, x}, &blocked)
+	buf, ok := q.retake(buf, 4, &blocked)
+	if !ok || len(buf) != 2 || buf[:4][2] != nil || buf[:4][3] != nil {
+		t.Fatalf("retake from a ring of 2: %v, %v", buf[:4], ok)
+	}
+	q.close()
+	buf, ok = q.retake(buf, 4, &blocked)
+	if ok || len(buf) != 0 || buf[:4][0] != nil || buf[:4][1] != nil {
+		t.Fatalf("retake from a closed empty ring: %v, %v", buf[:4], ok)
 	}
 }

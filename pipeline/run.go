@@ -21,13 +21,13 @@ import (
 // Run returns nil after a graceful drain (Read returned io.EOF and every
 // item read was written or undeliverable); otherwise the first of: a
 // *StageError if Read or Write failed, or ctx.Err() if ctx ended the run
-// early. Before starting anything it returns a *ConfigError if cfg or s
+// early. Before starting anything it returns an *Error (wrapping ErrConfig) if cfg or s
 // is invalid, or ctx.Err() if ctx is already done. Except for those two
 // early returns, each item read has been written exactly once or reported
 // to s.Drop exactly once when Run returns, and Stats says how many of
 // each.
 func Run[I, R any](ctx context.Context, cfg Config, s Stages[I, R]) (Stats, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate("Run"); err != nil {
 		return Stats{}, err
 	}
 	if err := s.validate(); err != nil {
@@ -41,8 +41,8 @@ func Run[I, R any](ctx context.Context, cfg Config, s Stages[I, R]) (Stats, erro
 		s:      s,
 		parent: ctx,
 		batch:  cfg.batch(),
-		pq:     newLink[item[I, R]](cfg.ProcessQueue, 1, cfg.workers()),
-		wq:     newLink[item[I, R]](cfg.WriteQueue, cfg.workers(), 1),
+		pq:     newRing[item[I, R]](cfg.ProcessQueue, 1, cfg.workers()),
+		wq:     newRing[item[I, R]](cfg.WriteQueue, cfg.workers(), 1),
 	}
 	if limit := cfg.inFlightLimit(); limit > 0 {
 		p.gate = newGate(limit)
@@ -58,8 +58,8 @@ type run[I, R any] struct {
 	ctx    context.Context // parent, or cancelled by a fatal write error
 	cancel context.CancelFunc
 	batch  int
-	pq, wq link[item[I, R]]
-	gate   *gate // nil without an in-flight cap
+	pq, wq *ring[item[I, R]] // the process and write queues
+	gate   *gate             // nil without an in-flight cap
 	wg     sync.WaitGroup
 	live   atomic.Int32 // processing workers still running
 
@@ -91,7 +91,7 @@ func (p *run[I, R]) run() (Stats, error) {
 		for range p.cfg.Streams {
 			w := &worker[I, R]{p: p, acc: acc, dev: dev}
 			w.cpu, w.isCPU = acc.(CPU)
-			w.runFn = w.runBatch
+			w.runFn = w.guardedWork
 			workers = append(workers, w)
 		}
 	}
@@ -197,33 +197,49 @@ func (p *run[I, R]) read() {
 	defer p.wg.Done()
 	start := time.Now()
 	var st StageStats
+	p.readAll(&st)
+	p.pq.close()
+	st.Busy = time.Since(start) - st.BlockedOut
+	p.stats.Read = st // only this goroutine writes it; Run reads it after Wait
+}
+
+// readAll reads until the input ends, the reader fails or the pipeline
+// stops. A panic in Read (the only host function it calls) stops
+// reading as a read error does: one deferred recover for the whole loop,
+// not one per item, since nothing is resumed after it. Read is called
+// before the item's queue slot is taken, so a panic leaves no slot half
+// filled.
+func (p *run[I, R]) readAll(st *StageStats) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.fail(recovered(StageRead, v))
+		}
+	}()
+	read := p.s.Read
 	reqs := make(map[schedkit.NodeID]*requester[I, R])
 	var last *requester[I, R]
 	slots := 0 // MaxInFlight slots taken from the gate and not yet used
 	for {
 		if p.isDone() {
 			p.interrupted()
-			break
+			return
 		}
 		if p.gate != nil && slots == 0 {
 			if slots = p.gate.acquire(&st.BlockedOut); slots == 0 {
 				p.interrupted()
-				break
+				return
 			}
 		}
-		in, err := p.readOne()
+		in, err := read(p.ctx)
 		if err != nil {
 			switch {
 			case p.isDone():
 				p.interrupted()
 			case err == io.EOF: // returned unwrapped, as io.Reader does: a graceful end
 			default:
-				if _, ok := err.(*StageError); !ok {
-					err = &StageError{Stage: StageRead, Err: err}
-				}
-				p.fail(err)
+				p.fail(&StageError{Stage: StageRead, Err: err})
 			}
-			break
+			return
 		}
 		slots--
 		r := last
@@ -236,83 +252,63 @@ func (p *run[I, R]) read() {
 			last = r
 		}
 		st.Items++
-		if ring := p.pq.r; ring != nil {
-			// A lone worker: fill the ring's next slot in place. It is
-			// zero, so only these fields need writing, and no item is
-			// built and copied.
-			x := ring.slot(&st.BlockedOut)
-			if x != nil {
-				x.Requester, x.Seq, x.Input, x.req = in.Requester, r.next, in.Input, r
-				r.next++
-				ring.commit()
-				continue
-			}
-		} else if p.pq.q.put(item[I, R]{Result: Result[I, R]{Requester: in.Requester, Seq: r.next, Input: in.Input}, req: r}, &st.BlockedOut) {
+		// Fill the queue's next slot in place. It is zero, so only
+		// these fields need writing, and no item is built and copied.
+		if x := p.pq.slot(&st.BlockedOut); x != nil {
+			x.Requester, x.Seq, x.Input, x.req = in.Requester, r.next, in.Input, r
 			r.next++
+			p.pq.commit()
 			continue
 		}
 		// The queue is stopping.
 		p.leave(item[I, R]{Result: Result[I, R]{Requester: in.Requester, Seq: r.next, Input: in.Input}, req: r})
 		p.interrupted()
-		break
+		return
 	}
-	p.pq.close()
-	st.Busy = time.Since(start) - st.BlockedOut
-	p.stats.Read = st // only this goroutine writes it; Run reads it after Wait
-}
-
-// readOne calls Read, turning a panic into a *StageError.
-func (p *run[I, R]) readOne() (in Item[I], err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = recovered(StageRead, v)
-		}
-	}()
-	return p.s.Read(p.ctx)
 }
 
 // worker is one processing goroutine, bound to one accelerator.
+//
+// Its state says where it is, so that a panic of a host function can be
+// recovered once per worker loop rather than once per item or batch:
+// serve recovers it, fails the items it concerns (see recover), and
+// loop calls serve again, which resumes the batch where it stopped.
 type worker[I, R any] struct {
 	p     *run[I, R]
 	acc   schedkit.Accelerator
 	cpu   CPU  // acc, when it is a CPU
 	isCPU bool // acc is a CPU: call its Run statically
 	dev   schedkit.AcceleratorID
-	runFn func(context.Context) error // w.runBatch, bound once
+	runFn func(context.Context) error // w.guardedWork, bound once
 	buf   []item[I, R]                // what the last take returned
 	held  []item[I, R]                // the part of buf not yet passed on
-	batch []item[I, R]                // the group being processed: a prefix of held
-	next  int                         // runBatch: the next item of batch to Process
+	batch []item[I, R]                // the group being processed: a prefix of held, nil between groups
+	from  int                         // the first item of batch the current Accelerator.Run call covers
+	next  int                         // work: the next item of batch to process
+	phase phase                       // where a panic would come from
 	ins   []I                         // ProcessBatch buffers
 	outs  []R
 	errs  []error
 }
+
+// phase is where a worker is in a batch, which tells recover which host
+// function panicked.
+type phase uint8
+
+const (
+	phaseIdle    phase = iota // between batches: in the pipeline's own code
+	phaseRun                  // inside Accelerator.Run, outside work
+	phaseProcess              // in work, calling Process for batch[next]
+	phaseBatch                // in work, calling ProcessBatch
+	phaseWorked               // work returned; Accelerator.Run has not
+)
 
 func (w *worker[I, R]) loop() {
 	p := w.p
 	defer p.wg.Done()
 	start := time.Now()
 	var st StageStats
-	// A lone worker takes everything queued in one go (it would process
-	// it in this order anyway) and runs it in groups of Batch; workers
-	// that share the queue take one group at a time, to share the load.
-	grab := p.batch
-	if p.cfg.workers() == 1 {
-		grab = max(p.batch, p.cfg.ProcessQueue)
-	}
-	for {
-		var ok bool
-		w.buf, ok = p.pq.take(w.buf[:0], grab, &st.BlockedIn)
-		w.held = w.buf
-		if !ok {
-			if p.isDone() {
-				p.interrupted()
-			}
-			break
-		}
-		if !w.process(&st) {
-			break
-		}
+	for !w.serve(&st) {
 	}
 	if p.live.Add(-1) == 0 {
 		p.wq.close()
@@ -328,105 +324,227 @@ func (w *worker[I, R]) loop() {
 	p.mu.Unlock()
 }
 
+// serve takes items and processes them until the queue ends or the
+// pipeline stops, and then reports true. If a host function panics, it
+// recovers the panic, fails the items concerned, and reports false: loop
+// calls it again, and it resumes where it stopped. This one deferred
+// recover is all the panic containment costs on the fast path.
+func (w *worker[I, R]) serve(st *StageStats) (done bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.recover(v)
+		}
+	}()
+	p := w.p
+	// A lone worker takes everything queued in one go (it would process
+	// it in this order anyway) and runs it in groups of Batch; workers
+	// that share the queue take one group at a time, to share the load.
+	grab := p.batch
+	if p.cfg.workers() == 1 {
+		grab = max(p.batch, p.cfg.ProcessQueue)
+	}
+	if w.batch != nil && !w.process(st) { // resume after a panic
+		return true
+	}
+	for {
+		var ok bool
+		w.buf, ok = p.pq.retake(w.buf, grab, &st.BlockedIn)
+		w.held = w.buf
+		if !ok {
+			if p.isDone() {
+				p.interrupted()
+			}
+			return true
+		}
+		if !w.process(st) {
+			return true
+		}
+	}
+}
+
+// recover fails the items a panic concerns and leaves the worker ready
+// to resume: a Process panic (here only on a CPU: a device's work
+// recovers its own, see guardedWork) fails its own item and the rest of
+// the batch runs in a new call; a ProcessBatch panic fails the batch; a
+// panic of Accelerator.Run itself fails every item of the batch that has
+// no error of its own (the device's results cannot be trusted). A panic
+// outside a batch is the pipeline's own bug: it is not recovered.
+func (w *worker[I, R]) recover(v any) {
+	switch w.phase {
+	case phaseProcess, phaseBatch:
+		w.failPanic(v)
+		w.from = w.next
+	case phaseRun, phaseWorked:
+		err := recovered(StageProcess, v)
+		for i := range w.batch {
+			if w.batch[i].Err == nil {
+				w.batch[i].Err = err
+			}
+		}
+		w.next, w.from = len(w.batch), len(w.batch)
+	default:
+		panic(v)
+	}
+	w.phase = phaseIdle
+}
+
+// failPanic fails the items a panic of Process (the item at w.next) or
+// ProcessBatch (the whole batch) concerns, and moves w.next past them.
+func (w *worker[I, R]) failPanic(v any) {
+	err := recovered(StageProcess, v)
+	var zero R
+	if w.phase == phaseProcess {
+		w.batch[w.next].Output, w.batch[w.next].Err = zero, err
+		w.next++
+		return
+	}
+	for i := range w.batch {
+		w.batch[i].Output, w.batch[i].Err = zero, err
+	}
+	clear(w.ins)
+	clear(w.outs)
+	clear(w.errs)
+	w.next = len(w.batch)
+}
+
 // process runs the held items in groups of Batch, one Accelerator.Run
 // per group, and queues each group's results for the writer. It reports
 // false, leaving the unfinished items to Run, if the pipeline stopped.
+// Called with a group in progress (w.batch set, after a panic), it
+// finishes that group first.
 func (w *worker[I, R]) process(st *StageStats) bool {
 	p := w.p
 	for len(w.held) > 0 {
-		if p.isDone() {
-			p.leave(w.held...)
-			p.interrupted()
-			return false
+		if w.batch == nil {
+			if p.isDone() {
+				p.leave(w.held...)
+				p.interrupted()
+				return false
+			}
+			w.batch = w.held[:min(len(w.held), p.batch)]
+			w.from, w.next = 0, 0
 		}
-		n := min(len(w.held), p.batch)
-		w.batch = w.held[:n]
-		err := w.runOn()
+		n := len(w.batch)
+		if w.from < n {
+			w.runOn()
+		}
 		for i := range w.batch {
 			it := &w.batch[i]
 			it.Device = w.dev
-			if err != nil && it.Err == nil {
-				it.Err = err
-			}
 			if it.Err != nil {
 				st.Failed++
 			}
 		}
 		st.Items += int64(n)
-		if put := p.wq.putAll(w.batch, &st.BlockedOut); put < n {
+		put := p.wq.putAll(w.batch, &st.BlockedOut)
+		w.batch = nil
+		if put < n {
 			p.leave(w.held[put:]...)
 			p.interrupted()
 			return false
 		}
 		w.held = w.held[n:]
 	}
-	// Let the items be collected once written. (Until the whole take is
-	// done, at most ProcessQueue of them stay referenced here; clearing
-	// once per take rather than per batch is measurably cheaper.)
-	clear(w.buf)
 	return true
 }
 
-// runOn hands the current batch to the worker's accelerator, turning a
-// panic of its Run into a *StageError for the whole batch.
-func (w *worker[I, R]) runOn() (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = recovered(StageProcess, v)
+// runOn hands batch[from:] to the worker's accelerator and fails the
+// items it leaves unfinished: with Run's error if it returns one (every
+// item without an error of its own), or with ErrWorkNotRun if it returns
+// nil without work having run to the end.
+func (w *worker[I, R]) runOn() {
+	w.phase = phaseRun
+	var err error
+	if ctx := w.p.ctx; w.isCPU {
+		// CPU.Run, written out: the same call without the dynamic
+		// dispatch and the indirect call of work.
+		if err = ctx.Err(); err == nil {
+			err = w.work(ctx)
 		}
-	}()
-	if w.isCPU {
-		return w.cpu.Run(w.p.ctx, w.runFn) // the same call, without the dynamic dispatch
+	} else {
+		err = w.acc.Run(ctx, w.runFn)
 	}
-	return w.acc.Run(w.p.ctx, w.runFn)
+	from := w.from
+	if err == nil && w.phase != phaseWorked {
+		// Run returned nil, but work never ran or did not finish (a
+		// panic of it that Run recovered, if it can panic past work's
+		// own recover at all): the items from next on have no result.
+		err = &StageError{Stage: StageProcess, Err: ErrWorkNotRun}
+		from = w.next
+	}
+	w.phase = phaseIdle
+	w.from = len(w.batch)
+	if err == nil {
+		return
+	}
+	for i := from; i < len(w.batch); i++ {
+		if it := &w.batch[i]; it.Err == nil {
+			it.Err = err
+		}
+	}
 }
 
-// runBatch is the work handed to Accelerator.Run: process every item of
-// the current batch, recording each item's output and error. A panic of
-// Process fails its own item only; one of ProcessBatch fails the batch.
-func (w *worker[I, R]) runBatch(ctx context.Context) error {
-	s := &w.p.s
-	if s.ProcessBatch == nil {
-		for w.next = 0; w.next < len(w.batch); {
-			w.processFrom(ctx)
-		}
+// work processes the current batch from w.next on, recording each item's
+// output and error. Called again within the same Accelerator.Run call,
+// it does nothing: no item is processed twice. A CPU's batch calls it
+// directly, on the worker's goroutine, so a panic in it reaches the
+// worker loop's recover (serve).
+func (w *worker[I, R]) work(ctx context.Context) error {
+	if w.phase != phaseRun {
 		return nil
 	}
-	w.processBatch(ctx)
+	if process := w.p.s.Process; process != nil {
+		w.phase = phaseProcess
+		for ; w.next < len(w.batch); w.next++ {
+			it := &w.batch[w.next]
+			it.Output, it.Err = process(ctx, it.Input)
+		}
+	} else {
+		w.phase = phaseBatch
+		w.processBatch(ctx)
+		w.next = len(w.batch)
+	}
+	w.phase = phaseWorked
 	return nil
 }
 
-// processFrom processes the batch's items from w.next on, one Process
-// call each; if one panics, its item fails and w.next moves past it.
-func (w *worker[I, R]) processFrom(ctx context.Context) {
+// guardedWork is the work function handed to a device's Accelerator.Run:
+// work with its own recover, one per Run call, because a device may run
+// work on a goroutine of its own (a thread bound to the device), where
+// the worker loop's recover cannot reach. A Process panic fails its item
+// and work goes on with the next; a ProcessBatch panic fails the batch.
+// Either way it does not unwind through Accelerator.Run.
+func (w *worker[I, R]) guardedWork(ctx context.Context) error {
+	for !w.tryWork(ctx) {
+	}
+	return nil
+}
+
+// tryWork runs work, reporting false if it recovered a Process panic and
+// work must go on.
+func (w *worker[I, R]) tryWork(ctx context.Context) (done bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			w.batch[w.next].Err = recovered(StageProcess, v)
-			w.next++
+			switch w.phase {
+			case phaseProcess, phaseBatch:
+				w.failPanic(v)
+				if w.next < len(w.batch) {
+					w.phase = phaseRun // go on with the rest of the batch
+					return
+				}
+				w.phase = phaseWorked
+				done = true
+			default: // not from the host's functions: the pipeline's own bug
+				panic(v)
+			}
 		}
 	}()
-	process := w.p.s.Process
-	for ; w.next < len(w.batch); w.next++ {
-		it := &w.batch[w.next]
-		it.Output, it.Err = process(ctx, it.Input)
-	}
+	_ = w.work(ctx)
+	return true
 }
 
 // processBatch makes one ProcessBatch call for the batch.
 func (w *worker[I, R]) processBatch(ctx context.Context) {
-	s := &w.p.s
-	defer func() {
-		if v := recover(); v != nil {
-			err := recovered(StageProcess, v)
-			for i := range w.batch {
-				var zero R
-				w.batch[i].Output, w.batch[i].Err = zero, err
-			}
-			clear(w.ins)
-			clear(w.outs)
-			clear(w.errs)
-		}
-	}()
 	n := len(w.batch)
 	w.ins = slices.Grow(w.ins[:0], n)[:n]
 	w.outs = slices.Grow(w.outs[:0], n)[:n]
@@ -436,7 +554,7 @@ func (w *worker[I, R]) processBatch(ctx context.Context) {
 	}
 	clear(w.outs)
 	clear(w.errs)
-	s.ProcessBatch(ctx, w.ins, w.outs, w.errs)
+	w.p.s.ProcessBatch(ctx, w.ins, w.outs, w.errs)
 	for i := range w.batch {
 		w.batch[i].Output, w.batch[i].Err = w.outs[i], w.errs[i]
 	}
@@ -450,22 +568,46 @@ func (p *run[I, R]) write() {
 	defer p.wg.Done()
 	start := time.Now()
 	var st StageStats
+	p.writeAll(&st)
+	st.Busy = time.Since(start) - st.BlockedIn
+	p.stats.Write = st // only this goroutine writes it; Run reads it after Wait
+}
+
+// writeAll writes until the queue ends or the pipeline stops. A panic in
+// Write is fatal, as a write error is: one deferred recover for the
+// whole loop, not one per item. The recovery finds every item not yet
+// written: buf[i:] (the item being written is buf[i], or popped when it
+// came from a reorder buffer) and the reorder buffers (Run collects
+// those through p.held).
+func (p *run[I, R]) writeAll(st *StageStats) {
 	var buf []item[I, R]
+	var popped item[I, R] // the result from a reorder buffer being written
+	i := 0                // buf[:i] are written, dropped, left over or held
+	defer func() {
+		if v := recover(); v != nil {
+			p.stop(recovered(StageWrite, v))
+			p.cancel()
+			if popped.req != nil {
+				p.leave(popped)
+			}
+			p.leave(buf[i:]...)
+		}
+	}()
 	for stop := false; !stop; {
 		var ok bool
-		buf, ok = p.wq.take(buf[:0], p.cfg.WriteQueue, &st.BlockedIn)
+		buf, ok = p.wq.retake(buf, p.cfg.WriteQueue, &st.BlockedIn)
 		if !ok {
 			if p.isDone() {
 				p.interrupted()
 			}
-			break
+			return
 		}
 		finished := 0
-		for i := 0; i < len(buf) && !stop; i++ {
-			it := buf[i]
-			buf[i] = item[I, R]{}
+		for i = 0; i < len(buf) && !stop; {
+			it := &buf[i]
 			if !p.cfg.Ordered {
-				stop = !p.deliver(it, &st)
+				stop = !p.deliver(it, st)
+				i++
 				finished++
 				continue
 			}
@@ -475,44 +617,42 @@ func (p *run[I, R]) write() {
 					r.listed = true
 					p.held = append(p.held, r)
 				}
-				r.hold(it)
+				r.hold(*it)
+				i++
 				continue
 			}
-			stop = !p.deliver(it, &st)
+			stop = !p.deliver(it, st)
+			i++
 			r.expect++
 			finished++
 			for !stop && r.ready() {
-				stop = !p.deliver(r.pop(), &st)
+				popped = r.pop()
+				stop = !p.deliver(&popped, st)
+				popped = item[I, R]{}
 				r.expect++
 				finished++
 			}
 		}
 		if stop {
-			// Undelivered: the rest of this batch. (Reorder buffers are
+			// Undelivered: the rest of this take. (Reorder buffers are
 			// collected by Run through p.held.)
-			for i := range buf {
-				if buf[i].req != nil {
-					p.leave(buf[i])
-				}
-			}
+			p.leave(buf[i:]...)
 		}
 		if p.gate != nil {
 			p.gate.release(finished)
 		}
 	}
-	st.Busy = time.Since(start) - st.BlockedIn
-	p.stats.Write = st // only this goroutine writes it; Run reads it after Wait
 }
 
 // deliver writes one result. It reports false if the pipeline must stop:
 // the context is done or the writer failed; the item is then left over.
-func (p *run[I, R]) deliver(it item[I, R], st *StageStats) bool {
+func (p *run[I, R]) deliver(it *item[I, R], st *StageStats) bool {
 	if p.isDone() {
-		p.leave(it)
+		p.leave(*it)
 		p.interrupted()
 		return false
 	}
-	err := p.writeOne(it.Result)
+	err := p.s.Write(p.ctx, it.Result)
 	switch {
 	case err == nil:
 		st.Items++
@@ -523,28 +663,14 @@ func (p *run[I, R]) deliver(it item[I, R], st *StageStats) bool {
 		p.drop(it.Result, err)
 		return true
 	case p.isDone():
-		p.leave(it)
+		p.leave(*it)
 		p.interrupted()
 		return false
 	}
-	se, ok := err.(*StageError)
-	if !ok {
-		se = &StageError{Stage: StageWrite, Err: err}
-	}
-	p.stop(se)
+	p.stop(&StageError{Stage: StageWrite, Err: err})
 	p.cancel()
-	p.leave(it)
+	p.leave(*it)
 	return false
-}
-
-// writeOne calls Write, turning a panic into a *StageError.
-func (p *run[I, R]) writeOne(r Result[I, R]) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = recovered(StageWrite, v)
-		}
-	}()
-	return p.s.Write(p.ctx, r)
 }
 
 // drop reports r to Stages.Drop, if set; a panic there becomes Run's

@@ -89,13 +89,13 @@ type Stages[I, R any] struct {
 func (s *Stages[I, R]) validate() error {
 	switch {
 	case s.Read == nil:
-		return &ConfigError{Field: "Stages.Read", Reason: "nil function"}
+		return configError("Run", "Stages.Read", "nil function")
 	case s.Process == nil && s.ProcessBatch == nil:
-		return &ConfigError{Field: "Stages.Process", Reason: "nil function (set Process or ProcessBatch)"}
+		return configError("Run", "Stages.Process", "nil function (set Process or ProcessBatch)")
 	case s.Process != nil && s.ProcessBatch != nil:
-		return &ConfigError{Field: "Stages.ProcessBatch", Reason: "both Process and ProcessBatch set"}
+		return configError("Run", "Stages.ProcessBatch", "both Process and ProcessBatch set")
 	case s.Write == nil:
-		return &ConfigError{Field: "Stages.Write", Reason: "nil function"}
+		return configError("Run", "Stages.Write", "nil function")
 	}
 	return nil
 }

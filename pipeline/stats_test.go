@@ -56,8 +56,14 @@ func TestStageAndErrors(t *testing.T) {
 		!errors.Is(err, pipeline.ErrStageFailed) || !errors.Is(err, host) {
 		t.Errorf("StageError %q does not read or unwrap as documented", err)
 	}
-	ce := error(&pipeline.ConfigError{Field: "Streams", Reason: "must be at least 1, got 0"})
-	if ce.Error() != "pipeline: invalid config: Streams: must be at least 1, got 0" || !errors.Is(ce, pipeline.ErrInvalidConfig) {
-		t.Errorf("ConfigError %q does not read or unwrap as documented", ce)
+	ce := error(&pipeline.Error{Op: "Run", Field: "Streams", Reason: "must be at least 1, got 0", Err: pipeline.ErrConfig})
+	if ce.Error() != "pipeline: Run: invalid config: Streams: must be at least 1, got 0" || !errors.Is(ce, pipeline.ErrConfig) {
+		t.Errorf("Error %q does not read or unwrap as documented", ce)
+	}
+	// A panic with an error value unwraps to it through both wrappers.
+	pe := error(&pipeline.StageError{Stage: pipeline.StageProcess, Err: &pipeline.PanicError{Value: host}})
+	var pv *pipeline.PanicError
+	if pe.Error() != "pipeline: process stage failed: panic: connection reset" || !errors.Is(pe, host) || !errors.As(pe, &pv) {
+		t.Errorf("PanicError %q does not read or unwrap as documented", pe)
 	}
 }
