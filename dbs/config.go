@@ -35,6 +35,10 @@ var DefaultQueues = [3]QueueConfig{
 // DefaultInterval is Δ, the paper's weight update period.
 const DefaultInterval = 500 * time.Millisecond
 
+// DefaultHoldDownUpdates is Config.HoldDown's default in weight updates:
+// ten updates, 5 s at DefaultInterval.
+const DefaultHoldDownUpdates = 10
+
 // Config configures a Scheduler. Only Cluster is required; the zero
 // value of every other field is the paper's algorithm with DefaultQueues.
 type Config struct {
@@ -56,6 +60,15 @@ type Config struct {
 	// a job is its reduce input f·δ divided by it. Zero means transfer
 	// time is not modelled.
 	TransferRate float64
+	// HoldDown is the least time between a job's queue move and a move
+	// back in the opposite direction (model 3 keeps the job marked and
+	// moves it once the time is up, if it still should move). Zero means
+	// DefaultHoldDownUpdates × Interval; a negative value means none.
+	// Not in the paper, whose 500 ms wait between marking a job and
+	// moving it already requires the cause of a move to persist; the
+	// hold-down stops a job whose figures swing from being carried back
+	// and forth, each move a price change the host carries out.
+	HoldDown time.Duration
 	// DefaultTaskTime is the a-priori task time models 1 and 2 use for a
 	// job with no finished task and no TaskTimeHint. Zero means none:
 	// such a job has weight 0 and a minimum of one map slot until a task
@@ -114,6 +127,7 @@ type resolved struct {
 	queues   [3]QueueConfig
 	micro    [3]int64 // shares in millionths
 	interval time.Duration
+	holdDown time.Duration // 0: none
 	space    *resource.Space
 }
 
@@ -177,6 +191,17 @@ func (c *Config) resolve() (resolved, error) {
 		return fail("negative Interval %v", c.Interval)
 	case r.interval == 0:
 		r.interval = DefaultInterval
+	}
+	switch {
+	case c.HoldDown < 0:
+		r.holdDown = 0
+	case c.HoldDown == 0:
+		r.holdDown = DefaultHoldDownUpdates * r.interval
+		if r.holdDown/DefaultHoldDownUpdates != r.interval {
+			return fail("Interval %v too long for the default HoldDown", c.Interval)
+		}
+	default:
+		r.holdDown = c.HoldDown
 	}
 	if math.IsNaN(c.TransferRate) || math.IsInf(c.TransferRate, 0) || c.TransferRate < 0 {
 		return fail("TransferRate %v not finite and non-negative", c.TransferRate)

@@ -91,8 +91,12 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 					continue
 				}
 			}
+			reason := ReasonWeight
+			if below {
+				reason = ReasonBelowMinimum
+			}
 			dst = append(dst, Decision{
-				Action: Assign, Job: e.id, Phase: schedkit.Phase(k), Node: id, Count: 1,
+				Action: Assign, Reason: reason, Job: e.id, Phase: schedkit.Phase(k), Node: id, Count: 1,
 				BelowMinimum: below, From: e.queue, To: e.queue, Price: s.r.queues[e.queue].Price,
 				Figures: Figures{Now: now, Held: e.held(k), Needed: e.minOf(k), Weight: e.w},
 			})

@@ -113,6 +113,7 @@ type entry struct {
 	ttKnown  bool
 	running  bool // a task runs (of the counters)
 	hasDL    bool
+	lost     bool // model 2 found no view meetable (MinResult.Unmeetable)
 
 	// Second: heartbeats, and what a weight update reads of a job with
 	// a task time.
@@ -139,12 +140,16 @@ type entry struct {
 	updatedAt   time.Time // Submit; later, the last weight update's (Status)
 	allPos      int
 	watchPos    int32 // index in Scheduler.watch, -1 when not watched
-	_           [entryPad]byte
+	// lastMove is the job's last queue move (0 if none) and movedAt
+	// when, in ns from the epoch: model 3's hold-down (holdDown).
+	lastMove Action
+	movedAt  int64
+	_        [entryPad]byte
 }
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 52
+const entryPad = 28
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -162,6 +167,7 @@ func (e *entry) below(k int) bool { return e.heldK[k] < e.minK[k] }
 // setMin copies the evaluation's minimums where heaps compare them.
 func (e *entry) setMin() {
 	e.minK = [2]int32{int32(e.ev.min.Map), int32(e.ev.min.Reduce)}
+	e.lost = e.ev.min.Unmeetable
 }
 
 // setCounters stores a snapshot of the job's counters: nothing assigned

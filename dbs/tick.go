@@ -186,7 +186,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			if e.cache.lazy {
 				continue // lapsed, skipped: its mark stands (a move ended it)
 			}
-			frozen, capsFree := frozenAt(e, f, nowOff)
+			frozen, capsFree := s.frozenAt(e, f, nowOff)
 			e.cache.frozen = frozen
 			if !frozen && f.ttKnown {
 				if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
@@ -314,19 +314,34 @@ func (s *Scheduler) markKey(e *entry) {
 type tickFigs struct {
 	base       float64 // W₁
 	held, need int     // slots held; needed (minimum over usable phases)
+	needK      [2]int  // need per slot kind
 	ttKnown    bool
 }
 
 // tickFigs returns e's model-3 inputs after its evaluation, W₁ = w1.
 // Reduce slots count as needed only once e may be given them
-// (reducesOpen).
+// (reducesOpen). A job that cannot reach any minimum (e.lost: model 2
+// found no view meetable) needs every slot its ready and running tasks
+// could use, and at least what it holds: it is short while it could use
+// more, never holding a surplus.
 func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
 	f := tickFigs{base: w1, ttKnown: e.ttKnown}
 	for p := range e.nph {
-		f.held += e.held(p)
+		h := e.held(p)
+		f.held += h
+		n := 0
 		if usable := e.usable[p]; usable > 0 && (p == 0 || s.reducesOpen(e)) {
-			f.need += min(e.minOf(p), usable)
+			if e.lost {
+				n = usable
+			} else {
+				n = min(e.minOf(p), usable)
+			}
 		}
+		if e.lost {
+			n = max(n, h)
+		}
+		f.needK[p] = n
+		f.need += n
 	}
 	return f
 }
@@ -337,46 +352,22 @@ func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
 // 150-byte clear and copy per job.)
 func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 	held, need := f.held, f.need
-	base := f.base
-	w := base
-	above := base >= avg
 	e.noAfford = false
 	if !f.ttKnown {
 		// No task time yet: the minimum is a placeholder (one map), so
 		// held-versus-needed says nothing; no marks, no moves.
-		e.w, e.pendUp, e.pendDown = base, false, false
+		e.w, e.pendUp, e.pendDown = f.base, false, false
 		return
 	}
-	var move Action
+	r := UpdateWeight(UpdateInput{W1: f.base, Average: avg, Held: held, Needed: need, MarkedShort: e.pendUp, MarkedSurplus: e.pendDown})
+	e.w, e.pendUp, e.pendDown = r.W, r.MarkShort, r.MarkSurplus
+	move, w := r.Move, r.W
 	switch {
-	case held < need:
-		w = base * (1 + float64(need-held)/float64(need))
-		e.pendDown = false
-		if !above {
-			w = max(w, (base+avg)/2)
-			e.pendUp = false
-			break
-		}
-		if e.pendUp && e.queue < High && (!s.cfg.PhiAwareMoves || e.phi > 0) {
-			move = Promote
-		}
-		e.pendUp = true
-	case held > need:
-		w = base * (1 - float64(held-need)/float64(2*held))
-		e.pendUp = false
-		if !above {
-			e.pendDown = false
-			break
-		}
-		w = min(w, (base+avg)/2)
-		if e.pendDown && e.queue > Low && (!s.cfg.PhiAwareMoves || e.phi < 1) {
-			move = Demote
-		}
-		e.pendDown = true
-	default:
-		e.pendUp, e.pendDown = false, false
+	case move == Promote && (e.queue == High || (s.cfg.PhiAwareMoves && e.phi == 0)):
+		move = 0
+	case move == Demote && (e.queue == Low || (s.cfg.PhiAwareMoves && e.phi == 1)):
+		move = 0
 	}
-	e.w = w
 	if move == 0 || s.cfg.NoQueueMoves {
 		return
 	}
@@ -387,8 +378,15 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 	price := s.r.queues[to].Price
 	s.materialize(e) // a lapsed job's figures (its evaluation at this update)
 	ev := &e.ev
+	reason := ReasonShort
+	switch {
+	case move == Demote:
+		reason = ReasonSurplus
+	case e.lost:
+		reason = ReasonUnmeetable
+	}
 	d := Decision{
-		Action: move, Job: e.id, From: e.queue, To: to, Price: price,
+		Action: move, Reason: reason, Job: e.id, From: e.queue, To: to, Price: price,
 		Figures: Figures{
 			Now: now, Held: held, Needed: need, Weight: w, QueueAverage: avg,
 			CostAtTo: price * ev.slotSecs, BudgetLeft: e.budget - ev.cost,
@@ -398,8 +396,45 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 		e.noAfford = true
 		return
 	}
+	// The job stays, marked, while the move would not make it better
+	// off or would undo its last move within the hold-down.
+	if !s.betterOff(e.queue, to, &f.needK) || s.heldDown(e, move, now) {
+		return
+	}
 	e.pendUp, e.pendDown = false, false
+	e.lastMove, e.movedAt = move, int64(now.Sub(s.epoch))
 	s.moves = append(s.moves, d)
+}
+
+// betterOff reports whether a job needing needK slots of each kind
+// would be better off in queue to than in from: for every kind it needs,
+// its need fits in what to's guarantee of the kind leaves free
+// (used + need ≤ guaranteed), or to uses a smaller fraction of its
+// guarantee of the kind than from does. The usage is the queues' at the
+// start of the update (moves are applied after it).
+func (s *Scheduler) betterOff(from, to Queue, needK *[2]int) bool {
+	for k, n := range needK {
+		if n == 0 {
+			continue
+		}
+		usedTo, usedFrom := float64(s.used[to][k]), float64(s.used[from][k])
+		guarTo, guarFrom := s.guar[to][k], s.guar[from][k]
+		// usedTo/guarTo < usedFrom/guarFrom without dividing by a zero
+		// guarantee.
+		if usedTo+float64(n) > guarTo && !(usedTo*guarFrom < usedFrom*guarTo) {
+			return false
+		}
+	}
+	return true
+}
+
+// heldDown reports whether move would take e back the way its last move
+// came within the hold-down (Config.HoldDown).
+func (s *Scheduler) heldDown(e *entry, move Action, now time.Time) bool {
+	if s.r.holdDown <= 0 || e.lastMove == 0 || e.lastMove == move {
+		return false
+	}
+	return int64(now.Sub(s.epoch))-e.movedAt < int64(s.r.holdDown)
 }
 
 // affordable reports whether e's budget affords queue to's price: a job
