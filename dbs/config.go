@@ -118,8 +118,12 @@ type Config struct {
 	NoMinimumSlots bool
 }
 
-// maxSlots bounds slot counts read from vectors.
-const maxSlots = 1 << 32
+// maxSlots bounds slot counts read from vectors, and maxTasks a phase's
+// tasks: counts are held in int32.
+const (
+	maxSlots = math.MaxInt32
+	maxTasks = math.MaxInt32
+)
 
 // resolved is Config after New's checks.
 type resolved struct {
@@ -136,8 +140,8 @@ func (c *Config) resolve() (resolved, error) {
 		return resolved{}, &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
 	}
 	var r resolved
-	if c.Cluster == nil {
-		return fail("nil Cluster")
+	if isNil(c.Cluster) {
+		return fail("%s", nilText("Cluster", c.Cluster))
 	}
 	sp := c.Cluster.Space()
 	if sp == nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 // Pick is one entry of Queue: Count ready tasks of Job's Phase (= slot
@@ -126,18 +127,19 @@ func cmpBefore(a, b *entry) int {
 //
 // Tasks already assigned since a job's last Update count as held and are
 // not listed again. Queue reads the cluster's capacity (for
-// QueuePriority) and changes nothing, not even the clock: on a now before
-// an earlier now (ErrTimeBackwards) or a capacity it cannot read
+// QueuePriority) and changes nothing, not even the clock (a read-only
+// call: a now before an earlier one is answered as at that now): on a
+// now out of range (ErrTimeRange) or a capacity it cannot read
 // (ErrInvalidNode) it returns dst unchanged. It allocates only to grow
 // dst and its own scratch lists, so in steady state, with dst of enough
 // capacity, it does not allocate.
 func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 	const op = "Queue"
-	if err := s.checkTime(op, now); err != nil {
-		return dst, err
+	if _, f := s.clk.Peek(now); f != clock.OK {
+		return dst, s.timeErr(op, "", "", f, now)
 	}
 	capK, guar := s.capK, s.guar
-	err := s.readCapacity(op)
+	err := s.readCapacity(op, "")
 	readCap := s.capK
 	s.capK, s.guar = capK, guar
 	if err != nil {

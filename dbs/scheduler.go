@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 // Scheduler is the DBS scheduler of paper 003: three price-tiered queues
@@ -28,10 +29,15 @@ type Scheduler struct {
 	r       resolved
 	cluster schedkit.Cluster
 
-	last    time.Time // latest now given
-	lastSet bool
-	epoch   time.Time // first submission seen; submission offsets from it
-	epochOK bool
+	// clk is the time rule (internal/clock): nows never go back, and
+	// stay within 2^60 ns of the first one, the epoch, from which every
+	// time is held as an offset.
+	clk   clock.Clock
+	epoch time.Time // clk.Epoch(), once started
+
+	// nodeAt is each cluster node's index, for the membership check of
+	// Heartbeat (member).
+	nodeAt map[schedkit.NodeID]int
 
 	updated    time.Time // last weight update
 	updatedSet bool
@@ -235,16 +241,22 @@ func (s *Scheduler) QueueLen(q Queue) int {
 	return s.nq[q]
 }
 
-// checkTime fails with ErrTimeBackwards when now is before a time the
-// scheduler was already given.
-func (s *Scheduler) checkTime(op string, now time.Time) error {
-	if s.lastSet && now.Before(s.last) {
-		return &Error{Op: op, Err: ErrTimeBackwards, Reason: fmt.Sprintf("now %v before %v", now, s.last)}
+// checkTime reads now for a call that changes state (clock.Check):
+// ErrStaleTime before the latest now given, ErrTimeRange out of range.
+// The call commits the reading (advance) once it succeeds.
+func (s *Scheduler) checkTime(op string, id schedkit.JobID, node schedkit.NodeID, now time.Time) (clock.Reading, error) {
+	r, f := s.clk.Check(now)
+	if f != clock.OK {
+		return r, s.timeErr(op, id, node, f, now)
 	}
-	return nil
+	return r, nil
 }
 
-func (s *Scheduler) advance(now time.Time) { s.last, s.lastSet = now, true }
+// advance commits r, the reading of a call that succeeded.
+func (s *Scheduler) advance(r clock.Reading) {
+	s.clk.Commit(r)
+	s.epoch = s.clk.Epoch()
+}
 
 // counters is what readCounters reads of a job: a scratch far smaller
 // than an entry (Update runs after every task start and end).
@@ -266,6 +278,9 @@ func (s *Scheduler) readCounters(op string, j Job, id schedkit.JobID, e *counter
 		pr := j.Progress(schedkit.Phase(p))
 		if err := pr.Validate(); err != nil {
 			return &Error{Op: op, Job: id, Err: ErrInvalidJob, Reason: "phase " + schedkit.Phase(p).String(), Cause: err}
+		}
+		if pr.Total > maxTasks {
+			return errf(op, ErrInvalidJob, id, "phase %s: %d tasks, more than dbs counts (2^31 − 1)", schedkit.Phase(p), pr.Total)
 		}
 		e.prog[p] = pr
 	}
@@ -294,8 +309,8 @@ func validCost(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x
 // deadline already passed is accepted: model 2 reports it unmeetable.
 func (s *Scheduler) Submit(now time.Time, j Job) error {
 	const op = "Submit"
-	if j == nil {
-		return &Error{Op: op, Err: ErrInvalidJob, Reason: "nil job"}
+	if isNil(j) {
+		return &Error{Op: op, Err: ErrInvalidJob, Reason: nilText("job", j)}
 	}
 	id := j.ID()
 	if id == "" {
@@ -304,8 +319,8 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	if _, dup := s.jobs[id]; dup {
 		return &Error{Op: op, Job: id, Err: ErrDuplicateJob}
 	}
-	if err := s.checkTime(op, now); err != nil {
-		err.(*Error).Job = id
+	clk, err := s.checkTime(op, id, "", now)
+	if err != nil {
 		return err
 	}
 	var tmp counters
@@ -325,27 +340,35 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 		return errf(op, ErrInvalidJob, id, "cost so far %v not finite and non-negative", cost)
 	}
 	deadline, sub := j.Deadline(), j.Submitted()
+	subOff, subOK := clk.Offset(sub)
+	dlOff, dlOK := clk.Offset(deadline)
 	switch {
+	case sub.IsZero():
+		return errf(op, ErrInvalidJob, id, "zero submission time")
+	case sub.After(now):
+		return errf(op, ErrInvalidJob, id, "submitted at %v, after now %v", sub, now)
+	case !subOK:
+		return errf(op, ErrInvalidJob, id, "submission %v more than 2^60 ns from %v", sub, clk.Time(0))
 	case deadline.IsZero() && phi > 0:
 		return errf(op, ErrInvalidJob, id, "no deadline with φ %v > 0", phi)
 	case !deadline.IsZero() && deadline.Before(sub):
 		return errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, sub)
+	case !deadline.IsZero() && !dlOK:
+		return errf(op, ErrInvalidJob, id, "deadline %v more than 2^60 ns from %v", deadline, clk.Time(0))
 	}
 	in, red := j.DataSizes()
 	if in < 0 || red < 0 {
 		return errf(op, ErrInvalidJob, id, "negative data sizes %d, %d", in, red)
 	}
-	if err := s.readCapacity(op); err != nil {
+	if err := s.readCapacity(op, ""); err != nil {
 		return err
 	}
 	// Everything checked: queue it.
-	if !s.epochOK {
-		s.epoch, s.epochOK = sub, true
-	}
+	s.advance(clk)
 	e := s.newEntry()
-	e.job, e.id, e.subT, e.sub = j, id, sub, int64(sub.Sub(s.epoch))
+	e.job, e.id, e.subT, e.sub = j, id, sub, subOff
 	e.deadline, e.hasDL = deadline, !deadline.IsZero()
-	e.dlOff = int64(deadline.Sub(s.epoch))
+	e.dlOff = dlOff
 	e.phi, e.budget, e.reduceInput = phi, budget, red
 	if s.cfg.TransferRate > 0 {
 		e.transfer = durationOf(float64(red) / s.cfg.TransferRate)
@@ -368,7 +391,6 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	e.w = e.ev.m1.W
 	e.updatedAt = now
 	s.place(e)
-	s.advance(now)
 	return nil
 }
 
@@ -566,10 +588,10 @@ func slotCount(v float64) (int, bool) {
 
 // readCapacity reads the cluster's map and reduce slots and the queues'
 // guarantees.
-func (s *Scheduler) readCapacity(op string) error {
+func (s *Scheduler) readCapacity(op string, node schedkit.NodeID) error {
 	v := s.cluster.Capacity()
 	if len(v) != s.r.space.Len() {
-		return &Error{Op: op, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity has %d elements, the Space %d", len(v), s.r.space.Len())}
+		return &Error{Op: op, Node: node, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity has %d elements, the Space %d", len(v), s.r.space.Len())}
 	}
 	if v[s.r.kind[0]] == s.capK[0] && v[s.r.kind[1]] == s.capK[1] {
 		// What follows would set what is set: capK holds valid slot
@@ -581,7 +603,7 @@ func (s *Scheduler) readCapacity(op string) error {
 	for k, i := range s.r.kind {
 		n, ok := slotCount(v[i])
 		if !ok {
-			return &Error{Op: op, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity of %q is %v", s.r.space.Kind(i).Name, v[i])}
+			return &Error{Op: op, Node: node, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity of %q is %v", s.r.space.Kind(i).Name, v[i])}
 		}
 		c[k] = float64(n)
 	}

@@ -70,22 +70,23 @@ import (
 // is returned as it was.
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	const op = "Tick"
-	if err := s.checkTime(op, now); err != nil {
+	clk, err := s.checkTime(op, "", "", now)
+	if err != nil {
 		return dst, err
 	}
 	if s.cfg.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
-		s.advance(now)
+		s.advance(clk)
 		return dst, nil
 	}
 	capK, guar := s.capK, s.guar
-	if err := s.readCapacity(op); err != nil {
+	if err := s.readCapacity(op, ""); err != nil {
 		return dst, err
 	}
 	if err := s.readCosts(op); err != nil {
 		s.capK, s.guar = capK, guar
 		return dst, err
 	}
-	s.advance(now)
+	s.advance(clk)
 	s.updated, s.updatedSet = now, true
 
 	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
@@ -398,7 +399,7 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 	}
 	// The job stays, marked, while the move would not make it better
 	// off or would undo its last move within the hold-down.
-	if !s.betterOff(e.queue, to, &f.needK) || s.heldDown(e, move, now) {
+	if !s.betterOff(e, to, &f.needK) || s.heldDown(e, move, now) {
 		return
 	}
 	e.pendUp, e.pendDown = false, false
@@ -406,22 +407,26 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 	s.moves = append(s.moves, d)
 }
 
-// betterOff reports whether a job needing needK slots of each kind
-// would be better off in queue to than in from: for every kind it needs,
-// its need fits in what to's guarantee of the kind leaves free
-// (used + need ≤ guaranteed), or to uses a smaller fraction of its
-// guarantee of the kind than from does. The usage is the queues' at the
+// betterOff reports whether e, needing needK slots of each kind, would
+// be better off in queue to than in its own: for every kind, what it
+// still lacks (needed − held, its held slots moving with it) fits in
+// what to's guarantee of the kind leaves free (used + lacking ≤
+// guaranteed), or to uses a smaller fraction of its guarantee of the
+// kind than the job's queue does. A job holding what it needs (a
+// demotion for a surplus) always fits. The usage is the queues' at the
 // start of the update (moves are applied after it).
-func (s *Scheduler) betterOff(from, to Queue, needK *[2]int) bool {
+func (s *Scheduler) betterOff(e *entry, to Queue, needK *[2]int) bool {
+	from := e.queue
 	for k, n := range needK {
-		if n == 0 {
+		lack := n - e.held(k)
+		if lack <= 0 {
 			continue
 		}
 		usedTo, usedFrom := float64(s.used[to][k]), float64(s.used[from][k])
 		guarTo, guarFrom := s.guar[to][k], s.guar[from][k]
 		// usedTo/guarTo < usedFrom/guarFrom without dividing by a zero
 		// guarantee.
-		if usedTo+float64(n) > guarTo && !(usedTo*guarFrom < usedFrom*guarTo) {
+		if usedTo+float64(lack) > guarTo && !(usedTo*guarFrom < usedFrom*guarTo) {
 			return false
 		}
 	}
