@@ -75,12 +75,6 @@ type Config struct {
 	// finishes (see JobStatus.TaskTimeUnknown).
 	DefaultTaskTime time.Duration
 
-	// StaticWeights (ablation) turns model 3 off: weights and minimum
-	// slots are computed once, at Submit, and no job ever changes queue.
-	StaticWeights bool
-	// NoQueueMoves (ablation) keeps model 3's weight updates but never
-	// promotes or demotes a job.
-	NoQueueMoves bool
 	// MinimumFirst (option, after Kc & Anyanwu's deadline scheduler)
 	// serves minimums before shares: a free slot goes first to a job
 	// below its model-2 minimum of the slot's kind, in queue order (High,
@@ -96,14 +90,6 @@ type Config struct {
 	// money at the cost of priority, which a deadline-only job does not
 	// want. Weights are updated as without the option.
 	PhiAwareMoves bool
-	// EarlyReduces (ablation) assigns a job's reduce tasks as soon as
-	// the host reports them ready (Hadoop's reduce slow-start), while its
-	// maps still run. By default dbs gives a job reduce slots only once
-	// none of its maps is unfinished: model 2 plans the reduces to start
-	// after the maps (the latest reduce start Sr_max) and its budget view
-	// charges only the tasks' work, so a reduce slot held idle before
-	// then is money the model never planned for (see the package doc).
-	EarlyReduces bool
 	// QueuePriority (option) reads the queues as priorities with their
 	// shares as guarantees: a free slot goes first to the highest queue
 	// (High, Mid, Low) holding less than its guaranteed share of the
@@ -112,10 +98,33 @@ type Config struct {
 	// its share (a capacity scheduler's lending). Both guarantee the
 	// shares; they differ in who gets what an idle queue leaves.
 	QueuePriority bool
-	// NoMinimumSlots (ablation) drops model 2 from slot assignment: jobs
-	// below their minimum get no precedence, a queue's jobs are served by
+
+	// Ablations switch parts of the algorithm off, for experiments only.
+	Ablations Ablations
+}
+
+// Ablations remove one part of the paper's algorithm each, so that an
+// experiment can show where DBS's gains (or losses) come from. They are
+// not options: a host leaves them at the zero value.
+type Ablations struct {
+	// StaticWeights turns model 3 off: weights and minimum slots are
+	// computed once, at Submit, and no job ever changes queue.
+	StaticWeights bool
+	// NoQueueMoves keeps model 3's weight updates but never promotes or
+	// demotes a job.
+	NoQueueMoves bool
+	// NoMinimumSlots drops model 2 from slot assignment: jobs below
+	// their minimum get no precedence, a queue's jobs are served by
 	// weight alone. Model 3 still compares held with needed slots.
 	NoMinimumSlots bool
+	// EarlyReduces assigns a job's reduce tasks as soon as the host
+	// reports them ready (Hadoop's reduce slow-start), while its maps
+	// still run. By default dbs gives a job reduce slots only once none
+	// of its maps is unfinished: model 2 plans the reduces to start
+	// after the maps (the latest reduce start Sr_max) and its budget view
+	// charges only the tasks' work, so a reduce slot held idle before
+	// then is money the model never planned for (see the package doc).
+	EarlyReduces bool
 }
 
 // maxSlots bounds slot counts read from vectors, and maxTasks a phase's

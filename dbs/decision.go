@@ -59,10 +59,14 @@ const (
 	// minimum, at or above its queue's average weight, at two updates
 	// in a row.
 	ReasonSurplus
+	// ReasonBudget (Demote): no view of model 2 could be met, at two
+	// updates in a row, and the job (φ < 1) could not be promoted; its
+	// budget view can be met at the lower queue's price.
+	ReasonBudget
 )
 
 // String returns the reason in words: "below minimum", "weight",
-// "short", "unmeetable" or "surplus".
+// "short", "unmeetable", "surplus" or "budget".
 func (r Reason) String() string {
 	switch r {
 	case ReasonBelowMinimum:
@@ -75,6 +79,8 @@ func (r Reason) String() string {
 		return "unmeetable"
 	case ReasonSurplus:
 		return "surplus"
+	case ReasonBudget:
+		return "budget"
 	}
 	return fmt.Sprintf("Reason(%d)", uint8(r))
 }

@@ -27,7 +27,7 @@ var (
 	// budget with φ < 1, a missing deadline with φ > 0, a zero
 	// submission time, a submission after now, a deadline before the
 	// submission, times more than 2^60 ns from the scheduler's first
-	// time, negative data sizes or task time hint.
+	// time, negative data sizes, a task time hint beyond 2^60 ns.
 	ErrInvalidJob = errors.New("dbs: invalid job")
 	// ErrDuplicateJob reports a Submit of an ID already queued.
 	ErrDuplicateJob = errors.New("dbs: duplicate job ID")

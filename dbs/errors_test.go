@@ -110,7 +110,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"no deadline with φ>0", dbs.ErrInvalidJob, submit(func(j *hJob) { j.dl = time.Time{} })},
 		{"NaN cost", dbs.ErrInvalidJob, submit(func(j *hJob) { j.cost = math.NaN() })},
 		{"negative data", dbs.ErrInvalidJob, submit(func(j *hJob) { j.red = -1 })},
-		{"negative hint", dbs.ErrInvalidJob, submit(func(j *hJob) { j.hint = -sec })},
+		{"hint beyond 2^60 ns", dbs.ErrInvalidJob, submit(func(j *hJob) { j.hint = 1 << 61 })},
 		{"three phases", dbs.ErrInvalidJob, submit(func(j *hJob) { j.nph = 3 })},
 		{"inconsistent counters", schedkit.ErrInvalidProgress, submit(func(j *hJob) { j.ph[0].Running = 9 })},
 		{"typed nil job", dbs.ErrInvalidJob, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error { return s.Submit(now, (*hJob)(nil)) }},

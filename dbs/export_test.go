@@ -28,3 +28,10 @@ func Frozen(s *Scheduler) int {
 	}
 	return n
 }
+
+// Skips returns how many jobs s's weight updates skipped so far, by
+// path: frozen, without a task time, lapsed, φ = 0 unchanged.
+func Skips(s *Scheduler) [4]int {
+	k := s.skipped
+	return [4]int{k.frozen, k.unknown, k.lapsed, k.phi0}
+}

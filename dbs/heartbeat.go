@@ -66,7 +66,7 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 			}
 			h := &s.heaps[q*2+k]
 			e := h.top()
-			below := !s.cfg.NoMinimumSlots && e.below(k)
+			below := !s.cfg.Ablations.NoMinimumSlots && e.below(k)
 			e.heldK[k]++
 			e.availK[k]--
 			s.settle[e.allPos].ok = false // a frozen job's slots held changed
@@ -110,7 +110,7 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 // common to all queues, in exact integer arithmetic with shares in
 // millionths, so equal ratios tie exactly.
 func (s *Scheduler) pickQueue(k int) int {
-	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots {
+	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots {
 		for q := int(High); q >= int(Low); q-- {
 			if h := &s.heaps[q*2+k]; h.len() > 0 && h.top().below(k) {
 				return q
@@ -189,7 +189,7 @@ func (s *Scheduler) eligible(e *entry, k int) bool {
 // after the maps; a reduce slot held during the map phase is paid for
 // and idle).
 func (s *Scheduler) reducesOpen(e *entry) bool {
-	return s.cfg.EarlyReduces || e.prog[0].Unfinished() == 0
+	return s.cfg.Ablations.EarlyReduces || e.prog[0].Unfinished() == 0
 }
 
 // readFree sets s.free to node's free map and reduce slots, checking

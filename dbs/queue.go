@@ -145,7 +145,7 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 	if err != nil {
 		return dst, err
 	}
-	noMin := s.cfg.NoMinimumSlots
+	noMin := s.cfg.Ablations.NoMinimumSlots
 	sc := &s.qs
 	for k := range 2 {
 		start := len(dst)
@@ -186,7 +186,7 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 // next slot of a kind with usage used (capacity capk), -1 if none has a
 // ready task left.
 func (s *Scheduler) queueNext(curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int {
-	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots {
+	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots {
 		for q := int(High); q >= int(Low); q-- {
 			if c := &curs[q]; c.e != nil && c.below {
 				return q
@@ -226,7 +226,7 @@ const unlimited = int64(1) << 62
 // queueRun returns how many consecutive slots queue q, just chosen by
 // queueNext, keeps getting while only its own usage grows (at least 1).
 func (s *Scheduler) queueRun(q int, curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int64 {
-	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots && curs[q].below {
+	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots && curs[q].below {
 		// The highest queue with a job below its minimum: nothing else
 		// changes while it serves that job.
 		return unlimited

@@ -286,11 +286,11 @@ func TestQueueErrors(t *testing.T) {
 // and every option that changes how slots are handed out.
 var queueConfigs = map[string]dbs.Config{
 	"paper":     {},
-	"no-min":    {NoMinimumSlots: true},
+	"no-min":    {Ablations: dbs.Ablations{NoMinimumSlots: true}},
 	"min-first": {MinimumFirst: true},
-	"early":     {EarlyReduces: true},
+	"early":     {Ablations: dbs.Ablations{EarlyReduces: true}},
 	"priority":  {QueuePriority: true},
-	"prio+min":  {QueuePriority: true, MinimumFirst: true, EarlyReduces: true},
+	"prio+min":  {QueuePriority: true, MinimumFirst: true, Ablations: dbs.Ablations{EarlyReduces: true}},
 	"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
 	"zero-low": {Queues: [3]dbs.QueueConfig{
 		dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},

@@ -89,6 +89,8 @@ type Scheduler struct {
 
 	qs queueScratch // Queue's lists (queue.go)
 
+	skipped skipCounts // the weight updates' skips, for tests (tickeval.go)
+
 	// prevTick selects the previous weight update (every job evaluated
 	// from scratch, queue heaps rebuilt): the reference the tests and
 	// benchmarks compare Tick with (export_test.go).
@@ -149,6 +151,7 @@ type entry struct {
 	// lastMove is the job's last queue move (0 if none) and movedAt
 	// when, in ns from the epoch: model 3's hold-down (holdDown).
 	lastMove Action
+	noRescue bool // model 3 found the budget view unmeetable a queue down (stuck)
 	movedAt  int64
 	_        [entryPad]byte
 }
@@ -221,7 +224,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, r: r, cluster: cfg.Cluster, jobs: make(map[schedkit.JobID]*entry)}
 	for q := range numQueues {
 		for k := range 2 {
-			s.heaps[int(q)*2+k] = qheap{slot: int(q)*2 + k, kind: k, noMin: cfg.NoMinimumSlots}
+			s.heaps[int(q)*2+k] = qheap{slot: int(q)*2 + k, kind: k, noMin: cfg.Ablations.NoMinimumSlots}
 		}
 	}
 	return s, nil
@@ -286,9 +289,9 @@ func (s *Scheduler) readCounters(op string, j Job, id schedkit.JobID, e *counter
 	}
 	e.hint = 0
 	if h, ok := j.(TaskTimeHinter); ok {
-		if d, ok := h.TaskTimeHint(); ok {
-			if d < 0 || d > estimate.Horizon {
-				return errf(op, ErrInvalidJob, id, "task time hint %v outside [0, 2^60 ns]", d)
+		if d := h.TaskTimeHint(); d > 0 {
+			if d > estimate.Horizon {
+				return errf(op, ErrInvalidJob, id, "task time hint %v beyond 2^60 ns", d)
 			}
 			e.hint = d
 		}

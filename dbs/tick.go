@@ -17,7 +17,9 @@ import (
 // last update, or holding slots at it: host duty 3), re-evaluates models
 // 1 and 2 (minimum slots on what is left), and for each job compares the
 // slots it holds h with the slots it needs s (its minimum over the
-// phases that have ready or running tasks):
+// phases that have ready or running tasks; for a job that cannot reach
+// any minimum, MinResult.Unmeetable, every slot its ready and running
+// tasks could use, at least h), as UpdateWeight:
 //
 //   - h < s: W = W₁·(1 + (s−h)/s). If W₁ is below its queue's average
 //     model-1 weight, W is raised at least halfway to the average;
@@ -31,9 +33,14 @@ import (
 //     at the previous update too, it is demoted one queue down.
 //   - h = s: W = W₁ and the marks are cleared.
 //
-// A job without a task time yet (no finished task, hint or default) has
-// W₁ = 0 and a placeholder minimum: it is neither marked nor moved.
-// PhiAwareMoves restricts promotions to φ > 0 and demotions to φ < 1.
+// A move is taken only if the job would be better off in the target
+// queue (what it lacks of each kind fits in that queue's free guarantee,
+// or that queue uses less of its guarantee) and does not take the job
+// back the way its last move came within Config.HoldDown; otherwise the
+// job stays, marked. A job without a task time yet (no finished task,
+// hint or default) has W₁ = 0 and a placeholder minimum: it is neither
+// marked nor moved. PhiAwareMoves restricts promotions to φ > 0 and
+// demotions to φ < 1.
 //
 // Moves come back as Promote and Demote decisions with their figures
 // (held, needed, W, queue average, cost at the new price, budget left),
@@ -74,7 +81,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	if err != nil {
 		return dst, err
 	}
-	if s.cfg.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
+	if s.cfg.Ablations.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
 		s.advance(clk)
 		return dst, nil
 	}
@@ -122,12 +129,14 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			// W₁ is added to its queue's sum in its place, as an
 			// evaluation would.
 			s0, s1, s2 := sum[Low], sum[Mid], sum[High]
+			nf, i0 := 0, i
 			for ; i < len(all); i++ {
 				st := &settle[i]
 				if !s.skips(st) {
 					break
 				}
 				if st.frozen {
+					nf++
 					switch st.q {
 					case Low:
 						s0 += st.base
@@ -139,6 +148,8 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 				}
 			}
 			sum = [numQueues]float64{s0, s1, s2}
+			s.skipped.frozen += nf
+			s.skipped.unknown += i - i0 - nf
 			if i == len(all) {
 				break
 			}
@@ -150,6 +161,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 				tk[i] = f
 				sum[e.queue] += f.base
 				e.cache.lazy = true
+				s.skipped.lapsed++
 				continue
 			}
 			m0 := e.minK
@@ -362,48 +374,85 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 	}
 	r := UpdateWeight(UpdateInput{W1: f.base, Average: avg, Held: held, Needed: need, MarkedShort: e.pendUp, MarkedSurplus: e.pendDown})
 	e.w, e.pendUp, e.pendDown = r.W, r.MarkShort, r.MarkSurplus
-	move, w := r.Move, r.W
+	e.noRescue = false
+	move := r.Move
 	switch {
 	case move == Promote && (e.queue == High || (s.cfg.PhiAwareMoves && e.phi == 0)):
 		move = 0
 	case move == Demote && (e.queue == Low || (s.cfg.PhiAwareMoves && e.phi == 1)):
 		move = 0
 	}
-	if move == 0 || s.cfg.NoQueueMoves {
+	// A job with φ < 1 that cannot reach any minimum, marked short at two
+	// updates, whose promotion is out of bounds or unaffordable (always:
+	// its budget view, unmeetable at its queue's price, is at any higher
+	// one) goes down a queue if its budget view can be met there
+	// (rescue).
+	rescue := r.Move == Promote && e.lost && e.phi < 1 && e.queue > Low
+	if s.cfg.Ablations.NoQueueMoves || (move == 0 && !rescue) {
 		return
 	}
+	s.materialize(e) // a lapsed job's figures (its evaluation at this update)
+	if move == Promote {
+		reason := ReasonShort
+		if e.lost {
+			reason = ReasonUnmeetable
+		}
+		d := s.moveDecision(e, Promote, reason, f, r.W, avg, now)
+		if s.affordable(e, d.To, d.Figures, now) {
+			// The job stays, marked, while the move would not make it
+			// better off or would undo its last move within the
+			// hold-down.
+			if s.betterOff(e, d.To, &f.needK) && !s.heldDown(e, Promote, now) {
+				s.take(e, d)
+			}
+			return
+		}
+		e.noAfford = true
+		if !rescue {
+			return
+		}
+		move = 0
+	}
+	if move == Demote {
+		if d := s.moveDecision(e, Demote, ReasonSurplus, f, r.W, avg, now); s.betterOff(e, d.To, &f.needK) && !s.heldDown(e, Demote, now) {
+			s.take(e, d)
+		}
+		return
+	}
+	d := s.moveDecision(e, Demote, ReasonBudget, f, r.W, avg, now)
+	if !s.budgetMeetable(e, d.To, d.Figures.BudgetLeft, now) {
+		e.noRescue = true
+		return
+	}
+	if !s.heldDown(e, Demote, now) {
+		s.take(e, d)
+	}
+}
+
+// moveDecision returns the Decision moving e one queue up (Promote) or
+// down, with model 3's figures f, weight w and queue average avg.
+func (s *Scheduler) moveDecision(e *entry, move Action, reason Reason, f *tickFigs, w, avg float64, now time.Time) Decision {
 	to := e.queue + 1
 	if move == Demote {
 		to = e.queue - 1
 	}
 	price := s.r.queues[to].Price
-	s.materialize(e) // a lapsed job's figures (its evaluation at this update)
 	ev := &e.ev
-	reason := ReasonShort
-	switch {
-	case move == Demote:
-		reason = ReasonSurplus
-	case e.lost:
-		reason = ReasonUnmeetable
-	}
-	d := Decision{
+	return Decision{
 		Action: move, Reason: reason, Job: e.id, From: e.queue, To: to, Price: price,
 		Figures: Figures{
-			Now: now, Held: held, Needed: need, Weight: w, QueueAverage: avg,
+			Now: now, Held: f.held, Needed: f.need, Weight: w, QueueAverage: avg,
 			CostAtTo: price * ev.slotSecs, BudgetLeft: e.budget - ev.cost,
 		},
 	}
-	if move == Promote && !s.affordable(e, to, d.Figures, now) {
-		e.noAfford = true
-		return
-	}
-	// The job stays, marked, while the move would not make it better
-	// off or would undo its last move within the hold-down.
-	if !s.betterOff(e, to, &f.needK) || s.heldDown(e, move, now) {
-		return
-	}
+}
+
+// take records move d of e: its marks are cleared, the move noted for
+// the hold-down, and d appended to s.moves (the update applies them
+// after its pass).
+func (s *Scheduler) take(e *entry, d Decision) {
 	e.pendUp, e.pendDown = false, false
-	e.lastMove, e.movedAt = move, int64(now.Sub(s.epoch))
+	e.lastMove, e.movedAt = d.Action, int64(d.Figures.Now.Sub(s.epoch))
 	s.moves = append(s.moves, d)
 }
 
@@ -454,15 +503,16 @@ func (s *Scheduler) affordable(e *entry, to Queue, f Figures, now time.Time) boo
 	if f.CostAtTo > f.BudgetLeft {
 		return false
 	}
-	if e.phi < 1 {
-		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
-		in.Phi = 0 // the budget view only
-		in.Allowance = f.BudgetLeft / s.r.queues[to].Price
-		if MinimumSlots(in).Budget.Unmeetable {
-			return false
-		}
-	}
-	return true
+	return e.phi == 1 || s.budgetMeetable(e, to, f.BudgetLeft, now)
+}
+
+// budgetMeetable reports whether model 2's budget view of e, with
+// budgetLeft left, can be met at queue to's price.
+func (s *Scheduler) budgetMeetable(e *entry, to Queue, budgetLeft float64, now time.Time) bool {
+	_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
+	in.Phi = 0 // the budget view only
+	in.Allowance = budgetLeft / s.r.queues[to].Price
+	return !MinimumSlots(in).Budget.Unmeetable
 }
 
 // rebuild refills every queue heap from scratch (weights changed).

@@ -228,12 +228,26 @@ func (s *Scheduler) frozenAt(e *entry, f *tickFigs, nowOff int64) (frozen, capsF
 // whatever its queue's average: it cannot reach any minimum (e.lost) and
 // is short, its W₁ is MaxTerm (at or above any average of W₁, each at
 // most MaxTerm), so each update sets the same raised weight and marks it,
-// and it cannot be moved: it is in High, moves are off, or its
-// promotion was just found unaffordable (e.noAfford; with φ < 1 its
-// budget view, unmeetable at its queue's price, is at any higher one).
+// and it cannot be moved: moves are off; with φ = 1 it is in High; with
+// φ < 1 in Low its promotion was just found unaffordable (e.noAfford:
+// its budget view, unmeetable at its queue's price, is at any higher
+// one) or is not allowed (PhiAwareMoves, φ = 0); above Low its budget
+// view was just found unmeetable a queue down too (e.noRescue). None of
+// these reads now for a frozen job (no task running, its cost and
+// counters as they were).
 func (s *Scheduler) stuck(e *entry, f *tickFigs) bool {
-	return e.lost && f.held < f.need && f.base == MaxTerm &&
-		(e.queue == High || s.cfg.NoQueueMoves || (s.cfg.PhiAwareMoves && e.phi == 0) || (e.noAfford && e.phi < 1))
+	if !e.lost || f.held >= f.need || f.base != MaxTerm {
+		return false
+	}
+	switch {
+	case s.cfg.Ablations.NoQueueMoves:
+		return true
+	case e.phi == 1:
+		return e.queue == High
+	case e.queue == Low:
+		return e.noAfford || (s.cfg.PhiAwareMoves && e.phi == 0)
+	}
+	return e.noRescue
 }
 
 // frozenDeadline returns the deadline view (φ > 0) of frozen job e's
@@ -259,6 +273,15 @@ func (s *Scheduler) frozenDeadline(e *entry, nowOff int64) MinView {
 	var v MinView
 	deadlineView(&v, &t, time.Duration(e.dlOff-nowOff))
 	return v
+}
+
+// skipCounts counts the jobs weight updates skipped (or evaluated only
+// in part), by path: frozen and without a task time (settled), lapsed,
+// and φ = 0 without running tasks at an unchanged cost (evaluateTick).
+// Tests require each path taken (TestTickEquivalence): a path that is
+// never taken is not tested by the equivalence.
+type skipCounts struct {
+	frozen, unknown, lapsed, phi0 int
 }
 
 // skips reports whether a weight update skips the job st marks.
@@ -309,6 +332,7 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 			// (budOK: the key and, from budCost, the cost), which left
 			// the weight, the minimums and e.ev as they would be
 			// computed now.
+			s.skipped.phi0++
 			return s.tickFigs(e, c.w1)
 		}
 		if !c.static {

@@ -210,9 +210,10 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 	}
 	s, err := dbs.New(dbs.Config{
 		Cluster: &p.cluster, Queues: q, Interval: interval, HoldDown: opt.HoldDown,
-		StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves, NoMinimumSlots: opt.NoMinimumSlots,
 		MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
-		QueuePriority: opt.QueuePriority, EarlyReduces: opt.EarlyReduces,
+		QueuePriority: opt.QueuePriority,
+		Ablations: dbs.Ablations{StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves,
+			NoMinimumSlots: opt.NoMinimumSlots, EarlyReduces: opt.EarlyReduces},
 	})
 	if err != nil {
 		return nil, err // a *dbs.Error wrapping dbs.ErrConfig
