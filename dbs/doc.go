@@ -100,6 +100,12 @@
 //     before (ErrStaleTime), nor one more than 2^60 ns from the first
 //     (ErrTimeRange). Queue and Status are read-only and move no clock.
 //
+// Package dbstest checks these duties in a host's own tests: its
+// Checker, run after every operation, reports a slot handed out twice, a
+// task started twice, a decision for a job not queued, a move that skips
+// a queue, and a job's cost that is not Σ price × slot-seconds at the
+// price in force; its Host keeps every duty, for property tests.
+//
 // Every error is a *Error wrapping one sentinel (ErrConfig,
 // ErrInvalidJob, ErrDuplicateJob, ErrUnknownJob, ErrInvalidNode,
 // ErrUnknownNode, ErrStaleTime, ErrTimeRange); a call that fails changes
