@@ -68,11 +68,11 @@ type Event uint8
 
 // Events.
 const (
-	Arrive    Event = iota // a job is submitted
-	Beat                   // a node heartbeats; the host starts what it is assigned
-	Complete               // the earliest running task ends
-	Update                 // time moves Δ and the weight update runs
-	Withdraw               // the user withdraws a job
+	Arrive   Event = iota // a job is submitted
+	Beat                  // a node heartbeats; the host starts what it is assigned
+	Complete              // the earliest running task ends
+	Update                // time moves Δ and the weight update runs
+	Withdraw              // the user withdraws a job
 	numEvents
 )
 
