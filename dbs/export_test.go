@@ -3,7 +3,7 @@ package dbs
 // UsePreviousTick makes s run the previous weight update (every job
 // evaluated from scratch, heaps rebuilt): the reference for
 // TestTickEquivalence and BenchmarkTickPrevious.
-func UsePreviousTick(s *Scheduler) { s.prevTick = true }
+func UsePreviousTick(s *Scheduler) { s.reference = referenceTick }
 
 // Lapsed returns the number of jobs the last weight update skipped as
 // lapsed (settled.lapsed: figures kept, evaluation left to materialize).

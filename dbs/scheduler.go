@@ -44,7 +44,6 @@ type Scheduler struct {
 
 	jobs map[schedkit.JobID]*entry
 	all  []*entry
-	jobv []Job // all[i].job, for the previous weight update (reads every cost)
 	pool []*entry
 	slab []entry // entries not yet used of the last block allocated
 
@@ -70,7 +69,7 @@ type Scheduler struct {
 	// did not skip (settled), for model 3's pass.
 	evaluated []int32
 	// settle[i] marks all[i] as left unchanged by the next weight
-	// update if its cost is the same (tickeval.go); it is kept between
+	// update if its cost is the same (evalcache.go); it is kept between
 	// updates, so Update, Submit and Remove keep it in step.
 	settle []settled
 	// marks[h] are the positions in heaps[h] of the jobs whose heap keys
@@ -89,12 +88,12 @@ type Scheduler struct {
 
 	qs queueScratch // Queue's lists (queue.go)
 
-	skipped skipCounts // the weight updates' skips, for tests (tickeval.go)
+	skipped skipCounts // the weight updates' skips, for tests (evalcache.go)
 
-	// prevTick selects the previous weight update (every job evaluated
-	// from scratch, queue heaps rebuilt): the reference the tests and
-	// benchmarks compare Tick with (export_test.go).
-	prevTick bool
+	// reference, when set (tests only: export_test.go), runs in place
+	// of Tick: the reference weight update the fast one is checked and
+	// measured against (TestTickEquivalence, BenchmarkTickPrevious).
+	reference func(s *Scheduler, now time.Time, dst []Decision) ([]Decision, error)
 }
 
 // entry is the scheduler's state for one queued job. Its fields are
@@ -134,7 +133,7 @@ type entry struct {
 	usable [2]int // ready + running tasks per phase (of the counters)
 
 	id    schedkit.JobID // beside the heartbeats' lines (their decisions name it)
-	cache evalCache      // Tick's reusable figures (tickeval.go)
+	cache evalCache      // Tick's reusable figures (evalcache.go)
 	ev    eval
 
 	tt          time.Duration // Tm = Tr: formula (2), hint or default
@@ -383,7 +382,6 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	s.jobs[id] = e
 	e.allPos = len(s.all)
 	s.all = append(s.all, e)
-	s.jobv = append(s.jobv, j)
 	s.costs, s.tk = append(s.costs, 0), append(s.tk, tickFigs{})
 	s.settle = append(s.settle, settled{})
 	s.nq[q]++
@@ -540,10 +538,10 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	delete(s.jobs, id)
 	n := len(s.all) - 1
 	last := s.all[n]
-	s.all[e.allPos], s.jobv[e.allPos] = last, s.jobv[n]
+	s.all[e.allPos] = last
 	last.allPos = e.allPos
-	s.all[n], s.jobv[n] = nil, nil
-	s.all, s.jobv = s.all[:n], s.jobv[:n]
+	s.all[n] = nil
+	s.all = s.all[:n]
 	s.costs[e.allPos] = s.costs[n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
 	s.settle[e.allPos] = s.settle[n]

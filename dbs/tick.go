@@ -77,6 +77,9 @@ import (
 // is returned as it was.
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	const op = "Tick"
+	if s.reference != nil {
+		return s.reference(s, now, dst)
+	}
 	clk, err := s.checkTime(op, "", "", now)
 	if err != nil {
 		return dst, err
@@ -115,62 +118,54 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	// Resliced to one length: no bounds checks in the per-job loops.
 	all := s.all
 	costs, tk, settle := s.costs[:len(all)], s.tk[:len(all)], s.settle[:len(all)]
-	if s.prevTick {
-		for i, e := range all {
-			s.evaluate(e, now, costs[i])
-			tk[i] = s.tickFigs(e, e.ev.m1.W)
-			sum[e.queue] += tk[i].base
-		}
-	} else {
-		s.evaluated = s.evaluated[:0]
-		for i := 0; i < len(all); i++ {
-			// The jobs skipped, most of them at trace scale, in a tight
-			// loop that keeps the sums in registers: each frozen job's
-			// W₁ is added to its queue's sum in its place, as an
-			// evaluation would.
-			s0, s1, s2 := sum[Low], sum[Mid], sum[High]
-			nf, i0 := 0, i
-			for ; i < len(all); i++ {
-				st := &settle[i]
-				if !s.skips(st) {
-					break
-				}
-				if st.frozen {
-					nf++
-					switch st.q {
-					case Low:
-						s0 += st.base
-					case Mid:
-						s1 += st.base
-					default:
-						s2 += st.base
-					}
-				}
-			}
-			sum = [numQueues]float64{s0, s1, s2}
-			s.skipped.frozen += nf
-			s.skipped.unknown += i - i0 - nf
-			if i == len(all) {
+	s.evaluated = s.evaluated[:0]
+	for i := 0; i < len(all); i++ {
+		// The jobs skipped, most of them at trace scale, in a tight
+		// loop that keeps the sums in registers: each frozen job's
+		// W₁ is added to its queue's sum in its place, as an
+		// evaluation would.
+		s0, s1, s2 := sum[Low], sum[Mid], sum[High]
+		nf, i0 := 0, i
+		for ; i < len(all); i++ {
+			st := &settle[i]
+			if !s.skips(st) {
 				break
 			}
-			e := all[i]
-			s.evaluated = append(s.evaluated, int32(i))
-			if st := &settle[i]; st.ok && st.lapsed && nowOff <= e.cache.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
-				// Lapsed: the figures of its last evaluation hold.
-				f := s.tickFigs(e, st.base)
-				tk[i] = f
-				sum[e.queue] += f.base
-				e.cache.lazy = true
-				s.skipped.lapsed++
-				continue
+			if st.frozen {
+				nf++
+				switch st.q {
+				case Low:
+					s0 += st.base
+				case Mid:
+					s1 += st.base
+				default:
+					s2 += st.base
+				}
 			}
-			m0 := e.minK
-			f := s.evaluateTick(e, nowOff, costs[i], &parts)
+		}
+		sum = [numQueues]float64{s0, s1, s2}
+		s.skipped.frozen += nf
+		s.skipped.unknown += i - i0 - nf
+		if i == len(all) {
+			break
+		}
+		e := all[i]
+		s.evaluated = append(s.evaluated, int32(i))
+		if st := &settle[i]; st.ok && st.lapsed && nowOff <= e.cache.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
+			// Lapsed: the figures of its last evaluation hold.
+			f := s.tickFigs(e, st.base)
 			tk[i] = f
 			sum[e.queue] += f.base
-			if e.minK != m0 {
-				s.markKey(e)
-			}
+			e.cache.lazy = true
+			s.skipped.lapsed++
+			continue
+		}
+		m0 := e.minK
+		f := s.evaluateTick(e, nowOff, costs[i], &parts)
+		tk[i] = f
+		sum[e.queue] += f.base
+		if e.minK != m0 {
+			s.markKey(e)
 		}
 	}
 	var avg [numQueues]float64
@@ -182,61 +177,76 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 
 	// Pass 2: model 3.
 	s.moves = s.moves[:0]
-	if s.prevTick {
-		for i, e := range all {
-			s.update(e, &tk[i], avg[e.queue], now)
+	// The jobs pass 1 evaluated, in order (the others it skipped).
+	for _, i := range s.evaluated {
+		e, st := all[i], &settle[i]
+		f := &tk[i]
+		w0 := e.w
+		s.update(e, f, avg[e.queue], now)
+		if e.w != w0 {
+			s.markKey(e)
 		}
-	} else {
-		// The jobs pass 1 evaluated, in order (the others it skipped).
-		for _, i := range s.evaluated {
-			e, st := all[i], &settle[i]
-			f := &tk[i]
-			w0 := e.w
-			s.update(e, f, avg[e.queue], now)
-			if e.w != w0 {
-				s.markKey(e)
+		if e.cache.lazy {
+			continue // lapsed, skipped: its mark stands (a move ended it)
+		}
+		frozen, capsFree := s.frozenAt(e, f, nowOff)
+		e.cache.frozen = frozen
+		if !frozen && f.ttKnown {
+			if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
+				*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, lapsed: true, ok: true}
+				e.cache.until = until
+				continue
 			}
-			if e.cache.lazy {
-				continue // lapsed, skipped: its mark stands (a move ended it)
-			}
-			frozen, capsFree := s.frozenAt(e, f, nowOff)
-			e.cache.frozen = frozen
-			if !frozen && f.ttKnown {
-				if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
-					*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, lapsed: true, ok: true}
-					e.cache.until = until
-					continue
-				}
-			}
-			switch {
-			case !f.ttKnown:
-				*st = settled{ok: true}
-			case frozen:
-				*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
-			default:
-				st.ok = false
-			}
+		}
+		switch {
+		case !f.ttKnown:
+			*st = settled{ok: true}
+		case frozen:
+			*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
+		default:
+			st.ok = false
 		}
 	}
 	for i := range s.moves {
 		d := &s.moves[i]
 		e := s.jobs[d.Job]
-		if !s.prevTick {
-			s.unplace(e)
-		}
-		s.addUsed(e, -1)
-		s.nq[e.queue]--
-		e.queue = d.To
-		s.nq[e.queue]++
-		s.addUsed(e, 1)
-		if !s.prevTick {
-			for k := range 2 {
-				if s.eligible(e, k) {
-					s.heaps[int(e.queue)*2+k].push(e)
-				}
+		s.unplace(e)
+		s.moveQueue(e, d.To)
+		for k := range 2 {
+			if s.eligible(e, k) {
+				s.heaps[int(e.queue)*2+k].push(e)
 			}
 		}
 	}
+	s.sortMoves()
+	dst = append(dst, s.moves...)
+	s.settleWatch()
+	// Every heap holds the jobs it held before (moved jobs were moved
+	// above); only weights and minimums changed, of the jobs marked,
+	// unless jobs moved (their removal sifted the heaps).
+	for i := range s.heaps {
+		if len(s.moves) > 0 {
+			s.heaps[i].heapify()
+		} else {
+			s.heaps[i].fixAt(s.marks[i], &s.fix)
+		}
+		s.marks[i] = s.marks[i][:0]
+	}
+	return dst, nil
+}
+
+// moveQueue moves e to queue to, keeping the queues' counts and usage.
+func (s *Scheduler) moveQueue(e *entry, to Queue) {
+	s.addUsed(e, -1)
+	s.nq[e.queue]--
+	e.queue = to
+	s.nq[e.queue]++
+	s.addUsed(e, 1)
+}
+
+// sortMoves orders s.moves by the queue left (highest first), then as
+// the jobs' queue order (weight, submission, ID).
+func (s *Scheduler) sortMoves() {
 	slices.SortFunc(s.moves, func(a, b Decision) int {
 		if a.From != b.From {
 			return int(b.From) - int(a.From)
@@ -250,40 +260,11 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 		return 0
 	})
-	dst = append(dst, s.moves...)
-	s.settleWatch()
-	if s.prevTick {
-		s.rebuild()
-	} else {
-		// Every heap holds the jobs it held before (moved jobs were
-		// moved above); only weights and minimums changed, of the jobs
-		// marked, unless jobs moved (their removal sifted the heaps).
-		for i := range s.heaps {
-			if len(s.moves) > 0 {
-				s.heaps[i].heapify()
-			} else {
-				s.heaps[i].fixAt(s.marks[i], &s.fix)
-			}
-			s.marks[i] = s.marks[i][:0]
-		}
-	}
-	return dst, nil
 }
 
-// readCosts reads into s.costs the cost so far of every watched job
-// (of every job for the previous update, the reference), checking each
-// before storing any: on an error nothing changes.
+// readCosts reads into s.costs the cost so far of every watched job,
+// checking each before storing any: on an error nothing changes.
 func (s *Scheduler) readCosts(op string) error {
-	if s.prevTick {
-		for i, j := range s.jobv {
-			c := j.CostSoFar()
-			if !validCost(c) {
-				return errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
-			}
-			s.costs[i] = c // scratch: every job is read at every update
-		}
-		return nil
-	}
 	w := s.watch
 	if cap(s.wcost) < len(w) {
 		s.wcost = make([]float64, len(w), 2*len(w))
@@ -513,21 +494,4 @@ func (s *Scheduler) budgetMeetable(e *entry, to Queue, budgetLeft float64, now t
 	in.Phi = 0 // the budget view only
 	in.Allowance = budgetLeft / s.r.queues[to].Price
 	return !MinimumSlots(in).Budget.Unmeetable
-}
-
-// rebuild refills every queue heap from scratch (weights changed).
-func (s *Scheduler) rebuild() {
-	for i := range s.heaps {
-		s.heaps[i].reset()
-	}
-	for _, e := range s.all {
-		for k := range 2 {
-			if s.eligible(e, k) {
-				s.heaps[int(e.queue)*2+k].push(e)
-			}
-		}
-	}
-	for i := range s.heaps {
-		s.heaps[i].heapify()
-	}
 }

@@ -34,13 +34,13 @@ type DBSOptions struct {
 	// the zero value means DBSShares with the spread prices.
 	Queues [3]dbs.QueueConfig
 	// StaticWeights, NoQueueMoves and NoMinimumSlots are the ablations
-	// of dbs.Config.
+	// of dbs.Config.Ablations.
 	StaticWeights, NoQueueMoves, NoMinimumSlots bool
 	// MinimumFirst, PhiAwareMoves and QueuePriority are the dbs.Config
 	// options.
 	MinimumFirst, PhiAwareMoves, QueuePriority bool
-	// EarlyReduces is the dbs.Config ablation: reduces assigned as soon
-	// as the simulator's slow-start makes them ready.
+	// EarlyReduces is the dbs.Config.Ablations ablation: reduces
+	// assigned as soon as the simulator's slow-start makes them ready.
 	EarlyReduces bool
 	// Interval is dbs.Config.Interval (0: 500 ms).
 	Interval time.Duration
