@@ -92,7 +92,7 @@ func BenchmarkTickDay(b *testing.B) {
 				name += "/previous"
 			}
 			b.Run(name, func(b *testing.B) {
-				s, now := dayJobs(b, n, dbs.Config{NoQueueMoves: true})
+				s, now := dayJobs(b, n, dbs.Config{Ablations: dbs.Ablations{NoQueueMoves: true}})
 				if previous {
 					dbs.UsePreviousTick(s)
 				}
@@ -135,7 +135,7 @@ func benchTick(b *testing.B, previous bool) {
 		}
 		n := bc.n
 		b.Run(name, func(b *testing.B) {
-			cfg := dbs.Config{NoQueueMoves: true, TransferRate: 50 << 20}
+			cfg := dbs.Config{Ablations: dbs.Ablations{NoQueueMoves: true}, TransferRate: 50 << 20}
 			if bc.known {
 				cfg.DefaultTaskTime = 30 * time.Second
 			}

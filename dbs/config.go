@@ -35,6 +35,10 @@ var DefaultQueues = [3]QueueConfig{
 // DefaultInterval is Δ, the paper's weight update period.
 const DefaultInterval = 500 * time.Millisecond
 
+// DefaultHoldDownUpdates is Config.HoldDown's default in weight updates:
+// ten updates, 5 s at DefaultInterval.
+const DefaultHoldDownUpdates = 10
+
 // Config configures a Scheduler. Only Cluster is required; the zero
 // value of every other field is the paper's algorithm with DefaultQueues.
 type Config struct {
@@ -56,18 +60,21 @@ type Config struct {
 	// a job is its reduce input f·δ divided by it. Zero means transfer
 	// time is not modelled.
 	TransferRate float64
+	// HoldDown is the least time between a job's queue move and a move
+	// back in the opposite direction (model 3 keeps the job marked and
+	// moves it once the time is up, if it still should move). Zero means
+	// DefaultHoldDownUpdates × Interval; a negative value means none.
+	// Not in the paper, whose 500 ms wait between marking a job and
+	// moving it already requires the cause of a move to persist; the
+	// hold-down stops a job whose figures swing from being carried back
+	// and forth, each move a price change the host carries out.
+	HoldDown time.Duration
 	// DefaultTaskTime is the a-priori task time models 1 and 2 use for a
 	// job with no finished task and no TaskTimeHint. Zero means none:
 	// such a job has weight 0 and a minimum of one map slot until a task
 	// finishes (see JobStatus.TaskTimeUnknown).
 	DefaultTaskTime time.Duration
 
-	// StaticWeights (ablation) turns model 3 off: weights and minimum
-	// slots are computed once, at Submit, and no job ever changes queue.
-	StaticWeights bool
-	// NoQueueMoves (ablation) keeps model 3's weight updates but never
-	// promotes or demotes a job.
-	NoQueueMoves bool
 	// MinimumFirst (option, after Kc & Anyanwu's deadline scheduler)
 	// serves minimums before shares: a free slot goes first to a job
 	// below its model-2 minimum of the slot's kind, in queue order (High,
@@ -83,14 +90,6 @@ type Config struct {
 	// money at the cost of priority, which a deadline-only job does not
 	// want. Weights are updated as without the option.
 	PhiAwareMoves bool
-	// EarlyReduces (ablation) assigns a job's reduce tasks as soon as
-	// the host reports them ready (Hadoop's reduce slow-start), while its
-	// maps still run. By default dbs gives a job reduce slots only once
-	// none of its maps is unfinished: model 2 plans the reduces to start
-	// after the maps (the latest reduce start Sr_max) and its budget view
-	// charges only the tasks' work, so a reduce slot held idle before
-	// then is money the model never planned for (see the package doc).
-	EarlyReduces bool
 	// QueuePriority (option) reads the queues as priorities with their
 	// shares as guarantees: a free slot goes first to the highest queue
 	// (High, Mid, Low) holding less than its guaranteed share of the
@@ -99,14 +98,41 @@ type Config struct {
 	// its share (a capacity scheduler's lending). Both guarantee the
 	// shares; they differ in who gets what an idle queue leaves.
 	QueuePriority bool
-	// NoMinimumSlots (ablation) drops model 2 from slot assignment: jobs
-	// below their minimum get no precedence, a queue's jobs are served by
-	// weight alone. Model 3 still compares held with needed slots.
-	NoMinimumSlots bool
+
+	// Ablations switch parts of the algorithm off, for experiments only.
+	Ablations Ablations
 }
 
-// maxSlots bounds slot counts read from vectors.
-const maxSlots = 1 << 32
+// Ablations remove one part of the paper's algorithm each, so that an
+// experiment can show where DBS's gains (or losses) come from. They are
+// not options: a host leaves them at the zero value.
+type Ablations struct {
+	// StaticWeights turns model 3 off: weights and minimum slots are
+	// computed once, at Submit, and no job ever changes queue.
+	StaticWeights bool
+	// NoQueueMoves keeps model 3's weight updates but never promotes or
+	// demotes a job.
+	NoQueueMoves bool
+	// NoMinimumSlots drops model 2 from slot assignment: jobs below
+	// their minimum get no precedence, a queue's jobs are served by
+	// weight alone. Model 3 still compares held with needed slots.
+	NoMinimumSlots bool
+	// EarlyReduces assigns a job's reduce tasks as soon as the host
+	// reports them ready (Hadoop's reduce slow-start), while its maps
+	// still run. By default dbs gives a job reduce slots only once none
+	// of its maps is unfinished: model 2 plans the reduces to start
+	// after the maps (the latest reduce start Sr_max) and its budget view
+	// charges only the tasks' work, so a reduce slot held idle before
+	// then is money the model never planned for (see the package doc).
+	EarlyReduces bool
+}
+
+// maxSlots bounds slot counts read from vectors, and maxTasks a phase's
+// tasks: counts are held in int32.
+const (
+	maxSlots = math.MaxInt32
+	maxTasks = math.MaxInt32
+)
 
 // resolved is Config after New's checks.
 type resolved struct {
@@ -114,6 +140,7 @@ type resolved struct {
 	queues   [3]QueueConfig
 	micro    [3]int64 // shares in millionths
 	interval time.Duration
+	holdDown time.Duration // 0: none
 	space    *resource.Space
 }
 
@@ -122,8 +149,8 @@ func (c *Config) resolve() (resolved, error) {
 		return resolved{}, &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
 	}
 	var r resolved
-	if c.Cluster == nil {
-		return fail("nil Cluster")
+	if isNil(c.Cluster) {
+		return fail("%s", nilText("Cluster", c.Cluster))
 	}
 	sp := c.Cluster.Space()
 	if sp == nil {
@@ -177,6 +204,17 @@ func (c *Config) resolve() (resolved, error) {
 		return fail("negative Interval %v", c.Interval)
 	case r.interval == 0:
 		r.interval = DefaultInterval
+	}
+	switch {
+	case c.HoldDown < 0:
+		r.holdDown = 0
+	case c.HoldDown == 0:
+		r.holdDown = DefaultHoldDownUpdates * r.interval
+		if r.holdDown/DefaultHoldDownUpdates != r.interval {
+			return fail("Interval %v too long for the default HoldDown", c.Interval)
+		}
+	default:
+		r.holdDown = c.HoldDown
 	}
 	if math.IsNaN(c.TransferRate) || math.IsInf(c.TransferRate, 0) || c.TransferRate < 0 {
 		return fail("TransferRate %v not finite and non-negative", c.TransferRate)

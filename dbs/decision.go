@@ -36,9 +36,62 @@ func (a Action) String() string {
 	return fmt.Sprintf("Action(%d)", uint8(a))
 }
 
+// Reason says why a Decision was taken.
+type Reason uint8
+
+// Reasons.
+const (
+	// ReasonBelowMinimum (Assign): the job held fewer slots of the kind
+	// than its model-2 minimum when it was chosen.
+	ReasonBelowMinimum Reason = iota + 1
+	// ReasonWeight (Assign): the job was chosen by its queue's order
+	// (weight, submission, ID), at or above its minimum.
+	ReasonWeight
+	// ReasonShort (Promote): the job held fewer slots than its model-2
+	// minimum, at or above its queue's average weight, at two updates
+	// in a row.
+	ReasonShort
+	// ReasonUnmeetable (Promote): no view of model 2 could be met (the
+	// job cannot reach any minimum), at two updates in a row; paper
+	// 003's model 3 submits such a job to the queue above.
+	ReasonUnmeetable
+	// ReasonSurplus (Demote): the job held more slots than its model-2
+	// minimum, at or above its queue's average weight, at two updates
+	// in a row.
+	ReasonSurplus
+	// ReasonBudget (Demote): no view of model 2 could be met, at two
+	// updates in a row, and the job (φ < 1) could not be promoted; its
+	// budget view can be met at the lower queue's price.
+	ReasonBudget
+)
+
+// String returns the reason in words: "below minimum", "weight",
+// "short", "unmeetable", "surplus" or "budget".
+func (r Reason) String() string {
+	switch r {
+	case ReasonBelowMinimum:
+		return "below minimum"
+	case ReasonWeight:
+		return "weight"
+	case ReasonShort:
+		return "short"
+	case ReasonUnmeetable:
+		return "unmeetable"
+	case ReasonSurplus:
+		return "surplus"
+	case ReasonBudget:
+		return "budget"
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
 // Decision is one action for the host to carry out.
 type Decision struct {
 	Action Action
+	// Reason says why (ReasonBelowMinimum or ReasonWeight for an
+	// Assign; ReasonShort or ReasonUnmeetable for a Promote;
+	// ReasonSurplus for a Demote).
+	Reason Reason
 	Job    schedkit.JobID
 	// Assign only: Count tasks of Phase on Node. BelowMinimum reports
 	// that the job held fewer slots of the phase's kind than its model-2
@@ -59,7 +112,9 @@ type Decision struct {
 type Figures struct {
 	Now time.Time
 	// Held and Needed are the slots the job holds (running plus assigned)
-	// and the model-2 minimum of its runnable phases.
+	// and the model-2 minimum of its runnable phases (for a job whose
+	// views are all unmeetable, every slot its ready and running tasks
+	// could use, at least Held).
 	Held, Needed int
 	// Weight is the job's weight after the update; QueueAverage the mean
 	// model-1 weight of its queue (From) at the update.

@@ -3,36 +3,53 @@ package dbs
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/errtext"
 )
 
-// Sentinel errors. Every error the package returns wraps exactly one of
-// them (and, for inconsistent job counters, schedkit.ErrInvalidProgress
-// too), so errors.Is works; errors.As on *Error gives the details. A call
-// that returns an error changes nothing: no job is added, dropped, moved
-// or re-weighted, no decision is taken and the clock does not advance.
+// Sentinel errors. Every error the package returns is an *Error wrapping
+// exactly one of them (and, for inconsistent job counters,
+// schedkit.ErrInvalidProgress too), so errors.Is works; errors.As on
+// *Error gives the details. A call that returns an error changes
+// nothing: no job is added, dropped, moved or re-weighted, no decision
+// is taken and the clock does not advance.
 var (
 	// ErrConfig reports an invalid Config given to New.
 	ErrConfig = errors.New("dbs: invalid config")
-	// ErrInvalidJob reports a job that cannot be queued or updated: nil,
-	// empty ID, more than two phases, inconsistent counters, φ outside
+	// ErrInvalidJob reports a job that cannot be queued or updated: nil
+	// (also a typed nil pointer), empty ID, more than two phases,
+	// inconsistent counters, 2^31 or more tasks in a phase, φ outside
 	// {0, 0.5, 1}, a NaN, infinite or negative budget or cost, a missing
-	// budget with φ < 1, a missing deadline with φ > 0, a deadline before
-	// the submission, negative data sizes or task time hint.
+	// budget with φ < 1, a missing deadline with φ > 0, a zero
+	// submission time, a submission after now, a deadline before the
+	// submission, times more than 2^60 ns from the scheduler's first
+	// time, negative data sizes, a task time hint beyond 2^60 ns.
 	ErrInvalidJob = errors.New("dbs: invalid job")
 	// ErrDuplicateJob reports a Submit of an ID already queued.
 	ErrDuplicateJob = errors.New("dbs: duplicate job ID")
 	// ErrUnknownJob reports an Update, Remove or Status of an ID not
 	// queued.
 	ErrUnknownJob = errors.New("dbs: unknown job ID")
-	// ErrInvalidNode reports a nil node, or a node or cluster whose
-	// vectors do not fit the Space or hold NaN, negative or fractional
-	// slot counts.
+	// ErrInvalidNode reports a nil node (also a typed nil pointer), or a
+	// node or cluster whose vectors do not fit the Space, hold NaN,
+	// negative or fractional slot counts, or report more free slots than
+	// the node's capacity.
 	ErrInvalidNode = errors.New("dbs: invalid node or cluster")
-	// ErrTimeBackwards reports a now earlier than a now the scheduler was
-	// already given.
-	ErrTimeBackwards = errors.New("dbs: time went backwards")
+	// ErrUnknownNode reports a Heartbeat from a node that is not among
+	// the cluster's nodes (Cluster.Node): the host must not hand out the
+	// slots of a node the cluster's capacity does not count.
+	ErrUnknownNode = errors.New("dbs: node not in the cluster")
+	// ErrStaleTime reports a now before the latest now given to Submit,
+	// Tick or Heartbeat.
+	ErrStaleTime = errors.New("dbs: time before an earlier call")
+	// ErrTimeRange reports a now more than 2^60 ns (about 36 years) from
+	// the first time the scheduler was given, the range its integer
+	// arithmetic covers.
+	ErrTimeRange = errors.New("dbs: time out of range")
 )
 
 // Error is the error type of the package. It wraps one sentinel (Err)
@@ -47,34 +64,49 @@ type Error struct {
 	Cause  error           // underlying error, or nil
 }
 
-// Error describes the failure: operation, job or node, sentinel, reason.
+// Error describes the failure: "dbs: Op: job "j": node "n": sentinel:
+// reason: cause", each part after Op left out when empty.
 func (e *Error) Error() string {
-	msg := "dbs: " + e.Op
-	if e.Job != "" {
-		msg += fmt.Sprintf(": job %q", e.Job)
-	}
-	if e.Node != "" {
-		msg += fmt.Sprintf(": node %q", e.Node)
-	}
-	// The sentinel's text without its "dbs: " prefix: one prefix per message.
-	msg += ": " + e.Err.Error()[len("dbs: "):]
-	if e.Reason != "" {
-		msg += ": " + e.Reason
-	}
-	if e.Cause != nil {
-		msg += ": " + e.Cause.Error()
-	}
-	return msg
+	return errtext.Format(errtext.Parts{Pkg: "dbs", Op: e.Op, Job: string(e.Job), Node: string(e.Node),
+		Sentinel: e.Err, Reason: e.Reason, Cause: e.Cause})
 }
 
 // Unwrap returns the sentinel and the cause, if any.
-func (e *Error) Unwrap() []error {
-	if e.Cause != nil {
-		return []error{e.Err, e.Cause}
-	}
-	return []error{e.Err}
-}
+func (e *Error) Unwrap() []error { return errtext.Unwrap(e.Err, e.Cause) }
 
 func errf(op string, sentinel error, id schedkit.JobID, format string, args ...any) error {
 	return &Error{Op: op, Job: id, Err: sentinel, Reason: fmt.Sprintf(format, args...)}
+}
+
+// timeErr returns the error of a clock fault f (clock.Stale or
+// clock.Range) for now.
+func (s *Scheduler) timeErr(op string, id schedkit.JobID, node schedkit.NodeID, f clock.Fault, now time.Time) error {
+	sentinel := ErrStaleTime
+	if f == clock.Range {
+		sentinel = ErrTimeRange
+	}
+	return &Error{Op: op, Job: id, Node: node, Err: sentinel, Reason: s.clk.Reason(f, now)}
+}
+
+// isNil reports whether v is nil or an interface holding a nil pointer,
+// map, slice, channel or function: a host's typed nil, whose methods
+// would panic.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return r.IsNil()
+	}
+	return false
+}
+
+// nilText describes a nil host value: "nil job", or "nil job (a typed
+// nil *main.job)".
+func nilText(what string, v any) string {
+	if v == nil {
+		return "nil " + what
+	}
+	return fmt.Sprintf("nil %s (a typed nil %T)", what, v)
 }

@@ -2,6 +2,7 @@ package dbs_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ func TestNewConfigErrors(t *testing.T) {
 	bad := func(f func(*[3]dbs.QueueConfig)) [3]dbs.QueueConfig { x := q; f(&x); return x }
 	for name, cfg := range map[string]dbs.Config{
 		"nil cluster":    {},
+		"typed nil":      {Cluster: (*hCluster)(nil)},
 		"missing kind":   {Cluster: &hCluster{space: cpuOnly}},
 		"same kinds":     {Cluster: c, MapKind: "map-slot", ReduceKind: "map-slot"},
 		"unknown kind":   {Cluster: c, MapKind: "gpu-slot"},
@@ -108,10 +110,21 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"no deadline with φ>0", dbs.ErrInvalidJob, submit(func(j *hJob) { j.dl = time.Time{} })},
 		{"NaN cost", dbs.ErrInvalidJob, submit(func(j *hJob) { j.cost = math.NaN() })},
 		{"negative data", dbs.ErrInvalidJob, submit(func(j *hJob) { j.red = -1 })},
-		{"negative hint", dbs.ErrInvalidJob, submit(func(j *hJob) { j.hint = -sec })},
+		{"hint beyond 2^60 ns", dbs.ErrInvalidJob, submit(func(j *hJob) { j.hint = 1 << 61 })},
 		{"three phases", dbs.ErrInvalidJob, submit(func(j *hJob) { j.nph = 3 })},
 		{"inconsistent counters", schedkit.ErrInvalidProgress, submit(func(j *hJob) { j.ph[0].Running = 9 })},
-		{"submit time backwards", dbs.ErrTimeBackwards, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error {
+		{"typed nil job", dbs.ErrInvalidJob, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error { return s.Submit(now, (*hJob)(nil)) }},
+		{"zero submission", dbs.ErrInvalidJob, submit(func(j *hJob) { j.sub = time.Time{} })},
+		{"submission after now", dbs.ErrInvalidJob, submit(func(j *hJob) { j.sub = now.Add(sec) })},
+		{"2^31 ready tasks", dbs.ErrInvalidJob, submit(func(j *hJob) { j.ph[0] = schedkit.PhaseProgress{Total: 1 << 31, Ready: 1 << 31} })},
+		{"submit time out of range", dbs.ErrTimeRange, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error {
+			return s.Submit(now.Add(1<<60+sec), mrJob("x", 1, 1, 1, 600*sec, 0))
+		}},
+		{"update 2^31 ready tasks", dbs.ErrInvalidJob, func(s *dbs.Scheduler, _ *hCluster, jobs []*hJob) error {
+			jobs[0].ph[0] = schedkit.PhaseProgress{Total: 1 << 31, Ready: 1 << 31}
+			return s.Update("a")
+		}},
+		{"submit time backwards", dbs.ErrStaleTime, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error {
 			return s.Submit(now.Add(-sec), mrJob("x", 1, 1, 1, 600*sec, 0))
 		}},
 		{"update unknown", dbs.ErrUnknownJob, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error { return s.Update("zz") }},
@@ -124,7 +137,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 			return s.Update("a")
 		}},
 		{"remove unknown", dbs.ErrUnknownJob, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error { return s.Remove("zz") }},
-		{"tick time backwards", dbs.ErrTimeBackwards, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error {
+		{"tick time backwards", dbs.ErrStaleTime, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error {
 			_, err := s.Tick(now.Add(-sec), nil)
 			return err
 		}},
@@ -167,7 +180,25 @@ func TestBadInputChangesNothing(t *testing.T) {
 			_, err := s.Heartbeat(now, c.nodes[0], nil)
 			return err
 		}},
-		{"heartbeat time backwards", dbs.ErrTimeBackwards, func(s *dbs.Scheduler, c *hCluster, _ []*hJob) error {
+		{"heartbeat typed nil node", dbs.ErrInvalidNode, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error {
+			_, err := s.Heartbeat(now, (*hNode)(nil), nil)
+			return err
+		}},
+		{"heartbeat unknown node", dbs.ErrUnknownNode, func(s *dbs.Scheduler, _ *hCluster, _ []*hJob) error {
+			stray := &hNode{id: "stray", capv: resource.Vector{2, 1}, free: resource.Vector{2, 1}}
+			_, err := s.Heartbeat(now, stray, nil)
+			return err
+		}},
+		{"heartbeat free above capacity", dbs.ErrInvalidNode, func(s *dbs.Scheduler, c *hCluster, _ []*hJob) error {
+			c.nodes[0].free = resource.Vector{5, 1}
+			_, err := s.Heartbeat(now, c.nodes[0], nil)
+			return err
+		}},
+		{"heartbeat time out of range", dbs.ErrTimeRange, func(s *dbs.Scheduler, c *hCluster, _ []*hJob) error {
+			_, err := s.Heartbeat(now.Add(-1<<60-sec), c.nodes[0], nil)
+			return err
+		}},
+		{"heartbeat time backwards", dbs.ErrStaleTime, func(s *dbs.Scheduler, c *hCluster, _ []*hJob) error {
 			_, err := s.Heartbeat(now.Add(-sec), c.nodes[0], nil)
 			return err
 		}},
@@ -184,6 +215,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 			if !errors.As(err, &de) {
 				t.Fatalf("error %T is not a *dbs.Error", err)
 			}
+			t.Log(err)
 			if msg := err.Error(); len(msg) < 5 || msg[:5] != "dbs: " || strings.Contains(msg[5:], "dbs: ") {
 				t.Errorf("error text %q: want exactly one package prefix", msg)
 			}
@@ -197,5 +229,199 @@ func TestBadInputChangesNothing(t *testing.T) {
 				t.Errorf("heartbeat at the original now after the error: %v", err)
 			}
 		})
+	}
+}
+
+// twinWorld is a small host: a cluster, its jobs and running tasks that
+// end 3 s after they start, driving one scheduler.
+type twinWorld struct {
+	s    *dbs.Scheduler
+	c    *hCluster
+	jobs []*hJob
+	ends []twinTask
+}
+
+type twinTask struct {
+	job   *hJob
+	phase int
+	node  *hNode
+	end   time.Time
+}
+
+func newTwinWorld(t *testing.T) *twinWorld {
+	c := newCluster(3, 2, 1)
+	s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 3 * sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &twinWorld{s: s, c: c}
+}
+
+// step runs one good round at now: submissions due, task ends, a weight
+// update and a heartbeat per node; it returns every decision.
+func (w *twinWorld) step(t *testing.T, now time.Time, round int) []dbs.Decision {
+	t.Helper()
+	if round < 6 {
+		phi := []float64{0, 0.5, 1}[round%3]
+		j := mrJob(fmt.Sprintf("j%d", round), phi, 6, 2, time.Duration(40+10*round)*sec, 2+float64(round))
+		j.sub = now
+		j.dl = now.Add(time.Duration(40+10*round) * sec)
+		if err := w.s.Submit(now, j); err != nil {
+			t.Fatal(err)
+		}
+		w.jobs = append(w.jobs, j)
+	}
+	kept := w.ends[:0]
+	for _, tk := range w.ends {
+		if tk.end.After(now) {
+			kept = append(kept, tk)
+			continue
+		}
+		ph := &tk.job.ph[tk.phase]
+		ph.Running--
+		ph.RunningStartSum -= tk.end.Add(-3 * sec).Sub(tk.job.sub)
+		ph.Finished++
+		ph.FinishedDurationSum += 3 * sec
+		tk.node.free[tk.phase]++
+		if tk.phase == 0 && tk.job.ph[0].Finished == tk.job.ph[0].Total {
+			tk.job.ph[1].Ready = tk.job.ph[1].Total
+		}
+		if err := w.s.Update(tk.job.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.ends = kept
+	var all []dbs.Decision
+	ds, err := w.s.Tick(now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, ds...)
+	for _, n := range w.c.nodes {
+		ds, err := w.s.Heartbeat(now, n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			var j *hJob
+			for _, x := range w.jobs {
+				if x.id == d.Job {
+					j = x
+				}
+			}
+			ph := &j.ph[d.Phase]
+			ph.Ready -= d.Count
+			ph.Running += d.Count
+			ph.RunningStartSum += time.Duration(d.Count) * now.Sub(j.sub)
+			n.free[d.Phase] -= float64(d.Count)
+			j.cost += float64(d.Count) * d.Price
+			for range d.Count {
+				w.ends = append(w.ends, twinTask{job: j, phase: int(d.Phase), node: n, end: now.Add(3 * sec)})
+			}
+			if err := w.s.Update(j.id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all = append(all, ds...)
+	}
+	return all
+}
+
+// TestErrorTwin: a scheduler given every call, bad ones included,
+// decides afterwards exactly as one given only the good ones (each bad
+// call returns its error and changes nothing), over a run of
+// submissions, heartbeats, task ends and weight updates.
+func TestErrorTwin(t *testing.T) {
+	good, bad := newTwinWorld(t), newTwinWorld(t)
+	type badCall struct {
+		name string
+		want error
+		call func(w *twinWorld, now time.Time) error
+	}
+	hb := func(w *twinWorld, now time.Time, n schedkit.Node) error {
+		_, err := w.s.Heartbeat(now, n, nil)
+		return err
+	}
+	calls := []badCall{
+		{"typed nil job", dbs.ErrInvalidJob, func(w *twinWorld, now time.Time) error { return w.s.Submit(now, (*hJob)(nil)) }},
+		{"zero submission", dbs.ErrInvalidJob, func(w *twinWorld, now time.Time) error {
+			j := mrJob("bad", 1, 2, 1, time.Hour, 0)
+			j.sub = time.Time{}
+			return w.s.Submit(now, j)
+		}},
+		{"submission after now", dbs.ErrInvalidJob, func(w *twinWorld, now time.Time) error {
+			j := mrJob("bad", 1, 2, 1, time.Hour, 0)
+			j.sub, j.dl = now.Add(sec), now.Add(time.Hour)
+			return w.s.Submit(now, j)
+		}},
+		{"2^31 ready tasks", dbs.ErrInvalidJob, func(w *twinWorld, now time.Time) error {
+			j := mrJob("bad", 1, 2, 1, time.Hour, 0)
+			j.ph[0] = schedkit.PhaseProgress{Total: 1 << 31, Ready: 1 << 31}
+			return w.s.Submit(now, j)
+		}},
+		{"duplicate job", dbs.ErrDuplicateJob, func(w *twinWorld, now time.Time) error { return w.s.Submit(now, w.jobs[0]) }},
+		{"unknown node", dbs.ErrUnknownNode, func(w *twinWorld, now time.Time) error {
+			return hb(w, now, &hNode{id: "stray", capv: resource.Vector{2, 1}, free: resource.Vector{2, 1}})
+		}},
+		{"free above capacity", dbs.ErrInvalidNode, func(w *twinWorld, now time.Time) error {
+			n := w.c.nodes[1]
+			saved := n.free.Clone()
+			n.free = resource.Vector{5, 1}
+			err := hb(w, now, n)
+			n.free = saved
+			return err
+		}},
+		{"typed nil node", dbs.ErrInvalidNode, func(w *twinWorld, now time.Time) error { return hb(w, now, (*hNode)(nil)) }},
+		{"stale heartbeat", dbs.ErrStaleTime, func(w *twinWorld, now time.Time) error { return hb(w, now.Add(-sec), w.c.nodes[0]) }},
+		{"stale tick", dbs.ErrStaleTime, func(w *twinWorld, now time.Time) error {
+			_, err := w.s.Tick(now.Add(-sec), nil)
+			return err
+		}},
+		{"tick out of range", dbs.ErrTimeRange, func(w *twinWorld, now time.Time) error {
+			_, err := w.s.Tick(now.Add(1<<60), nil)
+			return err
+		}},
+		{"NaN cost", dbs.ErrInvalidJob, func(w *twinWorld, now time.Time) error {
+			// A job holding slots (the weight update reads its cost).
+			j := w.ends[0].job
+			saved := j.cost
+			j.cost = math.NaN()
+			_, err := w.s.Tick(now.Add(dbs.DefaultInterval), nil)
+			j.cost = saved
+			return err
+		}},
+		{"inconsistent counters", dbs.ErrInvalidJob, func(w *twinWorld, now time.Time) error {
+			j := w.jobs[0]
+			saved := j.ph[0]
+			j.ph[0].Ready = j.ph[0].Total + 1
+			err := w.s.Update(j.id)
+			j.ph[0] = saved
+			return err
+		}},
+		{"unknown job", dbs.ErrUnknownJob, func(w *twinWorld, now time.Time) error { return w.s.Update("zz") }},
+	}
+	now := t0
+	for round := range 50 {
+		now = now.Add(dbs.DefaultInterval)
+		want := good.step(t, now, round)
+		got := bad.step(t, now, round)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("round %d: decisions differ (-good only +with bad calls):\n%s", round, d)
+		}
+		bc := calls[round%len(calls)]
+		err := bc.call(bad, now)
+		if !errors.Is(err, bc.want) {
+			t.Fatalf("round %d: %s: error %v, want %v", round, bc.name, err, bc.want)
+		}
+		if round < len(calls) {
+			t.Logf("%s: %v", bc.name, err)
+		}
+		for _, j := range good.jobs {
+			a, errA := good.s.Status(j.id)
+			b, errB := bad.s.Status(j.id)
+			if d := cmp.Diff(a, b); d != "" || (errA == nil) != (errB == nil) {
+				t.Fatalf("round %d after %s: Status(%s) differs (-good +bad):\n%s", round, bc.name, j.id, d)
+			}
+		}
 	}
 }

@@ -9,7 +9,8 @@ import (
 
 // This file holds the evaluation of models 1 and 2 for one job from
 // its entry (at Submit, and the reference a weight update is checked
-// against); tickeval.go keeps what a weight update reuses of it.
+// against, referenceTick); evalcache.go keeps what a weight update
+// reuses of it.
 
 // eval is one evaluation of models 1 and 2 for a job.
 type eval struct {

@@ -47,11 +47,16 @@ func (n *exNode) Capacity() resource.Vector                { return resource.Vec
 func (n *exNode) Available() resource.Vector               { return n.free }
 func (n *exNode) Accelerators() []schedkit.AcceleratorInfo { return nil }
 
-type exCluster struct{ space *resource.Space }
+// exCluster stands for 10 map and 5 reduce slots; its one node the
+// examples show is n1 (the others are not shown).
+type exCluster struct {
+	space *resource.Space
+	n1    *exNode
+}
 
 func (c *exCluster) Space() *resource.Space    { return c.space }
 func (c *exCluster) Nodes() int                { return 1 }
-func (c *exCluster) Node(int) schedkit.Node    { return nil }
+func (c *exCluster) Node(int) schedkit.Node    { return c.n1 }
 func (c *exCluster) Capacity() resource.Vector { return resource.Vector{10, 5} } // 10 map, 5 reduce slots
 
 // Three jobs of 20 maps and 2 reduces, one per queue, with 30 s tasks
@@ -70,7 +75,8 @@ func (c *exCluster) Capacity() resource.Vector { return resource.Vector{10, 5} }
 //     view's window 25/0.02 = 1250 s gives nm = nr = 1.
 func Example() {
 	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
-	sched, err := dbs.New(dbs.Config{Cluster: &exCluster{space: space}, DefaultTaskTime: 30 * time.Second})
+	node := &exNode{id: "n1"}
+	sched, err := dbs.New(dbs.Config{Cluster: &exCluster{space: space, n1: node}, DefaultTaskTime: 30 * time.Second})
 	if err != nil {
 		panic(err)
 	}
@@ -95,7 +101,7 @@ func Example() {
 	}
 
 	// A node reports 4 free map slots and 1 free reduce slot.
-	node := &exNode{id: "n1", free: resource.Vector{4, 1}}
+	node.free = resource.Vector{4, 1}
 	decisions, _ := sched.Heartbeat(t0, node, nil)
 	for _, d := range decisions {
 		fmt.Println(d)
@@ -117,14 +123,16 @@ func Example() {
 // price. The host then charges it the new price.
 func Example_weightUpdate() {
 	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
-	sched, _ := dbs.New(dbs.Config{Cluster: &exCluster{space: space}, DefaultTaskTime: 30 * time.Second})
+	node := &exNode{id: "n1"}
+	sched, _ := dbs.New(dbs.Config{Cluster: &exCluster{space: space, n1: node}, DefaultTaskTime: 30 * time.Second})
 	t0 := time.Date(2014, 5, 1, 9, 0, 0, 0, time.UTC)
 	job := &exJob{id: "both", submit: t0, due: t0.Add(400 * time.Second), phi: 0.5, budget: 40,
 		maps: schedkit.PhaseProgress{Total: 20, Ready: 20}, red: schedkit.PhaseProgress{Total: 2}}
 	_ = sched.Submit(t0, job)
 
 	// The job got one map slot (it needs 2) and the host started it.
-	ds, _ := sched.Heartbeat(t0, &exNode{id: "n1", free: resource.Vector{1, 0}}, nil)
+	node.free = resource.Vector{1, 0}
+	ds, _ := sched.Heartbeat(t0, node, nil)
 	fmt.Println(ds[0])
 	job.maps.Ready, job.maps.Running = 19, 1
 	_ = sched.Update("both")

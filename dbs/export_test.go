@@ -3,7 +3,7 @@ package dbs
 // UsePreviousTick makes s run the previous weight update (every job
 // evaluated from scratch, heaps rebuilt): the reference for
 // TestTickEquivalence and BenchmarkTickPrevious.
-func UsePreviousTick(s *Scheduler) { s.prevTick = true }
+func UsePreviousTick(s *Scheduler) { s.reference = referenceTick }
 
 // Lapsed returns the number of jobs the last weight update skipped as
 // lapsed (settled.lapsed: figures kept, evaluation left to materialize).
@@ -27,4 +27,11 @@ func Frozen(s *Scheduler) int {
 		}
 	}
 	return n
+}
+
+// Skips returns how many jobs s's weight updates skipped so far, by
+// path: frozen, without a task time, lapsed, φ = 0 unchanged.
+func Skips(s *Scheduler) [4]int {
+	k := s.skipped
+	return [4]int{k.frozen, k.unknown, k.lapsed, k.phi0}
 }

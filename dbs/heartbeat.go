@@ -29,40 +29,34 @@ import (
 //
 // A job gets at most its ready tasks; consecutive slots to the same job
 // and phase are merged into one Assign with Count. The host starts the
-// tasks and calls Update for each job. On an error (nil node, vectors
+// tasks and calls Update for each job. On an error nothing is decided
+// and dst is returned unchanged: a nil node (also a typed nil pointer),
+// a node that is not among the cluster's nodes (ErrUnknownNode), vectors
 // that do not fit the Space or hold NaN, negative or fractional slots,
-// time going backwards) nothing is decided and dst is returned unchanged.
+// free slots above the node's capacity (ErrInvalidNode), a now before
+// the latest now given (ErrStaleTime) or out of range (ErrTimeRange).
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"
-	if node == nil {
-		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	if isNil(node) {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
 	}
-	if err := s.checkTime(op, now); err != nil {
-		err.(*Error).Node = node.ID()
+	id := node.ID()
+	clk, err := s.checkTime(op, "", id, now)
+	if err != nil {
+		return dst, err
+	}
+	if err := s.member(op, id); err != nil {
 		return dst, err
 	}
 	capK, guar := s.capK, s.guar
-	if err := s.readCapacity(op); err != nil {
-		err.(*Error).Node = node.ID()
+	if err := s.readCapacity(op, id); err != nil {
 		return dst, err
 	}
-	v := node.Available()
-	if len(v) != s.r.space.Len() {
+	if err := s.readFree(op, node); err != nil {
 		s.capK, s.guar = capK, guar
-		return dst, &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode,
-			Reason: fmt.Sprintf("available vector has %d elements, the Space %d", len(v), s.r.space.Len())}
+		return dst, err
 	}
-	for k, i := range s.r.kind {
-		n, ok := slotCount(v[i])
-		if !ok {
-			s.capK, s.guar = capK, guar
-			return dst, &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode,
-				Reason: fmt.Sprintf("free %q slots: %v", s.r.space.Kind(i).Name, v[i])}
-		}
-		s.free[k] = n
-	}
-	s.advance(now)
-	id := node.ID()
+	s.advance(clk)
 	start := len(dst)
 	for k := range 2 {
 		for s.free[k] > 0 {
@@ -72,7 +66,7 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 			}
 			h := &s.heaps[q*2+k]
 			e := h.top()
-			below := !s.cfg.NoMinimumSlots && e.below(k)
+			below := !s.cfg.Ablations.NoMinimumSlots && e.below(k)
 			e.heldK[k]++
 			e.availK[k]--
 			s.settle[e.allPos].ok = false // a frozen job's slots held changed
@@ -91,8 +85,12 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 					continue
 				}
 			}
+			reason := ReasonWeight
+			if below {
+				reason = ReasonBelowMinimum
+			}
 			dst = append(dst, Decision{
-				Action: Assign, Job: e.id, Phase: schedkit.Phase(k), Node: id, Count: 1,
+				Action: Assign, Reason: reason, Job: e.id, Phase: schedkit.Phase(k), Node: id, Count: 1,
 				BelowMinimum: below, From: e.queue, To: e.queue, Price: s.r.queues[e.queue].Price,
 				Figures: Figures{Now: now, Held: e.held(k), Needed: e.minOf(k), Weight: e.w},
 			})
@@ -112,7 +110,7 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 // common to all queues, in exact integer arithmetic with shares in
 // millionths, so equal ratios tie exactly.
 func (s *Scheduler) pickQueue(k int) int {
-	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots {
+	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots {
 		for q := int(High); q >= int(Low); q-- {
 			if h := &s.heaps[q*2+k]; h.len() > 0 && h.top().below(k) {
 				return q
@@ -191,5 +189,71 @@ func (s *Scheduler) eligible(e *entry, k int) bool {
 // after the maps; a reduce slot held during the map phase is paid for
 // and idle).
 func (s *Scheduler) reducesOpen(e *entry) bool {
-	return s.cfg.EarlyReduces || e.prog[0].Unfinished() == 0
+	return s.cfg.Ablations.EarlyReduces || e.prog[0].Unfinished() == 0
+}
+
+// readFree sets s.free to node's free map and reduce slots, checking
+// them against its capacity.
+func (s *Scheduler) readFree(op string, node schedkit.Node) error {
+	bad := func(format string, args ...any) error {
+		return &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode, Reason: fmt.Sprintf(format, args...)}
+	}
+	v, c := node.Available(), node.Capacity()
+	if len(v) != s.r.space.Len() {
+		return bad("available vector has %d elements, the Space %d", len(v), s.r.space.Len())
+	}
+	if len(c) != s.r.space.Len() {
+		return bad("capacity vector has %d elements, the Space %d", len(c), s.r.space.Len())
+	}
+	var free [2]int
+	for k, i := range s.r.kind {
+		n, ok := slotCount(v[i])
+		if !ok {
+			return bad("free %q slots: %v", s.r.space.Kind(i).Name, v[i])
+		}
+		total, ok := slotCount(c[i])
+		if !ok {
+			return bad("capacity of %q: %v", s.r.space.Kind(i).Name, c[i])
+		}
+		if n > total {
+			return bad("%v free %q slots, more than its capacity %v", v[i], s.r.space.Kind(i).Name, c[i])
+		}
+		free[k] = n
+	}
+	s.free = free
+	return nil
+}
+
+// member checks that node id is one of the cluster's nodes, in O(1)
+// while the cluster's membership is unchanged: it remembers each node's
+// index and rescans the cluster, O(nodes), only when that index no
+// longer holds the node.
+func (s *Scheduler) member(op string, id schedkit.NodeID) error {
+	if s.memberAt(id) {
+		return nil
+	}
+	if s.nodeAt == nil {
+		s.nodeAt = make(map[schedkit.NodeID]int)
+	}
+	clear(s.nodeAt)
+	for i := range s.cluster.Nodes() {
+		if n := s.cluster.Node(i); !isNil(n) {
+			s.nodeAt[n.ID()] = i
+		}
+	}
+	if s.memberAt(id) {
+		return nil
+	}
+	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
+		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+}
+
+// memberAt reports whether the remembered index of id still holds it.
+func (s *Scheduler) memberAt(id schedkit.NodeID) bool {
+	i, ok := s.nodeAt[id]
+	if !ok || i >= s.cluster.Nodes() {
+		return false
+	}
+	n := s.cluster.Node(i)
+	return !isNil(n) && n.ID() == id
 }

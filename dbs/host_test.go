@@ -31,7 +31,7 @@ func (j *hJob) Budget() float64                                  { return j.budg
 func (j *hJob) Phi() float64                                     { return j.phi }
 func (j *hJob) CostSoFar() float64                               { return j.cost }
 func (j *hJob) DataSizes() (int64, int64)                        { return j.input, j.red }
-func (j *hJob) TaskTimeHint() (time.Duration, bool)              { return j.hint, j.hint != 0 }
+func (j *hJob) TaskTimeHint() time.Duration                      { return j.hint }
 
 type hNode struct {
 	id   schedkit.NodeID

@@ -32,11 +32,13 @@ type Job interface {
 }
 
 // TaskTimeHinter is optionally implemented by a Job that knows an
-// a-priori task time (a host's mean from earlier runs of the same job).
-// Models 1 and 2 use it until the job has a finished task of its own
-// (formula (2) of package estimate is undefined before).
+// a-priori task time (a user's hint, or a host's mean from earlier runs
+// of the same job). Models 1 and 2 use it until the job has a finished
+// task of its own (formula (2) of package estimate is undefined before).
+// A hint of zero or less means none. It is lss.TaskTimeHinter's method,
+// so one host job type gives both schedulers the same hint.
 type TaskTimeHinter interface {
-	TaskTimeHint() (time.Duration, bool)
+	TaskTimeHint() time.Duration
 }
 
 // Queue is one of the three price-tiered queues.

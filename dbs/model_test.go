@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/estimate"
 )
@@ -100,7 +101,7 @@ func TestMinimumSlotsModel2(t *testing.T) {
 			// Sr_max = 100 − 60 − 60 = −20 ≤ 0: the deadline cannot be met.
 			name: "deadline unmeetable",
 			in:   dbs.MinInput{Phi: 1, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: 100 * sec, Transfer: 60 * sec},
-			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 100 * sec, ReduceStartLatest: -20 * sec, Unmeetable: true}},
+			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 100 * sec, ReduceStartLatest: -20 * sec, Unmeetable: true}, Unmeetable: true},
 		},
 		{
 			// Allowance 2000 slot-s over 4 held slots: window 500 s;
@@ -138,7 +139,7 @@ func TestMinimumSlotsModel2(t *testing.T) {
 			// Reduce work left but no reduce capacity: never divided by.
 			name: "no reduce capacity",
 			in:   dbs.MinInput{Phi: 1, Map: maps, Reduce: reds, DeadlineLeft: 600 * sec},
-			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 600 * sec, Unmeetable: true}},
+			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 600 * sec, Unmeetable: true}, Unmeetable: true},
 		},
 	}
 	for _, tc := range tests {
@@ -172,5 +173,78 @@ func TestQueueForAndSuccess(t *testing.T) {
 		if got := dbs.Success(tc.phi, tc.dl, tc.bud); got != tc.out {
 			t.Errorf("Success(%v, %v, %v) = %v", tc.phi, tc.dl, tc.bud, got)
 		}
+	}
+}
+
+// TestUpdateWeightModel3: model 3 on worked numbers (held h, needed s,
+// W₁, the queue's average → W, marks, move).
+func TestUpdateWeightModel3(t *testing.T) {
+	tests := []struct {
+		name string
+		in   dbs.UpdateInput
+		want dbs.UpdateResult
+	}{
+		{
+			// h < s: W = 0.2·(1 + 3/4) = 0.35, below the average 0.6:
+			// raised at least halfway, to (0.2 + 0.6)/2 = 0.4; no mark.
+			name: "short below average",
+			in:   dbs.UpdateInput{W1: 0.2, Average: 0.6, Held: 1, Needed: 4},
+			want: dbs.UpdateResult{W: 0.4},
+		},
+		{
+			// W = 0.6·(1 + 3/4) = 1.05 at or above the average: marked.
+			name: "short above average",
+			in:   dbs.UpdateInput{W1: 0.6, Average: 0.4, Held: 1, Needed: 4},
+			want: dbs.UpdateResult{W: 1.05, MarkShort: true},
+		},
+		{
+			// Marked at the previous update and still short: promoted.
+			name: "short above average, marked",
+			in:   dbs.UpdateInput{W1: 0.6, Average: 0.4, Held: 1, Needed: 4, MarkedShort: true},
+			want: dbs.UpdateResult{W: 1.05, MarkShort: true, Move: dbs.Promote},
+		},
+		{
+			// A job that cannot reach any minimum needs all 6 slots its
+			// tasks could use (not 0): holding 2 it is short,
+			// W = 10⁶·(1 + 4/6), and promoted once marked.
+			name: "unmeetable: short of what it could use",
+			in:   dbs.UpdateInput{W1: dbs.MaxTerm, Average: 0.5, Held: 2, Needed: 6, MarkedShort: true},
+			want: dbs.UpdateResult{W: dbs.MaxTerm * (1 + 4.0/6), MarkShort: true, Move: dbs.Promote},
+		},
+		{
+			// h > s: W = 0.8·(1 − 1/8) = 0.7, above the average 0.4:
+			// lowered at least halfway, to (0.8 + 0.4)/2 = 0.6; marked.
+			name: "surplus above average",
+			in:   dbs.UpdateInput{W1: 0.8, Average: 0.4, Held: 4, Needed: 3},
+			want: dbs.UpdateResult{W: 0.6, MarkSurplus: true},
+		},
+		{
+			// W = 0.8·(1 − 4/12) ≈ 0.533, below halfway (0.6): kept;
+			// marked before: demoted.
+			name: "surplus above average, marked",
+			in:   dbs.UpdateInput{W1: 0.8, Average: 0.4, Held: 6, Needed: 2, MarkedSurplus: true},
+			want: dbs.UpdateResult{W: 0.8 * (1 - 4.0/12), MarkSurplus: true, Move: dbs.Demote},
+		},
+		{
+			// Below the average a surplus lowers W = 0.3·(1 − 2/8) = 0.225
+			// and clears the marks: no demotion.
+			name: "surplus below average",
+			in:   dbs.UpdateInput{W1: 0.3, Average: 0.5, Held: 4, Needed: 2, MarkedSurplus: true},
+			want: dbs.UpdateResult{W: 0.225},
+		},
+		{
+			// h = s: W = W₁, marks cleared.
+			name: "holding what it needs",
+			in:   dbs.UpdateInput{W1: 0.3, Average: 0.1, Held: 3, Needed: 3, MarkedShort: true},
+			want: dbs.UpdateResult{W: 0.3},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := dbs.UpdateWeight(tc.in)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+				t.Errorf("UpdateWeight (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

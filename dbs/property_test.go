@@ -61,8 +61,8 @@ func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
-		early: cfg.EarlyReduces, priority: cfg.QueuePriority}
+	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.Ablations.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.Ablations.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
+		early: cfg.Ablations.EarlyReduces, priority: cfg.QueuePriority}
 }
 
 func (w *world) submit() {
@@ -166,8 +166,8 @@ func (w *world) tick() {
 			if j.budget > 0 && d.Figures.CostAtTo > j.budget-j.cost+1e-9 {
 				w.t.Fatalf("unaffordable promotion %v: cost at new price %v, budget left %v", d, d.Figures.CostAtTo, j.budget-j.cost)
 			}
-			if d.Figures.Held >= d.Figures.Needed {
-				w.t.Fatalf("promotion of a job not short of slots: %v", d)
+			if d.Figures.Held >= d.Figures.Needed || (d.Reason != dbs.ReasonShort && d.Reason != dbs.ReasonUnmeetable) {
+				w.t.Fatalf("promotion of a job not short of slots: %v (%v)", d, d.Reason)
 			}
 		case dbs.Demote:
 			w.moves[1]++
@@ -177,8 +177,19 @@ func (w *world) tick() {
 			if d.To+1 != d.From || d.From != j.queue {
 				w.t.Fatalf("demotion %v of a job in %v", d, j.queue)
 			}
-			if d.Figures.Held <= d.Figures.Needed {
-				w.t.Fatalf("demotion of a job without surplus: %v", d)
+			switch d.Reason {
+			case dbs.ReasonSurplus:
+				if d.Figures.Held <= d.Figures.Needed {
+					w.t.Fatalf("demotion of a job without surplus: %v", d)
+				}
+			case dbs.ReasonBudget:
+				// A job with φ < 1 that cannot reach any minimum,
+				// short of what it could use.
+				if st, _ := w.s.Status(d.Job); j.phi == 1 || !st.Min.Unmeetable || d.Figures.Held >= d.Figures.Needed {
+					w.t.Fatalf("budget demotion %v of a job with φ %v, unmeetable %v", d, j.phi, st.Min.Unmeetable)
+				}
+			default:
+				w.t.Fatalf("demotion %v with reason %v", d, d.Reason)
 			}
 		default:
 			w.t.Fatalf("Tick returned %v", d)
@@ -393,14 +404,14 @@ func (w *world) heartbeat(node *hNode) []dbs.Decision {
 func TestPropertyAgainstOracle(t *testing.T) {
 	configs := map[string]dbs.Config{
 		"paper":     {},
-		"no-min":    {NoMinimumSlots: true},
+		"no-min":    {Ablations: dbs.Ablations{NoMinimumSlots: true}},
 		"min-first": {MinimumFirst: true},
 		"phi-moves": {PhiAwareMoves: true},
-		"no-moves":  {NoQueueMoves: true},
-		"early":     {EarlyReduces: true},
+		"no-moves":  {Ablations: dbs.Ablations{NoQueueMoves: true}},
+		"early":     {Ablations: dbs.Ablations{EarlyReduces: true}},
 		"priority":  {QueuePriority: true},
-		"prio+min":  {QueuePriority: true, MinimumFirst: true, EarlyReduces: true},
-		"static":    {StaticWeights: true},
+		"prio+min":  {QueuePriority: true, MinimumFirst: true, Ablations: dbs.Ablations{EarlyReduces: true}},
+		"static":    {Ablations: dbs.Ablations{StaticWeights: true}},
 		"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
 		"zero-low": {Queues: [3]dbs.QueueConfig{
 			dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},
@@ -440,7 +451,7 @@ func TestPropertyAgainstOracle(t *testing.T) {
 			})
 		}
 		t.Logf("%s: %d promotions, %d demotions", name, total[0], total[1])
-		if moves := !cfg.NoQueueMoves && !cfg.StaticWeights; moves != (total[0]+total[1] > 0) {
+		if moves := !cfg.Ablations.NoQueueMoves && !cfg.Ablations.StaticWeights; moves != (total[0]+total[1] > 0) {
 			t.Errorf("%s: %d promotions, %d demotions", name, total[0], total[1])
 		}
 	}
@@ -456,7 +467,7 @@ func TestShareWithinOneRound(t *testing.T) {
 		c := newCluster(nodes, 2, 1)
 		// Reduces ready before the maps end are the host's to offer
 		// (EarlyReduces); the share of each kind is what is tested here.
-		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec, EarlyReduces: true, QueuePriority: seed%2 == 1})
+		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec, Ablations: dbs.Ablations{EarlyReduces: true}, QueuePriority: seed%2 == 1})
 		if err != nil {
 			t.Fatal(err)
 		}

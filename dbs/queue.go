@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 // Pick is one entry of Queue: Count ready tasks of Job's Phase (= slot
@@ -126,24 +127,25 @@ func cmpBefore(a, b *entry) int {
 //
 // Tasks already assigned since a job's last Update count as held and are
 // not listed again. Queue reads the cluster's capacity (for
-// QueuePriority) and changes nothing, not even the clock: on a now before
-// an earlier now (ErrTimeBackwards) or a capacity it cannot read
+// QueuePriority) and changes nothing, not even the clock (a read-only
+// call: a now before an earlier one is answered as at that now): on a
+// now out of range (ErrTimeRange) or a capacity it cannot read
 // (ErrInvalidNode) it returns dst unchanged. It allocates only to grow
 // dst and its own scratch lists, so in steady state, with dst of enough
 // capacity, it does not allocate.
 func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 	const op = "Queue"
-	if err := s.checkTime(op, now); err != nil {
-		return dst, err
+	if _, f := s.clk.Peek(now); f != clock.OK {
+		return dst, s.timeErr(op, "", "", f, now)
 	}
 	capK, guar := s.capK, s.guar
-	err := s.readCapacity(op)
+	err := s.readCapacity(op, "")
 	readCap := s.capK
 	s.capK, s.guar = capK, guar
 	if err != nil {
 		return dst, err
 	}
-	noMin := s.cfg.NoMinimumSlots
+	noMin := s.cfg.Ablations.NoMinimumSlots
 	sc := &s.qs
 	for k := range 2 {
 		start := len(dst)
@@ -184,7 +186,7 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 // next slot of a kind with usage used (capacity capk), -1 if none has a
 // ready task left.
 func (s *Scheduler) queueNext(curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int {
-	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots {
+	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots {
 		for q := int(High); q >= int(Low); q-- {
 			if c := &curs[q]; c.e != nil && c.below {
 				return q
@@ -224,7 +226,7 @@ const unlimited = int64(1) << 62
 // queueRun returns how many consecutive slots queue q, just chosen by
 // queueNext, keeps getting while only its own usage grows (at least 1).
 func (s *Scheduler) queueRun(q int, curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int64 {
-	if s.cfg.MinimumFirst && !s.cfg.NoMinimumSlots && curs[q].below {
+	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots && curs[q].below {
 		// The highest queue with a job below its minimum: nothing else
 		// changes while it serves that job.
 		return unlimited

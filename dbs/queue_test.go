@@ -222,7 +222,9 @@ func TestQueueWorked(t *testing.T) {
 	}
 	// Queue changed nothing: a heartbeat with 4 free map slots gives the
 	// first four slots (the package Example's output).
-	ds, err := s.Heartbeat(t0, &hNode{id: "n", capv: resource.Vector{4, 1}, free: resource.Vector{4, 1}}, nil)
+	n := &hNode{id: "n", capv: resource.Vector{4, 1}, free: resource.Vector{4, 1}}
+	c.nodes = append(c.nodes, n)
+	ds, err := s.Heartbeat(t0, n, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,9 +255,13 @@ func TestQueueErrors(t *testing.T) {
 	}
 	dst := []dbs.Pick{{Job: "keep", Count: 1}}
 	var de *dbs.Error
-	got, err := s.Queue(t0, dst)
-	if !errors.Is(err, dbs.ErrTimeBackwards) || !errors.As(err, &de) || de.Op != "Queue" || len(got) != 1 {
-		t.Errorf("time backwards: %v, %v", got, err)
+	got, err := s.Queue(t0.Add(-1<<60-sec), dst)
+	if !errors.Is(err, dbs.ErrTimeRange) || !errors.As(err, &de) || de.Op != "Queue" || len(got) != 1 {
+		t.Errorf("time out of range: %v, %v", got, err)
+	}
+	// A read-only call: a now before an earlier one is answered.
+	if _, err := s.Queue(t0, nil); err != nil {
+		t.Errorf("Queue before the latest now: %v", err)
 	}
 	// Queue does not advance the clock: a Submit at an earlier now than
 	// Queue's still works.
@@ -280,11 +286,11 @@ func TestQueueErrors(t *testing.T) {
 // and every option that changes how slots are handed out.
 var queueConfigs = map[string]dbs.Config{
 	"paper":     {},
-	"no-min":    {NoMinimumSlots: true},
+	"no-min":    {Ablations: dbs.Ablations{NoMinimumSlots: true}},
 	"min-first": {MinimumFirst: true},
-	"early":     {EarlyReduces: true},
+	"early":     {Ablations: dbs.Ablations{EarlyReduces: true}},
 	"priority":  {QueuePriority: true},
-	"prio+min":  {QueuePriority: true, MinimumFirst: true, EarlyReduces: true},
+	"prio+min":  {QueuePriority: true, MinimumFirst: true, Ablations: dbs.Ablations{EarlyReduces: true}},
 	"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
 	"zero-low": {Queues: [3]dbs.QueueConfig{
 		dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},
@@ -352,7 +358,9 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 					t.Fatal(err)
 				}
 				big := &hNode{id: "unlimited", capv: resource.Vector{1e6, 1e6}, free: resource.Vector{1e6, 1e6}}
+				w.c.nodes = append(w.c.nodes, big)
 				ds, err := w.s.Heartbeat(w.now, big, nil)
+				w.c.nodes = w.c.nodes[:len(w.c.nodes)-1]
 				if err != nil {
 					t.Fatal(err)
 				}

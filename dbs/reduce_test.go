@@ -14,7 +14,7 @@ import (
 func TestReducesWaitForMaps(t *testing.T) {
 	for _, early := range []bool{false, true} {
 		c := newCluster(4, 2, 2)
-		s, err := dbs.New(dbs.Config{Cluster: c, EarlyReduces: early})
+		s, err := dbs.New(dbs.Config{Cluster: c, Ablations: dbs.Ablations{EarlyReduces: early}})
 		if err != nil {
 			t.Fatal(err)
 		}

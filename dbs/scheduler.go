@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 // Scheduler is the DBS scheduler of paper 003: three price-tiered queues
@@ -28,17 +29,21 @@ type Scheduler struct {
 	r       resolved
 	cluster schedkit.Cluster
 
-	last    time.Time // latest now given
-	lastSet bool
-	epoch   time.Time // first submission seen; submission offsets from it
-	epochOK bool
+	// clk is the time rule (internal/clock): nows never go back, and
+	// stay within 2^60 ns of the first one, the epoch, from which every
+	// time is held as an offset.
+	clk   clock.Clock
+	epoch time.Time // clk.Epoch(), once started
+
+	// nodeAt is each cluster node's index, for the membership check of
+	// Heartbeat (member).
+	nodeAt map[schedkit.NodeID]int
 
 	updated    time.Time // last weight update
 	updatedSet bool
 
 	jobs map[schedkit.JobID]*entry
 	all  []*entry
-	jobv []Job // all[i].job, for the previous weight update (reads every cost)
 	pool []*entry
 	slab []entry // entries not yet used of the last block allocated
 
@@ -64,7 +69,7 @@ type Scheduler struct {
 	// did not skip (settled), for model 3's pass.
 	evaluated []int32
 	// settle[i] marks all[i] as left unchanged by the next weight
-	// update if its cost is the same (tickeval.go); it is kept between
+	// update if its cost is the same (evalcache.go); it is kept between
 	// updates, so Update, Submit and Remove keep it in step.
 	settle []settled
 	// marks[h] are the positions in heaps[h] of the jobs whose heap keys
@@ -83,10 +88,12 @@ type Scheduler struct {
 
 	qs queueScratch // Queue's lists (queue.go)
 
-	// prevTick selects the previous weight update (every job evaluated
-	// from scratch, queue heaps rebuilt): the reference the tests and
-	// benchmarks compare Tick with (export_test.go).
-	prevTick bool
+	skipped skipCounts // the weight updates' skips, for tests (evalcache.go)
+
+	// reference, when set (tests only: export_test.go), runs in place
+	// of Tick: the reference weight update the fast one is checked and
+	// measured against (TestTickEquivalence, BenchmarkTickPrevious).
+	reference func(s *Scheduler, now time.Time, dst []Decision) ([]Decision, error)
 }
 
 // entry is the scheduler's state for one queued job. Its fields are
@@ -113,6 +120,7 @@ type entry struct {
 	ttKnown  bool
 	running  bool // a task runs (of the counters)
 	hasDL    bool
+	lost     bool // model 2 found no view meetable (MinResult.Unmeetable)
 
 	// Second: heartbeats, and what a weight update reads of a job with
 	// a task time.
@@ -125,7 +133,7 @@ type entry struct {
 	usable [2]int // ready + running tasks per phase (of the counters)
 
 	id    schedkit.JobID // beside the heartbeats' lines (their decisions name it)
-	cache evalCache      // Tick's reusable figures (tickeval.go)
+	cache evalCache      // Tick's reusable figures (evalcache.go)
 	ev    eval
 
 	tt          time.Duration // Tm = Tr: formula (2), hint or default
@@ -139,12 +147,17 @@ type entry struct {
 	updatedAt   time.Time // Submit; later, the last weight update's (Status)
 	allPos      int
 	watchPos    int32 // index in Scheduler.watch, -1 when not watched
-	_           [entryPad]byte
+	// lastMove is the job's last queue move (0 if none) and movedAt
+	// when, in ns from the epoch: model 3's hold-down (holdDown).
+	lastMove Action
+	noRescue bool // model 3 found the budget view unmeetable a queue down (stuck)
+	movedAt  int64
+	_        [entryPad]byte
 }
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 52
+const entryPad = 28
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -162,6 +175,7 @@ func (e *entry) below(k int) bool { return e.heldK[k] < e.minK[k] }
 // setMin copies the evaluation's minimums where heaps compare them.
 func (e *entry) setMin() {
 	e.minK = [2]int32{int32(e.ev.min.Map), int32(e.ev.min.Reduce)}
+	e.lost = e.ev.min.Unmeetable
 }
 
 // setCounters stores a snapshot of the job's counters: nothing assigned
@@ -209,7 +223,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, r: r, cluster: cfg.Cluster, jobs: make(map[schedkit.JobID]*entry)}
 	for q := range numQueues {
 		for k := range 2 {
-			s.heaps[int(q)*2+k] = qheap{slot: int(q)*2 + k, kind: k, noMin: cfg.NoMinimumSlots}
+			s.heaps[int(q)*2+k] = qheap{slot: int(q)*2 + k, kind: k, noMin: cfg.Ablations.NoMinimumSlots}
 		}
 	}
 	return s, nil
@@ -229,16 +243,22 @@ func (s *Scheduler) QueueLen(q Queue) int {
 	return s.nq[q]
 }
 
-// checkTime fails with ErrTimeBackwards when now is before a time the
-// scheduler was already given.
-func (s *Scheduler) checkTime(op string, now time.Time) error {
-	if s.lastSet && now.Before(s.last) {
-		return &Error{Op: op, Err: ErrTimeBackwards, Reason: fmt.Sprintf("now %v before %v", now, s.last)}
+// checkTime reads now for a call that changes state (clock.Check):
+// ErrStaleTime before the latest now given, ErrTimeRange out of range.
+// The call commits the reading (advance) once it succeeds.
+func (s *Scheduler) checkTime(op string, id schedkit.JobID, node schedkit.NodeID, now time.Time) (clock.Reading, error) {
+	r, f := s.clk.Check(now)
+	if f != clock.OK {
+		return r, s.timeErr(op, id, node, f, now)
 	}
-	return nil
+	return r, nil
 }
 
-func (s *Scheduler) advance(now time.Time) { s.last, s.lastSet = now, true }
+// advance commits r, the reading of a call that succeeded.
+func (s *Scheduler) advance(r clock.Reading) {
+	s.clk.Commit(r)
+	s.epoch = s.clk.Epoch()
+}
 
 // counters is what readCounters reads of a job: a scratch far smaller
 // than an entry (Update runs after every task start and end).
@@ -261,13 +281,16 @@ func (s *Scheduler) readCounters(op string, j Job, id schedkit.JobID, e *counter
 		if err := pr.Validate(); err != nil {
 			return &Error{Op: op, Job: id, Err: ErrInvalidJob, Reason: "phase " + schedkit.Phase(p).String(), Cause: err}
 		}
+		if pr.Total > maxTasks {
+			return errf(op, ErrInvalidJob, id, "phase %s: %d tasks, more than dbs counts (2^31 − 1)", schedkit.Phase(p), pr.Total)
+		}
 		e.prog[p] = pr
 	}
 	e.hint = 0
 	if h, ok := j.(TaskTimeHinter); ok {
-		if d, ok := h.TaskTimeHint(); ok {
-			if d < 0 || d > estimate.Horizon {
-				return errf(op, ErrInvalidJob, id, "task time hint %v outside [0, 2^60 ns]", d)
+		if d := h.TaskTimeHint(); d > 0 {
+			if d > estimate.Horizon {
+				return errf(op, ErrInvalidJob, id, "task time hint %v beyond 2^60 ns", d)
 			}
 			e.hint = d
 		}
@@ -288,8 +311,8 @@ func validCost(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x
 // deadline already passed is accepted: model 2 reports it unmeetable.
 func (s *Scheduler) Submit(now time.Time, j Job) error {
 	const op = "Submit"
-	if j == nil {
-		return &Error{Op: op, Err: ErrInvalidJob, Reason: "nil job"}
+	if isNil(j) {
+		return &Error{Op: op, Err: ErrInvalidJob, Reason: nilText("job", j)}
 	}
 	id := j.ID()
 	if id == "" {
@@ -298,8 +321,8 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	if _, dup := s.jobs[id]; dup {
 		return &Error{Op: op, Job: id, Err: ErrDuplicateJob}
 	}
-	if err := s.checkTime(op, now); err != nil {
-		err.(*Error).Job = id
+	clk, err := s.checkTime(op, id, "", now)
+	if err != nil {
 		return err
 	}
 	var tmp counters
@@ -319,27 +342,35 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 		return errf(op, ErrInvalidJob, id, "cost so far %v not finite and non-negative", cost)
 	}
 	deadline, sub := j.Deadline(), j.Submitted()
+	subOff, subOK := clk.Offset(sub)
+	dlOff, dlOK := clk.Offset(deadline)
 	switch {
+	case sub.IsZero():
+		return errf(op, ErrInvalidJob, id, "zero submission time")
+	case sub.After(now):
+		return errf(op, ErrInvalidJob, id, "submitted at %v, after now %v", sub, now)
+	case !subOK:
+		return errf(op, ErrInvalidJob, id, "submission %v more than 2^60 ns from %v", sub, clk.Time(0))
 	case deadline.IsZero() && phi > 0:
 		return errf(op, ErrInvalidJob, id, "no deadline with φ %v > 0", phi)
 	case !deadline.IsZero() && deadline.Before(sub):
 		return errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, sub)
+	case !deadline.IsZero() && !dlOK:
+		return errf(op, ErrInvalidJob, id, "deadline %v more than 2^60 ns from %v", deadline, clk.Time(0))
 	}
 	in, red := j.DataSizes()
 	if in < 0 || red < 0 {
 		return errf(op, ErrInvalidJob, id, "negative data sizes %d, %d", in, red)
 	}
-	if err := s.readCapacity(op); err != nil {
+	if err := s.readCapacity(op, ""); err != nil {
 		return err
 	}
 	// Everything checked: queue it.
-	if !s.epochOK {
-		s.epoch, s.epochOK = sub, true
-	}
+	s.advance(clk)
 	e := s.newEntry()
-	e.job, e.id, e.subT, e.sub = j, id, sub, int64(sub.Sub(s.epoch))
+	e.job, e.id, e.subT, e.sub = j, id, sub, subOff
 	e.deadline, e.hasDL = deadline, !deadline.IsZero()
-	e.dlOff = int64(deadline.Sub(s.epoch))
+	e.dlOff = dlOff
 	e.phi, e.budget, e.reduceInput = phi, budget, red
 	if s.cfg.TransferRate > 0 {
 		e.transfer = durationOf(float64(red) / s.cfg.TransferRate)
@@ -351,7 +382,6 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	s.jobs[id] = e
 	e.allPos = len(s.all)
 	s.all = append(s.all, e)
-	s.jobv = append(s.jobv, j)
 	s.costs, s.tk = append(s.costs, 0), append(s.tk, tickFigs{})
 	s.settle = append(s.settle, settled{})
 	s.nq[q]++
@@ -362,7 +392,6 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	e.w = e.ev.m1.W
 	e.updatedAt = now
 	s.place(e)
-	s.advance(now)
 	return nil
 }
 
@@ -509,10 +538,10 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	delete(s.jobs, id)
 	n := len(s.all) - 1
 	last := s.all[n]
-	s.all[e.allPos], s.jobv[e.allPos] = last, s.jobv[n]
+	s.all[e.allPos] = last
 	last.allPos = e.allPos
-	s.all[n], s.jobv[n] = nil, nil
-	s.all, s.jobv = s.all[:n], s.jobv[:n]
+	s.all[n] = nil
+	s.all = s.all[:n]
 	s.costs[e.allPos] = s.costs[n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
 	s.settle[e.allPos] = s.settle[n]
@@ -560,10 +589,10 @@ func slotCount(v float64) (int, bool) {
 
 // readCapacity reads the cluster's map and reduce slots and the queues'
 // guarantees.
-func (s *Scheduler) readCapacity(op string) error {
+func (s *Scheduler) readCapacity(op string, node schedkit.NodeID) error {
 	v := s.cluster.Capacity()
 	if len(v) != s.r.space.Len() {
-		return &Error{Op: op, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity has %d elements, the Space %d", len(v), s.r.space.Len())}
+		return &Error{Op: op, Node: node, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity has %d elements, the Space %d", len(v), s.r.space.Len())}
 	}
 	if v[s.r.kind[0]] == s.capK[0] && v[s.r.kind[1]] == s.capK[1] {
 		// What follows would set what is set: capK holds valid slot
@@ -575,7 +604,7 @@ func (s *Scheduler) readCapacity(op string) error {
 	for k, i := range s.r.kind {
 		n, ok := slotCount(v[i])
 		if !ok {
-			return &Error{Op: op, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity of %q is %v", s.r.space.Kind(i).Name, v[i])}
+			return &Error{Op: op, Node: node, Err: ErrInvalidNode, Reason: fmt.Sprintf("cluster capacity of %q is %v", s.r.space.Kind(i).Name, v[i])}
 		}
 		c[k] = float64(n)
 	}

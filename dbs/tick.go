@@ -17,7 +17,9 @@ import (
 // last update, or holding slots at it: host duty 3), re-evaluates models
 // 1 and 2 (minimum slots on what is left), and for each job compares the
 // slots it holds h with the slots it needs s (its minimum over the
-// phases that have ready or running tasks):
+// phases that have ready or running tasks; for a job that cannot reach
+// any minimum, MinResult.Unmeetable, every slot its ready and running
+// tasks could use, at least h), as UpdateWeight:
 //
 //   - h < s: W = W₁·(1 + (s−h)/s). If W₁ is below its queue's average
 //     model-1 weight, W is raised at least halfway to the average;
@@ -31,9 +33,14 @@ import (
 //     at the previous update too, it is demoted one queue down.
 //   - h = s: W = W₁ and the marks are cleared.
 //
-// A job without a task time yet (no finished task, hint or default) has
-// W₁ = 0 and a placeholder minimum: it is neither marked nor moved.
-// PhiAwareMoves restricts promotions to φ > 0 and demotions to φ < 1.
+// A move is taken only if the job would be better off in the target
+// queue (what it lacks of each kind fits in that queue's free guarantee,
+// or that queue uses less of its guarantee) and does not take the job
+// back the way its last move came within Config.HoldDown; otherwise the
+// job stays, marked. A job without a task time yet (no finished task,
+// hint or default) has W₁ = 0 and a placeholder minimum: it is neither
+// marked nor moved. PhiAwareMoves restricts promotions to φ > 0 and
+// demotions to φ < 1.
 //
 // Moves come back as Promote and Demote decisions with their figures
 // (held, needed, W, queue average, cost at the new price, budget left),
@@ -70,22 +77,26 @@ import (
 // is returned as it was.
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	const op = "Tick"
-	if err := s.checkTime(op, now); err != nil {
+	if s.reference != nil {
+		return s.reference(s, now, dst)
+	}
+	clk, err := s.checkTime(op, "", "", now)
+	if err != nil {
 		return dst, err
 	}
-	if s.cfg.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
-		s.advance(now)
+	if s.cfg.Ablations.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
+		s.advance(clk)
 		return dst, nil
 	}
 	capK, guar := s.capK, s.guar
-	if err := s.readCapacity(op); err != nil {
+	if err := s.readCapacity(op, ""); err != nil {
 		return dst, err
 	}
 	if err := s.readCosts(op); err != nil {
 		s.capK, s.guar = capK, guar
 		return dst, err
 	}
-	s.advance(now)
+	s.advance(clk)
 	s.updated, s.updatedSet = now, true
 
 	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
@@ -107,57 +118,54 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	// Resliced to one length: no bounds checks in the per-job loops.
 	all := s.all
 	costs, tk, settle := s.costs[:len(all)], s.tk[:len(all)], s.settle[:len(all)]
-	if s.prevTick {
-		for i, e := range all {
-			s.evaluate(e, now, costs[i])
-			tk[i] = s.tickFigs(e, e.ev.m1.W)
-			sum[e.queue] += tk[i].base
-		}
-	} else {
-		s.evaluated = s.evaluated[:0]
-		for i := 0; i < len(all); i++ {
-			// The jobs skipped, most of them at trace scale, in a tight
-			// loop that keeps the sums in registers: each frozen job's
-			// W₁ is added to its queue's sum in its place, as an
-			// evaluation would.
-			s0, s1, s2 := sum[Low], sum[Mid], sum[High]
-			for ; i < len(all); i++ {
-				st := &settle[i]
-				if !s.skips(st) {
-					break
-				}
-				if st.frozen {
-					switch st.q {
-					case Low:
-						s0 += st.base
-					case Mid:
-						s1 += st.base
-					default:
-						s2 += st.base
-					}
-				}
-			}
-			sum = [numQueues]float64{s0, s1, s2}
-			if i == len(all) {
+	s.evaluated = s.evaluated[:0]
+	for i := 0; i < len(all); i++ {
+		// The jobs skipped, most of them at trace scale, in a tight
+		// loop that keeps the sums in registers: each frozen job's
+		// W₁ is added to its queue's sum in its place, as an
+		// evaluation would.
+		s0, s1, s2 := sum[Low], sum[Mid], sum[High]
+		nf, i0 := 0, i
+		for ; i < len(all); i++ {
+			st := &settle[i]
+			if !s.skips(st) {
 				break
 			}
-			e := all[i]
-			s.evaluated = append(s.evaluated, int32(i))
-			if st := &settle[i]; st.ok && st.lapsed && nowOff <= e.cache.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
-				// Lapsed: the figures of its last evaluation hold.
-				f := s.tickFigs(e, st.base)
-				tk[i] = f
-				sum[e.queue] += f.base
-				e.cache.lazy = true
-				continue
+			if st.frozen {
+				nf++
+				switch st.q {
+				case Low:
+					s0 += st.base
+				case Mid:
+					s1 += st.base
+				default:
+					s2 += st.base
+				}
 			}
-			m0 := e.minK
-			f := s.evaluateTick(e, nowOff, costs[i], &parts)
+		}
+		sum = [numQueues]float64{s0, s1, s2}
+		s.skipped.frozen += nf
+		s.skipped.unknown += i - i0 - nf
+		if i == len(all) {
+			break
+		}
+		e := all[i]
+		s.evaluated = append(s.evaluated, int32(i))
+		if st := &settle[i]; st.ok && st.lapsed && nowOff <= e.cache.until && st.q == e.queue && st.parts == s.partsGen[e.queue] {
+			// Lapsed: the figures of its last evaluation hold.
+			f := s.tickFigs(e, st.base)
 			tk[i] = f
 			sum[e.queue] += f.base
-			if e.minK != m0 {
-				s.markKey(e)
-			}
+			e.cache.lazy = true
+			s.skipped.lapsed++
+			continue
+		}
+		m0 := e.minK
+		f := s.evaluateTick(e, nowOff, costs[i], &parts)
+		tk[i] = f
+		sum[e.queue] += f.base
+		if e.minK != m0 {
+			s.markKey(e)
 		}
 	}
 	var avg [numQueues]float64
@@ -169,61 +177,76 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 
 	// Pass 2: model 3.
 	s.moves = s.moves[:0]
-	if s.prevTick {
-		for i, e := range all {
-			s.update(e, &tk[i], avg[e.queue], now)
+	// The jobs pass 1 evaluated, in order (the others it skipped).
+	for _, i := range s.evaluated {
+		e, st := all[i], &settle[i]
+		f := &tk[i]
+		w0 := e.w
+		s.update(e, f, avg[e.queue], now)
+		if e.w != w0 {
+			s.markKey(e)
 		}
-	} else {
-		// The jobs pass 1 evaluated, in order (the others it skipped).
-		for _, i := range s.evaluated {
-			e, st := all[i], &settle[i]
-			f := &tk[i]
-			w0 := e.w
-			s.update(e, f, avg[e.queue], now)
-			if e.w != w0 {
-				s.markKey(e)
+		if e.cache.lazy {
+			continue // lapsed, skipped: its mark stands (a move ended it)
+		}
+		frozen, capsFree := s.frozenAt(e, f, nowOff)
+		e.cache.frozen = frozen
+		if !frozen && f.ttKnown {
+			if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
+				*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, lapsed: true, ok: true}
+				e.cache.until = until
+				continue
 			}
-			if e.cache.lazy {
-				continue // lapsed, skipped: its mark stands (a move ended it)
-			}
-			frozen, capsFree := frozenAt(e, f, nowOff)
-			e.cache.frozen = frozen
-			if !frozen && f.ttKnown {
-				if lapsed, until := lapsedUntil(e, f, nowOff); lapsed {
-					*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, lapsed: true, ok: true}
-					e.cache.until = until
-					continue
-				}
-			}
-			switch {
-			case !f.ttKnown:
-				*st = settled{ok: true}
-			case frozen:
-				*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
-			default:
-				st.ok = false
-			}
+		}
+		switch {
+		case !f.ttKnown:
+			*st = settled{ok: true}
+		case frozen:
+			*st = settled{base: f.base, parts: s.partsGen[e.queue], q: e.queue, frozen: true, capsFree: capsFree, ok: true}
+		default:
+			st.ok = false
 		}
 	}
 	for i := range s.moves {
 		d := &s.moves[i]
 		e := s.jobs[d.Job]
-		if !s.prevTick {
-			s.unplace(e)
-		}
-		s.addUsed(e, -1)
-		s.nq[e.queue]--
-		e.queue = d.To
-		s.nq[e.queue]++
-		s.addUsed(e, 1)
-		if !s.prevTick {
-			for k := range 2 {
-				if s.eligible(e, k) {
-					s.heaps[int(e.queue)*2+k].push(e)
-				}
+		s.unplace(e)
+		s.moveQueue(e, d.To)
+		for k := range 2 {
+			if s.eligible(e, k) {
+				s.heaps[int(e.queue)*2+k].push(e)
 			}
 		}
 	}
+	s.sortMoves()
+	dst = append(dst, s.moves...)
+	s.settleWatch()
+	// Every heap holds the jobs it held before (moved jobs were moved
+	// above); only weights and minimums changed, of the jobs marked,
+	// unless jobs moved (their removal sifted the heaps).
+	for i := range s.heaps {
+		if len(s.moves) > 0 {
+			s.heaps[i].heapify()
+		} else {
+			s.heaps[i].fixAt(s.marks[i], &s.fix)
+		}
+		s.marks[i] = s.marks[i][:0]
+	}
+	return dst, nil
+}
+
+// moveQueue moves e to queue to, keeping the queues' counts and usage.
+func (s *Scheduler) moveQueue(e *entry, to Queue) {
+	s.addUsed(e, -1)
+	s.nq[e.queue]--
+	e.queue = to
+	s.nq[e.queue]++
+	s.addUsed(e, 1)
+}
+
+// sortMoves orders s.moves by the queue left (highest first), then as
+// the jobs' queue order (weight, submission, ID).
+func (s *Scheduler) sortMoves() {
 	slices.SortFunc(s.moves, func(a, b Decision) int {
 		if a.From != b.From {
 			return int(b.From) - int(a.From)
@@ -237,40 +260,11 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 		return 0
 	})
-	dst = append(dst, s.moves...)
-	s.settleWatch()
-	if s.prevTick {
-		s.rebuild()
-	} else {
-		// Every heap holds the jobs it held before (moved jobs were
-		// moved above); only weights and minimums changed, of the jobs
-		// marked, unless jobs moved (their removal sifted the heaps).
-		for i := range s.heaps {
-			if len(s.moves) > 0 {
-				s.heaps[i].heapify()
-			} else {
-				s.heaps[i].fixAt(s.marks[i], &s.fix)
-			}
-			s.marks[i] = s.marks[i][:0]
-		}
-	}
-	return dst, nil
 }
 
-// readCosts reads into s.costs the cost so far of every watched job
-// (of every job for the previous update, the reference), checking each
-// before storing any: on an error nothing changes.
+// readCosts reads into s.costs the cost so far of every watched job,
+// checking each before storing any: on an error nothing changes.
 func (s *Scheduler) readCosts(op string) error {
-	if s.prevTick {
-		for i, j := range s.jobv {
-			c := j.CostSoFar()
-			if !validCost(c) {
-				return errf(op, ErrInvalidJob, s.all[i].id, "cost so far %v not finite and non-negative", c)
-			}
-			s.costs[i] = c // scratch: every job is read at every update
-		}
-		return nil
-	}
 	w := s.watch
 	if cap(s.wcost) < len(w) {
 		s.wcost = make([]float64, len(w), 2*len(w))
@@ -314,19 +308,34 @@ func (s *Scheduler) markKey(e *entry) {
 type tickFigs struct {
 	base       float64 // W₁
 	held, need int     // slots held; needed (minimum over usable phases)
+	needK      [2]int  // need per slot kind
 	ttKnown    bool
 }
 
 // tickFigs returns e's model-3 inputs after its evaluation, W₁ = w1.
 // Reduce slots count as needed only once e may be given them
-// (reducesOpen).
+// (reducesOpen). A job that cannot reach any minimum (e.lost: model 2
+// found no view meetable) needs every slot its ready and running tasks
+// could use, and at least what it holds: it is short while it could use
+// more, never holding a surplus.
 func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
 	f := tickFigs{base: w1, ttKnown: e.ttKnown}
 	for p := range e.nph {
-		f.held += e.held(p)
+		h := e.held(p)
+		f.held += h
+		n := 0
 		if usable := e.usable[p]; usable > 0 && (p == 0 || s.reducesOpen(e)) {
-			f.need += min(e.minOf(p), usable)
+			if e.lost {
+				n = usable
+			} else {
+				n = min(e.minOf(p), usable)
+			}
 		}
+		if e.lost {
+			n = max(n, h)
+		}
+		f.needK[p] = n
+		f.need += n
 	}
 	return f
 }
@@ -337,69 +346,130 @@ func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
 // 150-byte clear and copy per job.)
 func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 	held, need := f.held, f.need
-	base := f.base
-	w := base
-	above := base >= avg
 	e.noAfford = false
 	if !f.ttKnown {
 		// No task time yet: the minimum is a placeholder (one map), so
 		// held-versus-needed says nothing; no marks, no moves.
-		e.w, e.pendUp, e.pendDown = base, false, false
+		e.w, e.pendUp, e.pendDown = f.base, false, false
 		return
 	}
-	var move Action
+	r := UpdateWeight(UpdateInput{W1: f.base, Average: avg, Held: held, Needed: need, MarkedShort: e.pendUp, MarkedSurplus: e.pendDown})
+	e.w, e.pendUp, e.pendDown = r.W, r.MarkShort, r.MarkSurplus
+	e.noRescue = false
+	move := r.Move
 	switch {
-	case held < need:
-		w = base * (1 + float64(need-held)/float64(need))
-		e.pendDown = false
-		if !above {
-			w = max(w, (base+avg)/2)
-			e.pendUp = false
-			break
-		}
-		if e.pendUp && e.queue < High && (!s.cfg.PhiAwareMoves || e.phi > 0) {
-			move = Promote
-		}
-		e.pendUp = true
-	case held > need:
-		w = base * (1 - float64(held-need)/float64(2*held))
-		e.pendUp = false
-		if !above {
-			e.pendDown = false
-			break
-		}
-		w = min(w, (base+avg)/2)
-		if e.pendDown && e.queue > Low && (!s.cfg.PhiAwareMoves || e.phi < 1) {
-			move = Demote
-		}
-		e.pendDown = true
-	default:
-		e.pendUp, e.pendDown = false, false
+	case move == Promote && (e.queue == High || (s.cfg.PhiAwareMoves && e.phi == 0)):
+		move = 0
+	case move == Demote && (e.queue == Low || (s.cfg.PhiAwareMoves && e.phi == 1)):
+		move = 0
 	}
-	e.w = w
-	if move == 0 || s.cfg.NoQueueMoves {
+	// A job with φ < 1 that cannot reach any minimum, marked short at two
+	// updates, whose promotion is out of bounds or unaffordable (always:
+	// its budget view, unmeetable at its queue's price, is at any higher
+	// one) goes down a queue if its budget view can be met there
+	// (rescue).
+	rescue := r.Move == Promote && e.lost && e.phi < 1 && e.queue > Low
+	if s.cfg.Ablations.NoQueueMoves || (move == 0 && !rescue) {
 		return
 	}
+	s.materialize(e) // a lapsed job's figures (its evaluation at this update)
+	if move == Promote {
+		reason := ReasonShort
+		if e.lost {
+			reason = ReasonUnmeetable
+		}
+		d := s.moveDecision(e, Promote, reason, f, r.W, avg, now)
+		if s.affordable(e, d.To, d.Figures, now) {
+			// The job stays, marked, while the move would not make it
+			// better off or would undo its last move within the
+			// hold-down.
+			if s.betterOff(e, d.To, &f.needK) && !s.heldDown(e, Promote, now) {
+				s.take(e, d)
+			}
+			return
+		}
+		e.noAfford = true
+		if !rescue {
+			return
+		}
+		move = 0
+	}
+	if move == Demote {
+		if d := s.moveDecision(e, Demote, ReasonSurplus, f, r.W, avg, now); s.betterOff(e, d.To, &f.needK) && !s.heldDown(e, Demote, now) {
+			s.take(e, d)
+		}
+		return
+	}
+	d := s.moveDecision(e, Demote, ReasonBudget, f, r.W, avg, now)
+	if !s.budgetMeetable(e, d.To, d.Figures.BudgetLeft, now) {
+		e.noRescue = true
+		return
+	}
+	if !s.heldDown(e, Demote, now) {
+		s.take(e, d)
+	}
+}
+
+// moveDecision returns the Decision moving e one queue up (Promote) or
+// down, with model 3's figures f, weight w and queue average avg.
+func (s *Scheduler) moveDecision(e *entry, move Action, reason Reason, f *tickFigs, w, avg float64, now time.Time) Decision {
 	to := e.queue + 1
 	if move == Demote {
 		to = e.queue - 1
 	}
 	price := s.r.queues[to].Price
-	s.materialize(e) // a lapsed job's figures (its evaluation at this update)
 	ev := &e.ev
-	d := Decision{
-		Action: move, Job: e.id, From: e.queue, To: to, Price: price,
+	return Decision{
+		Action: move, Reason: reason, Job: e.id, From: e.queue, To: to, Price: price,
 		Figures: Figures{
-			Now: now, Held: held, Needed: need, Weight: w, QueueAverage: avg,
+			Now: now, Held: f.held, Needed: f.need, Weight: w, QueueAverage: avg,
 			CostAtTo: price * ev.slotSecs, BudgetLeft: e.budget - ev.cost,
 		},
 	}
-	if move == Promote && !s.affordable(e, to, d.Figures, now) {
-		e.noAfford = true
-		return
-	}
+}
+
+// take records move d of e: its marks are cleared, the move noted for
+// the hold-down, and d appended to s.moves (the update applies them
+// after its pass).
+func (s *Scheduler) take(e *entry, d Decision) {
 	e.pendUp, e.pendDown = false, false
+	e.lastMove, e.movedAt = d.Action, int64(d.Figures.Now.Sub(s.epoch))
 	s.moves = append(s.moves, d)
+}
+
+// betterOff reports whether e, needing needK slots of each kind, would
+// be better off in queue to than in its own: for every kind, what it
+// still lacks (needed − held, its held slots moving with it) fits in
+// what to's guarantee of the kind leaves free (used + lacking ≤
+// guaranteed), or to uses a smaller fraction of its guarantee of the
+// kind than the job's queue does. A job holding what it needs (a
+// demotion for a surplus) always fits. The usage is the queues' at the
+// start of the update (moves are applied after it).
+func (s *Scheduler) betterOff(e *entry, to Queue, needK *[2]int) bool {
+	from := e.queue
+	for k, n := range needK {
+		lack := n - e.held(k)
+		if lack <= 0 {
+			continue
+		}
+		usedTo, usedFrom := float64(s.used[to][k]), float64(s.used[from][k])
+		guarTo, guarFrom := s.guar[to][k], s.guar[from][k]
+		// usedTo/guarTo < usedFrom/guarFrom without dividing by a zero
+		// guarantee.
+		if usedTo+float64(lack) > guarTo && !(usedTo*guarFrom < usedFrom*guarTo) {
+			return false
+		}
+	}
+	return true
+}
+
+// heldDown reports whether move would take e back the way its last move
+// came within the hold-down (Config.HoldDown).
+func (s *Scheduler) heldDown(e *entry, move Action, now time.Time) bool {
+	if s.r.holdDown <= 0 || e.lastMove == 0 || e.lastMove == move {
+		return false
+	}
+	return int64(now.Sub(s.epoch))-e.movedAt < int64(s.r.holdDown)
 }
 
 // affordable reports whether e's budget affords queue to's price: a job
@@ -414,30 +484,14 @@ func (s *Scheduler) affordable(e *entry, to Queue, f Figures, now time.Time) boo
 	if f.CostAtTo > f.BudgetLeft {
 		return false
 	}
-	if e.phi < 1 {
-		_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
-		in.Phi = 0 // the budget view only
-		in.Allowance = f.BudgetLeft / s.r.queues[to].Price
-		if MinimumSlots(in).Budget.Unmeetable {
-			return false
-		}
-	}
-	return true
+	return e.phi == 1 || s.budgetMeetable(e, to, f.BudgetLeft, now)
 }
 
-// rebuild refills every queue heap from scratch (weights changed).
-func (s *Scheduler) rebuild() {
-	for i := range s.heaps {
-		s.heaps[i].reset()
-	}
-	for _, e := range s.all {
-		for k := range 2 {
-			if s.eligible(e, k) {
-				s.heaps[int(e.queue)*2+k].push(e)
-			}
-		}
-	}
-	for i := range s.heaps {
-		s.heaps[i].heapify()
-	}
+// budgetMeetable reports whether model 2's budget view of e, with
+// budgetLeft left, can be met at queue to's price.
+func (s *Scheduler) budgetMeetable(e *entry, to Queue, budgetLeft float64, now time.Time) bool {
+	_, _, in := s.modelInputs(e, int64(now.Sub(s.epoch)), e.ev.cost)
+	in.Phi = 0 // the budget view only
+	in.Allowance = budgetLeft / s.r.queues[to].Price
+	return !MinimumSlots(in).Budget.Unmeetable
 }

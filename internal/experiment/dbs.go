@@ -68,6 +68,7 @@ var dbsVariants = []dbsVariant{
 	{"φ-aware moves", policy.DBSOptions{Name: "DBS φ-moves", PhiAwareMoves: true}},
 	{"reduces at slow-start", policy.DBSOptions{Name: "DBS early-reduces", EarlyReduces: true}},
 	{"queues by priority", policy.DBSOptions{Name: "DBS queue-priority", QueuePriority: true}},
+	{"no hold-down", policy.DBSOptions{Name: "DBS no-hold-down", HoldDown: -1}},
 }
 
 // dbsPolicy returns a Policy building a DBS adapter with opt, recording
@@ -246,7 +247,7 @@ func runDBSExp(p Params) (Result, error) {
 		res.Tables = append(res.Tables, dbsCompareTable(bc.label+" with reduces ready only when the maps end (slow-start 1.0, every policy)",
 			runs[bc.at1:bc.at1+len(dbsBigPolicies())], b.insts[bc.at1:bc.at1+len(dbsBigPolicies())]))
 	}
-	abl := metrics.Table{Title: "ablation: DBS without each of its parts, and its options, φ success · mean response · mean cost · moves"}
+	abl := metrics.Table{Title: fmt.Sprintf("ablation: DBS without each of its parts, and its options, φ success · mean response · mean cost · moves (reversed within %v)", policy.DBSReversalWindow)}
 	for _, v := range dbsVariants {
 		abl.Columns = append(abl.Columns, v.name)
 	}
@@ -257,7 +258,7 @@ func runDBSExp(p Params) (Result, error) {
 			moves := "-"
 			if d := b.insts[at+i]; d != nil {
 				st := d.Stats()
-				moves = fmt.Sprintf("%d↑ %d↓", st.Promotions, st.Demotions)
+				moves = fmt.Sprintf("%d↑ %d↓ (%d)", st.Promotions, st.Demotions, st.Reversed(policy.DBSReversalWindow))
 			}
 			r.Cells = append(r.Cells, fmt.Sprintf("%.3f · %s · %.2f · %s", s.PhiSuccess.Value().V, s.Response.MeanSpan(), s.MeanCost.V, moves))
 		}
@@ -398,21 +399,58 @@ func dbsRows(sums []metrics.Summary) []metrics.Metric {
 func dbsCompareTable(title string, runs []metrics.Run, insts []*policy.DBS) metrics.Table {
 	sums := Summaries(runs)
 	t := metrics.Compare(title, sums, dbsRows(sums))
-	moves := metrics.Row{Name: "promotions / demotions"}
+	t.Rows = append(t.Rows, dbsMoveRows(runs, insts)...)
+	return t
+}
+
+// dbsMoveRows are the queue-move rows of a table whose columns are runs
+// (insts[i] the DBS instance of column i, nil for other policies):
+// promotions / demotions, moves (queue_moves_count), moves that put a
+// job back in the queue it had left within policy.DBSReversalWindow
+// (queue_moves_reversed_count), and the median and largest number of
+// moves per job. None if no column is DBS.
+func dbsMoveRows(runs []metrics.Run, insts []*policy.DBS) []metrics.Row {
 	hasDBS := false
 	for _, d := range insts {
+		hasDBS = hasDBS || d != nil
+	}
+	if !hasDBS {
+		return nil
+	}
+	rows := []metrics.Row{
+		{Name: "promotions / demotions"},
+		{Name: "queue moves", Key: "queue_moves_count", Unit: metrics.UnitCount},
+		{Name: fmt.Sprintf("queue moves reversed within %v", policy.DBSReversalWindow), Key: "queue_moves_reversed_count", Unit: metrics.UnitCount},
+		{Name: "queue moves per job p50 · max", Key: "queue_moves_per_job_p50_count", Unit: metrics.UnitCount},
+	}
+	for i, d := range insts {
 		if d == nil {
-			moves.Cells = append(moves.Cells, "-")
+			for r := range rows {
+				rows[r].Cells = append(rows[r].Cells, "-")
+				rows[r].Values = append(rows[r].Values, metrics.Number{})
+			}
 			continue
 		}
-		hasDBS = true
 		st := d.Stats()
-		moves.Cells = append(moves.Cells, fmt.Sprintf("%d / %d", st.Promotions, st.Demotions))
+		per := st.MovesPerJob()
+		all := make([]int, len(runs[i].Jobs)-len(per), len(runs[i].Jobs))
+		all = append(all, per...) // every job: the ones that never moved first
+		p50, most := 0, 0
+		if len(all) > 0 {
+			p50, most = all[(len(all)-1)/2], all[len(all)-1]
+		}
+		rev := st.Reversed(policy.DBSReversalWindow)
+		n := len(st.Moves)
+		rows[0].Cells = append(rows[0].Cells, fmt.Sprintf("%d / %d", st.Promotions, st.Demotions))
+		rows[0].Values = append(rows[0].Values, metrics.Number{})
+		rows[1].Cells = append(rows[1].Cells, strconv.Itoa(n))
+		rows[1].Values = append(rows[1].Values, metrics.Number{V: float64(n), Valid: true})
+		rows[2].Cells = append(rows[2].Cells, strconv.Itoa(rev))
+		rows[2].Values = append(rows[2].Values, metrics.Number{V: float64(rev), Valid: true})
+		rows[3].Cells = append(rows[3].Cells, fmt.Sprintf("%d · %d", p50, most))
+		rows[3].Values = append(rows[3].Values, metrics.Number{V: float64(p50), Valid: true})
 	}
-	if hasDBS {
-		t.Rows = append(t.Rows, moves)
-	}
-	return t
+	return rows
 }
 
 // dbsPaperTable sets one paper experiment's FIFO, EDF and DBS runs beside
@@ -455,8 +493,12 @@ func dbsPaperTable(name string, paper dbsPaper, w *workload.Workload, runs []met
 		row(fmt.Sprintf("%s (φ %g) response · cost", j.ID, j.Phi), cells...)
 	}
 	if d != nil {
-		st := d.Stats()
-		row("DBS promotions / demotions", "", "", "", fmt.Sprintf("%d / %d", st.Promotions, st.Demotions), "")
+		for _, r := range dbsMoveRows(runs[2:3], []*policy.DBS{d}) {
+			r.Name = "DBS " + r.Name
+			r.Cells = []string{"", "", "", r.Cells[0], ""}
+			r.Values = []metrics.Number{{}, {}, {}, r.Values[0], {}}
+			t.Rows = append(t.Rows, r)
+		}
 	}
 	return t
 }

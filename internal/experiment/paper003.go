@@ -7,14 +7,15 @@ import (
 	"strconv"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
 )
 
 // paper003Policies is what the paper-003 experiments compare by default:
-// the paper's FIFO and the other baselines. Adding a policy (dbs) is one
-// name here.
-var paper003Policies = []string{"fifo", "fair", "capacity", "drf", "edf"}
+// the paper's FIFO, the other baselines and DBS.
+var paper003Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "dbs"}
 
 // paper003 experiments: §4 of paper 003 on 5 workers × (2 map + 2 reduce)
 // slots with the reconstructed job tables (workload.Paper003Exp1/2), cost
@@ -71,6 +72,18 @@ func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, pape
 	if err != nil {
 		return Result{}, err
 	}
+	// Each DBS column's instance, for its queue moves.
+	insts := make([]*policy.DBS, len(pols))
+	for i := range pols {
+		inner := pols[i].New
+		pols[i].New = func(env Env) (sim.Policy, error) {
+			sp, err := inner(env)
+			if d, ok := sp.(*policy.DBS); ok {
+				insts[i] = d
+			}
+			return sp, err
+		}
+	}
 	res, err := Compare(p, name, title, cfg, w, pols)
 	if err != nil {
 		return res, err
@@ -100,6 +113,7 @@ func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, pape
 		}
 		t.Rows = append(t.Rows, r)
 	}
+	t.Rows = append(t.Rows, dbsMoveRows(res.Runs, insts)...)
 	t.Notes = append(t.Notes, "paper's figures: "+paper)
 	res.Assumptions = append(lines, cl...)
 	res.Assumptions = append(res.Assumptions, fmt.Sprintf("prices: %g per map-slot-second and per reduce-slot-second", workload.Paper003Price))

@@ -113,7 +113,7 @@ func TestPaper003FIFO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Runs) != 5 {
+		if len(res.Runs) != 6 {
 			t.Fatalf("%d runs", len(res.Runs))
 		}
 		s := metrics.Summarize(res.Runs[0])
@@ -132,12 +132,16 @@ func TestPaper003FIFO(t *testing.T) {
 			rows[r.Name] = r
 		}
 		for _, name := range []string{"mean cost", "φ=0 success", "φ=0.5 success", "φ=1 success", "φ=1 mean cost"} {
-			if r, ok := rows[name]; !ok || len(r.Cells) != 5 {
+			if r, ok := rows[name]; !ok || len(r.Cells) != 6 {
 				t.Errorf("%s: no row %q", tc.name, name)
 			}
 		}
 		if r := rows["mean cost"]; r.Unit != metrics.UnitCost || r.Values[0].V != s.MeanCost.V {
 			t.Errorf("%s: mean cost row %+v", tc.name, r)
+		}
+		// DBS's queue moves: none reversed within 2 s.
+		if r, ok := rows["queue moves reversed within 2s"]; !ok || r.Key != "queue_moves_reversed_count" || !r.Values[5].Valid || r.Values[5].V != 0 {
+			t.Errorf("%s: reversed moves row %+v", tc.name, r)
 		}
 		p.Scale = 0.5
 		if _, err := e.Run(p); !errors.Is(err, experiment.ErrParams) {

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -33,16 +34,18 @@ type DBSOptions struct {
 	// the zero value means DBSShares with the spread prices.
 	Queues [3]dbs.QueueConfig
 	// StaticWeights, NoQueueMoves and NoMinimumSlots are the ablations
-	// of dbs.Config.
+	// of dbs.Config.Ablations.
 	StaticWeights, NoQueueMoves, NoMinimumSlots bool
 	// MinimumFirst, PhiAwareMoves and QueuePriority are the dbs.Config
 	// options.
 	MinimumFirst, PhiAwareMoves, QueuePriority bool
-	// EarlyReduces is the dbs.Config ablation: reduces assigned as soon
-	// as the simulator's slow-start makes them ready.
+	// EarlyReduces is the dbs.Config.Ablations ablation: reduces
+	// assigned as soon as the simulator's slow-start makes them ready.
 	EarlyReduces bool
 	// Interval is dbs.Config.Interval (0: 500 ms).
 	Interval time.Duration
+	// HoldDown is dbs.Config.HoldDown (0: the default; negative: none).
+	HoldDown time.Duration
 }
 
 // DBSMove is one promotion or demotion the adapter carried out.
@@ -51,6 +54,43 @@ type DBSMove struct {
 	Job      string
 	From, To dbs.Queue
 	Price    float64 // per slot-second from At on
+}
+
+// DBSReversalWindow is the virtual time within which a move back to the
+// queue a job just left counts as reversed (DBSStats.Reversed).
+const DBSReversalWindow = 2 * time.Second
+
+// Reversed counts the moves that put a job back in the queue its
+// previous move took it from within window of that move.
+func (s DBSStats) Reversed(window time.Duration) int {
+	type last struct {
+		at   time.Duration
+		from dbs.Queue
+	}
+	prev := make(map[string]last)
+	n := 0
+	for _, m := range s.Moves {
+		if l, ok := prev[m.Job]; ok && m.To == l.from && m.At-l.at <= window {
+			n++
+		}
+		prev[m.Job] = last{m.At, m.From}
+	}
+	return n
+}
+
+// MovesPerJob returns how many moves each job that moved at least once
+// made, sorted ascending (its median is the median moves per moved job).
+func (s DBSStats) MovesPerJob() []int {
+	per := make(map[string]int)
+	for _, m := range s.Moves {
+		per[m.Job]++
+	}
+	out := make([]int, 0, len(per))
+	for _, n := range per {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // DBSStats counts what a DBS adapter decided over one run.
@@ -169,10 +209,11 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 		interval = dbs.DefaultInterval
 	}
 	s, err := dbs.New(dbs.Config{
-		Cluster: &p.cluster, Queues: q, Interval: interval,
-		StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves, NoMinimumSlots: opt.NoMinimumSlots,
+		Cluster: &p.cluster, Queues: q, Interval: interval, HoldDown: opt.HoldDown,
 		MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
-		QueuePriority: opt.QueuePriority, EarlyReduces: opt.EarlyReduces,
+		QueuePriority: opt.QueuePriority,
+		Ablations: dbs.Ablations{StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves,
+			NoMinimumSlots: opt.NoMinimumSlots, EarlyReduces: opt.EarlyReduces},
 	})
 	if err != nil {
 		return nil, err // a *dbs.Error wrapping dbs.ErrConfig

@@ -124,7 +124,9 @@ func (c *evalCache) runningAt(e *entry, nowOff int64) {
 //   - A frozen job (frozen reports which): task time known, no task
 //     running, evaluation independent of now (φ = 0, or its deadline
 //     passed), and holding the slots it needs (model 3 then sets W = W₁
-//     and clears the marks, whatever the queue's average). Until its
+//     and clears the marks, whatever the queue's average) or stuck
+//     short of them (Scheduler.stuck: model 3 sets the same raised
+//     weight and marks and cannot move it). Until its
 //     counters or slots held change (Update, a Heartbeat assigning it a
 //     slot), its cost does, or its queue's parts of the guarantees do
 //     (parts, Scheduler.partsGen), a later update would compute the same
@@ -214,11 +216,38 @@ func (s *Scheduler) materialize(e *entry) {
 // frozenAt reports whether e, just evaluated and updated by a weight
 // update at nowOff with figures f, is frozen, and if so whether its
 // figures are also free of its queue's parts (see settled).
-func frozenAt(e *entry, f *tickFigs, nowOff int64) (frozen, capsFree bool) {
-	frozen = f.ttKnown && !e.running && f.held == f.need &&
+func (s *Scheduler) frozenAt(e *entry, f *tickFigs, nowOff int64) (frozen, capsFree bool) {
+	frozen = f.ttKnown && !e.running && (f.held == f.need || s.stuck(e, f)) &&
 		(e.phi == 0 || (e.hasDL && e.dlOff <= nowOff))
 	capsFree = frozen && e.phi == 1 && (e.tt > 0 || e.prog[0].Unfinished()+e.prog[1].Unfinished() == 0)
 	return frozen, capsFree
+}
+
+// stuck reports whether model 3, which just updated e with figures f,
+// would leave it as it is at every later update with the same figures
+// whatever its queue's average: it cannot reach any minimum (e.lost) and
+// is short, its W₁ is MaxTerm (at or above any average of W₁, each at
+// most MaxTerm), so each update sets the same raised weight and marks it,
+// and it cannot be moved: moves are off; with φ = 1 it is in High; with
+// φ < 1 in Low its promotion was just found unaffordable (e.noAfford:
+// its budget view, unmeetable at its queue's price, is at any higher
+// one) or is not allowed (PhiAwareMoves, φ = 0); above Low its budget
+// view was just found unmeetable a queue down too (e.noRescue). None of
+// these reads now for a frozen job (no task running, its cost and
+// counters as they were).
+func (s *Scheduler) stuck(e *entry, f *tickFigs) bool {
+	if !e.lost || f.held >= f.need || f.base != MaxTerm {
+		return false
+	}
+	switch {
+	case s.cfg.Ablations.NoQueueMoves:
+		return true
+	case e.phi == 1:
+		return e.queue == High
+	case e.queue == Low:
+		return e.noAfford || (s.cfg.PhiAwareMoves && e.phi == 0)
+	}
+	return e.noRescue
 }
 
 // frozenDeadline returns the deadline view (φ > 0) of frozen job e's
@@ -244,6 +273,15 @@ func (s *Scheduler) frozenDeadline(e *entry, nowOff int64) MinView {
 	var v MinView
 	deadlineView(&v, &t, time.Duration(e.dlOff-nowOff))
 	return v
+}
+
+// skipCounts counts the jobs weight updates skipped (or evaluated only
+// in part), by path: frozen and without a task time (settled), lapsed,
+// and φ = 0 without running tasks at an unchanged cost (evaluateTick).
+// Tests require each path taken (TestTickEquivalence): a path that is
+// never taken is not tested by the equivalence.
+type skipCounts struct {
+	frozen, unknown, lapsed, phi0 int
 }
 
 // skips reports whether a weight update skips the job st marks.
@@ -294,6 +332,7 @@ func (s *Scheduler) evaluateTick(e *entry, nowOff int64, cost float64, parts *[n
 			// (budOK: the key and, from budCost, the cost), which left
 			// the weight, the minimums and e.ev as they would be
 			// computed now.
+			s.skipped.phi0++
 			return s.tickFigs(e, c.w1)
 		}
 		if !c.static {
