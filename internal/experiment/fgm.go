@@ -67,9 +67,10 @@ var fgmBaselines = []string{"fifo", "capacity", "fair", "drf"}
 
 // fgmVariant is one configuration of the fgm policy.
 type fgmVariant struct {
-	name, doc string
-	cfg       fgm.Config
-	oracle    bool
+	name, doc  string
+	cfg        fgm.Config
+	oracle     bool
+	ownPenalty bool // policy.FGMConfig.OwnPenalty
 }
 
 // fgmDefault is the scheduler configuration every fgm row uses: the
@@ -80,14 +81,14 @@ func fgmDefault() fgm.Config { return fgm.Config{CapAtRequest: true} }
 func fgmVariants() []fgmVariant {
 	mk := func(f func(*fgm.Config)) fgm.Config { c := fgmDefault(); f(&c); return c }
 	return []fgmVariant{
-		{"fgm", "as printed (learned estimates)", fgmDefault(), false},
-		{"fgm-nocompress", "without compression", mk(func(c *fgm.Config) { c.NoCompression = true }), false},
-		{"fgm-coarse", "coarse-grained only", mk(func(c *fgm.Config) { c.CoarseOnly = true }), false},
-		{"fgm-noadjust", "without policy adjustment (Algorithm 3)", mk(func(c *fgm.Config) { c.NoPolicyAdjustment = true }), false},
-		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.NoCheckQoS = true }), false},
-		{"fgm-oracle", "oracle estimates (true profiles)", fgmDefault(), true},
-		{"fgm-progressive", "option: DRF order refreshed after every allocation", mk(func(c *fgm.Config) { c.Progressive = true }), false},
-		{"fgm-chargemean", "option: DRF charges a task its mean allocation, not its peak", mk(func(c *fgm.Config) { c.ChargeMean = true }), false},
+		{"fgm", "as printed (learned estimates)", fgmDefault(), false, false},
+		{"fgm-nocompress", "without compression", mk(func(c *fgm.Config) { c.NoCompression = true }), false, false},
+		{"fgm-coarse", "coarse-grained only", mk(func(c *fgm.Config) { c.CoarseOnly = true }), false, false},
+		{"fgm-noadjust", "without policy adjustment (Algorithm 3)", mk(func(c *fgm.Config) { c.NoPolicyAdjustment = true }), false, false},
+		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.NoCheckQoS = true }), false, false},
+		{"fgm-oracle", "oracle estimates (true profiles)", fgmDefault(), true, false},
+		{"fgm-progressive", "option: DRF order refreshed after every allocation", mk(func(c *fgm.Config) { c.Progressive = true }), false, false},
+		{"fgm-chargemean", "option: DRF charges a task its mean allocation, not its peak", mk(func(c *fgm.Config) { c.ChargeMean = true }), false, false},
 	}
 }
 
@@ -104,7 +105,7 @@ func newFGMPolicy(env Env) (sim.Policy, error) {
 // builds in *slot (for the estimator error).
 func fgmPolicy(v fgmVariant, slot **policy.FGM) Policy {
 	return Policy{Name: v.name, Doc: v.doc, New: func(env Env) (sim.Policy, error) {
-		c := policy.FGMConfig{Name: v.name, Scheduler: v.cfg}
+		c := policy.FGMConfig{Name: v.name, Scheduler: v.cfg, OwnPenalty: v.ownPenalty}
 		if v.oracle {
 			c.Oracle = env.Workload
 		}
@@ -181,7 +182,7 @@ func runFGM(p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res.Tables = append(res.Tables, t)
+	res.Tables = append(res.Tables, t...)
 	res.Assumptions = append(res.Assumptions, cl...)
 	res.Assumptions = append(res.Assumptions,
 		fmt.Sprintf("fgm: policy adjustment every %v; estimates learned online from the simulator's usage samples (every %v, %g%% noise) by estimate.History with its defaults; compressible kinds allocated up to the request, the prediction reserved (fgm.Config.CapAtRequest); every plan step checked against the node's free capacity at assignment (HostChecksSteps)", fgmTick, sim.DefaultUsageSampleInterval, 100*sim.DefaultSampleNoise),
@@ -416,40 +417,44 @@ func fgmOnline(p Params, cfg sim.Config, n int, base []Policy, cloud bool) ([]me
 }
 
 // fgmCloudSensitivity reruns the cloud setup's largest input (the same
-// workload and background as the sweep's last row) with the contention
-// penalty p of formula (5) set for every policy alike, and, as a
-// diagnostic, with one kind of the foreign load removed, to show which
-// part of the model decides fgm's cloud result.
-func fgmCloudSensitivity(p Params, cfg sim.Config, n int, base []Policy) (metrics.Table, error) {
-	pols := append(slices.Clone(base), fgmPolicy(fgmVariants()[0], nil))
+// workload and background as the sweep's last row) under each contention
+// model (flat, the default, a steeper one) for every policy alike, fgm
+// with its own planning penalty (option), and, as a diagnostic, with one
+// kind of the foreign load removed, to show which part of the world
+// decides fgm's cloud result.
+func fgmCloudSensitivity(p Params, cfg sim.Config, n int, base []Policy) ([]metrics.Table, error) {
+	own := fgmVariants()[0]
+	own.name, own.doc, own.ownPenalty = "fgm-ownpenalty", "option: plans with fgm's own p = 0.05", true
+	pols := append(slices.Clone(base), fgmPolicy(fgmVariants()[0], nil), fgmPolicy(own, nil))
 	totals := workload.Paper004OnlineTotals()
 	i := len(totals) - 1
 	gb := totals[i] * p.Scale
 	w, steps, err := workload.Paper004Cloud(gb, n, rand.New(rand.NewPCG(p.Seed, 0x004_0000+uint64(i))))
 	if err != nil {
-		return metrics.Table{}, paramErr("%w", err)
+		return nil, paramErr("%w", err)
 	}
 	type variant struct {
-		name    string
-		penalty float64
-		drop    int // kind of the foreign load removed, or -1
+		name string
+		c    sim.Contention
+		drop int // kind of the foreign load removed, or -1
 	}
 	mem, okM := cfg.Space.Index(workload.MemoryGB.Name)
 	cpu, okC := cfg.Space.Index(resource.CPU.Name)
 	if !okM || !okC {
-		return metrics.Table{}, paramErr("fgm: cluster space lacks %s or %s", workload.MemoryGB.Name, resource.CPU.Name)
+		return nil, paramErr("fgm: cluster space lacks %s or %s", workload.MemoryGB.Name, resource.CPU.Name)
 	}
+	flat := sim.Contention{}
 	vars := []variant{
-		{"p = 0 (as modelled above)", 0, -1},
-		{"p = 0.5, every policy", 0.5, -1},
-		{"p = 1, every policy", 1, -1},
-		{"p = 0, foreign memory removed", 0, mem},
-		{"p = 0, foreign CPU removed", 0, cpu},
+		{"flat: " + flat.String(), flat, -1},
+		{"default: " + Paper004Contention.String(), Paper004Contention, -1},
+		{"steeper: " + Paper004SteeperContention.String(), Paper004SteeperContention, -1},
+		{"default, foreign memory removed", Paper004Contention, mem},
+		{"default, foreign CPU removed", Paper004Contention, cpu},
 	}
 	var cases []Case
 	for _, v := range vars {
 		c := cfg
-		c.Penalty = v.penalty
+		c.Contention = v.c
 		c.Background = make([]sim.BackgroundStep, len(steps))
 		for k, s := range steps {
 			d := s.Demand.Clone()
@@ -464,31 +469,40 @@ func fgmCloudSensitivity(p Params, cfg sim.Config, n int, base []Policy) (metric
 	}
 	runs, err := RunCases(p, cases)
 	if err != nil {
-		return metrics.Table{}, err
+		return nil, err
 	}
 	sums := Summaries(runs)
 	np := len(pols)
+	nb := len(base)
 	cols := []string{}
 	for k := range pols {
 		cols = append(cols, sums[k].Policy)
 	}
-	cols = append(cols, "fgm vs DRF", "fgm vs best", "failed DRF | fgm")
-	t := metrics.Table{Title: fmt.Sprintf("online, cloud, %g GB: workload completion (makespan) by contention penalty and foreign load", gb), Columns: cols,
-		Notes: []string{"p: the simulator's penalty of formula (5), applied to every policy; paper 004 gives no value (its fig. 4 is a measured curve, not printed in the text)",
+	cols = append(cols, "fgm vs DRF", "fgm vs best")
+	mk := metrics.Table{Title: fmt.Sprintf("online, cloud, %g GB: workload completion (makespan) by contention model and foreign load", gb), Columns: append(slices.Clone(cols), "failed DRF | fgm"),
+		Notes: []string{"contention: formula (5)'s p as a function of the node's compression rate rc, applied by the simulator to every policy alike; fgm plans with the world's p at its compression limit (0 in all three: the knee is the limit) unless fgm-ownpenalty",
 			"foreign … removed: a diagnostic, that kind of the background load set to 0 (the workload is otherwise the same)"}}
+	jc := metrics.Table{Title: fmt.Sprintf("online, cloud, %g GB: mean job completion by contention model and foreign load", gb), Columns: cols}
 	for j, v := range vars {
 		s := sums[j*np : (j+1)*np]
-		r := metrics.Row{Name: v.name}
-		best := time.Duration(math.MaxInt64)
+		r1, r2 := metrics.Row{Name: v.name}, metrics.Row{Name: v.name}
+		bestM, bestJ := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 		for k := range s {
-			r.Cells = append(r.Cells, s[k].Makespan.String())
-			if k < np-1 && s[k].Makespan.Valid {
-				best = min(best, s[k].Makespan.D)
+			r1.Cells = append(r1.Cells, s[k].Makespan.String())
+			r2.Cells = append(r2.Cells, s[k].Response.MeanSpan().String())
+			if k < nb {
+				if s[k].Makespan.Valid {
+					bestM = min(bestM, s[k].Makespan.D)
+				}
+				if s[k].Response.N > 0 {
+					bestJ = min(bestJ, s[k].Response.Mean)
+				}
 			}
 		}
-		f, d := &s[np-1], &s[np-2]
-		r.Cells = append(r.Cells, pct(f.Makespan.D, d.Makespan.D), pct(f.Makespan.D, best), fmt.Sprintf("%d | %d", d.FailedTasks, f.FailedTasks))
-		t.Rows = append(t.Rows, r)
+		f, d := &s[nb], &s[nb-1]
+		r1.Cells = append(r1.Cells, pct(f.Makespan.D, d.Makespan.D), pct(f.Makespan.D, bestM), fmt.Sprintf("%d | %d", d.FailedTasks, f.FailedTasks))
+		r2.Cells = append(r2.Cells, pct(f.Response.Mean, d.Response.Mean), pct(f.Response.Mean, bestJ))
+		mk.Rows, jc.Rows = append(mk.Rows, r1), append(jc.Rows, r2)
 	}
-	return t, nil
+	return []metrics.Table{mk, jc}, nil
 }

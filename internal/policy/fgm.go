@@ -3,6 +3,7 @@ package policy
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -28,7 +29,29 @@ type FGMConfig struct {
 	// workload (the experiment's "oracle estimates" ablation) instead of
 	// learning it; the History still learns, unused.
 	Oracle *workload.Workload
+	// OwnPenalty keeps Scheduler.Penalty (fgm's default 0.05 when zero)
+	// as fgm's planning penalty p of formulas (6)–(7). Without it fgm
+	// plans with the simulated world's penalty at the largest
+	// compression it plans for (WorldPenalty).
+	OwnPenalty bool
 }
+
+// WorldPenalty is the penalty the simulated world cfg charges a kind
+// compressed at rate limit (sim.Config.Penalty plus the Contention
+// model's p(limit)): fgm's planning penalty p unless
+// FGMConfig.OwnPenalty is set. limit 0 means fgm's default compression
+// limit.
+func WorldPenalty(cfg *sim.Config, limit float64) float64 {
+	if limit == 0 {
+		limit = resource.DefaultCompressionLimit
+	}
+	return cfg.Penalty + cfg.Contention.Penalty(limit)
+}
+
+// zeroPenalty stands for a planning penalty of 0: fgm.Config reads a
+// zero Penalty as its default (0.05), and the smallest positive float64
+// is 0 to formulas (6)–(7) (p·Σw is below any work).
+const zeroPenalty = math.SmallestNonzeroFloat64
 
 // FGM runs package fgm as a simulator host would: ready tasks are
 // submitted as they become ready, each heartbeat runs Algorithm 1 for
@@ -148,6 +171,12 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	sc.Cluster = &p.cluster
 	sc.History = h
 	sc.HostChecksSteps = true
+	if !opt.OwnPenalty {
+		sc.Penalty = WorldPenalty(cfg, sc.CompressionLimit)
+		if sc.Penalty == 0 {
+			sc.Penalty = zeroPenalty
+		}
+	}
 	if opt.Oracle != nil {
 		sc.Estimator = &oracle{w: opt.Oracle, cache: map[schedkit.TaskID][]estimate.Stage{}}
 	}
