@@ -12,9 +12,9 @@ import (
 )
 
 // paper003Policies is what the paper-003 experiments compare by default:
-// the paper's FIFO and the other baselines. Adding a policy (dbs) is one
-// name here.
-var paper003Policies = []string{"fifo", "fair", "capacity", "drf", "edf"}
+// the paper's FIFO, the other baselines and the paper's own algorithm,
+// dbs.
+var paper003Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "dbs"}
 
 // paper003 experiments: §4 of paper 003 on 5 workers × (2 map + 2 reduce)
 // slots with the reconstructed job tables (workload.Paper003Exp1/2), cost

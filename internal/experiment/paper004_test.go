@@ -27,7 +27,7 @@ func TestPaper004OnlineSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Runs) != 8*5 || len(res.Tables) != 5 || len(res.Assumptions) == 0 {
+		if len(res.Runs) != 8*6 || len(res.Tables) != 5 || len(res.Assumptions) == 0 {
 			t.Fatalf("%s: %d runs, %d tables", name, len(res.Runs), len(res.Tables))
 		}
 		// Small vs large (figs. 12, 15): every policy completes tasks of
@@ -49,7 +49,7 @@ func TestPaper004OnlineSmall(t *testing.T) {
 			}
 		}
 		for _, tb := range res.Tables[:3] {
-			if d := cmp.Diff([]string{"FIFO", "Fair", "Capacity", "DRF", "EDF"}, tb.Columns); d != "" {
+			if d := cmp.Diff([]string{"FIFO", "Fair", "Capacity", "DRF", "EDF", "fgm"}, tb.Columns); d != "" {
 				t.Errorf("%s columns (-want +got):\n%s", name, d)
 			}
 			if len(tb.Rows) != 8 || tb.Rows[0].Name != "5 GB" || tb.Rows[7].Name != "40 GB" {
@@ -113,7 +113,7 @@ func TestPaper003FIFO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Runs) != 5 {
+		if len(res.Runs) != 6 || res.Runs[5].Policy != "DBS" {
 			t.Fatalf("%d runs", len(res.Runs))
 		}
 		s := metrics.Summarize(res.Runs[0])
@@ -132,7 +132,7 @@ func TestPaper003FIFO(t *testing.T) {
 			rows[r.Name] = r
 		}
 		for _, name := range []string{"mean cost", "φ=0 success", "φ=0.5 success", "φ=1 success", "φ=1 mean cost"} {
-			if r, ok := rows[name]; !ok || len(r.Cells) != 5 {
+			if r, ok := rows[name]; !ok || len(r.Cells) != 6 {
 				t.Errorf("%s: no row %q", tc.name, name)
 			}
 		}
