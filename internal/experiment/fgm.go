@@ -174,6 +174,14 @@ func runFGM(p Params) (Result, error) {
 	res.Assumptions = append(res.Assumptions, w.Assumptions...)
 	res.Assumptions = append(res.Assumptions, fmt.Sprintf("offline workload: seed %d, scale %g (400 GB × scale)", p.Seed, p.Scale))
 
+	// Where compression binds.
+	ct, cl2, err := fgmCompressionBound(p, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Tables = append(res.Tables, ct)
+	res.Assumptions = append(res.Assumptions, cl2...)
+
 	// Online, dedicated and cloud.
 	for _, cloud := range []bool{false, true} {
 		t, err := fgmOnline(p, cfg, n, base, cloud)
