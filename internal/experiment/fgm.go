@@ -70,7 +70,8 @@ type fgmVariant struct {
 	name, doc  string
 	cfg        fgm.Config
 	oracle     bool
-	ownPenalty bool // policy.FGMConfig.OwnPenalty
+	ownPenalty bool                   // policy.FGMConfig.OwnPenalty
+	foreign    policy.ForeignQuantile // policy.FGMConfig.ForeignQuantile
 }
 
 // fgmDefault is the scheduler configuration every fgm row uses: the
@@ -81,14 +82,14 @@ func fgmDefault() fgm.Config { return fgm.Config{CapAtRequest: true} }
 func fgmVariants() []fgmVariant {
 	mk := func(f func(*fgm.Config)) fgm.Config { c := fgmDefault(); f(&c); return c }
 	return []fgmVariant{
-		{"fgm", "as printed (learned estimates)", fgmDefault(), false, false},
-		{"fgm-nocompress", "without compression", mk(func(c *fgm.Config) { c.NoCompression = true }), false, false},
-		{"fgm-coarse", "coarse-grained only", mk(func(c *fgm.Config) { c.CoarseOnly = true }), false, false},
-		{"fgm-noadjust", "without policy adjustment (Algorithm 3)", mk(func(c *fgm.Config) { c.NoPolicyAdjustment = true }), false, false},
-		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.NoCheckQoS = true }), false, false},
-		{"fgm-oracle", "oracle estimates (true profiles)", fgmDefault(), true, false},
-		{"fgm-progressive", "option: DRF order refreshed after every allocation", mk(func(c *fgm.Config) { c.Progressive = true }), false, false},
-		{"fgm-chargemean", "option: DRF charges a task its mean allocation, not its peak", mk(func(c *fgm.Config) { c.ChargeMean = true }), false, false},
+		{name: "fgm", doc: "as printed (learned estimates)", cfg: fgmDefault()},
+		{name: "fgm-nocompress", doc: "without compression", cfg: mk(func(c *fgm.Config) { c.NoCompression = true })},
+		{name: "fgm-coarse", doc: "coarse-grained only", cfg: mk(func(c *fgm.Config) { c.CoarseOnly = true })},
+		{name: "fgm-noadjust", doc: "without policy adjustment (Algorithm 3)", cfg: mk(func(c *fgm.Config) { c.NoPolicyAdjustment = true })},
+		{name: "fgm-noqos", doc: "without checkQoS", cfg: mk(func(c *fgm.Config) { c.NoCheckQoS = true })},
+		{name: "fgm-oracle", doc: "oracle estimates (true profiles)", cfg: fgmDefault(), oracle: true},
+		{name: "fgm-progressive", doc: "option: DRF order refreshed after every allocation", cfg: mk(func(c *fgm.Config) { c.Progressive = true })},
+		{name: "fgm-chargemean", doc: "option: DRF charges a task its mean allocation, not its peak", cfg: mk(func(c *fgm.Config) { c.ChargeMean = true })},
 	}
 }
 
@@ -109,7 +110,7 @@ func newFGMPolicy(env Env) (sim.Policy, error) {
 // builds in *slot (for the estimator error).
 func fgmPolicy(v fgmVariant, slot **policy.FGM) Policy {
 	return Policy{Name: v.name, Doc: v.doc, New: func(env Env) (sim.Policy, error) {
-		c := policy.FGMConfig{Name: v.name, Scheduler: v.cfg, OwnPenalty: v.ownPenalty}
+		c := policy.FGMConfig{Name: v.name, Scheduler: v.cfg, OwnPenalty: v.ownPenalty, ForeignQuantile: v.foreign}
 		if v.oracle {
 			c.Oracle = env.Workload
 		}
@@ -195,6 +196,11 @@ func runFGM(p Params) (Result, error) {
 		return Result{}, err
 	}
 	res.Tables = append(res.Tables, t...)
+	ft, err := fgmForeignOption(p, cfg, n)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Tables = append(res.Tables, ft)
 	res.Assumptions = append(res.Assumptions, cl...)
 	res.Assumptions = append(res.Assumptions,
 		fmt.Sprintf("fgm: policy adjustment every %v; estimates learned online from the simulator's usage samples (every %v, %g%% noise) by estimate.History with its defaults; compressible kinds allocated up to the request, the prediction reserved (fgm.Config.CapAtRequest); every plan step checked against the node's free capacity at assignment (HostChecksSteps)", fgmTick, sim.DefaultUsageSampleInterval, 100*sim.DefaultSampleNoise),

@@ -34,6 +34,10 @@ type FGMConfig struct {
 	// plans with the simulated world's penalty at the largest
 	// compression it plans for (WorldPenalty).
 	OwnPenalty bool
+	// ForeignQuantile, if set (Q > 0), estimates the foreign load of the
+	// incompressible kinds by a high quantile of recent samples instead
+	// of formula (14)'s mean (see ForeignQuantile). Off by default.
+	ForeignQuantile ForeignQuantile
 }
 
 // WorldPenalty is the penalty the simulated world cfg charges a kind
@@ -97,6 +101,7 @@ type FGM struct {
 	ready   []*sim.Task
 	preds   []Prediction
 	record  bool // keep preds: the simulator records task attempts (Config.RecordTasks)
+	foreign *foreignTracker // FGMConfig.ForeignQuantile; nil when off
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -161,6 +166,12 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
 		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{},
 		jobs: map[*sim.Job]*fgmJob{}}
+	if !opt.ForeignQuantile.valid() {
+		return nil, fmt.Errorf("%w: ForeignQuantile %+v: want Q in [0, 1] and a window ≥ 0", ErrConfig, opt.ForeignQuantile)
+	}
+	if opt.ForeignQuantile.on() {
+		p.foreign = newForeignTracker(opt.ForeignQuantile, cfg.Space)
+	}
 	hc := opt.History
 	hc.Space = cfg.Space
 	h, err := estimate.NewHistory(hc)
@@ -595,11 +606,18 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 // SampleTask with ErrUnknownTask before anything changes, so no lookup
 // in known precedes it.
 func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+	if p.foreign != nil {
+		p.foreign.task(used)
+	}
 	_ = p.s.SampleTask(now, t.ID(), used)
 }
 
-// NodeSampled passes a node's measured usage to fgm.
+// NodeSampled passes a node's measured usage to fgm (raised by the
+// ForeignQuantile option when it is set).
 func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+	if p.foreign != nil {
+		used = p.foreign.node(now, n.ID(), used, n.Capacity())
+	}
 	_ = p.s.SampleNode(now, n.ID(), used)
 }
 
