@@ -100,7 +100,7 @@ type FGM struct {
 	ds      []fgm.Decision
 	ready   []*sim.Task
 	preds   []Prediction
-	record  bool // keep preds: the simulator records task attempts (Config.RecordTasks)
+	record  bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
 	foreign *foreignTracker // FGMConfig.ForeignQuantile; nil when off
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
