@@ -438,7 +438,7 @@ func fgmOnline(p Params, cfg sim.Config, n int, base []Policy, cloud bool) ([]me
 		}
 		f, d := &s[np-1], &s[np-2]
 		r1.Cells = append(r1.Cells, pct(f.Makespan.D, d.Makespan.D), pct(f.Makespan.D, bestM))
-		r2.Cells = append(r2.Cells, pct(f.Response.Mean, d.Response.Mean), pct(f.Response.Mean, bestJ))
+		r2.Cells = append(r2.Cells, pct(f.Response.Mean, d.Response.Mean), pct(f.Response.Mean, bestJ), d.UnmetFairness.String()+" | "+f.UnmetFairness.String())
 		r4.Cells = append(r4.Cells, relNumber(f.UnmetFairness, d.UnmetFairness))
 		mk.Rows, jc.Rows, fl.Rows, jn.Rows = append(mk.Rows, r1), append(jc.Rows, r2), append(fl.Rows, r3), append(jn.Rows, r4)
 	}
@@ -511,7 +511,7 @@ func fgmCloudSensitivity(p Params, cfg sim.Config, n int, base []Policy) ([]metr
 	mk := metrics.Table{Title: fmt.Sprintf("online, cloud, %g GB: workload completion (makespan) by contention model and foreign load", gb), Columns: append(slices.Clone(cols), "failed DRF | fgm"),
 		Notes: []string{"contention: formula (5)'s p as a function of the node's compression rate rc, applied by the simulator to every policy alike; fgm plans with the world's p at its compression limit (0 in all three: the knee is the limit) unless fgm-ownpenalty",
 			"foreign … removed: a diagnostic, that kind of the background load set to 0 (the workload is otherwise the same)"}}
-	jc := metrics.Table{Title: fmt.Sprintf("online, cloud, %g GB: mean job completion by contention model and foreign load", gb), Columns: cols}
+	jc := metrics.Table{Title: fmt.Sprintf("online, cloud, %g GB: mean job completion by contention model and foreign load", gb), Columns: append(slices.Clone(cols), "Jain unmet DRF | fgm")}
 	for j, v := range vars {
 		s := sums[j*np : (j+1)*np]
 		r1, r2 := metrics.Row{Name: v.name}, metrics.Row{Name: v.name}
@@ -530,7 +530,7 @@ func fgmCloudSensitivity(p Params, cfg sim.Config, n int, base []Policy) ([]metr
 		}
 		f, d := &s[nb], &s[nb-1]
 		r1.Cells = append(r1.Cells, pct(f.Makespan.D, d.Makespan.D), pct(f.Makespan.D, bestM), fmt.Sprintf("%d | %d", d.FailedTasks, f.FailedTasks))
-		r2.Cells = append(r2.Cells, pct(f.Response.Mean, d.Response.Mean), pct(f.Response.Mean, bestJ))
+		r2.Cells = append(r2.Cells, pct(f.Response.Mean, d.Response.Mean), pct(f.Response.Mean, bestJ), d.UnmetFairness.String()+" | "+f.UnmetFairness.String())
 		mk.Rows, jc.Rows = append(mk.Rows, r1), append(jc.Rows, r2)
 	}
 	return []metrics.Table{mk, jc}, nil
