@@ -438,7 +438,7 @@ func fgmOnline(p Params, cfg sim.Config, n int, base []Policy, cloud bool) ([]me
 		}
 		f, d := &s[np-1], &s[np-2]
 		r1.Cells = append(r1.Cells, pct(f.Makespan.D, d.Makespan.D), pct(f.Makespan.D, bestM))
-		r2.Cells = append(r2.Cells, pct(f.Response.Mean, d.Response.Mean), pct(f.Response.Mean, bestJ), d.UnmetFairness.String()+" | "+f.UnmetFairness.String())
+		r2.Cells = append(r2.Cells, pct(f.Response.Mean, d.Response.Mean), pct(f.Response.Mean, bestJ))
 		r4.Cells = append(r4.Cells, relNumber(f.UnmetFairness, d.UnmetFairness))
 		mk.Rows, jc.Rows, fl.Rows, jn.Rows = append(mk.Rows, r1), append(jc.Rows, r2), append(fl.Rows, r3), append(jn.Rows, r4)
 	}
