@@ -21,7 +21,8 @@ type FGMConfig struct {
 	// Name in reports; default "fgm".
 	Name string
 	// Scheduler is the fgm configuration; its Cluster (the simulator's),
-	// History and Estimator are filled in by the policy.
+	// History and Estimator are filled in by the policy, and its Penalty
+	// too (the world's, WorldPenalty) unless OwnPenalty is set.
 	Scheduler fgm.Config
 	// History configures the estimator (its Space is the cluster's).
 	History estimate.HistoryConfig
