@@ -41,7 +41,7 @@ var (
 	}
 	traceReplay = Experiment{
 		Name:    "trace",
-		Summary: "replay the -trace file (SWIM, SWF or CSV) on -nodes workers (default 600, or sized by -load) × (2 map + 2 reduce)",
+		Summary: "replay the -trace file (SWIM, SWF or CSV) on -nodes workers (default 600, or sized by -load) × (2 map + 2 reduce) under every policy (-policies picks)",
 		Run: func(p Params) (Result, error) {
 			if p.Trace == "" {
 				return Result{}, paramErr("experiment trace needs -trace FILE")
@@ -143,7 +143,14 @@ func runTrace(p Params, name string, r io.Reader, file string, format workload.F
 	}
 	tracePrices(&cfg)
 	cl = append(cl, tracePriceLine)
-	pols, err := choose(p, baselines)
+	defaults := baselines
+	if name == "trace" {
+		defaults = nil // a replay of the user's trace runs every policy
+		for _, pol := range policies {
+			defaults = append(defaults, pol.Name)
+		}
+	}
+	pols, err := choose(p, defaults)
 	if err != nil {
 		return Result{}, err
 	}

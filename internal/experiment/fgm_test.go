@@ -29,7 +29,7 @@ func TestFGMExperimentSmall(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"offline", "against each baseline", "ablation", "estimator error", "online, dedicated: workload", "online, cloud", "by contention penalty and foreign load"}
+	want := []string{"offline", "against each baseline", "ablation", "estimator error", "online, dedicated: workload", "online, cloud", "by contention model and foreign load", "compression-bound", "Jain's index, all active jobs | jobs with unmet demand"}
 	all := strings.Join(titles, "\n")
 	for _, w := range want {
 		if !strings.Contains(all, w) {

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/schedkit/schedkit/internal/workload"
@@ -29,6 +30,10 @@ var (
 		Uses: UsesPolicies | UsesTiming,
 	}
 )
+
+// paper000Policies is what the paper-000 experiments compare by default:
+// the baselines and the paper's own algorithm, lss.
+var paper000Policies = append(slices.Clone(baselines), "lss")
 
 // Paper000Workload generates a paper-000 workload at the given scale
 // (arrival horizon × scale) and seed, with its slot cluster: 5 workers ×
@@ -60,7 +65,7 @@ func runPaper000(p Params, name string, wc workload.PoissonConfig, title string)
 	if err != nil {
 		return Result{}, err
 	}
-	pols, err := choose(p, baselines)
+	pols, err := choose(p, paper000Policies)
 	if err != nil {
 		return Result{}, err
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // paper003Policies is what the paper-003 experiments compare by default:
-// the paper's FIFO, the other baselines and DBS.
+// the paper's FIFO, the other baselines and the paper's own algorithm,
+// dbs.
 var paper003Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "dbs"}
 
 // paper003 experiments: §4 of paper 003 on 5 workers × (2 map + 2 reduce)

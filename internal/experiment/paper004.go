@@ -10,12 +10,13 @@ import (
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
+	"github.com/schedkit/schedkit/resource"
 )
 
 // paper004Policies is what the paper-004 experiments compare by default:
-// the paper's baselines (FIFO, Capacity, Fair, DRF) and EDF. Adding a
-// policy (fgm) to these experiments is one name here.
-var paper004Policies = []string{"fifo", "fair", "capacity", "drf", "edf"}
+// the paper's baselines (FIFO, Capacity, Fair, DRF), EDF, and the
+// paper's own method, fgm.
+var paper004Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "fgm"}
 
 // paper004 experiments: §4 of paper 004 on its 23-worker cluster, with
 // Facebook-mix MapReduce and Spark jobs in the multi-resource space
@@ -43,9 +44,43 @@ var (
 	}
 )
 
+// Paper004Contention is the contention model of every paper-004 setup
+// (sim.Config.Contention), charged to every policy alike: the penalty p
+// of formula (5) is 0 up to the compression limit (10%) and rises by 8
+// per unit of compression rate beyond it, p = 8·max(0, rc − 0.1).
+//
+// The shape is §2.1's description of fig. 4 (the curve's data are not
+// printed): below capacity performance rises with demand; once demand
+// exceeds capacity the demands are compressed, contention between tasks
+// intensifies and performance starts to drop sharply; the 10% limit was
+// read off that measured curve. The slope is calibrated against the
+// environment the paper describes, never against fgm: the baselines'
+// (FIFO, Capacity, Fair, DRF) workload completion time in the cloud is
+// about 1.6 times their dedicated one (figs. 13 and 18; §4.4: it
+// "increased substantially, the more so the larger the input"). Over
+// the online totals 250–400 GB and seeds 1–3 the geometric mean of that
+// ratio is 1.11 at slope 0, 1.42 at 4, 1.52 at 6, 1.58 at 8, 1.72 at 9
+// (TestPaper004ContentionCalibration); 8 is the slope nearest 1.6 of the
+// even ones tried.
+var Paper004Contention = sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 8}
+
+// Paper004SteeperContention is the sensitivity table's steeper world:
+// twice Paper004Contention's slope.
+var Paper004SteeperContention = sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 16}
+
+// paper004ContentionLines states the contention model in the printed
+// assumptions.
+func paper004ContentionLines(c sim.Contention) []string {
+	return []string{
+		fmt.Sprintf("contention (every policy alike): formula (5)'s penalty %v of the node's compression rate rc of a kind (formula (1)), a task on a contended kind slowed to (1 − rc)/(1 + p) of its speed; the shape is §2.1 on fig. 4: \"resource demand exceeds the total … contention between tasks intensifies and performance starts to drop sharply\" (性能开始大幅度下降), and \"from the measured performance data … the maximum compression rate is limited to 10%%\" (the knee)", c),
+		"contention slope calibrated against the baselines, never fgm: the paper's figs. 13 and 18 put the baselines' cloud workload completion time at about 1.6× the dedicated one (§4.4: \"increased substantially compared with the dedicated environment, the more so the larger the input\"); our FIFO, Capacity, Fair and DRF reach 1.58× (geometric mean, 250–400 GB, seeds 1–3) at slope 8, 1.11× without the penalty",
+	}
+}
+
 // Paper004Config returns the simulator Config of a workload.ClusterSpec
 // (Paper004Cluster): identical workers, YARN defaults — NodeManager
-// heartbeat every second, 5% reduce slow-start, four attempts.
+// heartbeat every second, 5% reduce slow-start, four attempts — and the
+// contention model Paper004Contention.
 func Paper004Config(cs workload.ClusterSpec, seed uint64) (sim.Config, []string) {
 	nodes := make([]sim.NodeSpec, cs.Workers)
 	for i := range nodes {
@@ -58,9 +93,12 @@ func Paper004Config(cs workload.ClusterSpec, seed uint64) (sim.Config, []string)
 	cfg := sim.DefaultConfig(cs.Space, nodes)
 	cfg.HeartbeatInterval = time.Second
 	cfg.Seed = seed
+	cfg.Contention = Paper004Contention
+	cfg.MetricsInterval = fgmMetricsInterval
 	lines := append([]string(nil), cs.Assumptions...)
-	lines = append(lines, fmt.Sprintf("simulator: YARN NodeManager heartbeat every %v per node, staggered, plus one when a task ends; reduce slow-start %g; %d attempts per task; baselines allocate each task's Requested vector; seed %d",
-		cfg.HeartbeatInterval, cfg.SlowStart, cfg.MaxAttempts, seed))
+	lines = append(lines, fmt.Sprintf("simulator: YARN NodeManager heartbeat every %v per node, staggered, plus one when a task ends; reduce slow-start %g; %d attempts per task; baselines allocate each task's Requested vector; allocations sampled every %v for Jain's index and utilisation; seed %d",
+		cfg.HeartbeatInterval, cfg.SlowStart, cfg.MaxAttempts, cfg.MetricsInterval, seed))
+	lines = append(lines, paper004ContentionLines(cfg.Contention)...)
 	return cfg, lines
 }
 
@@ -98,6 +136,8 @@ func runPaper004Offline(p Params) (Result, error) {
 	cfg.RecordTasks = true // small vs large tasks and jobs
 	res, err := Compare(p, "paper004-offline", title, cfg, &w, pols)
 	if err == nil {
+		sums := Summaries(res.Runs)
+		res.Tables[0] = metrics.Compare(title, sums, paper004Rows(sums, p.Timing))
 		res.Tables = append(res.Tables, sizeTable(title+": mean completion time by size", res.Runs, len(pols)))
 	}
 	res.Assumptions = append(append(w.Assumptions, fmt.Sprintf("workload seed %d, scale %g (400 GB × scale)", p.Seed, p.Scale)), cl...)
@@ -189,10 +229,26 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 	}
 	size := sizeTable(fmt.Sprintf("%s: mean completion time by size, all totals (paper 004 fig. %s)", title, fig), runs, len(pols))
 	last := sums[(len(totals)-1)*len(pols):]
-	full := metrics.Compare(fmt.Sprintf("%s: all metrics at %g GB", title, totals[len(totals)-1]*p.Scale), last, Rows(last, p.Timing))
+	full := metrics.Compare(fmt.Sprintf("%s: all metrics at %g GB", title, totals[len(totals)-1]*p.Scale), last, paper004Rows(last, p.Timing))
 	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, size, full}, Runs: runs}
 	res.Assumptions = append(append(lines, fmt.Sprintf("workload seed %d, scale %g (totals × scale)", p.Seed, p.Scale)), cl...)
 	return res, nil
+}
+
+// paper004Rows are Rows with both of paper 004's fairness figures named
+// plainly: Jain's index over every active job, and over the jobs with
+// unmet demand (the paper's comparison with DRF).
+func paper004Rows(sums []metrics.Summary, timing bool) []metrics.Metric {
+	var out []metrics.Metric
+	for _, m := range Rows(sums, timing) {
+		if m.Name != "Jain fairness (mean)" {
+			out = append(out, m)
+			continue
+		}
+		m.Name = "Jain, all active jobs (mean)"
+		out = append(out, m, metrics.UnmetFairnessMetric())
+	}
+	return out
 }
 
 // keepCompletions cuts run's task records down to what sizeTable reads:

@@ -34,7 +34,10 @@
 //   - Fairness: Jain's index (Σx)²/(n·Σx²) of each Sample's Shares (or of
 //     the sums in its Jain field, which give the same index), averaged
 //     over samples; samples with no shares or all-zero shares are skipped
-//     (the index is undefined there).
+//     (the index is undefined there). UnmetFairness is the same mean over
+//     the jobs with unmet demand only (Sample.Unmet: ready tasks waiting
+//     for a place), the jobs a DRF allocator is still filling; a job
+//     holding nothing and wanting nothing counts in the first, not here.
 //   - Utilisation: per kind, the mean over samples.
 //   - Task records (Run.Tasks, when the simulator recorded them): task
 //     completion time is End − Start of a succeeded attempt.

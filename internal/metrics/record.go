@@ -140,6 +140,12 @@ type Sample struct {
 	Shares []float64
 	// Jain holds the sums of the shares when Shares is nil.
 	Jain JainSums
+	// Unmet holds the sums of the dominant shares of the active jobs
+	// with unmet demand only (tasks ready and waiting for a place): the
+	// jobs a DRF allocator is still filling. A job holding nothing and
+	// wanting nothing counts in Shares and Jain, not here. N = 0 when
+	// the producer does not record it.
+	Unmet JainSums
 }
 
 // JainSums are what Jain's index needs of a sample's shares: their
@@ -178,6 +184,11 @@ func (sm *Sample) Jobs() int {
 	}
 	return sm.Jain.N
 }
+
+// UnmetFairness returns Jain's index over the jobs with unmet demand
+// (Unmet), ok false when it is undefined (no such job, or all their
+// shares 0).
+func (sm *Sample) UnmetFairness() (index float64, ok bool) { return sm.Unmet.Index() }
 
 // Fairness returns Jain's index of the sample's shares (Shares, or the
 // Jain sums when Shares is nil), ok false when it is undefined; bad

@@ -229,6 +229,13 @@ type Summary struct {
 	// counts the samples used.
 	Fairness        Number
 	FairnessSamples int
+	// UnmetFairness is the mean over samples of Jain's index over the
+	// jobs with unmet demand only (Sample.Unmet: the jobs a DRF allocator
+	// is still filling, the population paper 004 samples); samples with
+	// no such job, or all their shares 0, are skipped. UnmetSamples
+	// counts the samples used.
+	UnmetFairness Number
+	UnmetSamples  int
 	// Utilisation is the mean over samples, per kind in Run.Kinds order.
 	Utilisation []KindUtilisation
 
@@ -401,7 +408,7 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 
 // summarizeSamples computes fairness and utilisation.
 func (s *Summary) summarizeSamples(run *Run) {
-	var jain []float64
+	var jain, unmet []float64
 	util := make([][]float64, len(run.Kinds))
 	badLen, badUtil, badShares := 0, 0, 0
 	for i := range run.Samples {
@@ -410,6 +417,9 @@ func (s *Summary) summarizeSamples(run *Run) {
 			jain = append(jain, x)
 		} else if bad {
 			badShares++
+		}
+		if x, ok := sm.UnmetFairness(); ok {
+			unmet = append(unmet, x)
 		}
 		if len(sm.Utilisation) != len(run.Kinds) {
 			badLen++
@@ -426,6 +436,10 @@ func (s *Summary) summarizeSamples(run *Run) {
 	s.FairnessSamples = len(jain)
 	if len(jain) > 0 {
 		s.Fairness = Number{V: stats.Mean(jain), Valid: true}
+	}
+	s.UnmetSamples = len(unmet)
+	if len(unmet) > 0 {
+		s.UnmetFairness = Number{V: stats.Mean(unmet), Valid: true}
 	}
 	for k, name := range run.Kinds {
 		ku := KindUtilisation{Kind: name}

@@ -210,6 +210,17 @@ func number(name, unit string, f func(*Summary) Number) Metric {
 // in the response and wait figures.
 func notCompleted(s *Summary) int { return s.Jobs - s.Completed }
 
+// UnmetFairnessRow is the name of UnmetFairnessMetric's row.
+const UnmetFairnessRow = "Jain, jobs with unmet demand (mean)"
+
+// UnmetFairnessMetric is the row of Summary.UnmetFairness: Jain's index
+// over the jobs with unmet demand, averaged over samples. It is not
+// among StandardMetrics (whose "Jain fairness (mean)" is over every
+// active job); the paper-004 experiments add it.
+func UnmetFairnessMetric() Metric {
+	return number(UnmetFairnessRow, UnitIndex, func(s *Summary) Number { return s.UnmetFairness })
+}
+
 // StandardMetrics returns the default comparison rows: job counts,
 // deadline, budget and φ success, response time (mean, p50, p95), wait,
 // makespan, cost, fairness, utilisation of every kind found in sums (in

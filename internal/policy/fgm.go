@@ -3,6 +3,7 @@ package policy
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -20,7 +21,8 @@ type FGMConfig struct {
 	// Name in reports; default "fgm".
 	Name string
 	// Scheduler is the fgm configuration; its Cluster (the simulator's),
-	// History and Estimator are filled in by the policy.
+	// History and Estimator are filled in by the policy, and its Penalty
+	// too (the world's, WorldPenalty) unless OwnPenalty is set.
 	Scheduler fgm.Config
 	// History configures the estimator (its Space is the cluster's).
 	History estimate.HistoryConfig
@@ -28,7 +30,33 @@ type FGMConfig struct {
 	// workload (the experiment's "oracle estimates" ablation) instead of
 	// learning it; the History still learns, unused.
 	Oracle *workload.Workload
+	// OwnPenalty keeps Scheduler.Penalty (fgm's default 0.05 when zero)
+	// as fgm's planning penalty p of formulas (6)–(7). Without it fgm
+	// plans with the simulated world's penalty at the largest
+	// compression it plans for (WorldPenalty).
+	OwnPenalty bool
+	// ForeignQuantile, if set (Q > 0), estimates the foreign load of the
+	// incompressible kinds by a high quantile of recent samples instead
+	// of formula (14)'s mean (see ForeignQuantile). Off by default.
+	ForeignQuantile ForeignQuantile
 }
+
+// WorldPenalty is the penalty the simulated world cfg charges a kind
+// compressed at rate limit (sim.Config.Penalty plus the Contention
+// model's p(limit)): fgm's planning penalty p unless
+// FGMConfig.OwnPenalty is set. limit 0 means fgm's default compression
+// limit.
+func WorldPenalty(cfg *sim.Config, limit float64) float64 {
+	if limit == 0 {
+		limit = resource.DefaultCompressionLimit
+	}
+	return cfg.Penalty + cfg.Contention.Penalty(limit)
+}
+
+// zeroPenalty stands for a planning penalty of 0: fgm.Config reads a
+// zero Penalty as its default (0.05), and the smallest positive float64
+// is 0 to formulas (6)–(7) (p·Σw is below any work).
+const zeroPenalty = math.SmallestNonzeroFloat64
 
 // FGM runs package fgm as a simulator host would: ready tasks are
 // submitted as they become ready, each heartbeat runs Algorithm 1 for
@@ -73,7 +101,8 @@ type FGM struct {
 	ds      []fgm.Decision
 	ready   []*sim.Task
 	preds   []Prediction
-	record  bool // keep preds: the simulator records task attempts (Config.RecordTasks)
+	record  bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
+	foreign *foreignTracker // FGMConfig.ForeignQuantile; nil when off
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -138,6 +167,12 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	p := &FGM{name: name, cfg: opt, cluster: clusterView{space: cfg.Space},
 		known: map[*sim.Task]bool{}, byID: map[schedkit.TaskID]*sim.Task{}, Modes: map[fgm.Mode]int{},
 		jobs: map[*sim.Job]*fgmJob{}}
+	if !opt.ForeignQuantile.valid() {
+		return nil, fmt.Errorf("%w: ForeignQuantile %+v: want Q in [0, 1] and a window ≥ 0", ErrConfig, opt.ForeignQuantile)
+	}
+	if opt.ForeignQuantile.on() {
+		p.foreign = newForeignTracker(opt.ForeignQuantile, cfg.Space)
+	}
 	hc := opt.History
 	hc.Space = cfg.Space
 	h, err := estimate.NewHistory(hc)
@@ -148,6 +183,12 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	sc.Cluster = &p.cluster
 	sc.History = h
 	sc.HostChecksSteps = true
+	if !opt.OwnPenalty {
+		sc.Penalty = WorldPenalty(cfg, sc.CompressionLimit)
+		if sc.Penalty == 0 {
+			sc.Penalty = zeroPenalty
+		}
+	}
 	if opt.Oracle != nil {
 		sc.Estimator = &oracle{w: opt.Oracle, cache: map[schedkit.TaskID][]estimate.Stage{}}
 	}
@@ -566,11 +607,18 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 // SampleTask with ErrUnknownTask before anything changes, so no lookup
 // in known precedes it.
 func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+	if p.foreign != nil {
+		p.foreign.task(used)
+	}
 	_ = p.s.SampleTask(now, t.ID(), used)
 }
 
-// NodeSampled passes a node's measured usage to fgm.
+// NodeSampled passes a node's measured usage to fgm (raised by the
+// ForeignQuantile option when it is set).
 func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+	if p.foreign != nil {
+		used = p.foreign.node(now, n.ID(), used, n.Capacity())
+	}
 	_ = p.s.SampleNode(now, n.ID(), used)
 }
 

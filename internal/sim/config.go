@@ -59,8 +59,14 @@ type Config struct {
 	// task of phases < p has finished: started early, it holds its
 	// allocation and waits (the shuffle wait of a Hadoop reduce).
 	SlowStart float64
-	// Penalty is the contention penalty p ≥ 0 of paper 004 formula (5).
+	// Penalty is the contention penalty p ≥ 0 of paper 004 formula (5)
+	// charged at any over-commit (a step: the same p at rc = 1% as at
+	// 60%). Contention adds a penalty that grows with the over-commit;
+	// a contended kind slows a task by 1 + Penalty + Contention.Penalty(rc).
 	Penalty float64
+	// Contention is the penalty of formula (5) as a function of the
+	// node's compression rate (see Contention); the zero value adds none.
+	Contention Contention
 	// Enforcement is what the host enforces of a compressible allocation:
 	// Limits (the zero value, a cgroup-quota-like cap) or Shares
 	// (work-conserving). See the package doc, "Compression".
@@ -273,6 +279,9 @@ func (c *Config) normalize() error {
 	}
 	if !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0) {
 		return cfgErr("Penalty", "%v is not a finite penalty ≥ 0", c.Penalty)
+	}
+	if r := c.Contention.validate(); r != "" {
+		return cfgErr("Contention", "%s", r)
 	}
 	if c.Enforcement > Shares {
 		return cfgErr("Enforcement", "unknown %v", c.Enforcement)

@@ -54,9 +54,11 @@
 // load plus each task's demand (capped at its allocation under Limits);
 // when it exceeds capacity, rc_k = (load − capacity)/load (formula (1))
 // and every task demanding k is slowed by (1 − rc_k)/(1 + p), p being
-// Config.Penalty. Per kind the task may go f_k = g_k·(1 − rc_k), divided
-// by (1 + p) if rc_k > 0, where g_k = min(1, a/d) under Limits and 1
-// under Shares; the slowest kind sets the pace: rate = speed · min_k f_k
+// Config.Penalty plus Config.Contention.Penalty(rc_k): a penalty 0 up
+// to a knee (paper 004's compression limit) and rising linearly beyond
+// it, the shape of the paper's fig. 4 (see Contention). Per kind the
+// task may go f_k = g_k·(1 − rc_k), divided by (1 + p) if rc_k > 0,
+// where g_k = min(1, a/d) under Limits and 1 under Shares; the slowest kind sets the pace: rate = speed · min_k f_k
 // over the compressible kinds the task demands in its current stage. An
 // uncontended task given its demand runs at the node's speed, so p only
 // applies to contended tasks. Rates are recomputed on a node whenever

@@ -48,6 +48,7 @@ type Job struct {
 	// doneThrough is the number of leading phases whose tasks have all
 	// finished: phase p computes iff p ≤ doneThrough.
 	doneThrough int
+	ready       int // ready tasks over the phases (Σ prog.Ready)
 	state       jobState
 	activeIdx   int
 	outcome     metrics.Outcome

@@ -24,7 +24,8 @@ import (
 //     list holds exactly the active jobs, in submission order;
 //   - the holding set is the jobs allocated a positive amount of some
 //     kind, and the Jain sums a sample takes over it are those over every
-//     active job, bit for bit;
+//     active job, bit for bit; the unmet-demand sums over the wanting set
+//     are those over every active job with a ready task;
 //   - each node's allocation and usage are bit for bit those of adding
 //     up its running tasks' terms in order (sums.go): every running
 //     attempt's recorded terms are its current ones, and the node's
@@ -57,6 +58,9 @@ func (s *Sim) CheckInvariants() error {
 	if got, want := s.jainSums(), s.naiveJainSums(); got != want {
 		return fail("Jain sums %+v over the holding set, %+v over the active jobs", got, want)
 	}
+	if got, want := s.unmetJainSums(), s.naiveUnmetJainSums(); got != want {
+		return fail("unmet-demand Jain sums %+v over the wanting set, %+v over the active jobs with ready tasks", got, want)
+	}
 	var view Task
 	ready, running, progressing := 0, 0, 0
 	var readyIn [schedkit.MaxPhases]int
@@ -71,6 +75,13 @@ func (s *Sim) CheckInvariants() error {
 		}
 		if in := s.holding[ji>>6]&(1<<(ji&63)) != 0; in != holds {
 			return fail("job %s in the holding set: %v, allocation %v", j.id, in, j.alloc)
+		}
+		jready := 0
+		for p := range j.phases {
+			jready += j.phases[p].prog.Ready
+		}
+		if in := s.wanting[ji>>6]&(1<<(ji&63)) != 0; jready != j.ready || in != (jready > 0) {
+			return fail("job %s: ready count %d, phases say %d; in the wanting set: %v", j.id, j.ready, jready, in)
 		}
 		switch j.state {
 		case jobEnded:

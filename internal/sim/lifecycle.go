@@ -252,6 +252,11 @@ func (s *Sim) unlock(j *Job, p int) {
 
 func (s *Sim) addReady(j *Job, p schedkit.Phase, n int) {
 	s.ready += n
+	if j.ready += n; j.ready > 0 {
+		s.wanting[j.idx>>6] |= 1 << (j.idx & 63)
+	} else {
+		s.wanting[j.idx>>6] &^= 1 << (j.idx & 63)
+	}
 	s.readyIn[p] += n
 	if s.computingOnly && int(p) > j.doneThrough {
 		return // counted in readyBy when the phase starts computing

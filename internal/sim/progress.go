@@ -175,7 +175,8 @@ func (s *Sim) victim(n *Node) *Task {
 // rate is t's progress in isolated time per unit of wall time, and pace
 // the fraction of full speed it runs at (penalty excluded). Each
 // compressible kind k the task demands now (d > 0) allows the factor
-// f_k = g_k·(1 − rc_k), divided by (1 + p) when rc_k > 0: rc_k is the
+// f_k = g_k·(1 − rc_k), divided by (1 + p) when rc_k > 0 (p =
+// Config.Penalty + Config.Contention.Penalty(rc_k)): rc_k is the
 // formula-(1) compression of k on the node serving it (its true demand
 // over capacity, formula (5)), and g_k = min(1, a/d) under Limits (the
 // task's own quota, formula (4) with rc = 1 − a/d), 1 under Shares. The
@@ -210,7 +211,7 @@ func (s *Sim) rate(t *Task) (rate, pace float64) {
 		f := g
 		if rc := h.rc[k]; rc > 0 {
 			g *= 1 - rc
-			f = g / (1 + s.cfg.Penalty)
+			f = g / (1 + s.cfg.Penalty + s.cfg.Contention.Penalty(rc))
 		}
 		pace = math.Min(pace, g)
 		slow = math.Min(slow, f)

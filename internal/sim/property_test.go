@@ -43,6 +43,7 @@ func randomSetup(seed uint64, nJobs int) (sim.Config, *workload.Workload) {
 	cfg.HeartbeatInterval = time.Duration(1+rng.IntN(5)) * time.Second
 	cfg.SlowStart = []float64{0, 0.05, 0.5, 1}[rng.IntN(4)]
 	cfg.Penalty = []float64{0, 0.1}[rng.IntN(2)]
+	cfg.Contention = []sim.Contention{{}, {Knee: 0.1, Slope: 8}}[rng.IntN(2)]
 	cfg.MetricsInterval = 30 * time.Second
 	cfg.OffloadKinds = []string{"acc"}
 	cfg.RecordTasks = true

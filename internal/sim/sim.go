@@ -96,6 +96,10 @@ type Sim struct {
 	// of some kind (noteAlloc): the only jobs whose dominant share a
 	// metrics sample adds up (jainSums).
 	holding []uint64
+	// wanting has bit i set iff job i has ready tasks (Job.ready > 0):
+	// the jobs with unmet demand, whose shares a sample's Unmet sums add
+	// up (unmetJainSums).
+	wanting []uint64
 	nActive int // active jobs
 	holes   int // ended jobs still in active
 	byID    map[schedkit.JobID]*Job
@@ -297,6 +301,7 @@ func (s *Sim) buildJobs(w *workload.Workload) error {
 	}
 	s.jobs = make([]Job, len(w.Jobs))
 	s.holding = make([]uint64, (len(w.Jobs)+63)/64)
+	s.wanting = make([]uint64, (len(w.Jobs)+63)/64)
 	allocs := make([]float64, s.k*len(w.Jobs))
 	started := make([]uint64, 0, nTasks/64+2*len(w.Jobs))
 	var last time.Duration

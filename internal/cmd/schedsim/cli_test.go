@@ -203,7 +203,7 @@ func TestCSVAndJSON(t *testing.T) {
 	walk(res)
 	tables := res[0]["tables"].([]any)
 	first := tables[0].(map[string]any)
-	if len(first["policies"].([]any)) != 5 || len(res[0]["assumptions"].([]any)) == 0 {
+	if len(first["policies"].([]any)) != 6 || len(res[0]["assumptions"].([]any)) == 0 {
 		t.Fatalf("json table: %v", first)
 	}
 	for _, m := range first["metrics"].([]any) {
