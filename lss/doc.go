@@ -49,8 +49,8 @@
 //  1. Implement schedkit.Job, Node and Cluster over its own state; the
 //     Cluster lists the live nodes and its Capacity is the sum of theirs
 //     (check with schedkit.CheckCluster in tests).
-//  2. On a job's arrival call Submit(now, job), with job.Submitted() ≤
-//     now. A refused job (any error) is not queued.
+//  2. On a job's arrival call Submit(now, job), with a non-zero
+//     job.Submitted() ≤ now. A refused job (any error) is not queued.
 //  3. Give times that never run backwards: each Submit and Heartbeat at
 //     or after the latest one before it (else ErrStaleTime).
 //  4. Keep each job's counters with PhaseProgress.Start, Finish, Stop and
@@ -148,9 +148,10 @@
 //     so a job gets at most one first map, even across heartbeats.
 //   - Kills are listed in queue order at the heartbeat; a job meeting
 //     both rules is reported as DeadlinePassed.
-//   - Times are held as nanosecond offsets from the first time given to
-//     the scheduler and must stay within 2⁶⁰ ns (about 36 years) of it
-//     (ErrTimeRange), which keeps all arithmetic exact in int64.
+//   - Times are held as nanosecond offsets from the first now a Submit or
+//     Heartbeat succeeded with, and must stay within 2⁶⁰ ns (about 36
+//     years) of it (ErrTimeRange), which keeps all arithmetic exact in
+//     int64; Order, which changes nothing, checks range only.
 //
 // # Concurrency
 //

@@ -8,11 +8,6 @@ import (
 	"github.com/schedkit/schedkit/estimate"
 )
 
-// timeLimit bounds time offsets from the scheduler's epoch. With offsets,
-// remaining work and credit all within 2⁶⁰ ns, every spare time and kill
-// threshold below fits in int64 exactly.
-const timeLimit = int64(estimate.Horizon)
-
 // Spare-time classes, the first component of the queue order.
 const (
 	classNegInf  int8 = iota // spare −∞: a phase cannot finish

@@ -72,6 +72,7 @@ func TestBadJobsChangeNothing(t *testing.T) {
 			{"negative finished duration", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, Finished: 1, FinishedDurationSum: -sec})}, schedkit.ErrInvalidProgress},
 			{"negative running start sum", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, Running: 1, RunningStartSum: -sec})}, schedkit.ErrInvalidProgress},
 			{"duration sum without finished tasks", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, FinishedDurationSum: sec})}, lss.ErrInvalidJob},
+			{"zero submission time", &hostJob{Key: "x", DeadlineAt: at(sec), Counters: p(ok)}, lss.ErrInvalidJob},
 			{"deadline centuries away", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(100 * 365 * 24 * time.Hour), Counters: p(ok)}, lss.ErrTimeRange},
 		}
 		for _, b := range bad {

@@ -183,7 +183,8 @@ func (s *Scheduler) rebuild() {
 // Horizon keep the order), while Work, Tavg and whether a phase cannot
 // finish read the counters and capacity only. So spare(t) = Deadline − t
 // − Work + Credit(t) ≥ spare(now) − (t − now) exactly (integers, no
-// saturation in range: see timeLimit), and Spare + Tavg < 0 needs
+// saturation: time offsets, remaining work and credit all stay within
+// 2⁶⁰ ns, clock.Limit and estimate.Horizon), and Spare + Tavg < 0 needs
 // t > now + spare(now) + Tavg; the deadline rule needs t > Deadline. A
 // spare time of −∞ from missing capacity leaves the deadline rule only
 // (killReason). TestDynamicKillBound checks the bound against an
