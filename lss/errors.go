@@ -44,8 +44,7 @@ var (
 	ErrStaleTime = errors.New("lss: time before an earlier call")
 	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
 	// from the first now a Submit or Heartbeat succeeded with, the range
-	// its exact
-	// integer arithmetic covers.
+	// its exact integer arithmetic covers.
 	ErrTimeRange = errors.New("lss: time out of range")
 	// ErrNotAdmitted is wrapped by *RefusedError: admission control found
 	// that the job could not meet its deadline even alone on the cluster.
