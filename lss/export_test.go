@@ -1,6 +1,12 @@
 package lss
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+)
 
 // CheckDynamicKillBounds checks every dynamic job's kill bound against a
 // full evaluation: for a job whose bound is at or after the latest time
@@ -25,4 +31,13 @@ func CheckDynamicKillBounds(s *Scheduler) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// PhaseWaves exposes phaseWaves (waves.go) for its worked-number test.
+func PhaseWaves(optimistic bool, pr schedkit.PhaseProgress, sinceSubmit, t time.Duration, c estimate.Capacity) (work, credit time.Duration, ok bool) {
+	m := waveEstimate
+	if optimistic {
+		m = waveOptimistic
+	}
+	return phaseWaves(m, &pr, pr.Total-pr.Finished, sinceSubmit, t, c)
 }

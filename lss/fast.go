@@ -51,16 +51,15 @@ func (s *Scheduler) classify(e *entry) {
 	default:
 		// No task runs, so spare(now) = evaluate(now=0) − now exactly.
 		ev := s.evaluate(e, 0, s.caps)
+		e.static = sKey{class: ev.class, key: ev.value}
 		switch {
-		case ev.class == classNegInf && ev.rem.NoCapacity:
-			e.static = sKey{class: classNegInf}
+		case ev.knocap:
 			e.killAt = e.dl // only the deadline rule applies (killReason)
-		case ev.class == classNegInf:
-			e.static = sKey{class: classNegInf}
+		case ev.kneg:
 			e.killAt = math.MinInt64
 		default:
-			e.static = sKey{class: classFinite, key: ev.value}
-			e.killAt = min(e.dl, ev.value+threshold(ev.tavg))
+			// slack(now) = slack(0) − now: killed once now > slack(0).
+			e.killAt = min(e.dl, ev.slack)
 		}
 	}
 }
@@ -190,10 +189,10 @@ func (s *Scheduler) rebuild() {
 // (killReason). TestDynamicKillBound checks the bound against an
 // evaluation at every heartbeat.
 func dynamicKillBound(e *entry, ev *eval, now int64) int64 {
-	if ev.class != classFinite {
+	if ev.knocap || ev.kneg {
 		return e.dl // −∞ with NoCapacity (any other −∞ is a kill)
 	}
-	return min(e.dl, now+ev.value+threshold(ev.tavg))
+	return min(e.dl, now+ev.slack)
 }
 
 // heartbeatFast decides exactly as heartbeatLiteral, from the index.
