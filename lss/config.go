@@ -74,7 +74,10 @@ type Config struct {
 	// Now − Optimistic < 0, Optimistic being, per phase, the longer of its
 	// running wave's time left (task time minus the mean elapsed time)
 	// and ⌈pending/slots⌉ waves of the task time, every pending task
-	// starting at once on all slots (waves.go). The order still follows
+	// starting at once on all slots (waves.go). A phase's task time there
+	// is the lower of its own average and the pooled one, and zero while
+	// the phase has finished no task: the paper prices a reduce at a
+	// map's time, which is a guess, not a bound. The order still follows
 	// the spare time (formula (3), or WaveRemaining). The deadline rule is
 	// unchanged.
 	OptimisticKill bool

@@ -17,19 +17,20 @@ import (
 // followed by waves of pending ones, and credit the running wave with its
 // tasks' mean elapsed time ⌊ΣR/R⌋.
 //
-// For phase p with task time t (the figure formula (3) uses: pooled,
-// per-phase or prior), R running tasks of mean elapsed e, P pending
-// tasks, and capacity S (F = max(⌊S⌋ − R, 0) of it free):
+// For phase p with task time t, R running tasks of mean elapsed e, P
+// pending tasks, and capacity S (F = max(⌊S⌋ − R, 0) of it free):
 //
-//   - wave model (WaveRemaining): with no running task, ⌈P/S⌉·t as in
+//   - wave model (WaveRemaining), t the figure formula (3) uses (pooled,
+//     per-phase or prior): with no running task, ⌈P/S⌉·t as in
 //     formula (3). Otherwise the running wave ends after run = max(t −
 //     e, 0); N = min(P, F) pending tasks start now on the free slots and
 //     take t; the other P − N follow in ⌈(P − N)/S⌉ waves of t, after the
 //     running wave if no pending task could start now, else after t:
 //     time = (N > 0 ? t : run) + ⌈(P − N)/S⌉·t;
-//   - optimistic model (OptimisticKill): every pending task runs at once
-//     beside the running ones on all S slots: time = max(run,
-//     ⌈P/S⌉·t).
+//   - optimistic model (OptimisticKill), t the lower of the phase's own
+//     average and the pooled one, or zero while the phase has finished
+//     no task (optimisticTaskTime): every pending task runs at once
+//     beside the running ones on all S slots: time = max(run, ⌈P/S⌉·t).
 //
 // Phases follow one another, so a job's time is the sum over its phases.
 // Work is each phase's waves at t, Credit what the running wave has
@@ -67,6 +68,18 @@ func (s *Scheduler) phaseTaskTime(e *entry, p int, pooled estimate.TaskTime) tim
 	return pooled.Avg
 }
 
+// optimisticTaskTime is the task time the optimistic model prices a phase
+// at: the lower of the phase's own average and the pooled one, or zero
+// while the phase has no finished task (nothing known about it bounds
+// it from below: a reduce's time is not a map's).
+func optimisticTaskTime(pr *schedkit.PhaseProgress, pooled estimate.TaskTime) time.Duration {
+	if pr.Finished == 0 {
+		return 0
+	}
+	t, _ := estimate.PhaseTaskTime(*pr, pooled)
+	return min(t.Avg, pooled.Avg)
+}
+
 // waveRemaining returns e's remaining time under model m, sinceSubmit
 // after its submission, on capacities caps, with pooled (known) as the
 // pooled average task time.
@@ -87,6 +100,9 @@ func (s *Scheduler) waveRemaining(m waveModel, e *entry, sinceSubmit time.Durati
 			continue // keep looking for NoCapacity
 		}
 		t := s.phaseTaskTime(e, p, pooled)
+		if m == waveOptimistic {
+			t = optimisticTaskTime(pr, pooled)
+		}
 		work, credit, ok := phaseWaves(m, pr, u, sinceSubmit, t, c)
 		if !ok || work > estimate.Horizon-r.Work {
 			r.CannotFinish = true
