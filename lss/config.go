@@ -190,10 +190,10 @@ func (c *Config) resolve() (*resource.Space, layout, error) {
 }
 
 // Recommended returns the configuration this package recommends over the
-// paper's for deadline jobs on MapReduce-like clusters: the paper's
-// algorithm with WaveRemaining and OptimisticKill (see the package doc,
-// "Recommended configuration", for what each removes and what it was
-// measured against). Set Cluster (and any other option) on the result.
+// paper's for hard deadlines: the paper's algorithm with OptimisticKill
+// (see the package doc, "Wrong early kills and the recommended
+// configuration", for what it removes and what it was measured against).
+// Set Cluster (and any other option) on the result.
 func Recommended() Config {
-	return Config{WaveRemaining: true, OptimisticKill: true}
+	return Config{OptimisticKill: true}
 }
