@@ -55,3 +55,40 @@ func TestPhaseWaves(t *testing.T) {
 		t.Error("work beyond estimate.Horizon: ok, want not")
 	}
 }
+
+// The wrong kill the options remove, in the form the FB-2009 replay
+// shows it (see the package doc): 600 workers × (2 map + 2 reduce), a job
+// of 100 maps with 98 finished in 20 s each and its last 2 running for
+// 15 s, its single reduce started early (slow-start), 15 s to its
+// deadline. Formula (3) gives each phase a whole wave of Tavg = 20 s and
+// credits the running tasks only ΣR/S with S = 1,200 slots: remaining
+// 39.9375 s, Spare + Tavg = 15 − 39.9375 + 20 < 0, killed. The maps need
+// 5 s more; the reduce's time is unknown (a reduce is not a map).
+func TestWaveOptionsSpareTheLastWave(t *testing.T) {
+	job := func() *hostJob {
+		return pjob("j", 0, 70*sec,
+			schedkit.PhaseProgress{Total: 100, Running: 2, Finished: 98, FinishedDurationSum: 98 * 20 * sec, RunningStartSum: 2 * 40 * sec},
+			schedkit.PhaseProgress{Total: 1, Running: 1, RunningStartSum: 10 * sec})
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  lss.Config
+		want string
+	}{
+		{"paper", lss.Config{}, "kill j: spare+tavg<0 (spare -24.9375s, tavg 20s)\n"},
+		{"waves", lss.Config{WaveRemaining: true}, ""}, // remaining 5 s: spare 10 s
+		{"recommended", lss.Recommended(), ""},         // optimistic 5 s: 15 − 5 ≥ 0
+		{"soft with optimistic kill", lss.Config{OptimisticKill: true, SoftDeadlines: true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			both(t, func(t *testing.T, lit bool) {
+				cl := newCluster(600, 2, 2, 0)
+				cfg := tc.cfg
+				cfg.Cluster, cfg.Literal = cl, lit
+				s := mustNew(t, cfg)
+				mustSubmit(t, s, at(55*sec), job())
+				expect(t, heartbeat(t, s, at(55*sec), cl.NodeList[0]), tc.want)
+			})
+		})
+	}
+}
