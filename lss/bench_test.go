@@ -32,16 +32,11 @@ type benchHost struct {
 	assigns int
 }
 
-// newBenchHost builds the host with jobs queued and warms it up for
-// warmSteps steps with the indexed scheduler. For the literal benchmark
-// it then hands the very same queue to a literal scheduler, so both
-// benchmarks start from the same state (and, deciding alike, stay in
-// step).
-func newBenchHost(b testing.TB, jobs, warmSteps int, literal bool) *benchHost {
-	return newBenchHostConfig(b, lss.Config{}, jobs, warmSteps, literal)
-}
-
-// newBenchHostConfig is newBenchHost with the options of base.
+// newBenchHostConfig builds the host, with the options of base, with
+// jobs queued and warms it up for warmSteps steps with the indexed
+// scheduler. For the literal benchmark it then hands the very same queue
+// to a literal scheduler with the same options, so both benchmarks start
+// from the same state (and, deciding alike, stay in step).
 func newBenchHostConfig(b testing.TB, base lss.Config, jobs, warmSteps int, literal bool) *benchHost {
 	cl := newCluster(100, 2, 1, 0)
 	cfg := base
