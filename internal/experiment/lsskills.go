@@ -215,7 +215,7 @@ func lssKillRecords(title string, v lssKillView, limit int) metrics.Table {
 		}
 		spareTavg := metrics.NA
 		if !f.Spare.CannotFinish {
-			spareTavg = (f.Spare.Time + f.TaskTime.Avg).Round(100 * time.Millisecond).String()
+			spareTavg = (f.Spare.Time + f.TaskTime.Avg).Round(time.Millisecond).String()
 		}
 		t.Rows = append(t.Rows, metrics.Row{
 			Name: v.w.Jobs[k.Job].ID,
