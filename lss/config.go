@@ -82,6 +82,16 @@ type Config struct {
 	// unchanged.
 	OptimisticKill bool
 
+	// NoFirstMapPass drops Algorithm 1's first pass (lines 10–18), which
+	// gives one map to every job with no finished and no running task
+	// before any job gets a second one. Fresh jobs then take their turn
+	// in least-spare-time order like every other job (by formula (5) they
+	// come after the started jobs whose spare time is smaller). Under
+	// load the first pass spreads the map slots over every new job, so
+	// many jobs start and few finish by their deadline; without it the
+	// slots go to the jobs closest to missing.
+	NoFirstMapPass bool
+
 	// Heterogeneous replaces slot counts in formula (3) by effective
 	// capacity: each node's slots weighted by its speed factor from
 	// NodeSpeeds (1 for unlisted nodes), rounded to thousandths (see
@@ -191,9 +201,9 @@ func (c *Config) resolve() (*resource.Space, layout, error) {
 
 // Recommended returns the configuration this package recommends over the
 // paper's for hard deadlines: the paper's algorithm with OptimisticKill
-// (see the package doc, "Wrong early kills and the recommended
-// configuration", for what it removes and what it was measured against).
-// Set Cluster (and any other option) on the result.
+// and NoFirstMapPass (see the package doc, "Wrong early kills and the
+// recommended configuration", for what each removes and what it was
+// measured against). Set Cluster (and any other option) on the result.
 func Recommended() Config {
-	return Config{OptimisticKill: true}
+	return Config{OptimisticKill: true, NoFirstMapPass: true}
 }

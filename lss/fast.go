@@ -243,7 +243,7 @@ func (s *Scheduler) heartbeatFast(hb *beat, dst []Decision) []Decision {
 	// Pass 1: fresh jobs are static with key = Deadline, so the fresh
 	// heap holds them in queue order.
 	k0 := s.lay.phaseKind[0]
-	for s.free[k0] > 0 && s.fresh.len() > 0 {
+	for !s.cfg.NoFirstMapPass && s.free[k0] > 0 && s.fresh.len() > 0 {
 		e := s.fresh.top()
 		s.fresh.remove(e)
 		dst = s.assign(dst, e, 0, 1, 1, hb)

@@ -100,11 +100,11 @@ var (
 
 // lssRecommendedName is the schedsim policy (and lss table column) of
 // lss.Recommended.
-const lssRecommendedName = "lss-optimistic"
+const lssRecommendedName = "lss-recommended"
 
 // lssRecommended is the recommended configuration (lss.Recommended) as a
 // column, named as its schedsim policy.
-var lssRecommended = policy.LSSOptions{Name: lssRecommendedName, OptimisticKill: true}
+var lssRecommended = policy.LSSOptions{Name: lssRecommendedName, OptimisticKill: true, NoFirstMapPass: true}
 
 // reduceLikeMap returns wc with ReduceRate raised so that the single
 // reduce of its largest workflow (W1/W4) takes a map's time, paper 000's
@@ -289,7 +289,8 @@ func runLSS(p Params) (Result, error) {
 		lssCol(policy.LSSOptions{Name: "LSS admission", Admission: true}),
 		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
 		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
-		lssCol(policy.LSSOptions{Name: "LSS waves+opt", WaveRemaining: true, OptimisticKill: true}),
+		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
+		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
 		lssCol(lssRecommended),
 	}, mainBases...)
 	hetero := append([]lssColumn{
@@ -310,7 +311,8 @@ func runLSS(p Params) (Result, error) {
 		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
 		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
 		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
-		lssCol(policy.LSSOptions{Name: "LSS waves+opt", WaveRemaining: true, OptimisticKill: true}),
+		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
+		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
 		lssCol(lssRecommended),
 	}, mainBases...)
 
@@ -523,7 +525,7 @@ func runLSS(p Params) (Result, error) {
 			"a task of a later phase timed from the later of its start and the end of the previous phase (so an early reduce's shuffle wait is not counted)",
 		"-drop columns: the baseline wrapped in policy.DropAtDeadline, which ends a job at the first heartbeat past its deadline (freeing its slots) but never earlier; "+
 			"LSS soft never ends a job: together they split LSS's lead into what its order gains (LSS soft vs FIFO, EDF) and what ending hopeless jobs gains (FIFO-drop, EDF-drop vs FIFO, EDF)",
-		"waves = WaveRemaining, waves+opt = WaveRemaining and OptimisticKill, "+lssRecommendedName+" = lss.Recommended(), OptimisticKill (schedsim -policies "+lssRecommendedName+")",
+		"waves = WaveRemaining, optimistic = OptimisticKill, no-first-pass = NoFirstMapPass, "+lssRecommendedName+" = lss.Recommended(): OptimisticKill and NoFirstMapPass (schedsim -policies "+lssRecommendedName+")",
 		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot); "+
 			"met under LSS soft: the killed job met its deadline in the LSS soft run of the same workload (same order, nothing killed)",
 	)

@@ -160,7 +160,7 @@ func TestLSSExperimentSmall(t *testing.T) {
 			}
 		}
 	}
-	if got := res.Tables[0].Columns; !cmp.Equal(got, []string{"LSS", "LSS soft", "LSS per-phase", "LSS admission", "LSS priors", "LSS waves", "LSS waves+opt", "lss-optimistic",
+	if got := res.Tables[0].Columns; !cmp.Equal(got, []string{"LSS", "LSS soft", "LSS per-phase", "LSS admission", "LSS priors", "LSS waves", "LSS optimistic", "LSS no-first-pass", "lss-recommended",
 		"FIFO", "FIFO-drop", "EDF", "EDF-drop", "Fair", "Capacity", "DRF"}) {
 		t.Errorf("columns %q", got)
 	}

@@ -40,9 +40,9 @@ type LSSOptions struct {
 	Heterogeneous bool
 	// PhaseKinds is lss.Config.PhaseKinds (nil: map and reduce slots).
 	PhaseKinds []string
-	// WaveRemaining and OptimisticKill are passed to lss.Config as they
-	// are.
-	WaveRemaining, OptimisticKill bool
+	// WaveRemaining, OptimisticKill and NoFirstMapPass are passed to
+	// lss.Config as they are.
+	WaveRemaining, OptimisticKill, NoFirstMapPass bool
 }
 
 // LSSStats counts what an LSS decided over one run.
@@ -160,6 +160,7 @@ func NewLSS(cfg *sim.Config, opt LSSOptions) (*LSS, error) {
 		Literal:            opt.Literal,
 		WaveRemaining:      opt.WaveRemaining,
 		OptimisticKill:     opt.OptimisticKill,
+		NoFirstMapPass:     opt.NoFirstMapPass,
 	}
 	if opt.Heterogeneous {
 		lc.Heterogeneous = true
