@@ -32,14 +32,16 @@ type benchHost struct {
 	assigns int
 }
 
-// newBenchHost builds the host with jobs queued and warms it up for
-// warmSteps steps with the indexed scheduler. For the literal benchmark
-// it then hands the very same queue to a literal scheduler, so both
-// benchmarks start from the same state (and, deciding alike, stay in
-// step).
-func newBenchHost(b testing.TB, jobs, warmSteps int, literal bool) *benchHost {
+// newBenchHostConfig builds the host, with the options of base, with
+// jobs queued and warms it up for warmSteps steps with the indexed
+// scheduler. For the literal benchmark it then hands the very same queue
+// to a literal scheduler with the same options, so both benchmarks start
+// from the same state (and, deciding alike, stay in step).
+func newBenchHostConfig(b testing.TB, base lss.Config, jobs, warmSteps int, literal bool) *benchHost {
 	cl := newCluster(100, 2, 1, 0)
-	s, err := lss.New(lss.Config{Cluster: cl})
+	cfg := base
+	cfg.Cluster = cl
+	s, err := lss.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +67,8 @@ func newBenchHost(b testing.TB, jobs, warmSteps int, literal bool) *benchHost {
 	if literal {
 		// Right after a heartbeat every job's deadline is still ahead
 		// (the others were killed), so every job can be resubmitted.
-		h.s, err = lss.New(lss.Config{Cluster: cl, Literal: true})
+		cfg.Literal = true
+		h.s, err = lss.New(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -201,10 +204,10 @@ func (h *benchHost) complete(t lsstest.Task) {
 
 var benchSizes = []int{100, 1000, 10000}
 
-func benchHeartbeat(b *testing.B, literal bool) {
+func benchHeartbeat(b *testing.B, base lss.Config, literal bool) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
-			h := newBenchHost(b, n, 20000, literal)
+			h := newBenchHostConfig(b, base, n, 20000, literal)
 			b.ReportAllocs()
 			for b.Loop() {
 				h.step()
@@ -219,11 +222,22 @@ func benchHeartbeat(b *testing.B, literal bool) {
 // BenchmarkHeartbeat measures one heartbeat of the indexed implementation
 // with the host's work around it (task completions, Update, Remove,
 // Submit of replacements), at a steady queue length.
-func BenchmarkHeartbeat(b *testing.B) { benchHeartbeat(b, false) }
+func BenchmarkHeartbeat(b *testing.B) { benchHeartbeat(b, lss.Config{}, false) }
+
+// BenchmarkHeartbeatRecommended is BenchmarkHeartbeat under
+// lss.Recommended() (and BenchmarkHeartbeatWaves under WaveRemaining
+// too): the cost of the options over the paper's rule.
+func BenchmarkHeartbeatRecommended(b *testing.B) { benchHeartbeat(b, lss.Recommended(), false) }
+
+// BenchmarkHeartbeatWaves is BenchmarkHeartbeat with WaveRemaining and
+// OptimisticKill.
+func BenchmarkHeartbeatWaves(b *testing.B) {
+	benchHeartbeat(b, lss.Config{WaveRemaining: true, OptimisticKill: true}, false)
+}
 
 // BenchmarkHeartbeatLiteral is the same host driving the paper's literal
 // recompute-and-sort implementation: the reference for the ratio.
-func BenchmarkHeartbeatLiteral(b *testing.B) { benchHeartbeat(b, true) }
+func BenchmarkHeartbeatLiteral(b *testing.B) { benchHeartbeat(b, lss.Config{}, true) }
 
 // TestBenchHostsAgree checks that the benchmark's host makes the same
 // decisions under both implementations, so the two benchmarks time the
@@ -233,16 +247,18 @@ func TestBenchHostsAgree(t *testing.T) {
 	if testing.Short() {
 		n = 200
 	}
-	fast, lit := newBenchHost(t, n, 2000, false), newBenchHost(t, n, 2000, true)
-	for range 3000 {
-		fast.step()
-		lit.step()
-		if d := diffDecisions(fast.dec, lit.dec); d != "" {
-			t.Fatalf("step %d:\n%s", fast.steps, d)
+	for _, base := range []lss.Config{{}, lss.Recommended(), {WaveRemaining: true, OptimisticKill: true}} {
+		fast, lit := newBenchHostConfig(t, base, n, 2000, false), newBenchHostConfig(t, base, n, 2000, true)
+		for range 3000 {
+			fast.step()
+			lit.step()
+			if d := diffDecisions(fast.dec, lit.dec); d != "" {
+				t.Fatalf("%+v: step %d:\n%s", base, fast.steps, d)
+			}
 		}
+		if fast.kills == 0 || fast.assigns == 0 {
+			t.Fatalf("%+v: %d kills, %d tasks assigned: the workload exercises too little", base, fast.kills, fast.assigns)
+		}
+		t.Logf("%+v: %d steps: %d tasks assigned, %d kills", base, fast.steps, fast.assigns, fast.kills)
 	}
-	if fast.kills == 0 || fast.assigns == 0 {
-		t.Fatalf("%d kills, %d tasks assigned: the workload exercises too little", fast.kills, fast.assigns)
-	}
-	t.Logf("%d steps: %d tasks assigned, %d kills", fast.steps, fast.assigns, fast.kills)
 }

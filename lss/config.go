@@ -56,6 +56,42 @@ type Config struct {
 	// the option. See estimate.PriorTaskTime.
 	PhaseTaskTimeHints bool
 
+	// WaveRemaining replaces formula (3) by a wave-aware remaining time
+	// (the wave model, waves.go): per phase, the running tasks form a wave
+	// that ends after the phase's task time minus their mean elapsed
+	// time, and the pending tasks run in ⌈pending/slots⌉ waves of the
+	// phase's task time after it (or beside it, on free slots). Formula
+	// (3) credits running tasks only ΣR/S, S the whole cluster's slots,
+	// so on a large cluster a job in its last wave looks almost a whole
+	// task time further from the end than it is. The task time of each
+	// phase is the one formula (3) would use (pooled, PerPhaseTaskTime,
+	// PhaseTaskTimeHints). Order and kills both use it; formula (5)
+	// still applies before any task has finished.
+	WaveRemaining bool
+
+	// OptimisticKill makes the early kill judge an optimistic bound
+	// instead of Spare + Tavg: a job is killed early only when Deadline −
+	// Now − Optimistic < 0, Optimistic being, per phase, the longer of its
+	// running wave's time left (task time minus the mean elapsed time)
+	// and ⌈pending/slots⌉ waves of the task time, every pending task
+	// starting at once on all slots (waves.go). A phase's task time there
+	// is the lower of its own average and the pooled one, and zero while
+	// the phase has finished no task: the paper prices a reduce at a
+	// map's time, which is a guess, not a bound. The order still follows
+	// the spare time (formula (3), or WaveRemaining). The deadline rule is
+	// unchanged.
+	OptimisticKill bool
+
+	// NoFirstMapPass drops Algorithm 1's first pass (lines 10–18), which
+	// gives one map to every job with no finished and no running task
+	// before any job gets a second one. Fresh jobs then take their turn
+	// in least-spare-time order like every other job (by formula (5) they
+	// come after the started jobs whose spare time is smaller). Under
+	// load the first pass spreads the map slots over every new job, so
+	// many jobs start and few finish by their deadline; without it the
+	// slots go to the jobs closest to missing.
+	NoFirstMapPass bool
+
 	// Heterogeneous replaces slot counts in formula (3) by effective
 	// capacity: each node's slots weighted by its speed factor from
 	// NodeSpeeds (1 for unlisted nodes), rounded to thousandths (see
@@ -161,4 +197,13 @@ func (c *Config) resolve() (*resource.Space, layout, error) {
 		return fail("negative AdmissionTaskTime %v", c.AdmissionTaskTime)
 	}
 	return sp, l, nil
+}
+
+// Recommended returns the configuration this package recommends over the
+// paper's for hard deadlines: the paper's algorithm with OptimisticKill
+// and NoFirstMapPass (see the package doc, "Wrong early kills and the
+// recommended configuration", for what each removes and what it was
+// measured against). Set Cluster (and any other option) on the result.
+func Recommended() Config {
+	return Config{OptimisticKill: true, NoFirstMapPass: true}
 }

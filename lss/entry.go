@@ -8,11 +8,6 @@ import (
 	"github.com/schedkit/schedkit/estimate"
 )
 
-// timeLimit bounds time offsets from the scheduler's epoch. With offsets,
-// remaining work and credit all within 2⁶⁰ ns, every spare time and kill
-// threshold below fits in int64 exactly.
-const timeLimit = int64(estimate.Horizon)
-
 // Spare-time classes, the first component of the queue order.
 const (
 	classNegInf  int8 = iota // spare −∞: a phase cannot finish
@@ -65,6 +60,13 @@ type eval struct {
 	spare estimate.Spare
 	class int8
 	value int64 // spare time in ns when class is classFinite
+
+	// The kill rule's figures (killReason): it holds (with Tavg known)
+	// when kneg, or when slack < 0, unless knocap. Without
+	// OptimisticKill: kneg is class == classNegInf, knocap is
+	// rem.NoCapacity and slack is value + Tavg.
+	kneg, knocap bool
+	slack        int64
 }
 
 // cmpOrder is the queue order at one instant, given each job's spare
@@ -133,22 +135,42 @@ func (s *Scheduler) evaluate(e *entry, now int64, caps []estimate.Capacity) eval
 	if s.cfg.PhaseTaskTimeHints {
 		opt.Priors = e.hint
 	}
+	since, left := time.Duration(now-e.sub), time.Duration(e.dl-now)
 	est := estimate.Evaluate(estimate.Counters{
 		Phases:      e.prog,
 		Capacity:    caps,
-		SinceSubmit: time.Duration(now - e.sub),
-		Left:        time.Duration(e.dl - now),
+		SinceSubmit: since,
+		Left:        left,
 		NoDeadline:  !e.hasDL,
 	}, opt)
+	if s.cfg.WaveRemaining && est.TaskTime.Known {
+		est.Remaining = s.waveRemaining(waveEstimate, e, since, caps, est.TaskTime)
+		if e.hasDL {
+			est.Spare = estimate.SpareLeft(left, est.Remaining)
+		}
+	}
 	ev := eval{tavg: est.TaskTime, rem: est.Remaining, spare: est.Spare}
 	switch {
 	case !e.hasDL:
 		ev.class = classNoLimit
+		return ev
 	case est.Spare.CannotFinish:
 		ev.class = classNegInf
 	default:
 		ev.class = classFinite
 		ev.value = int64(est.Spare.Time)
+	}
+	ev.kneg, ev.knocap = ev.class == classNegInf, ev.rem.NoCapacity
+	if ev.class == classFinite {
+		ev.slack = ev.value + threshold(ev.tavg)
+	}
+	if s.cfg.OptimisticKill && ev.tavg.Known {
+		r := s.waveRemaining(waveOptimistic, e, since, caps, ev.tavg)
+		sp := estimate.SpareLeft(left, r)
+		ev.kneg, ev.knocap, ev.slack = sp.CannotFinish, r.NoCapacity, 0
+		if !sp.CannotFinish {
+			ev.slack = int64(sp.Time)
+		}
 	}
 	return ev
 }
@@ -160,9 +182,10 @@ func threshold(t estimate.TaskTime) int64 {
 
 // killReason applies the kill rules of Algorithm 1 lines 4–5 to an
 // evaluation at now: deadline passed, else Spare + Tavg < 0 with Tavg
-// known (−∞ spare included) — except while a phase with unfinished work
-// has no capacity at all (a rolling restart): that is the cluster's
-// state, not the job's, and no early kill is made on it.
+// known (−∞ spare included; with OptimisticKill, Deadline − Now −
+// Optimistic < 0) — except while a phase with unfinished work has no
+// capacity at all (a rolling restart): that is the cluster's state, not
+// the job's, and no early kill is made on it.
 func killReason(e *entry, ev *eval, now int64) Reason {
 	if !e.hasDL {
 		return NoReason
@@ -170,7 +193,7 @@ func killReason(e *entry, ev *eval, now int64) Reason {
 	if now > e.dl {
 		return DeadlinePassed
 	}
-	if ev.tavg.Known && !ev.rem.NoCapacity && (ev.class == classNegInf || ev.value+threshold(ev.tavg) < 0) {
+	if ev.tavg.Known && !ev.knocap && (ev.kneg || ev.slack < 0) {
 		return SpareExhausted
 	}
 	return NoReason

@@ -30,6 +30,14 @@ var variants = []variant{
 	{"phase-hints", lss.Config{PhaseTaskTimeHints: true}, 2, []float64{2, 1, 0}},
 	{"phase-hints per-phase admission", lss.Config{PhaseTaskTimeHints: true, PerPhaseTaskTime: true, Admission: true}, 2, []float64{2, 1, 0}},
 	{"phase-hints three-phases heterogeneous", lss.Config{PhaseTaskTimeHints: true, PhaseKinds: []string{"map-slot", "reduce-slot", "merge-slot"}, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n01": 1.5}}, 3, []float64{2, 1, 1}},
+	{"waves", lss.Config{WaveRemaining: true}, 2, []float64{2, 1, 0}},
+	{"optimistic-kill", lss.Config{OptimisticKill: true}, 2, []float64{2, 1, 0}},
+	{"recommended", lss.Recommended(), 2, []float64{2, 1, 0}},
+	{"waves optimistic per-phase soft", lss.Config{WaveRemaining: true, OptimisticKill: true, PerPhaseTaskTime: true, SoftDeadlines: true}, 2, []float64{2, 1, 0}},
+	{"waves optimistic phase-hints three-phases heterogeneous", lss.Config{WaveRemaining: true, OptimisticKill: true, PhaseTaskTimeHints: true, PhaseKinds: []string{"map-slot", "reduce-slot", "merge-slot"}, Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": 0.5, "n01": 1.5}}, 3, []float64{2, 1, 1}},
+	{"waves shared-kind admission", lss.Config{WaveRemaining: true, PhaseKinds: []string{"map-slot", "map-slot", "reduce-slot"}, Admission: true, AdmissionTaskTime: 15 * sec}, 3, []float64{3, 1, 0}},
+	{"no-first-pass", lss.Config{NoFirstMapPass: true}, 2, []float64{2, 1, 0}},
+	{"no-first-pass waves soft three-phases", lss.Config{NoFirstMapPass: true, WaveRemaining: true, SoftDeadlines: true, PhaseKinds: []string{"map-slot", "reduce-slot", "merge-slot"}}, 3, []float64{2, 1, 1}},
 }
 
 // pair returns the variant's config as indexed and literal.
@@ -87,6 +95,9 @@ func FuzzEvents(f *testing.F) {
 	f.Add(uint8(3), uint64(11), []byte{13, 0, 0, 4, 13, 4, 15, 9, 12, 15})
 	f.Add(uint8(7), uint64(5), []byte{0, 0, 4, 9, 9, 4, 15, 0, 14, 4, 9, 15, 15})
 	f.Add(uint8(9), uint64(2), []byte{0, 0, 0, 4, 9, 13, 4, 9, 14, 15, 15, 12, 15})
+	for vi := 10; vi < 18; vi++ {
+		f.Add(uint8(vi), uint64(vi), []byte{0, 0, 4, 9, 4, 15, 0, 4, 4, 9, 13, 4, 9, 14, 15, 15, 12, 15})
+	}
 	f.Fuzz(func(t *testing.T, vi uint8, seed uint64, ops []byte) {
 		if len(ops) > 400 {
 			ops = ops[:400]

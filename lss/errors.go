@@ -3,11 +3,11 @@ package lss
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/errtext"
 )
 
 // Sentinel errors. Every error the package returns is an *Error or a
@@ -43,8 +43,8 @@ var (
 	// not run backwards.
 	ErrStaleTime = errors.New("lss: time before an earlier call")
 	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
-	// from the first time the scheduler was given, the range its exact
-	// integer arithmetic covers.
+	// from the first now a Submit or Heartbeat succeeded with, the range
+	// its exact integer arithmetic covers.
 	ErrTimeRange = errors.New("lss: time out of range")
 	// ErrNotAdmitted is wrapped by *RefusedError: admission control found
 	// that the job could not meet its deadline even alone on the cluster.
@@ -63,32 +63,15 @@ type Error struct {
 	Cause  error           // underlying error, or nil
 }
 
-// Error describes the failure: operation, job or node, sentinel, reason.
+// Error describes the failure: operation, job or node, sentinel, reason
+// and cause, naming the package once.
 func (e *Error) Error() string {
-	msg := "lss: " + e.Op
-	if e.Job != "" {
-		msg += fmt.Sprintf(": job %q", e.Job)
-	}
-	if e.Node != "" {
-		msg += fmt.Sprintf(": node %q", e.Node)
-	}
-	msg += ": " + bare(e.Err)
-	if e.Reason != "" {
-		msg += ": " + e.Reason
-	}
-	if e.Cause != nil {
-		msg += ": " + bare(e.Cause)
-	}
-	return msg
+	return errtext.Format(errtext.Parts{Pkg: "lss", Op: e.Op, Job: string(e.Job), Node: string(e.Node),
+		Sentinel: e.Err, Reason: e.Reason, Cause: e.Cause})
 }
 
 // Unwrap returns the sentinel and the cause, if any.
-func (e *Error) Unwrap() []error {
-	if e.Cause != nil {
-		return []error{e.Err, e.Cause}
-	}
-	return []error{e.Err}
-}
+func (e *Error) Unwrap() []error { return errtext.Unwrap(e.Err, e.Cause) }
 
 // RefusedError is returned by Submit when admission control refuses a
 // job. It wraps ErrNotAdmitted and carries the figures of the decision.
@@ -110,27 +93,14 @@ type RefusedError struct {
 // Error describes the refusal and its figures.
 func (e *RefusedError) Error() string {
 	if e.Spare.CannotFinish {
-		return fmt.Sprintf("lss: Submit: job %q: %s: it cannot finish on the cluster's slots", e.Job, bare(ErrNotAdmitted))
+		return fmt.Sprintf("lss: Submit: job %q: %s: it cannot finish on the cluster's slots", e.Job, errtext.Bare(ErrNotAdmitted))
 	}
 	return fmt.Sprintf("lss: Submit: job %q: %s: needs %v alone with %s task time %v, deadline in %v",
-		e.Job, bare(ErrNotAdmitted), e.Remaining.Time, e.Source, e.TaskTime, e.Deadline.Sub(e.Now))
+		e.Job, errtext.Bare(ErrNotAdmitted), e.Remaining.Time, e.Source, e.TaskTime, e.Deadline.Sub(e.Now))
 }
 
 // Unwrap returns ErrNotAdmitted.
 func (e *RefusedError) Unwrap() error { return ErrNotAdmitted }
-
-// bare returns err's text without its package prefix (lss's own, or the
-// root package's on a wrapped *schedkit.ProgressError), so that the text
-// names a package once.
-func bare(err error) string {
-	msg := err.Error()
-	for _, p := range [...]string{"lss: ", "schedkit: "} {
-		if m, ok := strings.CutPrefix(msg, p); ok {
-			return m
-		}
-	}
-	return msg
-}
 
 func errf(op string, sentinel error, id schedkit.JobID, format string, args ...any) error {
 	return &Error{Op: op, Job: id, Err: sentinel, Reason: fmt.Sprintf(format, args...)}

@@ -72,6 +72,7 @@ func TestBadJobsChangeNothing(t *testing.T) {
 			{"negative finished duration", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, Finished: 1, FinishedDurationSum: -sec})}, schedkit.ErrInvalidProgress},
 			{"negative running start sum", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, Running: 1, RunningStartSum: -sec})}, schedkit.ErrInvalidProgress},
 			{"duration sum without finished tasks", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(sec), Counters: p(schedkit.PhaseProgress{Total: 1, FinishedDurationSum: sec})}, lss.ErrInvalidJob},
+			{"zero submission time", &hostJob{Key: "x", DeadlineAt: at(sec), Counters: p(ok)}, lss.ErrInvalidJob},
 			{"deadline centuries away", &hostJob{Key: "x", SubmittedAt: t0, DeadlineAt: at(100 * 365 * 24 * time.Hour), Counters: p(ok)}, lss.ErrTimeRange},
 		}
 		for _, b := range bad {
@@ -162,7 +163,8 @@ func TestBadHeartbeats(t *testing.T) {
 
 // FuzzSubmitHeartbeat feeds arbitrary counters, times and free slots to
 // Submit, Update and Heartbeat of both implementations: no panic, errors
-// are typed, and the decisions agree.
+// are typed (a now before the first Submit is ErrStaleTime), and the
+// decisions agree.
 func FuzzSubmitHeartbeat(f *testing.F) {
 	f.Add(10, 2, 4, 4, int64(180*sec), int64(80*sec), 1, 0, 0, 0, int64(0), int64(0), int64(0), int64(300*sec), int64(100*sec), 2.0, 1.0)
 	f.Add(1, 0, 0, 1, int64(0), int64(0), 1, 0, 0, 1, int64(0), int64(0), int64(-5), int64(-1), int64(0), math.NaN(), -1.0)
@@ -191,7 +193,12 @@ func FuzzSubmitHeartbeat(f *testing.F) {
 			}
 			cl.NodeList[0].Free[1], cl.NodeList[0].Free[2] = freeMap, freeRed
 			ds, err := s.Heartbeat(at(time.Duration(now)), cl.NodeList[0], nil)
-			if err != nil && !errors.Is(err, lss.ErrInvalidNode) && !errors.Is(err, lss.ErrTimeRange) {
+			// "other" was submitted at t0, so a now before it is stale
+			// (and only then).
+			switch {
+			case err == nil || errors.Is(err, lss.ErrInvalidNode) || errors.Is(err, lss.ErrTimeRange):
+			case errors.Is(err, lss.ErrStaleTime) && now < 0:
+			default:
 				t.Fatalf("Heartbeat: %v", err)
 			}
 			free := [3]int{}

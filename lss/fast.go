@@ -51,16 +51,15 @@ func (s *Scheduler) classify(e *entry) {
 	default:
 		// No task runs, so spare(now) = evaluate(now=0) − now exactly.
 		ev := s.evaluate(e, 0, s.caps)
+		e.static = sKey{class: ev.class, key: ev.value}
 		switch {
-		case ev.class == classNegInf && ev.rem.NoCapacity:
-			e.static = sKey{class: classNegInf}
+		case ev.knocap:
 			e.killAt = e.dl // only the deadline rule applies (killReason)
-		case ev.class == classNegInf:
-			e.static = sKey{class: classNegInf}
+		case ev.kneg:
 			e.killAt = math.MinInt64
 		default:
-			e.static = sKey{class: classFinite, key: ev.value}
-			e.killAt = min(e.dl, ev.value+threshold(ev.tavg))
+			// slack(now) = slack(0) − now: killed once now > slack(0).
+			e.killAt = min(e.dl, ev.slack)
 		}
 	}
 }
@@ -183,16 +182,17 @@ func (s *Scheduler) rebuild() {
 // Horizon keep the order), while Work, Tavg and whether a phase cannot
 // finish read the counters and capacity only. So spare(t) = Deadline − t
 // − Work + Credit(t) ≥ spare(now) − (t − now) exactly (integers, no
-// saturation in range: see timeLimit), and Spare + Tavg < 0 needs
+// saturation: time offsets, remaining work and credit all stay within
+// 2⁶⁰ ns, clock.Limit and estimate.Horizon), and Spare + Tavg < 0 needs
 // t > now + spare(now) + Tavg; the deadline rule needs t > Deadline. A
 // spare time of −∞ from missing capacity leaves the deadline rule only
 // (killReason). TestDynamicKillBound checks the bound against an
 // evaluation at every heartbeat.
 func dynamicKillBound(e *entry, ev *eval, now int64) int64 {
-	if ev.class != classFinite {
+	if ev.knocap || ev.kneg {
 		return e.dl // −∞ with NoCapacity (any other −∞ is a kill)
 	}
-	return min(e.dl, now+ev.value+threshold(ev.tavg))
+	return min(e.dl, now+ev.slack)
 }
 
 // heartbeatFast decides exactly as heartbeatLiteral, from the index.
@@ -243,7 +243,7 @@ func (s *Scheduler) heartbeatFast(hb *beat, dst []Decision) []Decision {
 	// Pass 1: fresh jobs are static with key = Deadline, so the fresh
 	// heap holds them in queue order.
 	k0 := s.lay.phaseKind[0]
-	for s.free[k0] > 0 && s.fresh.len() > 0 {
+	for !s.cfg.NoFirstMapPass && s.free[k0] > 0 && s.fresh.len() > 0 {
 		e := s.fresh.top()
 		s.fresh.remove(e)
 		dst = s.assign(dst, e, 0, 1, 1, hb)

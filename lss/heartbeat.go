@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 // Heartbeat runs Algorithm 1 for node at now and appends the decisions to
@@ -38,31 +39,22 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
 	}
 	id := node.ID()
-	epoch, epochSet := s.epoch, s.epochSet
-	s.setEpoch(now)
-	fail := func(err error) ([]Decision, error) {
-		s.epoch, s.epochSet = epoch, epochSet
-		return dst, err
-	}
-	nowOff, ok := s.offset(now)
-	if !ok {
-		return fail(&Error{Op: op, Node: id, Err: ErrTimeRange, Reason: "now more than 2^60 ns from the first time given"})
-	}
-	if err := s.staleErr(op, "", id, now, nowOff); err != nil {
-		return fail(err)
+	r, f := s.clock.Check(now)
+	if f != clock.OK {
+		return dst, s.timeErr(op, "", id, f, now)
 	}
 	if err := s.member(op, id); err != nil {
-		return fail(err)
+		return dst, err
 	}
 	if err := s.readCapacity(op, s.capsNew); err != nil {
-		return fail(err)
+		return dst, err
 	}
 	if err := s.readFree(op, node); err != nil {
-		return fail(err)
+		return dst, err
 	}
-	s.latest = nowOff
+	s.clock.Commit(r)
 	s.seq++
-	hb := beat{now: nowOff, nowT: now, node: id}
+	hb := beat{now: r.Now, nowT: now, node: id}
 	if s.cfg.Literal {
 		return s.heartbeatLiteral(&hb, dst), nil
 	}

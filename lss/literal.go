@@ -27,7 +27,7 @@ func (s *Scheduler) heartbeatLiteral(hb *beat, dst []Decision) []Decision {
 	// task.
 	k0 := s.lay.phaseKind[0]
 	for _, e := range order {
-		if s.free[k0] == 0 {
+		if s.free[k0] == 0 || s.cfg.NoFirstMapPass {
 			break
 		}
 		if e.fresh() && e.avail(0) > 0 {

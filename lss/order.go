@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 // JobStatus is one queued job as Order reports it.
@@ -27,10 +28,11 @@ func (s *Scheduler) Order(now time.Time, dst []JobStatus) ([]JobStatus, error) {
 	if len(s.all) == 0 {
 		return dst, nil // (and the epoch may not be set yet)
 	}
-	nowOff, ok := s.offset(now)
-	if !ok {
-		return dst, &Error{Op: op, Err: ErrTimeRange, Reason: "now more than 2^60 ns from the first time given"}
+	r, f := s.clock.Peek(now)
+	if f != clock.OK {
+		return dst, s.timeErr(op, "", "", f, now)
 	}
+	nowOff := r.Now
 	caps := make([]estimate.Capacity, len(s.lay.phaseKind))
 	if err := s.readCapacity(op, caps); err != nil {
 		return dst, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/clock"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -32,9 +33,10 @@ type Scheduler struct {
 	lay     layout
 	speeds  map[schedkit.NodeID]int64 // milli-speeds (Heterogeneous)
 
-	epoch    time.Time
-	epochSet bool
-	latest   int64 // the latest now given to Submit or Heartbeat, from the epoch
+	// clock holds the epoch (the first now a Submit or Heartbeat
+	// succeeded with) and the latest such now; times are offsets from
+	// the epoch.
+	clock clock.Clock
 
 	// nodeAt caches each live node's index in the cluster, to check that
 	// a heartbeating node belongs to it in O(1) (rebuilt on a miss).
@@ -130,27 +132,14 @@ func (s *Scheduler) Len() int { return len(s.all) }
 // (2 unless Config.PhaseKinds lists more).
 func (s *Scheduler) Phases() int { return len(s.lay.phaseKind) }
 
-// offset converts t to ns from the epoch, checking the range.
-func (s *Scheduler) offset(t time.Time) (int64, bool) {
-	d := int64(t.Sub(s.epoch))
-	return d, d >= -timeLimit && d <= timeLimit
-}
-
-// setEpoch fixes the epoch at the first time the scheduler is given.
-func (s *Scheduler) setEpoch(now time.Time) {
-	if !s.epochSet {
-		s.epoch, s.epochSet, s.latest = now, true, 0
+// timeErr is the error for a clock fault of now: ErrTimeRange or
+// ErrStaleTime.
+func (s *Scheduler) timeErr(op string, job schedkit.JobID, node schedkit.NodeID, f clock.Fault, now time.Time) error {
+	sentinel := ErrStaleTime
+	if f == clock.Range {
+		sentinel = ErrTimeRange
 	}
-}
-
-// staleErr returns an ErrStaleTime error if nowOff is before the latest
-// time given to Submit or Heartbeat.
-func (s *Scheduler) staleErr(op string, job schedkit.JobID, node schedkit.NodeID, now time.Time, nowOff int64) error {
-	if nowOff >= s.latest {
-		return nil
-	}
-	return &Error{Op: op, Job: job, Node: node, Err: ErrStaleTime,
-		Reason: fmt.Sprintf("now %v is before %v, given earlier", now, s.epoch.Add(time.Duration(s.latest)))}
+	return &Error{Op: op, Job: job, Node: node, Err: sentinel, Reason: s.clock.Reason(f, now)}
 }
 
 // readProgress reads and checks j's counters into s.prog.
@@ -192,7 +181,8 @@ func (s *Scheduler) readHints(op string, j schedkit.Job, id schedkit.JobID, n in
 // Submit queues job j, which arrived at now (or earlier). It reads the
 // job's ID, submission time, deadline and counters (and, with
 // PhaseTaskTimeHints, its phase hints). It fails, queuing nothing, on a
-// nil job (also a typed nil pointer), an empty or duplicate ID, more
+// nil job (also a typed nil pointer), an empty or duplicate ID, a zero
+// submission time, more
 // phases than configured, inconsistent counters or a bad phase hint, a
 // submission time after now, a deadline before the submission or already
 // passed at now, a now before the latest time given to Submit or
@@ -211,45 +201,46 @@ func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
 	if _, dup := s.jobs[id]; dup {
 		return &Error{Op: op, Job: id, Err: ErrDuplicateJob}
 	}
-	epoch, epochSet := s.epoch, s.epochSet
-	s.setEpoch(now)
-	undo := func(err error) error { s.epoch, s.epochSet = epoch, epochSet; return err }
-
-	nowOff, ok1 := s.offset(now)
-	sub, ok2 := s.offset(j.Submitted())
+	if j.Submitted().IsZero() {
+		return errf(op, ErrInvalidJob, id, "zero submission time")
+	}
+	r, f := s.clock.Check(now)
+	if f != clock.OK {
+		return s.timeErr(op, id, "", f, now)
+	}
+	nowOff := r.Now
+	sub, ok2 := r.Offset(j.Submitted())
 	deadline := j.Deadline()
 	hasDL := !deadline.IsZero()
 	var dl int64
 	ok3 := true
 	if hasDL {
-		dl, ok3 = s.offset(deadline)
+		dl, ok3 = r.Offset(deadline)
 	}
 	switch {
-	case !ok1 || !ok2 || !ok3:
-		return undo(&Error{Op: op, Job: id, Err: ErrTimeRange, Reason: "now, submission or deadline more than 2^60 ns from the first time given"})
-	case nowOff < s.latest:
-		return undo(s.staleErr(op, id, "", now, nowOff))
+	case !ok2 || !ok3:
+		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: "submission or deadline more than 2^60 ns from the first time given"}
 	case sub > nowOff:
-		return undo(errf(op, ErrInvalidJob, id, "submitted %v, after now %v", j.Submitted(), now))
+		return errf(op, ErrInvalidJob, id, "submitted %v, after now %v", j.Submitted(), now)
 	case hasDL && dl < sub:
-		return undo(errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, j.Submitted()))
+		return errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, j.Submitted())
 	case hasDL && nowOff > dl:
-		return undo(errf(op, ErrInvalidJob, id, "deadline %v already passed at %v", deadline, now))
+		return errf(op, ErrInvalidJob, id, "deadline %v already passed at %v", deadline, now)
 	}
 	n := j.Phases()
 	if n < 1 || n > len(s.lay.phaseKind) {
-		return undo(errf(op, ErrInvalidJob, id, "%d phases; configured for 1..%d", n, len(s.lay.phaseKind)))
+		return errf(op, ErrInvalidJob, id, "%d phases; configured for 1..%d", n, len(s.lay.phaseKind))
 	}
 	if err := s.readProgress(op, j, id, n); err != nil {
-		return undo(err)
+		return err
 	}
 	if s.cfg.Admission && hasDL {
 		if err := s.admit(now, nowOff, j, id, dl, sub, n); err != nil {
-			return undo(err)
+			return err
 		}
 	}
 
-	s.latest = nowOff
+	s.clock.Commit(r)
 	e := s.newEntry(n)
 	e.job, e.id, e.sub, e.dl, e.hasDL, e.deadline = j, id, sub, dl, hasDL, deadline
 	copy(e.prog, s.prog[:n])

@@ -95,8 +95,43 @@ func lssBaselines(p Params, defaults []string) ([]lssColumn, error) {
 // deadline, lss may end it before).
 var (
 	lssBaseNames = []string{"fifo", "edf", "fair"}
-	lssDropNames = []string{"fifo", "fifo-drop", "edf", "edf-drop", "fair"}
+	lssDropNames = []string{"fifo", "fifo-drop", "edf", "edf-drop", "fair", "capacity", "drf"}
 )
+
+// lssRecommendedName is the schedsim policy (and lss table column) of
+// lss.Recommended.
+const lssRecommendedName = "lss-recommended"
+
+// lssRecommended is the recommended configuration (lss.Recommended) as a
+// column, named as its schedsim policy.
+var lssRecommended = policy.LSSOptions{Name: lssRecommendedName, OptimisticKill: true, NoFirstMapPass: true}
+
+// reduceLikeMap returns wc with ReduceRate raised so that the single
+// reduce of its largest workflow (W1/W4) takes a map's time, paper 000's
+// own assumption ("a reduce task's time is roughly a map's"); the
+// smaller workflows' reduces then take less. It returns the map and
+// reduce base times of that workflow.
+func reduceLikeMap(wc workload.PoissonConfig) (workload.PoissonConfig, time.Duration, time.Duration) {
+	big := wc.Workflows[0]
+	for _, w := range wc.Workflows {
+		if w.InputBytes > big.InputBytes {
+			big = w
+		}
+	}
+	m := wc.Model
+	if big.Reduces == 0 || big.Maps == 0 {
+		return wc, 0, 0
+	}
+	mapT := m.MapBase(big.InputBytes/int64(big.Maps), 0)
+	shuffle := int64(float64(big.InputBytes)*m.ShuffleRatio) / int64(big.Reduces)
+	output := int64(float64(shuffle) * m.OutputRatio)
+	fixed := m.ReduceBase(0, output) // overhead and write
+	if mapT > fixed && shuffle > 0 {
+		m.ReduceRate = float64(shuffle) / (mapT - fixed).Seconds()
+	}
+	wc.Model = m
+	return wc, mapT, m.ReduceBase(shuffle, output)
+}
 
 // lssCell is one simulation's outcome: the summary, the record and, for
 // an LSS column, the adapter's counts.
@@ -156,6 +191,9 @@ type lssPoint struct {
 	target, load, reduceLoad, factor float64
 	light, heavy                     *workload.Workload
 	lightAt, heavyAt                 int
+	// reduceLikeMap: the paper's load with reduces priced as maps
+	// (reduceLikeMap), the sensitivity row beside the paper's point.
+	reduceLikeMap bool
 }
 
 // scaleModel returns wc with MapRate and ReduceRate divided by a factor
@@ -190,6 +228,48 @@ func scaleModel(wc workload.PoissonConfig, target float64) (workload.PoissonConf
 	return c, f, m, r
 }
 
+// lssSweepPoint generates the light and heavy workloads of one sweep
+// point (target load, and with rlm reduces priced as maps) and queues
+// the columns on them. It returns the point and the workload's lines.
+func lssSweepPoint(b *lssBatch, cfg sim.Config, pw Params, target float64, rlm bool, cols []lssColumn) (lssPoint, []string, error) {
+	lc, f, m, r := scaleModel(workload.Paper000Light(), target)
+	hc, _, _, _ := scaleModel(workload.Paper000Heavy(), target)
+	if rlm {
+		lc, _, _ = reduceLikeMap(lc)
+		hc, _, _ = reduceLikeMap(hc)
+		_, r, _ = lc.OfferedLoad(10, 5)
+	}
+	lw, ll, err := Paper000Workload(lc, pw)
+	if err != nil {
+		return lssPoint{}, nil, err
+	}
+	hw, _, err := Paper000Workload(hc, pw)
+	if err != nil {
+		return lssPoint{}, nil, err
+	}
+	tag := fmt.Sprintf(" map load %.0f%%", 100*m)
+	if rlm {
+		tag += ", reduce ≈ map"
+	}
+	lw.Name += tag
+	hw.Name += tag
+	pt := lssPoint{target: target, load: m, reduceLoad: r, factor: f, light: lw, heavy: hw, reduceLikeMap: rlm}
+	pc := cfg
+	pc.RecordTasks = target == 0 && !rlm // the paper's load: slots held (fig. 2)
+	pt.lightAt = b.add(lw.Name, pc, lw, cols)
+	pt.heavyAt = b.add(hw.Name, pc, hw, cols)
+	return pt, ll, nil
+}
+
+// lssW1Reduce returns the base time of W1's reduce under the model as is.
+func lssW1Reduce() time.Duration {
+	wc := workload.Paper000Light()
+	w := wc.Workflows[0]
+	m := wc.Model
+	shuffle := int64(float64(w.InputBytes)*m.ShuffleRatio) / int64(max(w.Reduces, 1))
+	return m.ReduceBase(shuffle, int64(float64(shuffle)*m.OutputRatio))
+}
+
 func runLSS(p Params) (Result, error) {
 	if err := p.normalize(); err != nil {
 		return Result{}, err
@@ -208,6 +288,10 @@ func runLSS(p Params) (Result, error) {
 		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
 		lssCol(policy.LSSOptions{Name: "LSS admission", Admission: true}),
 		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
+		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
+		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
+		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
+		lssCol(lssRecommended),
 	}, mainBases...)
 	hetero := append([]lssColumn{
 		lssCol(policy.LSSOptions{Name: "LSS"}),
@@ -219,11 +303,18 @@ func runLSS(p Params) (Result, error) {
 		lssCol(policy.LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
 		lssCol(policy.LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: threeKinds, PhaseTaskTimeHints: true}),
 	}, bases...)
+	// LSS soft is second: the wrong-kill analysis replays each killed
+	// job under it.
 	fbCols := append([]lssColumn{
 		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
 		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
 		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
-	}, bases...)
+		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
+		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
+		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
+		lssCol(lssRecommended),
+	}, mainBases...)
 
 	pw := p
 	horizon := lssPaperHorizon(p.Scale)
@@ -236,42 +327,42 @@ func runLSS(p Params) (Result, error) {
 	var lines []string
 
 	// 1. The load sweep, light and heavy deadlines on the same jobs.
-	points := make([]lssPoint, len(lssLoads))
+	var points []lssPoint
 	defaultAt := -1
-	for i, target := range lssLoads {
-		lc, f, m, r := scaleModel(workload.Paper000Light(), target)
-		hc, _, _, _ := scaleModel(workload.Paper000Heavy(), target)
-		lw, ll, err := Paper000Workload(lc, pw)
-		if err != nil {
-			return Result{}, err
-		}
-		hw, _, err := Paper000Workload(hc, pw)
-		if err != nil {
-			return Result{}, err
-		}
-		tag := fmt.Sprintf(" map load %.0f%%", 100*m)
-		lw.Name += tag
-		hw.Name += tag
-		pt := lssPoint{target: target, load: m, reduceLoad: r, factor: f, light: lw, heavy: hw}
-		pc := cfg
-		pc.RecordTasks = target == 0 // the paper's load: slots held (fig. 2)
-		pt.lightAt = b.add(lw.Name, pc, lw, main)
-		pt.heavyAt = b.add(hw.Name, pc, hw, main)
-		points[i] = pt
-		if target == 0 {
-			defaultAt = i
-			lines = append(lines, "paper 000 workloads (Table 2):")
-			lines = append(lines, ll...)
+	var rlmReduce time.Duration
+	for _, target := range lssLoads {
+		for _, rlm := range []bool{false, true} {
+			if rlm && target != 0 {
+				continue
+			}
+			pt, ll, err := lssSweepPoint(&b, cfg, pw, target, rlm, main)
+			if err != nil {
+				return Result{}, err
+			}
+			if rlm {
+				_, _, rlmReduce = reduceLikeMap(workload.Paper000Light())
+			}
+			if target == 0 && !rlm {
+				defaultAt = len(points)
+				lines = append(lines, "paper 000 workloads (Table 2):")
+				lines = append(lines, ll...)
+			}
+			points = append(points, pt)
 		}
 	}
 	var sweep []string
 	for _, pt := range points {
+		if pt.reduceLikeMap {
+			continue
+		}
 		sweep = append(sweep, fmt.Sprintf("%.0f%% (rates ÷ %.3g, reduce load %.0f%%)", 100*pt.load, pt.factor, 100*pt.reduceLoad))
 	}
 	lines = append(lines,
 		"task durations: workload.WordCountModel (above), the paper's jobs being WordCount: a map is a fixed start-up cost plus its 32 MiB split at "+
 			"the ~3 MiB/s one Hadoop-1 slot of a 2013 Xeon counts words at; the combiner leaves ~10% of the input to shuffle to the single reduce",
 		"load sweep: MapRate and ReduceRate divided by one factor per point, same arrivals and jitter draws at every point; offered map-slot load "+strings.Join(sweep, ", "),
+		fmt.Sprintf("reduce ≈ map rows: the paper's load with ReduceRate raised so that W1/W4's reduce takes a map's time (%v, against %v with the model as is); the smaller workflows' reduces take less; same arrivals and jitter draws",
+			rlmReduce.Round(100*time.Millisecond), lssW1Reduce().Round(100*time.Millisecond)),
 		fmt.Sprintf("arrival horizon %v (scale %g × %v, at least the paper000 experiments' 2 h)", horizon, p.Scale, lssHorizon),
 	)
 	lines = append(lines, clLines...)
@@ -348,6 +439,7 @@ func runLSS(p Params) (Result, error) {
 	// The sweep tables.
 	success := metrics.Table{Title: "deadline success by offered map-slot load (same jobs, light = W1–W3, heavy = W4–W6)", Columns: lssColumns(lightCells)}
 	loose := metrics.Table{Title: "loosest workflow's mean response (W1 light, W4 heavy) and kills by LSS and the -drop baselines (light + heavy), by load", Columns: lssColumns(lightCells)}
+	var optRows []lssOptionsRow
 	for _, pt := range points {
 		lc := b.cells(runs, pt.lightAt, len(main))
 		hc := b.cells(runs, pt.heavyAt, len(main))
@@ -355,6 +447,10 @@ func runLSS(p Params) (Result, error) {
 		if pt.target == 0 {
 			tag += " (paper)"
 		}
+		if pt.reduceLikeMap {
+			tag += ", reduce ≈ map,"
+		}
+		optRows = append(optRows, lssOptionsRow{tag + " light", lc}, lssOptionsRow{tag + " heavy", hc})
 		success.Rows = append(success.Rows,
 			lssRow(tag+" light", lc, func(c *lssCell) string { return ratio3(c.sum.DeadlineSuccess) }),
 			lssRow(tag+" heavy", hc, func(c *lssCell) string { return ratio3(c.sum.DeadlineSuccess) }),
@@ -376,6 +472,23 @@ func runLSS(p Params) (Result, error) {
 		loose.Rows = append(loose.Rows, kills)
 	}
 	res.Tables = append(res.Tables, success, loose)
+	var killTables []metrics.Table
+	for k, fc := range fbs {
+		cells := b.cells(runs, fc.at, len(fbCols))
+		optRows = append(optRows, lssOptionsRow{fmt.Sprintf("FB-2009, %d workers", fc.nodes), cells})
+		var views []lssKillView
+		for i := range cells {
+			if cells[i].stats != nil && i != 1 { // LSS soft (1) kills nothing
+				views = append(views, lssKillView{cell: &cells[i], soft: &cells[1], w: fc.w, mapSlots: fc.nodes * fbMaps})
+			}
+		}
+		killTables = append(killTables, lssKillTable(
+			fmt.Sprintf("wrong kills on the FB-2009 day, %d workers: early kills judged by the simulator's check and by the replay under LSS soft, where the wrong ones stood", fc.nodes), views))
+		if k == 0 {
+			killTables = append(killTables, lssKillRecords(
+				fmt.Sprintf("per-kill records: LSS's early kills on the FB-2009 day, %d workers (figures at the kill; true times from the job's spec)", fc.nodes), views[0], 20))
+		}
+	}
 
 	hl := b.cells(runs, hetLightAt, len(hetero))
 	hh := b.cells(runs, hetHeavyAt, len(hetero))
@@ -394,6 +507,8 @@ func runLSS(p Params) (Result, error) {
 				len(fc.w.Jobs), fc.nodes, pct(mapSlotLoad(fc.w, fc.nodes*fbMaps)), lssFBKMin, lssFBKMax),
 			cells, []string{workload.ClassSmall, workload.ClassMedium, workload.ClassLarge}))
 	}
+	res.Tables = append(res.Tables, lssOptionsTable("LSS and its options by load: deadline success · early kills (could have made it) / kills at the deadline; best baseline beside", optRows))
+	res.Tables = append(res.Tables, killTables...)
 	res.Tables = append(res.Tables,
 		heldTable("slots held per workflow over time (paper 000 fig. 2), light load W1–W3", runs[dp.lightAt:dp.lightAt+len(main)]),
 		heldTable("slots held per workflow over time (paper 000 fig. 2), heavy load W4–W6", runs[dp.heavyAt:dp.heavyAt+len(main)]))
@@ -410,7 +525,9 @@ func runLSS(p Params) (Result, error) {
 			"a task of a later phase timed from the later of its start and the end of the previous phase (so an early reduce's shuffle wait is not counted)",
 		"-drop columns: the baseline wrapped in policy.DropAtDeadline, which ends a job at the first heartbeat past its deadline (freeing its slots) but never earlier; "+
 			"LSS soft never ends a job: together they split LSS's lead into what its order gains (LSS soft vs FIFO, EDF) and what ending hopeless jobs gains (FIFO-drop, EDF-drop vs FIFO, EDF)",
-		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot)",
+		"waves = WaveRemaining, optimistic = OptimisticKill, no-first-pass = NoFirstMapPass, "+lssRecommendedName+" = lss.Recommended(): OptimisticKill and NoFirstMapPass (schedsim -policies "+lssRecommendedName+")",
+		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot); "+
+			"met under LSS soft: the killed job met its deadline in the LSS soft run of the same workload (same order, nothing killed)",
 	)
 	return res, nil
 }

@@ -138,12 +138,12 @@ func TestLSSExperimentSmall(t *testing.T) {
 			}
 		}
 	}
-	if len(res.Tables) != 10 {
+	if len(res.Tables) != 14 {
 		t.Fatalf("%d tables: %q", len(res.Tables), titles)
 	}
 	// Slots held per workflow (paper 000 fig. 2): never more than the
 	// cluster's 15 slots in any window.
-	for _, tb := range res.Tables[8:] {
+	for _, tb := range res.Tables[12:] {
 		for _, r := range tb.Rows {
 			for _, c := range r.Cells {
 				sum := 0.0
@@ -160,7 +160,8 @@ func TestLSSExperimentSmall(t *testing.T) {
 			}
 		}
 	}
-	if got := res.Tables[0].Columns; !cmp.Equal(got, []string{"LSS", "LSS soft", "LSS per-phase", "LSS admission", "LSS priors", "FIFO", "FIFO-drop", "EDF", "EDF-drop", "Fair"}) {
+	if got := res.Tables[0].Columns; !cmp.Equal(got, []string{"LSS", "LSS soft", "LSS per-phase", "LSS admission", "LSS priors", "LSS waves", "LSS optimistic", "LSS no-first-pass", "lss-recommended",
+		"FIFO", "FIFO-drop", "EDF", "EDF-drop", "Fair", "Capacity", "DRF"}) {
 		t.Errorf("columns %q", got)
 	}
 	if !strings.Contains(res.Tables[7].Title, "on 60 workers") {

@@ -162,3 +162,52 @@ func lssPair(title string, light, heavy []lssCell) metrics.Table {
 	}
 	return t
 }
+
+// lssOptionsRow is one workload of the options table.
+type lssOptionsRow struct {
+	name  string
+	cells []lssCell
+}
+
+// lssOptionsTable sets the LSS columns side by side, one row per
+// workload: "success · early (could have made it) / at deadline", and
+// the best baseline's success.
+func lssOptionsTable(title string, rows []lssOptionsRow) metrics.Table {
+	t := metrics.Table{Title: title}
+	if len(rows) == 0 {
+		return t
+	}
+	for i := range rows[0].cells {
+		if rows[0].cells[i].stats != nil {
+			t.Columns = append(t.Columns, rows[0].cells[i].sum.Policy)
+		}
+	}
+	t.Columns = append(t.Columns, "best baseline")
+	for _, r := range rows {
+		row := metrics.Row{Name: r.name, Cells: make([]string, len(t.Columns))}
+		best, bestName := -1.0, ""
+		for i := range row.Cells {
+			row.Cells[i] = metrics.NA
+		}
+		for i := range r.cells {
+			c := &r.cells[i]
+			if c.stats == nil {
+				if v := c.sum.DeadlineSuccess.Value(); v.Valid && v.V > best {
+					best, bestName = v.V, c.sum.Policy
+				}
+				continue
+			}
+			for k, name := range t.Columns {
+				if name == c.sum.Policy {
+					row.Cells[k] = fmt.Sprintf("%s · %d (%d) / %d", ratio3(c.sum.DeadlineSuccess),
+						c.stats.SpareExhausted, couldHaveMade(c), c.stats.DeadlinePassed)
+				}
+			}
+		}
+		if bestName != "" {
+			row.Cells[len(row.Cells)-1] = fmt.Sprintf("%.3f %s", best, bestName)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

@@ -53,6 +53,9 @@ var policies = []Policy{
 	{"lss", "least spare time (paper 000, package lss): jobs by spare time before their deadlines", func(env Env) (sim.Policy, error) {
 		return policy.NewLSS(env.Config, policy.LSSOptions{})
 	}},
+	{lssRecommendedName, "lss.Recommended(): least spare time without the first-map pass, killing early only when an optimistic bound misses the deadline", func(env Env) (sim.Policy, error) {
+		return policy.NewLSS(env.Config, lssRecommended)
+	}},
 }
 
 // baselines is the default set of the baseline experiments.

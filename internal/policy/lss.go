@@ -40,6 +40,9 @@ type LSSOptions struct {
 	Heterogeneous bool
 	// PhaseKinds is lss.Config.PhaseKinds (nil: map and reduce slots).
 	PhaseKinds []string
+	// WaveRemaining, OptimisticKill and NoFirstMapPass are passed to
+	// lss.Config as they are.
+	WaveRemaining, OptimisticKill, NoFirstMapPass bool
 }
 
 // LSSStats counts what an LSS decided over one run.
@@ -58,6 +61,18 @@ type LSSStats struct {
 	InfeasibleJobs []int
 	// Refused counts jobs refused by admission control.
 	Refused int
+	// KillRecords lists every Kill decision, in order, with the job's
+	// figures and counters at the kill.
+	KillRecords []LSSKill
+}
+
+// LSSKill is one Kill decision as the adapter saw it: the job, lss's
+// reason and figures, and the job's counters, per phase, at the kill.
+type LSSKill struct {
+	Job      int // sim.Job.Index
+	Reason   lss.Reason
+	Figures  lss.Figures
+	Progress []schedkit.PhaseProgress
 }
 
 // LSS runs an lss.Scheduler as a simulator policy: the adapter
@@ -143,6 +158,9 @@ func NewLSS(cfg *sim.Config, opt LSSOptions) (*LSS, error) {
 		Admission:          opt.Admission,
 		PhaseTaskTimeHints: opt.PhaseTaskTimeHints,
 		Literal:            opt.Literal,
+		WaveRemaining:      opt.WaveRemaining,
+		OptimisticKill:     opt.OptimisticKill,
+		NoFirstMapPass:     opt.NoFirstMapPass,
 	}
 	if opt.Heterogeneous {
 		lc.Heterogeneous = true
@@ -176,6 +194,7 @@ func (p *LSS) Stats() LSSStats {
 	st := p.stats
 	st.InfeasibleJobs = append([]int(nil), st.InfeasibleJobs...)
 	st.EarlyKilledJobs = append([]int(nil), st.EarlyKilledJobs...)
+	st.KillRecords = append([]LSSKill(nil), st.KillRecords...)
 	return st
 }
 
@@ -273,6 +292,11 @@ func (p *LSS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 				p.stats.SpareExhausted++
 				p.stats.EarlyKilledJobs = append(p.stats.EarlyKilledJobs, j.Index())
 			}
+			rec := LSSKill{Job: j.Index(), Reason: d.Reason, Figures: d.Figures, Progress: make([]schedkit.PhaseProgress, j.Phases())}
+			for ph := range rec.Progress {
+				rec.Progress[ph] = j.Progress(schedkit.Phase(ph))
+			}
+			p.stats.KillRecords = append(p.stats.KillRecords, rec)
 			dst = append(dst, sim.Kill(j, killReason(d)))
 		case lss.Infeasible:
 			p.stats.Infeasible++

@@ -146,6 +146,17 @@ func TestLSSScenarioKill(t *testing.T) {
 		}
 	}
 	st := pol.Stats()
+	if len(st.KillRecords) != 1 {
+		t.Fatalf("kill records %v, want one", st.KillRecords)
+	}
+	// The record: B at 16 s, its counters then (1 map running, 4 pending;
+	// the reduce pending) and lss's figures.
+	kr := st.KillRecords[0]
+	if kr.Job != 1 || kr.Reason != lss.SpareExhausted || kr.Figures.Spare.Time != -11500*time.Millisecond ||
+		len(kr.Progress) != 2 || kr.Progress[0].Running != 1 || kr.Progress[0].Total-kr.Progress[0].Finished != 5 {
+		t.Errorf("kill record %+v", kr)
+	}
+	st.KillRecords = nil
 	want := LSSStats{Assigned: 6 + 1 + 2, Kills: 1, SpareExhausted: 1, EarlyKilledJobs: []int{1}}
 	if d := cmp.Diff(want, st); d != "" {
 		t.Errorf("stats (-want +got):\n%s", d)
