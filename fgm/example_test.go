@@ -70,9 +70,9 @@ func ExampleMatcher_Match() {
 		{Duration: 10 * time.Second, Demand: resource.Vector{1, 12}},
 	}
 	rates := make([]float64, len(stages)*space.Len())
-	ok, _ := m.Match(free, capacity, stages, 0, true, rates)
+	ok, _ := m.Match(fgm.Server{Free: free, Capacity: capacity}, stages, time.Time{}, true, rates)
 	fmt.Printf("fits: %v, cpu compression %.4f then %.4f\n", ok, rates[0], rates[2])
-	ok, _ = m.Match(free, capacity, stages, 0, false, rates)
+	ok, _ = m.Match(fgm.Server{Free: free, Capacity: capacity}, stages, time.Time{}, false, rates)
 	fmt.Println("fits without compression:", ok)
 	// Output:
 	// fits: true, cpu compression 0.0588 then 0.0000
@@ -105,9 +105,9 @@ func ExampleFitter_Fit() {
 		{Duration: 10 * time.Second, Demand: resource.Vector{2, 1}},
 		{Duration: 20 * time.Second, Demand: resource.Vector{1, 3}},
 	}
-	v, _ := f.Fit(srv, 0, stages, nil, make([]float64, 4))
+	v, _ := f.Fit(srv, time.Time{}, stages, nil, make([]float64, 4))
 	fmt.Println(v.Test, v.Mode, "stage", v.Refusal.Stage, space.Kind(v.Refusal.Kind).Name, v.Refusal.Demand, ">", v.Refusal.Free)
-	v, _ = f.Fit(srv, 0, stages[:1], nil, make([]float64, 4))
+	v, _ = f.Fit(srv, time.Time{}, stages[:1], nil, make([]float64, 4))
 	fmt.Println(v.Test)
 	// Output:
 	// stage-match fine-grained stage 1 memory 3 > 2

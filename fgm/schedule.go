@@ -2,6 +2,7 @@ package fgm
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -80,13 +81,13 @@ import (
 // more than MaxStages stages).
 func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Schedule"
-	if node == nil {
-		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	if isNil(node) {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
 	}
 	id := node.ID()
 	v := s.nodes[id]
 	if v == nil {
-		return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
+		return dst, &Error{Op: op, Node: id, Err: ErrUnknownNode, Reason: "not registered"}
 	}
 	if s.cfg.HostChecksSteps {
 		avail := node.Available()
@@ -100,11 +101,22 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 		}
 		s.hostFree = append(s.hostFree[:0], avail...)
 	}
-	off, err := s.advance(op, now)
+	rd, off, err := s.check(op, now)
 	if err != nil {
 		return dst, err
 	}
-	s.commit(now, off)
+	dst, err = s.schedule(v, off, dst)
+	if err == nil {
+		s.clock.Commit(rd)
+	}
+	return dst, err
+}
+
+// schedule is Schedule on valid arguments: v's walk at off. On error it
+// has rolled back whatever it changed.
+func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]Decision, error) {
+	const op = "Schedule"
+	id := v.id
 	v.refresh(off)
 	free := v.free.At(off) // until the first placement
 	if v.policy == StopAllocation || v.usedUp(free) || len(s.active) == 0 {
@@ -134,7 +146,7 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 		return dst, nil
 	}
 	start := len(dst)
-	s.placed, s.waits = s.placed[:0], s.waits[:0]
+	s.beginUndo(v)
 	s.call++
 	clear(s.fails)
 	s.refused = s.refused[:0]
@@ -211,16 +223,21 @@ jobs:
 			prof0 := prof // the prediction as given (idleSig)
 			if ok {
 				if err := s.validProfile(prof); err != nil {
-					e := err.(*Error)
-					e.Op, e.Task, e.Node = op, p.id, id
+					err.Op, err.Job, err.Task, err.Node = op, j.state.ID, p.id, id
 					s.rollback(v)
-					return dst[:start], e
+					return dst[:start], err
 				}
 				if keyed && failed && p.key == failKey {
 					i = s.skipRun(j, i, keyed)
 					continue
 				}
 				prof = s.wholeUnits(prof, p.requested)
+			}
+			why := Unpredictable
+			if ok && !s.usable(prof) {
+				// Its peak fits no server: it runs at its request, as an
+				// unpredictable task does, and teaches the History.
+				ok, prof, why = false, estimate.Profile{}, EstimateFitsNoServer
 			}
 			q, err := s.place(v, p, i, prof, ok, off)
 			if err != nil {
@@ -243,7 +260,11 @@ jobs:
 			}
 			clear(s.fails) // the server changed
 			s.refused = s.refused[:0]
-			dst = append(dst, Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan})
+			d := Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan}
+			if q.mode == Requested {
+				d.Reason = why
+			}
+			dst = append(dst, d)
 			free = v.free.At(off)
 			if v.usedUp(free) {
 				break jobs
@@ -545,18 +566,30 @@ func (s *Scheduler) wholeUnits(prof estimate.Profile, requested resource.Vector)
 	return prof
 }
 
-func (s *Scheduler) validProfile(p estimate.Profile) error {
+func (s *Scheduler) validProfile(p estimate.Profile) *Error {
 	if len(p.Stages) == 0 {
 		return &Error{Err: ErrInvalidEstimate, Reason: "a prediction with no stages"}
 	}
 	if len(p.Stages) > s.cfg.MaxStages {
-		return &Error{Err: ErrInvalidEstimate, Reason: "more than MaxStages stages"}
+		return &Error{Err: ErrInvalidEstimate, Reason: fmt.Sprintf("%d stages, more than MaxStages %d", len(p.Stages), s.cfg.MaxStages)}
 	}
-	if err := validStages(p.Stages, s.dims); err != nil {
-		e := err.(*Error)
-		return &Error{Err: ErrInvalidEstimate, Reason: e.Reason}
+	return validStages(p.Stages, s.dims)
+}
+
+// usable reports whether prediction prof (integral kinds at the request)
+// fits some server: its peak within the largest capacity of each kind
+// among the registered servers. One that does not would keep its task
+// pending whatever the cluster did, and no new sample could correct it;
+// the task gets its request instead.
+func (s *Scheduler) usable(prof estimate.Profile) bool {
+	for _, st := range prof.Stages {
+		for k, x := range st.Demand {
+			if n := s.maxCap[k]; x > n+slack*n {
+				return false
+			}
+		}
 	}
-	return nil
+	return true
 }
 
 // local is delay scheduling's test for p on server v at now.
@@ -591,6 +624,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 		}
 		s.tasks[q.id] = q
 	}
+	s.logPlace(p, q, i)
 	s.dequeue(p.job, i)
 	p = q
 	first := p.requested
@@ -630,7 +664,7 @@ func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable
 				return 0, nil, false
 			}
 		}
-	case !s.cfg.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
+	case !s.cfg.Ablations.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
 		mode = FineGrained
 		stages = prof.Stages
 		if need := len(stages) * dims; len(s.rates) < need {
@@ -640,7 +674,7 @@ func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable
 		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
 			return 0, nil, false
 		}
-		if compress && !s.cfg.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
+		if compress && !s.cfg.Ablations.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
 			return 0, nil, false
 		}
 	default:
@@ -817,25 +851,103 @@ func resizeD(x []time.Duration, n int) []time.Duration {
 	return x[:n]
 }
 
-// rollback undoes this Schedule call's placements and locality waits.
+// undo is one entry of a Schedule call's undo log: a placement, or the
+// split of a run entry's head (splitHead), with what restoring it
+// exactly needs.
+type undo struct {
+	entry *ptask // the queue entry: the task, or the run entry it came from
+	q     *ptask // the task placed, or split off the run entry
+	i     int    // the entry's index in its job's queue
+	run   uint64 // the entry's run label
+	split bool   // a split, not a placement
+	// removed: the entry left the queue (a single task, or a run entry's
+	// last); else the run entry gave up its head task.
+	removed bool
+	alloc   int // offset in Scheduler.undoAlloc of the job's Allocated before
+}
+
+// beginUndo starts the undo log of a Schedule call on v: what rollback
+// restores besides the log (v's placed-since-sample amounts, the
+// sequence counter).
+func (s *Scheduler) beginUndo(v *server) {
+	s.placed, s.waits, s.undos = s.placed[:0], s.waits[:0], s.undos[:0]
+	s.undoAlloc = s.undoAlloc[:0]
+	s.undoPlaced = append(s.undoPlaced[:0], v.placed...)
+	s.undoSeq = s.seq
+}
+
+// logPlace records the placement of q, from queue entry p at index i of
+// its job's queue, before anything of it is changed.
+func (s *Scheduler) logPlace(p, q *ptask, i int) {
+	j := p.job
+	u := undo{entry: p, q: q, i: i, run: j.runs[i], alloc: len(s.undoAlloc)}
+	u.removed = p.src == nil || p.src.left == 1
+	s.undoAlloc = append(s.undoAlloc, j.state.Allocated...)
+	s.undos = append(s.undos, u)
+}
+
+// rollback undoes this Schedule call's placements, splits and locality
+// waits, newest first, restoring every field they touched exactly (the
+// jobs' charged allocations by copy, not by subtraction, so that a
+// rounding error cannot change an order later).
 func (s *Scheduler) rollback(v *server) {
-	for i := len(s.placed) - 1; i >= 0; i-- {
-		p := s.placed[i]
-		k := slices.Index(v.running, p)
-		v.running = slices.Delete(v.running, k, k+1)
+	for n := len(s.undos) - 1; n >= 0; n-- {
+		u := s.undos[n]
+		p, q := u.entry, u.q
 		j := p.job
-		_ = j.state.Allocated.Sub(p.charge)
+		if u.split {
+			delete(s.tasks, q.id)
+			if u.removed {
+				j.pending[u.i] = p
+				continue
+			}
+			j.pending = slices.Delete(j.pending, u.i, u.i+1)
+			j.runs = slices.Delete(j.runs, u.i, u.i+1)
+			p.src.next--
+			p.src.left++
+			p.seq--
+			s.need(j, q, -1)
+			continue
+		}
+		k := slices.Index(v.running, q)
+		v.running = slices.Delete(v.running, k, k+1)
+		copy(j.state.Allocated, s.undoAlloc[u.alloc:u.alloc+s.dims])
 		j.state.Running--
 		s.share(j)
-		p.running, p.srv = false, nil
-		s.enqueue(p)
+		q.running, q.srv = false, nil
+		s.spare = append(s.spare, q.runState)
+		q.runState = nil
+		if q != p {
+			delete(s.tasks, q.id)
+		}
+		if !u.removed {
+			p.src.next--
+			p.src.left++
+			p.seq--
+			j.state.Pending++
+			s.moveJob(j)
+			continue
+		}
+		j.pending = slices.Insert(j.pending, u.i, p)
+		j.runs = slices.Insert(j.runs, u.i, u.run)
+		j.state.Pending++
+		s.need(j, p, 1)
+		if len(p.locs) > 0 {
+			s.locTasks++
+		}
+		if j.activePos < 0 {
+			j.activePos = len(s.active)
+			s.active = append(s.active, j)
+		}
 	}
+	copy(v.placed, s.undoPlaced)
+	s.seq = s.undoSeq
 	v.dirty = true
 	for i := len(s.waits) - 1; i >= 0; i-- {
 		w := s.waits[i]
 		w.t.waitSince, w.t.waiting = w.since, w.waiting
 	}
-	s.placed, s.waits = s.placed[:0], s.waits[:0]
+	s.placed, s.waits, s.undos = s.placed[:0], s.waits[:0], s.undos[:0]
 }
 
 // checkQoS reports whether every running task with a deadline on v still

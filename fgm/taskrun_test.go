@@ -83,7 +83,7 @@ func TestSubmitRunErrors(t *testing.T) {
 		{"no job", &lazyRun{n: 2, key: key, req: ok}, 0, fgm.ErrInvalidTask},
 		{"short request", &lazyRun{job: "j", n: 2, key: key, req: resource.Vector{1}}, 0, fgm.ErrInvalidTask},
 		{"NaN request", &lazyRun{job: "j", n: 2, key: key, req: resource.Vector{math.NaN(), 1, 0}}, 0, fgm.ErrInvalidTask},
-		{"time backwards", &lazyRun{job: "j", n: 2, key: key, req: ok}, -time.Second, fgm.ErrTimeBackwards},
+		{"time backwards", &lazyRun{job: "j", n: 2, key: key, req: ok}, -time.Second, fgm.ErrStaleTime},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(space, 1, resource.Vector{4, 8, 100})

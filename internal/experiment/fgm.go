@@ -81,10 +81,10 @@ func fgmVariants() []fgmVariant {
 	mk := func(f func(*fgm.Config)) fgm.Config { c := fgmDefault(); f(&c); return c }
 	return []fgmVariant{
 		{"fgm", "as printed (learned estimates)", fgmDefault(), false},
-		{"fgm-nocompress", "without compression", mk(func(c *fgm.Config) { c.NoCompression = true }), false},
-		{"fgm-coarse", "coarse-grained only", mk(func(c *fgm.Config) { c.CoarseOnly = true }), false},
-		{"fgm-noadjust", "without policy adjustment (Algorithm 3)", mk(func(c *fgm.Config) { c.NoPolicyAdjustment = true }), false},
-		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.NoCheckQoS = true }), false},
+		{"fgm-nocompress", "without compression", mk(func(c *fgm.Config) { c.Ablations.NoCompression = true }), false},
+		{"fgm-coarse", "coarse-grained only", mk(func(c *fgm.Config) { c.Ablations.CoarseOnly = true }), false},
+		{"fgm-noadjust", "without policy adjustment (Algorithm 3)", mk(func(c *fgm.Config) { c.Ablations.NoPolicyAdjustment = true }), false},
+		{"fgm-noqos", "without checkQoS", mk(func(c *fgm.Config) { c.Ablations.NoCheckQoS = true }), false},
 		{"fgm-oracle", "oracle estimates (true profiles)", fgmDefault(), true},
 		{"fgm-progressive", "option: DRF order refreshed after every allocation", mk(func(c *fgm.Config) { c.Progressive = true }), false},
 		{"fgm-chargemean", "option: DRF charges a task its mean allocation, not its peak", mk(func(c *fgm.Config) { c.ChargeMean = true }), false},
