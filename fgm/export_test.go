@@ -2,7 +2,7 @@ package fgm
 
 // SetScanEach turns off Schedule's skipping of runs of alike pending
 // tasks, for the equivalence tests (the reference path visits every
-// pending task, as before the skipping existed).
+// pending task).
 func SetScanEach(s *Scheduler, on bool) { s.scanEach = on }
 
 // SetNoCursor makes SampleTask and SampleNode look every task and server

@@ -230,8 +230,7 @@ func TestFitWorkedAndBadInput(t *testing.T) {
 }
 
 // An Estimator that predicts a profile with no stages gets
-// ErrInvalidEstimate from Schedule (it used to panic), and nothing
-// changes.
+// ErrInvalidEstimate from Schedule, never a panic, and nothing changes.
 func TestScheduleEmptyProfile(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{4, 8, 100})

@@ -255,7 +255,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 // History (so each sample is buffered) and tasks released and replaced
 // as their buffers fill (outside the timer). Reported per task sample;
 // "lookup" is the reference path (SetNoCursor: every task and server
-// looked up by ID, as before the cursor).
+// looked up by ID).
 func BenchmarkSampleTask(b *testing.B) {
 	space, err := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
 	if err != nil {

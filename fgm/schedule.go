@@ -20,13 +20,15 @@ import (
 //     compressible kind under fine-grained-with-compression) is below
 //     IdleThreshold × capacity, or if an incompressible kind's measured
 //     idle amount (the latest SampleNode, less what was placed since) is
-//     (integral kinds excepted: slots and devices are left to each
-//     task's match, since not every task draws on them);
+//     below IdleThreshold × capacity (integral kinds excepted: slots and
+//     devices are left to each task's match, since not every task draws
+//     on them);
 //  2. order the jobs with pending tasks by the Fairness policy (DRF by
 //     default; ties by job ID), each job's tasks in submission order;
 //  3. for each task: check locality (delay scheduling: a task whose input
 //     is elsewhere waits up to LocalityWait for a local server); an
-//     unpredictable task gets its requested quantity if the least free
+//     unpredictable task (or one whose prediction's peak fits no
+//     registered server) gets its requested quantity if the least free
 //     over [now, now+Horizon) holds it; under a fine-grained policy the
 //     predicted stages go through Algorithm 2 (Matcher); otherwise
 //     coarse-grained: the predicted peak against the least free over the
@@ -72,13 +74,16 @@ import (
 // the node's Available() now, less what this call has already placed
 // there.
 //
-// It fails, deciding nothing and changing nothing, for a nil or unknown
-// node (or, with HostChecksSteps, an Available vector that does not fit
-// the Space or holds NaN or infinite amounts),
-// a time before the latest given, or an Estimator prediction that is
-// invalid (ErrInvalidEstimate: no stages, a negative stage length, a
-// demand of the wrong length or with NaN, infinite or negative amounts,
-// more than MaxStages stages).
+// It fails, deciding nothing, changing nothing and leaving the clock
+// where it was, for a nil node (ErrInvalidNode; or, with
+// HostChecksSteps, an Available vector that does not fit the Space or
+// holds NaN or infinite amounts), an unknown node (ErrUnknownNode),
+// ErrStaleTime, ErrTimeRange, an Estimator prediction that is invalid
+// (ErrInvalidEstimate: no stages, a negative stage length, stages
+// lasting 0 s in all, a demand of the wrong length or with NaN, infinite
+// or negative amounts, more than MaxStages stages), or a run's host
+// making an invalid task (ErrInvalidTask, ErrDuplicateTask); placements
+// the call made before the failure are undone exactly.
 func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Schedule"
 	if isNil(node) {
