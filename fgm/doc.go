@@ -72,6 +72,10 @@
 //     Submit and Release, and treat Decision plans as read-only views
 //     valid until the task is released.
 //
+// Package fgmtest checks a host's integration against these duties: a
+// Checker to run after every operation, a reference Host and seeded
+// random events.
+//
 // # One task at a time
 //
 // A host that places one task at a time and keeps each server's
