@@ -213,6 +213,23 @@
 // BenchmarkMatch, BenchmarkRound and BenchmarkScheduleFullServer measure
 // them against naive references.
 //
+// # Files
+//
+// The paper's steps, one file each: algorithm1.go (Schedule: skip, order,
+// locality, request, Algorithm 2 or coarse, checkQoS, allocate),
+// algorithm2.go (Matcher), algorithm3.go (Tick: foreign load, policy,
+// reclaim), formula14_samples.go (usage samples and their time-weighted
+// sums), formula15_checkqos.go (checkQoS, durations by formula (15)),
+// formula16_conformity.go (Conformity), allocate.go (a placement's plan
+// and reservations, and the undo of a failed call), fit.go (Fitter: the
+// tests for one task), server.go (a server's free timeline), order.go
+// (Fairness: DRF, FIFO). Accelerations, each with its reference path in a
+// test (SetScanEach, SetNoCursor) and an equivalence test: refusals.go
+// (refusal memory within and across calls), runskip.go (skipping a
+// refused run of alike tasks), closedkinds.go and jobsets.go (walking only
+// the jobs that can use a server with closed integral kinds), taskrun.go
+// (runs of alike tasks as one queue entry).
+//
 // # Concurrency
 //
 // A Scheduler is not safe for concurrent use; a Matcher is.
