@@ -129,6 +129,7 @@ func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]De
 	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
 	closed := s.closedKinds(v, free)
 	if closed != 0 && !s.anyOpen(&s.needs, closed) {
+		s.skips.closedCalls++
 		s.call++
 		return dst, nil
 	}
@@ -140,12 +141,14 @@ func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]De
 		s.fixSets(s.openSets(closed))
 		walk = &s.walk
 		walk.start(s, closed)
+		s.skips.setWalks++
 	} else {
 		s.sortJobs()
 		order = s.order
 		s.fixSets(0) // only a backlog that outgrew the jobs (dropped jobs held)
 	}
 	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
+		s.skips.idleRepeats++
 		s.call++
 		return dst, nil
 	}
@@ -171,6 +174,7 @@ jobs:
 			continue
 		}
 		if closed != 0 && !s.anyOpen(&j.needs, closed) {
+			s.skips.closedJobs++
 			// Every task of the job would be refused for want of a slot.
 			j.tried = s.call
 			skipped = true
@@ -197,6 +201,7 @@ jobs:
 			sig, cacheable := s.failSig(p, keyed)
 			if cacheable {
 				if pred, refused := s.fails[sig]; refused {
+					s.skips.refusals++
 					// A task alike for place was refused since the
 					// server last changed (its profile was valid).
 					if pred {
@@ -220,6 +225,7 @@ jobs:
 			usig.key = 0
 			if cacheable && !ok && sig.key != 0 {
 				if _, refused := s.fails[usig]; refused {
+					s.skips.refusals++
 					i = s.skipRun(j, i, keyed)
 					continue
 				}

@@ -103,6 +103,7 @@ func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
 	if prev != nil && !s.noCursor {
 		if r := prev.smpNext; r != nil && r.smpID == id && id != "" {
 			s.smpPrev = r
+			s.skips.taskCursor++
 			return r
 		}
 	}
@@ -128,6 +129,7 @@ func (s *Scheduler) sampledNode(id schedkit.NodeID) *server {
 	}
 	if i < len(s.servers) && s.servers[i].id == id && !s.noCursor {
 		s.nodeNext = i + 1
+		s.skips.nodeCursor++
 		return s.servers[i]
 	}
 	v := s.nodes[id]

@@ -429,6 +429,7 @@ func (s *Scheduler) sortJobs() {
 		}
 		i, _ := slices.BinarySearchFunc(s.order, j, s.compareJobs)
 		s.order = slices.Insert(s.order, i, j)
+		s.skips.sortMoves++
 	}
 	s.moved = s.moved[:0]
 }

@@ -32,5 +32,6 @@ func (s *Scheduler) skipRun(j *jobEntry, i int, keyed bool) int {
 			hi = m
 		}
 	}
+	s.skips.runTasks += uint64(hi - i - 1)
 	return hi
 }

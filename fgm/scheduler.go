@@ -129,6 +129,24 @@ type Scheduler struct {
 	drfKey  bool
 	prioSeq uint64
 	walk    setWalk
+
+	// skips counts the work each acceleration saved (skipCounts).
+	skips skipCounts
+}
+
+// skipCounts counts, per acceleration, the times it took its fast path:
+// the tests require each to be positive on a workload made for it, so a
+// fast path that silently stops being taken fails a test.
+type skipCounts struct {
+	refusals    uint64 // tasks skipped by a remembered refusal (failSig)
+	runTasks    uint64 // tasks skipped inside refused runs (skipRun)
+	idleRepeats uint64 // Schedule calls answered by idleRepeat
+	closedCalls uint64 // Schedule calls not walked: every entry needs a closed kind
+	closedJobs  uint64 // jobs skipped for want of a unit of a closed kind
+	setWalks    uint64 // walks over the merged job sets (jobsets.go)
+	sortMoves   uint64 // jobs re-inserted by sortJobs instead of a full sort
+	taskCursor  uint64 // SampleTask calls that found their task by the cursor
+	nodeCursor  uint64 // SampleNode calls that found their server by the cursor
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
