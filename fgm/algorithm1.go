@@ -116,129 +116,90 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	return dst, err
 }
 
-// schedule is Schedule on valid arguments: v's walk at off. On error it
-// has rolled back whatever it changed.
+// schedule is Schedule on valid arguments: Algorithm 1 for server v at
+// off. On error it has rolled back whatever it changed.
 func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]Decision, error) {
-	const op = "Schedule"
-	id := v.id
+	// Line 1: skip a server under stop-allocation or used up.
 	v.refresh(off)
 	free := v.free.At(off) // until the first placement
 	if v.policy == StopAllocation || v.usedUp(free) || len(s.active) == 0 {
 		return dst, nil
 	}
-	hist, keyed := s.cfg.Estimator.(HistoryEstimator)
 	closed := s.closedKinds(v, free)
 	if closed != 0 && !s.anyOpen(&s.needs, closed) {
-		s.skips.closedCalls++
+		s.skips.closedCalls++ // every pending task needs a kind v has none of
 		s.call++
 		return dst, nil
 	}
-	// The jobs in compareJobs order: all of them, or (some kinds closed)
-	// the merged sets of those that can have a slot.
-	var walk *setWalk
-	var order []*jobEntry
-	if closed != 0 && !s.cfg.Progressive {
-		s.fixSets(s.openSets(closed))
-		walk = &s.walk
-		walk.start(s, closed)
-		s.skips.setWalks++
-	} else {
-		s.sortJobs()
-		order = s.order
-		s.fixSets(0) // only a backlog that outgrew the jobs (dropped jobs held)
-	}
-	if closed == 0 && s.idleRepeat(v, hist, keyed, off) {
-		s.skips.idleRepeats++
+	// Line 4: the jobs in Fairness order.
+	jobs := &s.jobIter
+	jobs.Reset(s, closed)
+	if closed == 0 && s.idleRepeat(v, off) {
+		s.skips.idleRepeats++ // the last call that placed nothing, again
 		s.call++
 		return dst, nil
 	}
 	start := len(dst)
 	s.beginUndo(v)
 	s.call++
-	clear(s.fails)
-	s.refused = s.refused[:0]
+	s.refusals.Reset()
 	skipped := false // a job left out for want of a slot: no idle record
-	k := -1
-	nextJob := func() *jobEntry {
-		if walk != nil {
-			return walk.next()
-		}
-		if k++; k < len(order) {
-			return order[k]
-		}
-		return nil
-	}
 jobs:
-	for j := nextJob(); j != nil; j = nextJob() {
+	for j := jobs.Next(); j != nil; j = jobs.Next() {
 		if j.tried == s.call {
 			continue
 		}
 		if closed != 0 && !s.anyOpen(&j.needs, closed) {
-			s.skips.closedJobs++
-			// Every task of the job would be refused for want of a slot.
+			s.skips.closedJobs++ // every task of the job needs a closed kind
 			j.tried = s.call
 			skipped = true
 			continue
 		}
-		var failKey schedkit.SimilarityKey
+		// Lines 5–18, task by task in submission order.
+		var failKey schedkit.SimilarityKey // a predicted key refused in this job
 		failed := false
 		for i := 0; i < len(j.pending); {
-			p := j.pending[i]
-			if p.src != nil && !(keyed || s.cfg.Estimator == nil) {
-				// Another Estimator predicts task by task: it is asked
-				// about the run's head task itself.
-				q, err := s.splitHead(op, j, i)
-				if err != nil {
-					s.rollback(v)
-					return dst[:start], err
-				}
-				p = q
+			p, err := s.taskAt(j, i)
+			if err != nil {
+				s.rollback(v)
+				return dst[:start], err
 			}
+			// Line 6: locality (delay scheduling).
 			if !s.local(p, v, off) {
 				i++
 				continue
 			}
-			sig, cacheable := s.failSig(p, keyed)
+			sig, cacheable := s.failSig(p)
 			if cacheable {
-				if pred, refused := s.fails[sig]; refused {
+				if refused, predicted := s.refusals.Refused(sig); refused {
 					s.skips.refusals++
-					// A task alike for place was refused since the
-					// server last changed (its profile was valid).
-					if pred {
+					if predicted {
 						failKey, failed = p.key, true
 					}
-					i = s.skipRun(j, i, keyed)
+					i = s.skipRun(j, i)
 					continue
 				}
 			}
-			var prof estimate.Profile
-			ok := false
-			switch {
-			case keyed && !s.scanEach:
-				// What HistoryEstimator.Predict(p.t) returns: the key was
-				// read at Submit.
-				prof, ok = hist.History.Predict(p.key)
-			case s.cfg.Estimator != nil:
-				prof, ok = s.cfg.Estimator.Predict(p.t)
-			}
+			// Lines 8–9: predict; an unpredictable task gets its request.
+			prof, ok := s.predict(p)
 			usig := sig // unpredictable: refused as any unpredictable task of its request
 			usig.key = 0
 			if cacheable && !ok && sig.key != 0 {
-				if _, refused := s.fails[usig]; refused {
+				if refused, _ := s.refusals.Refused(usig); refused {
 					s.skips.refusals++
-					i = s.skipRun(j, i, keyed)
+					i = s.skipRun(j, i)
 					continue
 				}
 			}
 			prof0 := prof // the prediction as given (idleSig)
 			if ok {
 				if err := s.validProfile(prof); err != nil {
-					err.Op, err.Job, err.Task, err.Node = op, j.state.ID, p.id, id
+					err.Op, err.Job, err.Task, err.Node = "Schedule", j.state.ID, p.id, v.id
 					s.rollback(v)
 					return dst[:start], err
 				}
-				if keyed && failed && p.key == failKey {
-					i = s.skipRun(j, i, keyed)
+				if s.hist != nil && failed && p.key == failKey {
+					i = s.skipRun(j, i)
 					continue
 				}
 				prof = s.wholeUnits(prof, p.requested)
@@ -249,6 +210,8 @@ jobs:
 				// unpredictable task does, and teaches the History.
 				ok, prof, why = false, estimate.Profile{}, EstimateFitsNoServer
 			}
+			// Lines 10–18: match (request, Algorithm 2 or coarse),
+			// checkQoS, allocate.
 			q, err := s.place(v, p, i, prof, ok, off)
 			if err != nil {
 				s.rollback(v)
@@ -259,22 +222,18 @@ jobs:
 					failKey, failed = p.key, true
 				}
 				if cacheable {
-					s.fails[sig] = ok
-					if !ok {
-						s.fails[usig] = false
-					}
-					s.refused = append(s.refused, idleSig{p: p, prof: prof0, predicted: ok})
+					s.refusals.Record(sig, usig, p, prof0, ok)
 				}
-				i = s.skipRun(j, i, keyed)
+				i = s.skipRun(j, i)
 				continue
 			}
-			clear(s.fails) // the server changed
-			s.refused = s.refused[:0]
-			d := Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: id, Mode: q.mode, Plan: q.plan}
+			s.refusals.Reset() // the server changed
+			d := Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: v.id, Mode: q.mode, Plan: q.plan}
 			if q.mode == Requested {
 				d.Reason = why
 			}
 			dst = append(dst, d)
+			// Line 19: stop when the server is used up.
 			free = v.free.At(off)
 			if v.usedUp(free) {
 				break jobs
@@ -285,18 +244,40 @@ jobs:
 			if s.cfg.Progressive {
 				// Shares changed: order again and start over; jobs that
 				// placed nothing on this server in this call stay done.
-				s.sortJobs()
-				order = s.order
-				k = -1
+				jobs.Resort()
 				continue jobs
 			}
 		}
 		j.tried = s.call
 	}
-	if len(dst) == start && !skipped && walk == nil && !s.scanEach && (keyed || s.cfg.Estimator == nil) {
-		s.idle = idleScan{valid: true, hist: historyVersion(hist, keyed), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refused...)}
+	if len(dst) == start && !skipped && !jobs.Merged() && !s.scanEach && s.byKey {
+		s.idle = idleScan{valid: true, hist: s.historyVersion(), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refusals.refused...)}
 	}
 	return dst, nil
+}
+
+// taskAt returns pending task i of j. With an Estimator that predicts
+// task by task (not byKey), the head task of a run entry is split off
+// first, so that the Estimator is asked about the task itself.
+func (s *Scheduler) taskAt(j *jobEntry, i int) (*ptask, error) {
+	p := j.pending[i]
+	if p.src == nil || s.byKey {
+		return p, nil
+	}
+	return s.splitHead("Schedule", j, i)
+}
+
+// predict returns p's prediction: from the History by the key read at
+// Submit (what HistoryEstimator.Predict(p.t) returns), from another
+// Estimator, or none.
+func (s *Scheduler) predict(p *ptask) (estimate.Profile, bool) {
+	switch {
+	case s.hist != nil && !s.scanEach:
+		return s.hist.Predict(p.key)
+	case s.cfg.Estimator != nil:
+		return s.cfg.Estimator.Predict(p.t)
+	}
+	return estimate.Profile{}, false
 }
 
 // wholeUnits returns prof with every stage's demand of an integral kind

@@ -433,3 +433,51 @@ func (s *Scheduler) sortJobs() {
 	}
 	s.moved = s.moved[:0]
 }
+
+// jobIter yields the active jobs of one Schedule call in compareJobs
+// order (Algorithm 1 line 4): all of them (Scheduler.order, brought up
+// to date by sortJobs), or, when the server has closed kinds, the merged
+// job sets of those that can have a unit of each (setWalk).
+type jobIter struct {
+	s     *Scheduler
+	walk  *setWalk // nil: s.order
+	order []*jobEntry
+	k     int
+}
+
+// Reset starts the order of a call on a server with closed kinds
+// closed.
+func (it *jobIter) Reset(s *Scheduler, closed int) {
+	it.s, it.walk, it.k = s, nil, -1
+	if closed != 0 && !s.cfg.Progressive {
+		s.fixSets(s.openSets(closed))
+		it.walk = &s.walk
+		it.walk.start(s, closed)
+		s.skips.setWalks++
+		return
+	}
+	s.sortJobs()
+	it.order = s.order
+	s.fixSets(0) // only a backlog that outgrew the jobs (dropped jobs held)
+}
+
+// Next returns the next job, nil at the end.
+func (it *jobIter) Next() *jobEntry {
+	if it.walk != nil {
+		return it.walk.next()
+	}
+	if it.k++; it.k < len(it.order) {
+		return it.order[it.k]
+	}
+	return nil
+}
+
+// Resort orders the jobs again and starts over (Progressive, after an
+// allocation changed the shares).
+func (it *jobIter) Resort() {
+	it.s.sortJobs()
+	it.order, it.k = it.s.order, -1
+}
+
+// Merged reports whether the call walks the merged job sets.
+func (it *jobIter) Merged() bool { return it.walk != nil }

@@ -26,11 +26,51 @@ type idleSig struct {
 	predicted bool
 }
 
-func historyVersion(h HistoryEstimator, keyed bool) uint64 {
-	if keyed && h.History != nil {
-		return h.History.Version()
+// historyVersion is the version of the History predictions come from
+// (0 without one).
+func (s *Scheduler) historyVersion() uint64 {
+	if s.hist != nil {
+		return s.hist.Version()
 	}
 	return 0
+}
+
+// refusalMemory is the refusal memory of one Schedule call: the
+// signatures refused since the server last changed (fails, the value
+// saying whether the refused tasks were predicted) and one task per
+// signature for the idle record (refused).
+type refusalMemory struct {
+	fails   map[failSig]bool
+	refused []idleSig
+}
+
+// Reset forgets every refusal: at the start of a call, and whenever a
+// placement changes the server.
+func (m *refusalMemory) Reset() {
+	clear(m.fails)
+	m.refused = m.refused[:0]
+}
+
+// Refused reports whether sig was refused since the last Reset, and
+// whether its tasks were predicted.
+func (m *refusalMemory) Refused(sig failSig) (refused, predicted bool) {
+	predicted, refused = m.fails[sig]
+	return refused, predicted
+}
+
+// Record remembers that the task p of signature sig was refused, with
+// prediction prof (as the estimator gave it) if predicted; an
+// unpredictable task's refusal holds for every unpredictable task of
+// its request (usig).
+func (m *refusalMemory) Record(sig, usig failSig, p *ptask, prof estimate.Profile, predicted bool) {
+	if m.fails == nil {
+		m.fails = make(map[failSig]bool)
+	}
+	m.fails[sig] = predicted
+	if !predicted {
+		m.fails[usig] = false
+	}
+	m.refused = append(m.refused, idleSig{p: p, prof: prof, predicted: predicted})
 }
 
 // idleRepeat answers a call exactly as the full walk would when nothing
@@ -45,9 +85,9 @@ func historyVersion(h HistoryEstimator, keyed bool) uint64 {
 // a later call reads. Only with a History or no Estimator, no pending
 // task with data locations (delay scheduling keeps per-task state
 // unless LocalityWait < 0), and not on the reference path.
-func (s *Scheduler) idleRepeat(v *server, hist HistoryEstimator, keyed bool, off time.Duration) bool {
-	if !s.idle.valid || s.scanEach || !(keyed || s.cfg.Estimator == nil) ||
-		s.idle.jobs != s.jobsVer || s.idle.hist != historyVersion(hist, keyed) ||
+func (s *Scheduler) idleRepeat(v *server, off time.Duration) bool {
+	if !s.idle.valid || s.scanEach || !s.byKey ||
+		s.idle.jobs != s.jobsVer || s.idle.hist != s.historyVersion() ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
 		return false
 	}
@@ -81,14 +121,11 @@ type failSig struct {
 // before predicting, so a cached refusal costs no prediction.
 // cacheable is false with another Estimator, more than four kinds, or
 // scanEach (the reference path).
-func (s *Scheduler) failSig(p *ptask, keyed bool) (sig failSig, cacheable bool) {
-	if s.scanEach || len(p.requested) > len(sig.req) || !(keyed || s.cfg.Estimator == nil) {
+func (s *Scheduler) failSig(p *ptask) (sig failSig, cacheable bool) {
+	if s.scanEach || len(p.requested) > len(sig.req) || !s.byKey {
 		return sig, false
 	}
-	if s.fails == nil {
-		s.fails = make(map[failSig]bool)
-	}
-	if keyed {
+	if s.hist != nil {
 		sig.key = p.keyID
 	}
 	for k, x := range p.requested {

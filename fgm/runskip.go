@@ -12,8 +12,8 @@ package fgm
 // other Estimator (one that may predict each task differently), or with
 // scanEach, it returns i+1. It finds the end of the run by galloping,
 // so the cost is logarithmic in the run's length.
-func (s *Scheduler) skipRun(j *jobEntry, i int, keyed bool) int {
-	if s.scanEach || !(keyed || s.cfg.Estimator == nil) {
+func (s *Scheduler) skipRun(j *jobEntry, i int) int {
+	if s.scanEach || !s.byKey {
 		return i + 1
 	}
 	runs := j.runs

@@ -30,8 +30,14 @@ type Scheduler struct {
 	// fraction of a slot can be neither allocated nor saved.
 	integral   []int
 	isIntegral []bool
-	whole      []estimate.Stage // Schedule: a prediction with integral kinds at the request
-	matcher    *Matcher
+	// hist is the History predictions come from (Estimator is a
+	// HistoryEstimator), else nil; byKey says a prediction is a function
+	// of the task's similarity key (from a History, or none at all), the
+	// condition of the refusal memory and of run skipping.
+	hist    *estimate.History
+	byKey   bool
+	whole   []estimate.Stage // Schedule: a prediction with integral kinds at the request
+	matcher *Matcher
 
 	// clock is the time rule every schedkit scheduler follows: the epoch,
 	// the latest state-changing call's now (see internal/clock).
@@ -60,7 +66,6 @@ type Scheduler struct {
 
 	// Per Schedule call.
 	call      uint64                            // Schedule calls so far
-	fails     map[failSig]bool                  // refused since the server last changed (value: predicted)
 	keyIDs    map[schedkit.SimilarityKey]uint64 // keys numbered at Submit (failSig)
 	nextKeyID uint64
 	placed    []*ptask
@@ -79,7 +84,7 @@ type Scheduler struct {
 	// The latest complete Schedule call that placed nothing (see
 	// idleRepeat), and the refusals of the call under way.
 	idle     idleScan
-	refused  []idleSig
+	refusals refusalMemory
 	jobsVer  uint64          // changes with any job's queue or state
 	locTasks int             // pending tasks with data locations
 	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
@@ -129,6 +134,7 @@ type Scheduler struct {
 	drfKey  bool
 	prioSeq uint64
 	walk    setWalk
+	jobIter jobIter // Schedule's job order (Algorithm 1 line 4)
 
 	// skips counts the work each acceleration saved (skipCounts).
 	skips skipCounts
@@ -284,9 +290,12 @@ func New(cfg Config) (*Scheduler, error) {
 		}
 	}
 	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
-	hist, keyed := cfg.Estimator.(HistoryEstimator)
+	if h, ok := cfg.Estimator.(HistoryEstimator); ok {
+		s.hist = h.History
+	}
+	s.byKey = s.hist != nil || cfg.Estimator == nil
 	s.closedEst = s.useSets && (cfg.Estimator == nil ||
-		keyed && hist.History != nil && hist.History.Config().MaxStages <= cfg.MaxStages)
+		s.hist != nil && s.hist.Config().MaxStages <= cfg.MaxStages)
 	switch cfg.Fairness.(type) {
 	case DRF:
 		s.drf, s.drfKey = true, true
