@@ -92,7 +92,7 @@ func BenchmarkMatch(b *testing.B) {
 				stages[i].Duration = time.Duration(ts) * 5 * time.Second / time.Duration(ns) / 2
 			}
 			rates := make([]float64, ns*3)
-			if ok, _ := m.Match(tl, capacity, stages, 0, true, rates); !ok || !naiveMatch(space, tl, capacity, stages, 0, 0.05, 0.1) {
+			if ok, _ := m.Match(fgm.Server{Free: tl, Capacity: capacity}, stages, time.Time{}, true, rates); !ok || !naiveMatch(space, tl, capacity, stages, 0, 0.05, 0.1) {
 				b.Fatal("benchmark task should be accepted")
 			}
 			_ = at
@@ -100,7 +100,7 @@ func BenchmarkMatch(b *testing.B) {
 			b.Run(name+"/fgm", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					_, _ = m.Match(tl, capacity, stages, 0, true, rates)
+					_, _ = m.Match(fgm.Server{Free: tl, Capacity: capacity}, stages, time.Time{}, true, rates)
 				}
 			})
 			b.Run(name+"/naive", func(b *testing.B) {

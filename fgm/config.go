@@ -53,8 +53,8 @@ type Config struct {
 	IdleThreshold float64
 	// CompressionLimit is the limitation of formula (7): the largest
 	// compression rate of a compressible kind. In [0, 1); default
-	// resource.DefaultCompressionLimit (10%). Use NoCompression to turn
-	// compression off.
+	// resource.DefaultCompressionLimit (10%). Ablations.NoCompression
+	// turns compression off.
 	CompressionLimit float64
 	// Penalty is p of formulas (5)–(7), the extra slowdown contention
 	// costs; finite, ≥ 0; default 0.05 (our choice: the paper measured
@@ -95,18 +95,12 @@ type Config struct {
 	// than (1 + DegradeSlack) × its formula (15) duration. Default 0.5.
 	DegradeSlack float64
 
-	// Ablations and options; all off in the paper's method.
+	// Ablations switch parts of the paper's method off, for experiments
+	// that measure what each part contributes; a host leaves it zero.
+	Ablations Ablations
 
-	// NoCompression never compresses (rc = 0 on every server).
-	NoCompression bool
-	// CoarseOnly matches every predictable task coarse-grained: its peak
-	// against the least free over its duration.
-	CoarseOnly bool
-	// NoPolicyAdjustment keeps every server fine-grained with compression
-	// (Tick still estimates foreign load).
-	NoPolicyAdjustment bool
-	// NoCheckQoS skips the deadline check of running tasks.
-	NoCheckQoS bool
+	// Options; all off in the paper's method.
+
 	// CapAtRequest allocates compressible kinds up to the task's request
 	// (a host limit such as a cgroup quota at the request) while still
 	// reserving the prediction on the server's timeline; without it the
@@ -133,6 +127,22 @@ type Config struct {
 	HostChecksSteps bool
 }
 
+// Ablations are switches that remove one part of the paper's method
+// each: the ablations of the fgm experiment. They are not options a host
+// needs; the zero value is the full method.
+type Ablations struct {
+	// NoCompression never compresses (rc = 0 on every server).
+	NoCompression bool
+	// CoarseOnly matches every predictable task coarse-grained: its peak
+	// against the least free over its duration.
+	CoarseOnly bool
+	// NoPolicyAdjustment keeps every server fine-grained with compression
+	// (Tick still estimates foreign load).
+	NoPolicyAdjustment bool
+	// NoCheckQoS skips the deadline check of running tasks.
+	NoCheckQoS bool
+}
+
 // Defaults of Config (and FitConfig) fields.
 const (
 	DefaultIdleThreshold = 0.05
@@ -144,8 +154,17 @@ func (c *Config) resolve() (*resource.Space, error) {
 	bad := func(format string, args ...any) error {
 		return &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
 	}
-	if c.Cluster == nil {
+	if isNil(c.Cluster) {
 		return nil, bad("nil Cluster")
+	}
+	if c.Estimator != nil && isNil(c.Estimator) {
+		return nil, bad("Estimator is a typed nil")
+	}
+	if h, ok := c.Estimator.(HistoryEstimator); ok && h.History == nil {
+		return nil, bad("HistoryEstimator with a nil History")
+	}
+	if c.Fairness != nil && isNil(c.Fairness) {
+		return nil, bad("Fairness is a typed nil")
 	}
 	space := c.Cluster.Space()
 	if space == nil {
@@ -205,7 +224,7 @@ func (c *Config) resolve() (*resource.Space, error) {
 	case !(c.DegradeSlack > 0) || math.IsInf(c.DegradeSlack, 0):
 		return nil, bad("DegradeSlack %v is not finite and > 0", c.DegradeSlack)
 	}
-	if c.NoCompression {
+	if c.Ablations.NoCompression {
 		c.CompressionLimit = 0
 	}
 	if c.Estimator == nil && c.History != nil {

@@ -85,18 +85,57 @@ type Decision struct {
 	// Allocate only.
 	Mode Mode
 	Plan []PlanStep
-	// Reclaim only: why.
-	Reason string
+	// Reason says why: for an Allocate of Mode Requested, why the task got
+	// its request (Unpredictable or EstimateFitsNoServer; zero for the
+	// other modes); for a Reclaim, ServerDegrading, with the figures in
+	// Conformity and Threshold.
+	Reason Reason
+	// Reclaim only: the server's mean conformity (16) over the window and
+	// the threshold ThSA it exceeded.
+	Conformity, Threshold float64
+}
+
+// Reason says why a decision was taken as it was.
+type Reason uint8
+
+// Reasons.
+const (
+	// Unpredictable: the task had no prediction (an unknown key, too few
+	// observations, or an Estimator that declined), so it got its request.
+	Unpredictable Reason = iota + 1
+	// EstimateFitsNoServer: the task's prediction demands more of some
+	// kind, at its peak, than any registered server has, so it got its
+	// request instead (and its completion teaches the History).
+	EstimateFitsNoServer
+	// ServerDegrading: Algorithm 3 reclaims the newest task of a server
+	// under stop-allocation on which a task runs late.
+	ServerDegrading
+)
+
+var reasonNames = [...]string{"", "unpredictable", "estimate fits no server", "server degrading"}
+
+// String returns the reason's text ("" for the zero Reason).
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
 }
 
 // String renders d on one line, e.g.
-// "allocate t1 of j1 on n1 fine-grained: 10s×[4 2e+09] 20s×[1 6e+09]".
+// "allocate t1 of j1 on n1 fine-grained: 10s×[4 2e+09] 20s×[1 6e+09]",
+// "allocate t2 of j1 on n1 requested (unpredictable): 0s×[1 2e+09]" or
+// "reclaim t3 of j2 on n1: server degrading: conformity 0.06 > 0.04".
 func (d Decision) String() string {
 	if d.Action == Reclaim {
-		return fmt.Sprintf("reclaim %s of %s on %s: %s", d.Task, d.Job, d.Node, d.Reason)
+		return fmt.Sprintf("reclaim %s of %s on %s: %s: conformity %.3g > %.3g", d.Task, d.Job, d.Node, d.Reason, d.Conformity, d.Threshold)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s of %s on %s %s:", d.Action, d.Task, d.Job, d.Node, d.Mode)
+	fmt.Fprintf(&b, "%s %s of %s on %s %s", d.Action, d.Task, d.Job, d.Node, d.Mode)
+	if d.Reason != 0 {
+		fmt.Fprintf(&b, " (%s)", d.Reason)
+	}
+	b.WriteByte(':')
 	for _, s := range d.Plan {
 		fmt.Fprintf(&b, " %v×%v", s.Duration, []float64(s.Alloc))
 		if !s.Compression.IsZero() {

@@ -33,7 +33,10 @@
 // # Host duties
 //
 // The host keeps its tasks and servers and calls the Scheduler from one
-// scheduling loop, always with a now that never goes backwards:
+// scheduling loop. A state-changing call (Submit, Schedule, Sample*,
+// Release, Tick) dated before the latest one is ErrStaleTime; reads
+// (Free, MinFree) take any time and never move the clock; a bad call
+// returns a typed error and changes nothing.
 //
 //  1. Create it with New(Config{Cluster: c, History: h}); the cluster's
 //     live nodes are registered. Call AddNode and RemoveNode when
@@ -55,7 +58,9 @@
 //  4. Report usage: SampleNode with each server's measured total usage
 //     and SampleTask with each running task's, periodically (the paper's
 //     node agents read /proc; every few seconds); or let nodes implement
-//     UsageNode and tasks UsageTask, and Tick reads them.
+//     UsageNode and tasks UsageTask, and Tick reads them. A sample above
+//     the node's capacity in some kind cannot be true and is refused
+//     (ErrInvalidSample): clamp a noisy reading at the capacity.
 //  5. When a task ends, Release(now, id, succeeded). Successful tasks
 //     teach the History; failed or killed ones do not. Submit a failed
 //     task again to retry it. Withdraw pending tasks of a killed job
@@ -66,6 +71,10 @@
 //  7. Never call it concurrently, never change a Task's answers between
 //     Submit and Release, and treat Decision plans as read-only views
 //     valid until the task is released.
+//
+// Package fgmtest checks a host's integration against these duties: a
+// Checker to run after every operation, a reference Host and seeded
+// random events.
 //
 // # One task at a time
 //
@@ -129,6 +138,11 @@
 //     the steep drop of the paper's figure 4); on a host where sharing
 //     costs only proportionally it leaves throughput unused (the fgm
 //     experiment's cloud tables show both).
+//   - Algorithm 3 reclaims (kills) a task only after ReclaimTicks (2)
+//     Ticks in a row whose own conformity figure exceeds ThSA. A node
+//     sample counts in one Tick's figure only, so one wrong sample may
+//     stop allocation on its server for up to ConformityWindow Ticks but
+//     never kills a task.
 //   - Conformity (16) is normalised by capacity so thresholds are
 //     unitless; μ is the measured node usage, α our reservations plus the
 //     foreign estimate in force, both formula (14) means between Ticks;
@@ -151,14 +165,39 @@
 //   - Penalty p (5)–(7) defaults to 0.05: the paper measured its curve
 //     (figure 4) but printed no value.
 //
+// # Learning that cannot get stuck
+//
+// Predictions come from what finished tasks used, so one wrong sample
+// must not keep a key's tasks pending for ever. Its influence is bounded
+// three ways:
+//
+//   - A sample is checked at the door: finite, non-negative and within
+//     the capacity of the node it was measured on (ErrInvalidSample
+//     otherwise), so no sample exceeds the largest server.
+//   - The History smooths: an observation moves a key's profile by
+//     Smoothing α (0.3 by default) of its distance from it, and its
+//     weight decays by 1 − α with every later observation of the key.
+//   - A prediction whose peak exceeds, in some kind, the largest
+//     capacity of that kind among the registered servers is not used:
+//     the task gets its request, as an unpredictable one does (Decision
+//     Reason EstimateFitsNoServer), runs, and its completion teaches
+//     the History. A key poisoned by one outlier therefore keeps
+//     placing tasks, and recovers in a bounded number of completions:
+//     after an outlier of x on a truth of u, the prediction's error is
+//     α(x − u)(1 − α)ⁿ after n completions (TestPoisonedKeyRecovers: 60
+//     cores where 1 is true puts the prediction at 18.7 cores on 16-core
+//     servers; the first task runs at once at its request, the estimate
+//     is used again after 1 completion and is within 10% after 15).
+//
 // # Options
 //
-// Every option is off by default. NoCompression, CoarseOnly,
-// NoPolicyAdjustment and NoCheckQoS switch off one mechanism each (the
-// ablations of the fgm experiment); Estimator replaces the History's
+// Every option is off by default. Estimator replaces the History's
 // prediction (an oracle in the experiment); Fairness replaces DRF
 // (FIFO, or the host's own); CapAtRequest and ChargeMean are described
 // above; Progressive orders the jobs again after every allocation.
+// Config.Ablations is not an option but a set of switches for
+// experiments, each removing one part of the method: NoCompression,
+// CoarseOnly, NoPolicyAdjustment, NoCheckQoS.
 //
 // # Cost
 //
@@ -173,6 +212,23 @@
 // so a full slot server costs O(1), not O(queued jobs) (see Schedule).
 // BenchmarkMatch, BenchmarkRound and BenchmarkScheduleFullServer measure
 // them against naive references.
+//
+// # Files
+//
+// The paper's steps, one file each: algorithm1.go (Schedule: skip, order,
+// locality, request, Algorithm 2 or coarse, checkQoS, allocate),
+// algorithm2.go (Matcher), algorithm3.go (Tick: foreign load, policy,
+// reclaim), formula14_samples.go (usage samples and their time-weighted
+// sums), formula15_checkqos.go (checkQoS, durations by formula (15)),
+// formula16_conformity.go (Conformity), allocate.go (a placement's plan
+// and reservations, and the undo of a failed call), fit.go (Fitter: the
+// tests for one task), server.go (a server's free timeline), order.go
+// (Fairness: DRF, FIFO). Accelerations, each with its reference path in a
+// test (SetScanEach, SetNoCursor) and an equivalence test: refusals.go
+// (refusal memory within and across calls), runskip.go (skipping a
+// refused run of alike tasks), closedkinds.go and jobsets.go (walking only
+// the jobs that can use a server with closed integral kinds), taskrun.go
+// (runs of alike tasks as one queue entry).
 //
 // # Concurrency
 //

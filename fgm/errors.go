@@ -3,21 +3,24 @@ package fgm
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/errtext"
 )
 
 // Sentinel errors. Every error the package returns is an *Error wrapping
 // exactly one of them, so errors.Is works and errors.As gives the details.
 // A call that returns an error changes nothing: no task is queued,
-// dropped or placed, no reservation or policy changes, and no decision is
-// returned.
+// dropped or placed, no reservation, sample or policy changes, the clock
+// does not move, and no decision is returned.
 var (
-	// ErrConfig reports an invalid Config given to New.
+	// ErrConfig reports an invalid Config given to New (or FitConfig to
+	// NewFitter, or arguments to NewMatcher).
 	ErrConfig = errors.New("fgm: invalid config")
-	// ErrInvalidTask reports a task that cannot be queued: nil, empty ID,
-	// a requested vector that does not fit the Space or holds NaN,
-	// infinite or negative amounts.
+	// ErrInvalidTask reports a task that cannot be queued: nil (or a
+	// typed nil), empty ID, empty job ID, a requested vector that does
+	// not fit the Space or holds NaN, infinite or negative amounts.
 	ErrInvalidTask = errors.New("fgm: invalid task")
 	// ErrDuplicateTask reports a Submit of a task already pending or
 	// running.
@@ -25,49 +28,78 @@ var (
 	// ErrUnknownTask reports a Withdraw, Release or SampleTask of a task
 	// the scheduler does not hold in the state the call needs.
 	ErrUnknownTask = errors.New("fgm: unknown task ID")
-	// ErrInvalidNode reports a nil node, a node the cluster does not
-	// know (or a duplicate AddNode), or a node whose capacity does not
-	// fit the Space or holds NaN, infinite or negative amounts.
-	ErrInvalidNode = errors.New("fgm: invalid or unknown node")
-	// ErrInvalidSample reports a usage sample of the wrong length or
-	// holding NaN, infinite or negative amounts.
+	// ErrInvalidNode reports a node that cannot be used: nil (or a typed
+	// nil), an empty ID, a capacity (or Available vector, or server
+	// state given to Fit) that does not fit the Space or holds NaN,
+	// infinite or negative amounts; or a query vector of the wrong
+	// length or a non-positive interval.
+	ErrInvalidNode = errors.New("fgm: invalid node")
+	// ErrDuplicateNode reports an AddNode of a node already registered.
+	ErrDuplicateNode = errors.New("fgm: duplicate node ID")
+	// ErrUnknownNode reports a node the scheduler has not registered
+	// (Schedule, SampleNode, RemoveNode, Free, MinFree).
+	ErrUnknownNode = errors.New("fgm: unknown node ID")
+	// ErrInvalidSample reports a usage sample that cannot be true: of the
+	// wrong length, holding NaN, infinite or negative amounts, or an
+	// amount above the capacity of the node it was measured on.
 	ErrInvalidSample = errors.New("fgm: invalid usage sample")
-	// ErrInvalidEstimate reports a prediction from the Estimator with no
-	// stages, a stage of negative length, a demand that does not fit the Space or
-	// holds NaN, infinite or negative amounts, or more than MaxStages
-	// stages.
+	// ErrInvalidEstimate reports a prediction from the Estimator (or
+	// stages given to Match or Fit) with no stages, more than MaxStages
+	// stages, a stage of negative length, stages whose lengths sum to 0
+	// or beyond 2⁶⁰ ns, or a demand that does not fit the Space or holds
+	// NaN, infinite or negative amounts.
 	ErrInvalidEstimate = errors.New("fgm: invalid estimate")
-	// ErrTimeBackwards reports a now earlier than the latest time the
-	// scheduler was given.
-	ErrTimeBackwards = errors.New("fgm: time went backwards")
+	// ErrStaleTime reports a state-changing call dated before the latest
+	// state-changing call. Read-only calls (Free, MinFree) may ask about
+	// any time in range.
+	ErrStaleTime = errors.New("fgm: time before an earlier call")
+	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
+	// from the first time the scheduler was given (for Fit and Match,
+	// from the Server's Epoch), the range its integer arithmetic covers.
+	ErrTimeRange = errors.New("fgm: time out of range")
 )
 
-// Error is the error type of the package: the method, the task or node
-// concerned, the sentinel and what is wrong.
+// Error is the error type of the package: the method, the task, job and
+// node concerned, the sentinel, what is wrong and an underlying cause.
 type Error struct {
 	Op     string          // the method, e.g. "Submit" or "Schedule"
+	Job    schedkit.JobID  // the job concerned, if any
 	Task   schedkit.TaskID // the task concerned, if any
 	Node   schedkit.NodeID // the node concerned, if any
 	Reason string          // what is wrong
 	Err    error           // one of the sentinels above
+	Cause  error           // an underlying error, or nil
 }
 
-// Error describes the failure: operation, task or node, sentinel, reason.
+// Error describes the failure: `fgm: Op: job "j": task "t": node "n":
+// <sentinel>: <reason>: <cause>`, every empty part left out.
 func (e *Error) Error() string {
-	msg := "fgm: " + e.Op
-	if e.Task != "" {
-		msg += fmt.Sprintf(": task %q", e.Task)
-	}
-	if e.Node != "" {
-		msg += fmt.Sprintf(": node %q", e.Node)
-	}
-	// The sentinel's text without its own "fgm: " prefix.
-	msg += ": " + e.Err.Error()[len("fgm: "):]
-	if e.Reason != "" {
-		msg += ": " + e.Reason
-	}
-	return msg
+	return errtext.Format(errtext.Parts{Pkg: "fgm", Op: e.Op, Job: string(e.Job), Task: string(e.Task),
+		Node: string(e.Node), Sentinel: e.Err, Reason: e.Reason, Cause: e.Cause})
 }
 
-// Unwrap returns the sentinel.
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap returns the sentinel and the cause, if any.
+func (e *Error) Unwrap() []error { return errtext.Unwrap(e.Err, e.Cause) }
+
+// isNil reports whether v is nil or an interface holding a nil pointer
+// (or map, slice, chan or func): a typed nil, which the package refuses
+// as it refuses nil.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return r.IsNil()
+	}
+	return false
+}
+
+// nilText describes a nil host value: "nil node", or "nil node (a typed
+// nil *main.node)".
+func nilText(what string, v any) string {
+	if v == nil {
+		return "nil " + what
+	}
+	return fmt.Sprintf("nil %s (a typed nil %T)", what, v)
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // A 4-core, 8 GiB server; two similar tasks have run before, each 10 s
@@ -20,7 +21,8 @@ import (
 func Example() {
 	space, _ := resource.NewSpace(resource.CPU, resource.Memory)
 	const gib = 1 << 30
-	c := &cluster{space: space, nodes: []*node{{id: "n1", rack: "r1", cap: resource.Vector{4, 8 * gib}}}}
+	c := schedkittest.NewCluster(space)
+	n1 := c.AddNode("n1", "r1", resource.Vector{4, 8 * gib})
 	h, _ := estimate.NewHistory(estimate.HistoryConfig{Space: space, Bins: 20})
 	key := schedkit.SimilarityKey{Logic: "wordcount/map", DataSize: 128 << 20}
 	var run []estimate.UsageSample
@@ -36,11 +38,11 @@ func Example() {
 
 	s, _ := fgm.New(fgm.Config{Cluster: c, History: h})
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	_ = s.Submit(now, &task{id: "a", job: "j1", key: key, req: resource.Vector{3, 6 * gib}})
-	ds, _ := s.Schedule(now, c.nodes[0], nil)
+	_ = s.Submit(now, &schedkittest.Task{Key: "a", JobKey: "j1", Similar: key, Request: resource.Vector{3, 6 * gib}})
+	ds, _ := s.Schedule(now, n1, nil)
 	later := now.Add(10 * time.Second)
-	_ = s.Submit(later, &task{id: "b", job: "j2", key: key, req: resource.Vector{3, 6 * gib}})
-	ds, _ = s.Schedule(later, c.nodes[0], ds)
+	_ = s.Submit(later, &schedkittest.Task{Key: "b", JobKey: "j2", Similar: key, Request: resource.Vector{3, 6 * gib}})
+	ds, _ = s.Schedule(later, n1, ds)
 	for _, d := range ds {
 		fmt.Printf("%s on %s, %s:", d.Task, d.Node, d.Mode)
 		for _, p := range d.Plan {
@@ -70,9 +72,9 @@ func ExampleMatcher_Match() {
 		{Duration: 10 * time.Second, Demand: resource.Vector{1, 12}},
 	}
 	rates := make([]float64, len(stages)*space.Len())
-	ok, _ := m.Match(free, capacity, stages, 0, true, rates)
+	ok, _ := m.Match(fgm.Server{Free: free, Capacity: capacity}, stages, time.Time{}, true, rates)
 	fmt.Printf("fits: %v, cpu compression %.4f then %.4f\n", ok, rates[0], rates[2])
-	ok, _ = m.Match(free, capacity, stages, 0, false, rates)
+	ok, _ = m.Match(fgm.Server{Free: free, Capacity: capacity}, stages, time.Time{}, false, rates)
 	fmt.Println("fits without compression:", ok)
 	// Output:
 	// fits: true, cpu compression 0.0588 then 0.0000
@@ -105,11 +107,57 @@ func ExampleFitter_Fit() {
 		{Duration: 10 * time.Second, Demand: resource.Vector{2, 1}},
 		{Duration: 20 * time.Second, Demand: resource.Vector{1, 3}},
 	}
-	v, _ := f.Fit(srv, 0, stages, nil, make([]float64, 4))
+	v, _ := f.Fit(srv, time.Time{}, stages, nil, make([]float64, 4))
 	fmt.Println(v.Test, v.Mode, "stage", v.Refusal.Stage, space.Kind(v.Refusal.Kind).Name, v.Refusal.Demand, ">", v.Refusal.Free)
-	v, _ = f.Fit(srv, 0, stages[:1], nil, make([]float64, 4))
+	v, _ = f.Fit(srv, time.Time{}, stages[:1], nil, make([]float64, 4))
 	fmt.Println(v.Test)
 	// Output:
 	// stage-match fine-grained stage 1 memory 3 > 2
 	// passed
+}
+
+// A MapReduce job's 100,000 maps that have not started are one entry:
+// the host makes a task object only when a map is placed. Here a server
+// with 4 slots takes the first four maps of the run; the host's run
+// makes each as it is asked for.
+func ExampleScheduler_SubmitRun() {
+	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
+	c := schedkittest.NewCluster(space)
+	n1 := c.AddNode("n1", "r1", resource.Vector{4, 2})
+	s, _ := fgm.New(fgm.Config{Cluster: c})
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	maps := &mapRun{job: "wordcount", n: 100000, key: schedkit.SimilarityKey{Logic: "wordcount/map", DataSize: 64 << 20}}
+	_ = s.SubmitRun(now, maps)
+	ds, _ := s.Schedule(now, n1, nil)
+	for _, d := range ds {
+		fmt.Println(d.Task, "on", d.Node)
+	}
+	fmt.Println("pending", s.Pending(), "running", s.Running(), "tasks made", maps.made)
+	fmt.Println("withdrawn", s.WithdrawJob("wordcount"), "pending", s.Pending())
+	// Output:
+	// wordcount/map/0 on n1
+	// wordcount/map/1 on n1
+	// wordcount/map/2 on n1
+	// wordcount/map/3 on n1
+	// pending 99996 running 4 tasks made 4
+	// withdrawn 99996 pending 0
+}
+
+// mapRun is a host's run of a job's maps, each needing one map slot: it
+// makes a map's task object when the scheduler asks for it.
+type mapRun struct {
+	job  schedkit.JobID
+	n    int
+	key  schedkit.SimilarityKey
+	made int
+}
+
+func (r *mapRun) Job() schedkit.JobID                { return r.job }
+func (r *mapRun) Similarity() schedkit.SimilarityKey { return r.key }
+func (r *mapRun) Requested() resource.Vector         { return resource.Vector{1, 0} }
+func (r *mapRun) Deadline() time.Time                { return time.Time{} }
+func (r *mapRun) Len() int                           { return r.n }
+func (r *mapRun) Task(i int) schedkit.Task {
+	r.made++
+	return &schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("%s/map/%d", r.job, i)), JobKey: r.job, Similar: r.key, Request: r.Requested()}
 }

@@ -26,8 +26,8 @@ func TestExplainAgreesWithMatch(t *testing.T) {
 		compress := rng.IntN(4) != 0
 		m, _ := fgm.NewMatcher(space, 0.05, []float64{0, 0.1, 0.3}[rng.IntN(3)])
 		rates := make([]float64, len(stages)*3)
-		want, _ := m.Match(tl, capacity, stages, at, compress, rates)
-		got, why, err := m.Explain(tl, capacity, stages, at, compress, rates)
+		want, _ := m.Match(fgm.Server{Free: tl, Capacity: capacity}, stages, time.Time{}.Add(at), compress, rates)
+		got, why, err := m.Explain(fgm.Server{Free: tl, Capacity: capacity}, stages, time.Time{}.Add(at), compress, rates)
 		if err != nil || got != want {
 			t.Fatalf("iter %d: Explain %v %v, Match %v", iter, got, err, want)
 		}
@@ -53,7 +53,9 @@ func TestExplainAgreesWithMatch(t *testing.T) {
 			t.Fatalf("iter %d: refusal at %v, stage [%v, %v), free there %v", iter, why.At, start, start+s.Duration, tl.At(why.At))
 		}
 		// No earlier stage fails: the prefix matches.
-		if ok, _ := m.Match(tl, capacity, stages[:why.Stage], at, compress, rates); !ok {
+		if ok, err := m.Match(fgm.Server{Free: tl, Capacity: capacity}, stages[:why.Stage], time.Time{}.Add(at), compress, rates); !ok && start > at {
+			t.Fatalf("iter %d: stages before the refused one do not match: %v", iter, err)
+		} else if !ok && err == nil {
 			t.Fatalf("iter %d: stages before the refused one do not match", iter)
 		}
 	}
@@ -71,21 +73,21 @@ func TestExplainWorked(t *testing.T) {
 	m, _ := fgm.NewMatcher(space, 0.05, 0.1)
 	stages := []estimate.Stage{st(10*time.Second, 1, 1, 0), st(5*time.Second, 1, 3, 0)}
 	rates := make([]float64, 6)
-	ok, why, err := m.Explain(free, capacity, stages, 7*time.Second, true, rates)
+	ok, why, err := m.Explain(fgm.Server{Free: free, Capacity: capacity}, stages, time.Time{}.Add(7*time.Second), true, rates)
 	want := fgm.Refusal{Stage: 1, Kind: 1, At: 17 * time.Second, Demand: 3, Free: 2}
 	if err != nil || ok || why != want {
 		t.Errorf("Explain = %v %+v %v, want refusal %+v", ok, why, err, want)
 	}
 	// CPU: 4 free, 6 asked; the allowance rc × N is below 2.
 	stages = []estimate.Stage{st(10*time.Second, 6, 1, 0)}
-	ok, why, _ = m.Explain(free, capacity, stages, 0, true, rates)
+	ok, why, _ = m.Explain(fgm.Server{Free: free, Capacity: capacity}, stages, time.Time{}, true, rates)
 	if ok || why.Kind != 0 || why.Stage != 0 || !(why.Allowance > 0 && why.Allowance < 2) {
 		t.Errorf("cpu refusal %v %+v", ok, why)
 	}
-	if _, _, err := m.Explain(nil, capacity, stages, 0, true, rates); !errors.Is(err, fgm.ErrInvalidNode) {
+	if _, _, err := m.Explain(fgm.Server{Free: nil, Capacity: capacity}, stages, time.Time{}, true, rates); !errors.Is(err, fgm.ErrInvalidNode) {
 		t.Errorf("nil timeline: %v", err)
 	}
-	if _, _, err := m.Explain(free, capacity, []estimate.Stage{st(-1, 1, 1, 0)}, 0, true, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
+	if _, _, err := m.Explain(fgm.Server{Free: free, Capacity: capacity}, []estimate.Stage{st(-1, 1, 1, 0)}, time.Time{}, true, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
 		t.Errorf("negative stage: %v", err)
 	}
 }
@@ -103,8 +105,10 @@ func TestMinFree(t *testing.T) {
 	if err := s.MinFree(t0.Add(12*time.Second), "n00", 2*time.Second, dst); err != nil || !dst.Equal(resource.Vector{1, 6, 100}) {
 		t.Errorf("MinFree over [12s, 14s) = %v %v, want [1 6 100]", dst, err)
 	}
+	if err := s.MinFree(t0.Add(12*time.Second), "nope", time.Second, dst); !errors.Is(err, fgm.ErrUnknownNode) {
+		t.Errorf("MinFree of an unknown node: %v", err)
+	}
 	for _, bad := range []func() error{
-		func() error { return s.MinFree(t0.Add(12*time.Second), "nope", time.Second, dst) },
 		func() error { return s.MinFree(t0.Add(12*time.Second), "n00", 0, dst) },
 		func() error { return s.MinFree(t0.Add(12*time.Second), "n00", time.Second, dst[:1]) },
 	} {
@@ -112,7 +116,15 @@ func TestMinFree(t *testing.T) {
 			t.Errorf("bad MinFree: %v", err)
 		}
 	}
-	if err := s.MinFree(t0, "n00", time.Second, dst); !errors.Is(err, fgm.ErrTimeBackwards) {
-		t.Errorf("MinFree back in time: %v", err)
+	// A read does not move the clock: t0 is still a valid time for
+	// reads and for state-changing calls.
+	if err := s.MinFree(t0, "n00", time.Second, dst); err != nil || !dst.Equal(resource.Vector{3, 2, 100}) {
+		t.Errorf("MinFree at t0 after a later read = %v %v, want [3 2 100]", dst, err)
+	}
+	if err := s.Submit(t0, &task{id: "b", job: "j", req: resource.Vector{1, 1, 0}}); err != nil {
+		t.Errorf("Submit at t0 after reads at t0+12s: %v", err)
+	}
+	if err := s.MinFree(t0.Add(1<<61), "n00", time.Second, dst); !errors.Is(err, fgm.ErrTimeRange) {
+		t.Errorf("MinFree far ahead: %v", err)
 	}
 }

@@ -49,6 +49,9 @@ func (t Test) String() string {
 type Server struct {
 	// Capacity is the server's capacity N, per kind.
 	Capacity resource.Vector
+	// Epoch is the instant at offset 0 of Free's clock: a time t is read
+	// on the timeline at t − Epoch.
+	Epoch time.Time
 	// Free is the server's free-resource timeline on the host's clock:
 	// Capacity minus the foreign load minus the reservations of the
 	// tasks running there (the remaining predicted stages; the request,
@@ -163,14 +166,16 @@ func NewFitter(cfg FitConfig) (*Fitter, error) {
 // Horizon returns the open-ended reservation length in force.
 func (f *Fitter) Horizon() time.Duration { return f.horizon }
 
-// Fit decides whether a task fits srv at now (on srv.Free's clock): with
-// stages if predictable (stages non-nil), else by requested. rates must
-// hold len(stages) × kinds; on success it holds the compression each
-// stage would cause (see Matcher.Match). It returns an ErrInvalidNode
-// error for a server whose vectors do not fit the Space or hold NaN or
-// infinite amounts, ErrInvalidTask for a bad request, ErrInvalidEstimate
-// for bad stages (or an empty, non-nil slice); it never panics on them.
-func (f *Fitter) Fit(srv Server, now time.Duration, stages []estimate.Stage, requested resource.Vector, rates []float64) (Verdict, error) {
+// Fit decides whether a task fits srv at now (read on srv.Free's clock,
+// as now − srv.Epoch): with stages if predictable (stages non-nil), else
+// by requested. rates must hold len(stages) × kinds; on success it holds
+// the compression each stage would cause (see Matcher.Match). It returns
+// an ErrInvalidNode error for a server whose vectors do not fit the
+// Space or hold NaN or infinite amounts, ErrInvalidTask for a bad
+// request, ErrInvalidEstimate for bad stages (or an empty, non-nil
+// slice), ErrTimeRange for a now more than 2⁶⁰ ns from srv.Epoch; it
+// never panics on them.
+func (f *Fitter) Fit(srv Server, t time.Time, stages []estimate.Stage, requested resource.Vector, rates []float64) (Verdict, error) {
 	const op = "Fit"
 	dims := f.dims
 	badNode := func(reason string) (Verdict, error) {
@@ -203,7 +208,7 @@ func (f *Fitter) Fit(srv Server, now time.Duration, stages []estimate.Stage, req
 			return Verdict{}, &Error{Op: op, Err: ErrInvalidEstimate, Reason: fmt.Sprintf("rates holds %d, want %d", len(rates), len(stages)*dims)}
 		}
 		if err := validStages(stages, dims); err != nil {
-			err.(*Error).Op = op
+			err.Op = op
 			return Verdict{}, err
 		}
 	} else {
@@ -213,6 +218,10 @@ func (f *Fitter) Fit(srv Server, now time.Duration, stages []estimate.Stage, req
 		if err := requested.Validate(); err != nil {
 			return Verdict{}, &Error{Op: op, Err: ErrInvalidTask, Reason: "requested: " + err.Error()}
 		}
+	}
+	now, err := timelineOffset(op, srv.Epoch, t)
+	if err != nil {
+		return Verdict{}, err
 	}
 	v := Verdict{Mode: FineGrained, Refusal: Refusal{Stage: -1}}
 	if !predictable {

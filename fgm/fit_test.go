@@ -32,7 +32,7 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 	counts := map[fgm.Test]int{}
 	for iter := range 600 {
 		c := newCluster(space, 1, capacity)
-		s := newSched(t, c, fgm.Config{NoPolicyAdjustment: true, LocalityWait: -1})
+		s := newSched(t, c, fgm.Config{Ablations: fgm.Ablations{NoPolicyAdjustment: true}, LocalityWait: -1})
 		randTask := func(id string) *task {
 			tk := &task{id: schedkit.TaskID(id), job: schedkit.JobID("j" + id), req: resource.Vector{quarter(rng, 6), quarter(rng, 10), quarter(rng, 40)}}
 			if rng.IntN(5) > 0 {
@@ -135,7 +135,7 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 		}
 		tk := randTask("new")
 		rates := make([]float64, len(tk.stages)*3)
-		v, err := fitter.Fit(fgm.Server{Capacity: capacity, Free: free, Measured: measured, Used: used, Placed: placed}, now, tk.stages, tk.req, rates)
+		v, err := fitter.Fit(fgm.Server{Capacity: capacity, Free: free, Measured: measured, Used: used, Placed: placed}, time.Time{}.Add(now), tk.stages, tk.req, rates)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,46 +162,49 @@ func TestFitWorkedAndBadInput(t *testing.T) {
 	rates := make([]float64, 6)
 	// 2 GB free of 32: above the 5% threshold (1.6). A 3 GB second stage
 	// does not fit.
-	v, err := f.Fit(srv, 0, []estimate.Stage{st(10*time.Second, 1, 1, 0), st(5*time.Second, 1, 3, 0)}, nil, rates)
+	v, err := f.Fit(srv, time.Time{}, []estimate.Stage{st(10*time.Second, 1, 1, 0), st(5*time.Second, 1, 3, 0)}, nil, rates)
 	if err != nil || v.Test != fgm.StageMatch || v.Refusal.Stage != 1 || v.Refusal.Kind != 1 || v.Mode != fgm.FineGrained {
 		t.Errorf("stage refusal: %+v %v", v, err)
 	}
 	// Unpredictable, 3 GB requested.
-	v, _ = f.Fit(srv, 0, nil, resource.Vector{1, 3, 0}, nil)
+	v, _ = f.Fit(srv, time.Time{}, nil, resource.Vector{1, 3, 0}, nil)
 	if v.Test != fgm.RequestedQuantity || v.Refusal.Kind != 1 || v.Refusal.Free != 2 || v.Mode != fgm.Requested {
 		t.Errorf("request refusal: %+v", v)
 	}
 	// Measured: 31 GB used, 1 GB idle < 5% of 32.
 	srv.Measured, srv.Used, srv.Placed = true, resource.Vector{1, 31, 0}, resource.Vector{0, 0, 0}
-	v, _ = f.Fit(srv, 0, nil, resource.Vector{1, 1, 0}, nil)
+	v, _ = f.Fit(srv, time.Time{}, nil, resource.Vector{1, 1, 0}, nil)
 	if v.Test != fgm.UsedUp || v.Refusal.Kind != 1 || v.Refusal.Free != 1 || v.Refusal.Demand != 1.6 {
 		t.Errorf("used up: %+v", v)
 	}
 	// 28 GB used: 4 idle, a first stage of 1.5 fits, 1 placed since and
 	// a first stage of 3.5 does not.
 	srv.Used, srv.Placed = resource.Vector{1, 28, 0}, resource.Vector{0, 1, 0}
-	v, _ = f.Fit(srv, 0, []estimate.Stage{st(time.Second, 1, 1.5, 0)}, nil, rates)
+	v, _ = f.Fit(srv, time.Time{}, []estimate.Stage{st(time.Second, 1, 1.5, 0)}, nil, rates)
 	if v.Test != fgm.Passed {
 		t.Errorf("fits: %+v", v)
 	}
-	v, _ = f.Fit(srv, 0, []estimate.Stage{st(time.Second, 1, 3.5, 0)}, nil, rates)
+	v, _ = f.Fit(srv, time.Time{}, []estimate.Stage{st(time.Second, 1, 3.5, 0)}, nil, rates)
 	if v.Test != fgm.StageMatch { // 2 GB on the timeline refuses it first
 		t.Errorf("3.5 GB: %+v", v)
 	}
 	free2, _ := resource.NewTimeline(capacity)
 	srv.Free = free2
-	v, _ = f.Fit(srv, 0, []estimate.Stage{st(time.Second, 1, 3.5, 0)}, nil, rates)
+	v, _ = f.Fit(srv, time.Time{}, []estimate.Stage{st(time.Second, 1, 3.5, 0)}, nil, rates)
 	if v.Test != fgm.MeasuredIdle || v.Refusal.Free != 3 {
 		t.Errorf("measured idle: %+v", v)
 	}
 	for name, call := range map[string]func() error{
-		"nil timeline": func() error { _, err := f.Fit(fgm.Server{Capacity: capacity}, 0, nil, capacity, nil); return err },
+		"nil timeline": func() error {
+			_, err := f.Fit(fgm.Server{Capacity: capacity}, time.Time{}, nil, capacity, nil)
+			return err
+		},
 		"short capacity": func() error {
-			_, err := f.Fit(fgm.Server{Capacity: capacity[:2], Free: free}, 0, nil, capacity, nil)
+			_, err := f.Fit(fgm.Server{Capacity: capacity[:2], Free: free}, time.Time{}, nil, capacity, nil)
 			return err
 		},
 		"measured without Used": func() error {
-			_, err := f.Fit(fgm.Server{Capacity: capacity, Free: free, Measured: true}, 0, nil, capacity, nil)
+			_, err := f.Fit(fgm.Server{Capacity: capacity, Free: free, Measured: true}, time.Time{}, nil, capacity, nil)
 			return err
 		},
 	} {
@@ -209,13 +212,13 @@ func TestFitWorkedAndBadInput(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := f.Fit(srv, 0, nil, resource.Vector{1, -1, 0}, nil); !errors.Is(err, fgm.ErrInvalidTask) {
+	if _, err := f.Fit(srv, time.Time{}, nil, resource.Vector{1, -1, 0}, nil); !errors.Is(err, fgm.ErrInvalidTask) {
 		t.Errorf("negative request: %v", err)
 	}
-	if _, err := f.Fit(srv, 0, []estimate.Stage{st(time.Second, 1, 1)}, nil, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
+	if _, err := f.Fit(srv, time.Time{}, []estimate.Stage{st(time.Second, 1, 1)}, nil, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
 		t.Errorf("short stage: %v", err)
 	}
-	if _, err := f.Fit(srv, 0, []estimate.Stage{}, nil, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
+	if _, err := f.Fit(srv, time.Time{}, []estimate.Stage{}, nil, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
 		t.Errorf("no stages: %v", err)
 	}
 	if _, err := fgm.NewFitter(fgm.FitConfig{}); !errors.Is(err, fgm.ErrConfig) {
@@ -227,8 +230,7 @@ func TestFitWorkedAndBadInput(t *testing.T) {
 }
 
 // An Estimator that predicts a profile with no stages gets
-// ErrInvalidEstimate from Schedule (it used to panic), and nothing
-// changes.
+// ErrInvalidEstimate from Schedule, never a panic, and nothing changes.
 func TestScheduleEmptyProfile(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{4, 8, 100})

@@ -172,7 +172,7 @@ func FuzzFit(f *testing.F) {
 		}
 		srv := fgm.Server{Capacity: capacity, Free: free, Measured: measured, Used: vec(), Placed: vec()}
 		rates := make([]float64, len(stages)*3)
-		v, err := fitter.Fit(srv, time.Duration(int8(next()))*time.Second, stages, vec(), rates)
+		v, err := fitter.Fit(srv, time.Time{}.Add(time.Duration(int8(next()))*time.Second), stages, vec(), rates)
 		if err != nil {
 			var e *fgm.Error
 			if !errors.As(err, &e) {

@@ -17,7 +17,7 @@ import (
 // op ends the oldest task of one server (Release), submits it again
 // and schedules that server, which places one task: the job with the
 // least share, found by the walk over the jobs with a task that asks
-// for an open kind (the ordered sets of joborder.go), whose share then
+// for an open kind (the ordered sets of jobsets.go), whose share then
 // changes, as does the released task's job. "jobs" sets how many jobs
 // are queued (the size of the ordered set), each with three tasks
 // pending; predictions come from a History that knows the key.

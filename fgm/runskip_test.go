@@ -24,7 +24,12 @@ import (
 // middle of a queue (a released task submitted again), and a History
 // with few keys, so that evictions (of the least recently observed key)
 // happen often.
+//
+// Each acceleration must have taken its fast path somewhere in the
+// scenarios (fgm.SkipCounts of the skipping side > 0): a fast path that
+// stops being taken fails here rather than going unnoticed.
 func TestRunSkipMatchesScan(t *testing.T) {
+	clear(skipTotals)
 	for seed := range uint64(60) {
 		for _, est := range []string{"history", "none"} {
 			t.Run(fmt.Sprintf("seed=%d/estimator=%s", seed, est), func(t *testing.T) {
@@ -32,7 +37,16 @@ func TestRunSkipMatchesScan(t *testing.T) {
 			})
 		}
 	}
+	for _, k := range []string{"refusals", "runTasks", "idleRepeats", "closedCalls", "closedJobs", "setWalks", "sortMoves"} {
+		if skipTotals[k] == 0 {
+			t.Errorf("fast path %s never taken", k)
+		}
+	}
+	t.Logf("fast paths taken: %v", skipTotals)
 }
+
+// skipTotals sums fgm.SkipCounts of the skipping sides of the scenarios.
+var skipTotals = map[string]uint64{}
 
 type skipSide struct {
 	s *fgm.Scheduler
@@ -247,6 +261,9 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 	}
 	if a.s.Pending() != b.s.Pending() || a.s.Running() != b.s.Running() {
 		t.Fatalf("pending %d/%d, running %d/%d", a.s.Pending(), b.s.Pending(), a.s.Running(), b.s.Running())
+	}
+	for k, n := range fgm.SkipCounts(a.s) {
+		skipTotals[k] += n
 	}
 	if a.h.Len() != b.h.Len() {
 		t.Fatalf("History keys: skipping %d, reference %d", a.h.Len(), b.h.Len())

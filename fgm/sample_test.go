@@ -28,11 +28,19 @@ import (
 // unknown IDs are sampled, nodes are sampled out of order, go down and
 // come back. MaxSamples is small, so buffers merge; on half the seeds
 // the Space has no compressible kind.
+//
+// The cursors must have found tasks and servers (fgm.SkipCounts > 0).
 func TestSampleCursorMatchesLookup(t *testing.T) {
+	clear(skipTotals)
 	for seed := range uint64(40) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			sampleCursorScenario(t, seed)
 		})
+	}
+	for _, k := range []string{"taskCursor", "nodeCursor"} {
+		if skipTotals[k] == 0 {
+			t.Errorf("cursor %s never hit", k)
+		}
 	}
 }
 
@@ -247,6 +255,9 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 	if learned == 0 {
 		t.Fatalf("nothing learned: the scenario does not exercise the sample buffers")
 	}
+	for k, n := range fgm.SkipCounts(a.s) {
+		skipTotals[k] += n
+	}
 }
 
 // BenchmarkSampleTask times the usage-sample path of a trace day: every
@@ -255,7 +266,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 // History (so each sample is buffered) and tasks released and replaced
 // as their buffers fill (outside the timer). Reported per task sample;
 // "lookup" is the reference path (SetNoCursor: every task and server
-// looked up by ID, as before the cursor).
+// looked up by ID).
 func BenchmarkSampleTask(b *testing.B) {
 	space, err := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
 	if err != nil {

@@ -1,6 +1,7 @@
 package fgm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/clock"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -28,12 +30,18 @@ type Scheduler struct {
 	// fraction of a slot can be neither allocated nor saved.
 	integral   []int
 	isIntegral []bool
-	whole      []estimate.Stage // Schedule: a prediction with integral kinds at the request
-	matcher    *Matcher
+	// hist is the History predictions come from (Estimator is a
+	// HistoryEstimator), else nil; byKey says a prediction is a function
+	// of the task's similarity key (from a History, or none at all), the
+	// condition of the refusal memory and of run skipping.
+	hist    *estimate.History
+	byKey   bool
+	whole   []estimate.Stage // Schedule: a prediction with integral kinds at the request
+	matcher *Matcher
 
-	epoch    time.Time
-	epochSet bool
-	last     time.Duration // latest now, as an offset from epoch
+	// clock is the time rule every schedkit scheduler follows: the epoch,
+	// the latest state-changing call's now (see internal/clock).
+	clock clock.Clock
 
 	nodes    map[schedkit.NodeID]*server
 	servers  []*server // registration order, for Tick
@@ -58,26 +66,36 @@ type Scheduler struct {
 
 	// Per Schedule call.
 	call      uint64                            // Schedule calls so far
-	fails     map[failSig]bool                  // refused since the server last changed (value: predicted)
 	keyIDs    map[schedkit.SimilarityKey]uint64 // keys numbered at Submit (failSig)
 	nextKeyID uint64
 	placed    []*ptask
 	waits     []waitUndo
-	rates     []float64
-	tmp       resource.Vector
-	tmp2      resource.Vector
-	peakBuf   resource.Vector
-	one       [1]estimate.Stage // fits: a coarse-grained match's stage
+	// The undo log of the call (see rollback).
+	undos      []undo
+	undoAlloc  []float64
+	undoPlaced []float64
+	undoSeq    uint64
+	rates      []float64
+	tmp        resource.Vector
+	tmp2       resource.Vector
+	peakBuf    resource.Vector
+	one        [1]estimate.Stage // fits: a coarse-grained match's stage
 
 	// The latest complete Schedule call that placed nothing (see
 	// idleRepeat), and the refusals of the call under way.
 	idle     idleScan
-	refused  []idleSig
+	refusals refusalMemory
 	jobsVer  uint64          // changes with any job's queue or state
 	locTasks int             // pending tasks with data locations
 	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
 
 	spare []*runState // released tasks' placed state, for reuse
+
+	// maxCap is the largest capacity of each kind over the registered
+	// servers (recountMaxCap); viewTL the scratch timeline of read-only
+	// calls (view).
+	maxCap resource.Vector
+	viewTL *resource.Timeline
 
 	// The sample path (SampleTask): the runState sampled last (the
 	// sampling cursor, see sampled), whether the Space has compressible
@@ -94,16 +112,13 @@ type Scheduler struct {
 	// noCursor turns both guesses off: every sample looks its task or
 	// server up by ID (the reference path of the equivalence tests).
 	noCursor bool
-	// lastNow is the latest time committed, whose offset is last (see
-	// advance): most calls come at the time of the previous one.
-	lastNow time.Time
 
 	// needs counts the pending queue entries by the integral kinds they
 	// request (bit i: s.integral[i]; see closedKinds).
 	needs [1 << maxNeedKinds]int32
 	// sets holds, per combination of integral kinds, the active jobs
 	// with a queue entry requesting exactly those, in compareJobs order
-	// (joborder.go); staleIn[m] the jobs whose place in set m is stale.
+	// (jobsets.go); staleIn[m] the jobs whose place in set m is stale.
 	sets    [1 << maxNeedKinds]jobSet
 	staleIn [1 << maxNeedKinds][]*jobEntry
 	setsAll bool // every share changed: rebuild the sets
@@ -119,6 +134,25 @@ type Scheduler struct {
 	drfKey  bool
 	prioSeq uint64
 	walk    setWalk
+	jobIter jobIter // Schedule's job order (Algorithm 1 line 4)
+
+	// skips counts the work each acceleration saved (skipCounts).
+	skips skipCounts
+}
+
+// skipCounts counts, per acceleration, the times it took its fast path:
+// the tests require each to be positive on a workload made for it, so a
+// fast path that silently stops being taken fails a test.
+type skipCounts struct {
+	refusals    uint64 // tasks skipped by a remembered refusal (failSig)
+	runTasks    uint64 // tasks skipped inside refused runs (skipRun)
+	idleRepeats uint64 // Schedule calls answered by idleRepeat
+	closedCalls uint64 // Schedule calls not walked: every entry needs a closed kind
+	closedJobs  uint64 // jobs skipped for want of a unit of a closed kind
+	setWalks    uint64 // walks over the merged job sets (jobsets.go)
+	sortMoves   uint64 // jobs re-inserted by sortJobs instead of a full sort
+	taskCursor  uint64 // SampleTask calls that found their task by the cursor
+	nodeCursor  uint64 // SampleNode calls that found their server by the cursor
 }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
@@ -256,9 +290,12 @@ func New(cfg Config) (*Scheduler, error) {
 		}
 	}
 	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
-	hist, keyed := cfg.Estimator.(HistoryEstimator)
+	if h, ok := cfg.Estimator.(HistoryEstimator); ok {
+		s.hist = h.History
+	}
+	s.byKey = s.hist != nil || cfg.Estimator == nil
 	s.closedEst = s.useSets && (cfg.Estimator == nil ||
-		keyed && hist.History != nil && hist.History.Config().MaxStages <= cfg.MaxStages)
+		s.hist != nil && s.hist.Config().MaxStages <= cfg.MaxStages)
 	switch cfg.Fairness.(type) {
 	case DRF:
 		s.drf, s.drfKey = true, true
@@ -266,8 +303,11 @@ func New(cfg Config) (*Scheduler, error) {
 	c := cfg.Cluster
 	for i := range c.Nodes() {
 		if err := s.AddNode(c.Node(i)); err != nil {
-			e := err.(*Error)
-			e.Op, e.Err = "New", ErrConfig
+			e := &Error{Op: "New", Err: ErrConfig, Reason: "cluster node", Cause: err}
+			var fe *Error
+			if errors.As(err, &fe) {
+				e.Node = fe.Node
+			}
 			return nil, e
 		}
 	}
@@ -277,35 +317,33 @@ func New(cfg Config) (*Scheduler, error) {
 // Config returns the configuration with defaults filled in.
 func (s *Scheduler) Config() Config { return s.cfg }
 
-// advance checks now against the latest time given and returns its
-// offset; it does not record it (commit does, once the call succeeds).
-func (s *Scheduler) advance(op string, now time.Time) (time.Duration, error) {
-	if !s.epochSet {
-		return 0, nil
+// check reads now for a state-changing call: its offset from the epoch,
+// or an ErrStaleTime or ErrTimeRange error. It changes nothing; the call
+// commits the reading (s.clock.Commit) once it has succeeded.
+func (s *Scheduler) check(op string, now time.Time) (clock.Reading, time.Duration, error) {
+	r, f := s.clock.Check(now)
+	if f != clock.OK {
+		return r, 0, s.timeErr(op, f, now)
 	}
-	if now == s.lastNow {
-		// The time of the latest commit (the same wall and monotonic
-		// readings and location; == is a conservative test): its
-		// offset, checked then.
-		return s.last, nil
-	}
-	d := now.Sub(s.epoch)
-	if d < s.last {
-		return 0, &Error{Op: op, Err: ErrTimeBackwards, Reason: fmt.Sprintf("%v is before %v", now, s.epoch.Add(s.last))}
-	}
-	if d >= math.MaxInt64/4 || d <= math.MinInt64/4 {
-		return 0, &Error{Op: op, Err: ErrTimeBackwards, Reason: fmt.Sprintf("%v is too far from the first time given", now)}
-	}
-	return d, nil
+	return r, time.Duration(r.Now), nil
 }
 
-func (s *Scheduler) commit(now time.Time, off time.Duration) {
-	s.lastNow = now
-	if !s.epochSet {
-		s.epoch, s.epochSet = now, true
-		return
+// peek reads now for a read-only call: range only; the clock does not
+// move.
+func (s *Scheduler) peek(op string, now time.Time) (time.Duration, error) {
+	r, f := s.clock.Peek(now)
+	if f != clock.OK {
+		return 0, s.timeErr(op, f, now)
 	}
-	s.last = off
+	return time.Duration(r.Now), nil
+}
+
+func (s *Scheduler) timeErr(op string, f clock.Fault, now time.Time) error {
+	sentinel := ErrStaleTime
+	if f == clock.Range {
+		sentinel = ErrTimeRange
+	}
+	return &Error{Op: op, Err: sentinel, Reason: s.clock.Reason(f, now)}
 }
 
 // AddNode registers a server: its capacity becomes a free-resource
@@ -314,15 +352,15 @@ func (s *Scheduler) commit(now time.Time, off time.Duration) {
 // the Space.
 func (s *Scheduler) AddNode(n schedkit.Node) error {
 	const op = "AddNode"
-	if n == nil {
-		return &Error{Op: op, Err: ErrInvalidNode, Reason: "nil node"}
+	if isNil(n) {
+		return &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", n)}
 	}
 	id := n.ID()
 	if id == "" {
 		return &Error{Op: op, Err: ErrInvalidNode, Reason: "empty node ID"}
 	}
 	if _, dup := s.nodes[id]; dup {
-		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "already registered"}
+		return &Error{Op: op, Node: id, Err: ErrDuplicateNode, Reason: "already registered"}
 	}
 	capacity := n.Capacity()
 	if err := s.space.Validate(capacity); err != nil {
@@ -337,17 +375,18 @@ func (s *Scheduler) AddNode(n schedkit.Node) error {
 	s.nodes[id] = srv
 	s.servers = append(s.servers, srv)
 	_ = s.capacity.Add(srv.capacity)
+	s.recountMaxCap()
 	s.reshare()
 	return nil
 }
 
 // RemoveNode forgets a server. Its running tasks are released (not
 // learned from); the host decides whether to Submit them again. It fails
-// with ErrInvalidNode for an unknown ID.
+// with ErrUnknownNode for an unknown ID.
 func (s *Scheduler) RemoveNode(id schedkit.NodeID) error {
 	srv := s.nodes[id]
 	if srv == nil {
-		return &Error{Op: "RemoveNode", Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
+		return &Error{Op: "RemoveNode", Node: id, Err: ErrUnknownNode, Reason: "not registered"}
 	}
 	for len(srv.running) > 0 {
 		s.release(srv.running[len(srv.running)-1], false)
@@ -358,6 +397,7 @@ func (s *Scheduler) RemoveNode(id schedkit.NodeID) error {
 		s.servers[i].pos = i
 	}
 	_ = s.capacity.Sub(srv.capacity)
+	s.recountMaxCap()
 	s.reshare()
 	return nil
 }
@@ -370,8 +410,8 @@ func (s *Scheduler) RemoveNode(id schedkit.NodeID) error {
 // fractional slots), or a time before the latest given.
 func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	const op = "Submit"
-	if t == nil {
-		return &Error{Op: op, Err: ErrInvalidTask, Reason: "nil task"}
+	if isNil(t) {
+		return &Error{Op: op, Err: ErrInvalidTask, Reason: nilText("task", t)}
 	}
 	id := t.ID()
 	switch {
@@ -386,12 +426,12 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	if err := s.space.Validate(req); err != nil {
 		return &Error{Op: op, Task: id, Err: ErrInvalidTask, Reason: "requested: " + err.Error()}
 	}
-	off, err := s.advance(op, now)
+	r, off, err := s.check(op, now)
 	if err != nil {
 		return err
 	}
 	dl := t.Deadline()
-	s.commit(now, off)
+	s.clock.Commit(r)
 	p := &ptask{
 		t: t, id: id, key: t.Similarity(),
 		requested: req.Clone(),
@@ -399,8 +439,8 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	}
 	if !dl.IsZero() {
 		p.hasDL = true
-		d := dl.Sub(s.epoch)
-		p.deadline = d
+		d, _ := r.Offset(dl) // saturated when out of range: never or always late
+		p.deadline = time.Duration(d)
 	}
 	s.seq++
 	p.seq = s.seq
@@ -564,19 +604,18 @@ func (s *Scheduler) Withdraw(id schedkit.TaskID) error {
 // samples are learned (normalised by the compression its server was
 // expected to impose; see estimate.History). A task that failed or was
 // killed is not learned from; Submit it again to retry it. It fails with
-// ErrUnknownTask for a task not running, ErrTimeBackwards for a time
-// before the latest given.
+// ErrUnknownTask for a task not running, ErrStaleTime or ErrTimeRange.
 func (s *Scheduler) Release(now time.Time, id schedkit.TaskID, succeeded bool) error {
 	const op = "Release"
 	p := s.tasks[id]
 	if p == nil || !p.running {
 		return &Error{Op: op, Task: id, Err: ErrUnknownTask, Reason: "not running"}
 	}
-	off, err := s.advance(op, now)
+	rd, off, err := s.check(op, now)
 	if err != nil {
 		return err
 	}
-	s.commit(now, off)
+	s.clock.Commit(rd)
 	if r := p.runState; succeeded && s.cfg.History != nil && off > r.lastSmp && len(r.smp) > 0 {
 		// The tail since the last sample holds at the last sample's usage.
 		last := r.smp[len(r.smp)-s.smpRec():]
@@ -612,197 +651,6 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	p.runState = nil
 	delete(s.tasks, p.id)
 	s.dropJob(j)
-}
-
-// SampleTask records a usage sample of a running task at now: what it
-// used on average since its previous sample (or its start). Its server
-// adds it to the measured usage of our tasks (for the foreign-load
-// estimate, see Tick). With a History the sample is also buffered for
-// learning, tagged with the compression rate the server is expected to
-// impose at now on the kinds the task's current stage demands (from its
-// free timeline). It fails with
-// ErrUnknownTask (not running), ErrInvalidSample (wrong length, NaN,
-// infinite or negative amounts) or ErrTimeBackwards.
-//
-// A host that reports its running tasks in the same order round after
-// round (node by node, say) has each found without a lookup by ID: the
-// scheduler remembers which task was sampled after which.
-func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.Vector) error {
-	const op = "SampleTask"
-	r := s.sampled(id)
-	if r == nil {
-		return &Error{Op: op, Task: id, Err: ErrUnknownTask, Reason: "not running"}
-	}
-	if len(used) != s.dims {
-		return &Error{Op: op, Task: id, Err: ErrInvalidSample, Reason: fmt.Sprintf("%d amounts, want %d", len(used), s.dims)}
-	}
-	if err := used.Validate(); err != nil {
-		return &Error{Op: op, Task: id, Err: ErrInvalidSample, Reason: err.Error()}
-	}
-	off, err := s.advance(op, now)
-	if err != nil {
-		return err
-	}
-	s.commit(now, off)
-	if off <= r.lastSmp {
-		return nil
-	}
-	srv := r.smpSrv
-	if srv.sampled && off > srv.lastAt-srv.window() {
-		// Count only the part inside the server's current sample window.
-		dt := (off - max(r.lastSmp, srv.lastAt-srv.window())).Seconds()
-		for k, x := range used {
-			srv.sumTasks[k] += x * dt
-		}
-		srv.tasksSampled = true
-	}
-	if s.cfg.History == nil {
-		r.lastSmp = off
-		return nil
-	}
-	srv.refresh(off)
-	rc := 0.0 // no compressible kind: the rate is 0 whatever the timeline
-	if s.hasComp {
-		rc = srv.compressionAt(off, r.demandAt(off, s.dims))
-	}
-	s.addSample(r, off, used, rc)
-	return nil
-}
-
-// sampled returns the state of running task id, nil if id is not a
-// running task, and moves the sampling cursor to it. The task sampled
-// after the previous one last time is tried first (its smpID says it is
-// still running, under that ID); else Scheduler.tasks is read, and the
-// task becomes the previous one's successor.
-func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
-	prev := s.smpPrev
-	if prev != nil && !s.noCursor {
-		if r := prev.smpNext; r != nil && r.smpID == id && id != "" {
-			s.smpPrev = r
-			return r
-		}
-	}
-	p := s.tasks[id]
-	if p == nil || !p.running {
-		return nil
-	}
-	r := p.runState
-	r.smpID, r.smpSrv = p.id, p.srv
-	if prev != nil && prev != r {
-		prev.smpNext = r
-	}
-	s.smpPrev = r
-	return r
-}
-
-// sampledNode returns the server registered as id, nil if none, trying
-// the one after the previously sampled server first.
-func (s *Scheduler) sampledNode(id schedkit.NodeID) *server {
-	i := s.nodeNext
-	if i >= len(s.servers) {
-		i = 0
-	}
-	if i < len(s.servers) && s.servers[i].id == id && !s.noCursor {
-		s.nodeNext = i + 1
-		return s.servers[i]
-	}
-	v := s.nodes[id]
-	if v != nil {
-		s.nodeNext = v.pos + 1
-	}
-	return v
-}
-
-// startSamples empties r's sample buffer for a task placed at now.
-func (r *runState) startSamples(now time.Duration) {
-	r.smp = r.smp[:0]
-	r.smpID, r.smpSrv, r.smpNext = "", nil, nil
-	r.lastSmp = now
-}
-
-// smpRec is the length of a sample record in runState.smp: the
-// duration (its bits: a duration is positive and below 2⁶², so the
-// float is finite and every copy keeps it exactly), the compression
-// rate, and the dims used amounts.
-func (s *Scheduler) smpRec() int { return 2 + s.dims }
-
-func recDuration(rec []float64) time.Duration {
-	return time.Duration(math.Float64bits(rec[0]))
-}
-
-func setRecDuration(rec []float64, d time.Duration) {
-	rec[0] = math.Float64frombits(uint64(d))
-}
-
-// addSample appends a sample ending at off, merging pairs when full.
-func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc float64) {
-	w := s.smpRec()
-	if r.smp == nil {
-		r.smp = make([]float64, 0, s.cfg.MaxSamples*w)
-	}
-	if n := len(r.smp) / w; n == s.cfg.MaxSamples {
-		// Merge neighbouring pairs, time-weighted (formula (14)).
-		h := 0
-		for i := 0; i+1 < n; i += 2 {
-			a, b := r.smp[i*w:(i+1)*w:(i+1)*w], r.smp[(i+1)*w:(i+2)*w:(i+2)*w]
-			ad, bd := recDuration(a), recDuration(b)
-			d := ad + bd
-			wa, wb := 0.5, 0.5
-			if d > 0 {
-				wa = float64(ad) / float64(d)
-				wb = 1 - wa
-			}
-			c := wa*a[1] + wb*b[1]
-			v := r.smp[h*w : (h+1)*w : (h+1)*w] // a itself when h = i = 0
-			for k := 2; k < w; k++ {
-				v[k] = wa*a[k] + wb*b[k]
-			}
-			setRecDuration(v, d)
-			v[1] = c
-			h++
-		}
-		if n%2 == 1 {
-			copy(r.smp[h*w:(h+1)*w], r.smp[(n-1)*w:n*w])
-			h++
-		}
-		r.smp = r.smp[:h*w]
-	}
-	i := len(r.smp)
-	r.smp = r.smp[:i+w]
-	v := r.smp[i : i+w : i+w]
-	setRecDuration(v, off-r.lastSmp)
-	v[1] = min(max(rc, 0), 0.999)
-	copy(v[2:], used)
-	r.lastSmp = off
-}
-
-// usageSamples returns r's buffered samples as History.Observe takes
-// them: Scheduler.obsBuf, its Used vectors views into r's records.
-func (s *Scheduler) usageSamples(r *runState) []estimate.UsageSample {
-	w := s.smpRec()
-	b := s.obsBuf[:0]
-	for i := 0; i+w <= len(r.smp); i += w {
-		rec := r.smp[i : i+w : i+w]
-		b = append(b, estimate.UsageSample{Duration: recDuration(rec), Used: rec[2:], Compression: rec[1]})
-	}
-	s.obsBuf = b
-	return b
-}
-
-// demandAt returns r's planned demand at off (its peak once overdue or
-// for an open-ended reservation).
-func (r *runState) demandAt(off time.Duration, dims int) resource.Vector {
-	if r.open || off >= r.dueAt {
-		return r.peak
-	}
-	t := r.start
-	for i, w := range r.work {
-		t += w
-		if off < t {
-			return resource.Vector(r.vals[i*dims : (i+1)*dims])
-		}
-	}
-	return r.peak
 }
 
 // share recomputes j's dominant share.
@@ -865,45 +713,91 @@ func (s *Scheduler) Policy(id schedkit.NodeID) (ServerPolicy, bool) {
 	return srv.policy, true
 }
 
-// Free sets dst to a server's predicted free resources at now (which
-// counts as the latest time given, as for every call): capacity
+// Free sets dst to a server's predicted free resources at now: capacity
 // minus the estimated foreign load and the reservations of its running
-// tasks (negative for a compressed kind). It fails with ErrInvalidNode
-// for an unknown node or a dst of the wrong length.
+// tasks (negative for a compressed kind). It only reads: now may be any
+// time in range, before the latest given included, and the clock does
+// not move. It fails with ErrUnknownNode for an unknown node,
+// ErrInvalidNode for a dst of the wrong length, ErrTimeRange.
 func (s *Scheduler) Free(now time.Time, id schedkit.NodeID, dst resource.Vector) error {
-	srv := s.nodes[id]
-	if srv == nil || len(dst) != s.dims {
-		return &Error{Op: "Free", Node: id, Err: ErrInvalidNode, Reason: "unknown node or wrong vector length"}
-	}
-	off, err := s.advance("Free", now)
+	const op = "Free"
+	srv, err := s.queried(op, id, dst)
 	if err != nil {
 		return err
 	}
-	s.commit(now, off)
-	srv.refresh(off)
-	copy(dst, srv.free.At(off))
+	off, err := s.peek(op, now)
+	if err != nil {
+		return err
+	}
+	copy(dst, s.view(srv, off).At(off))
 	return nil
 }
 
 // MinFree sets dst to the least predicted free amount of each kind on a
 // server over [now, now+d): the quantity the coarse-grained match tests,
 // and what a host that ranks servers (a scheduler's score) reads after a
-// placement. now counts as the latest time given, as for every call. It
-// fails with ErrInvalidNode for an unknown node, a dst of the wrong
-// length or a d ≤ 0.
+// placement. It only reads, as Free does. It fails with ErrUnknownNode
+// for an unknown node, ErrInvalidNode for a dst of the wrong length or
+// an interval d ≤ 0 or longer than 2⁶⁰ ns, ErrTimeRange.
 func (s *Scheduler) MinFree(now time.Time, id schedkit.NodeID, d time.Duration, dst resource.Vector) error {
-	srv := s.nodes[id]
-	if srv == nil || len(dst) != s.dims || d <= 0 {
-		return &Error{Op: "MinFree", Node: id, Err: ErrInvalidNode, Reason: "unknown node, wrong vector length or non-positive interval"}
-	}
-	off, err := s.advance("MinFree", now)
+	const op = "MinFree"
+	srv, err := s.queried(op, id, dst)
 	if err != nil {
 		return err
 	}
-	if off > math.MaxInt64/4-d {
-		return &Error{Op: "MinFree", Node: id, Err: ErrInvalidNode, Reason: fmt.Sprintf("interval %v too long", d)}
+	if d <= 0 || d > time.Duration(clock.Limit) {
+		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: fmt.Sprintf("interval %v outside (0, 2^60 ns]", d)}
 	}
-	s.commit(now, off)
-	srv.refresh(off)
-	return srv.free.Min(off, off+d, dst)
+	off, err := s.peek(op, now)
+	if err != nil {
+		return err
+	}
+	return s.view(srv, off).Min(off, off+d, dst)
+}
+
+// queried returns the server a query names, checking the vector it
+// fills.
+func (s *Scheduler) queried(op string, id schedkit.NodeID, dst resource.Vector) (*server, error) {
+	srv := s.nodes[id]
+	if srv == nil {
+		return nil, &Error{Op: op, Node: id, Err: ErrUnknownNode, Reason: "not registered"}
+	}
+	if len(dst) != s.dims {
+		return nil, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: fmt.Sprintf("dst has %d kinds, want %d", len(dst), s.dims)}
+	}
+	return srv, nil
+}
+
+// view returns v's free timeline as a read at off sees it, changing
+// nothing: v's own timeline when it is current at off (no release or
+// overdue task since it was brought up to date, off not before the
+// latest state-changing call), else a copy rebuilt at off
+// (Scheduler.viewTL, valid until the next read).
+func (s *Scheduler) view(v *server, off time.Duration) *resource.Timeline {
+	if !v.dirty && off < v.nextDue && off >= time.Duration(s.clock.Latest()) {
+		return v.free
+	}
+	if s.viewTL == nil || s.viewTL.Dims() != s.dims {
+		s.viewTL, _ = resource.NewTimeline(v.base) // valid: the base of a registered server
+	}
+	v.rebuildInto(s.viewTL, off)
+	return s.viewTL
+}
+
+// recountMaxCap sets maxCap to the largest capacity of each kind over the
+// registered servers: a prediction whose peak exceeds it in some kind
+// fits no server (see usable).
+func (s *Scheduler) recountMaxCap() {
+	s.maxCap = resize(s.maxCap, s.dims)
+	clear(s.maxCap)
+	for _, v := range s.servers {
+		_ = s.maxCap.Max(v.capacity)
+	}
+}
+
+func resize(x resource.Vector, n int) resource.Vector {
+	if cap(x) < n {
+		return make(resource.Vector, n)
+	}
+	return x[:n]
 }

@@ -104,8 +104,8 @@ func TestScheduleFineBeatsCoarse(t *testing.T) {
 		want string
 	}{
 		{fgm.Config{}, "[a/fine-grained b/fine-grained c/fine-grained]"},
-		{fgm.Config{NoCompression: true}, "[a/fine-grained b/fine-grained]"},
-		{fgm.Config{CoarseOnly: true}, "[a/coarse-grained c/coarse-grained]"},
+		{fgm.Config{Ablations: fgm.Ablations{NoCompression: true}}, "[a/fine-grained b/fine-grained]"},
+		{fgm.Config{Ablations: fgm.Ablations{CoarseOnly: true}}, "[a/coarse-grained c/coarse-grained]"},
 	} {
 		c := newCluster(space, 1, resource.Vector{16, 10, 100})
 		s := newSched(t, c, tc.cfg)
@@ -142,7 +142,7 @@ func TestScheduleCheckQoS(t *testing.T) {
 		{20 * time.Second, true, true},
 	} {
 		c := newCluster(space, 1, resource.Vector{16, 8, 100})
-		s := newSched(t, c, fgm.Config{NoCheckQoS: tc.noCheck})
+		s := newSched(t, c, fgm.Config{Ablations: fgm.Ablations{NoCheckQoS: tc.noCheck}})
 		submit(t, s, t0, &task{id: "r", job: "jr", req: resource.Vector{15, 4, 0}, deadline: t0.Add(tc.deadline),
 			stages: []estimate.Stage{st(20*time.Second, 15, 4, 0)}})
 		schedule(t, s, t0, "n00")
@@ -261,25 +261,25 @@ func TestBadInputChangesNothing(t *testing.T) {
 	check("duplicate", s.Submit(now, &task{id: "run", job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrDuplicateTask)
 	check("nan request", s.Submit(now, &task{id: "x", job: "j", req: resource.Vector{math.NaN(), 1, 0}}), fgm.ErrInvalidTask)
 	check("short request", s.Submit(now, &task{id: "x", job: "j", req: resource.Vector{1, 1}}), fgm.ErrInvalidTask)
-	check("time backwards", s.Submit(t0, &task{id: "x", job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrTimeBackwards)
+	check("time backwards", s.Submit(t0, &task{id: "x", job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrStaleTime)
 	_, err := s.Schedule(now, &node{id: "nope"}, nil)
-	check("unknown node", err, fgm.ErrInvalidNode)
+	check("unknown node", err, fgm.ErrUnknownNode)
 	_, err = s.Schedule(t0, &node{id: "n00"}, nil)
-	check("schedule backwards", err, fgm.ErrTimeBackwards)
+	check("schedule backwards", err, fgm.ErrStaleTime)
 	_, err = s.Tick(t0, nil)
-	check("tick backwards", err, fgm.ErrTimeBackwards)
+	check("tick backwards", err, fgm.ErrStaleTime)
 	check("release unknown", s.Release(now, "nope", true), fgm.ErrUnknownTask)
 	check("release pending", s.Release(now, "pending-none", true), fgm.ErrUnknownTask)
-	check("release backwards", s.Release(t0, "run", true), fgm.ErrTimeBackwards)
+	check("release backwards", s.Release(t0, "run", true), fgm.ErrStaleTime)
 	check("withdraw running", s.Withdraw("run"), fgm.ErrUnknownTask)
 	check("sample nan", s.SampleTask(now, "run", resource.Vector{math.NaN(), 0, 0}), fgm.ErrInvalidSample)
 	check("sample short", s.SampleNode(now, "n00", resource.Vector{1}), fgm.ErrInvalidSample)
 	check("sample negative", s.SampleNode(now, "n00", resource.Vector{-1, 0, 0}), fgm.ErrInvalidSample)
-	check("sample unknown node", s.SampleNode(now, "nope", resource.Vector{1, 1, 1}), fgm.ErrInvalidNode)
+	check("sample unknown node", s.SampleNode(now, "nope", resource.Vector{1, 1, 1}), fgm.ErrUnknownNode)
 	check("add nil node", s.AddNode(nil), fgm.ErrInvalidNode)
-	check("add duplicate node", s.AddNode(c.nodes[0]), fgm.ErrInvalidNode)
+	check("add duplicate node", s.AddNode(c.nodes[0]), fgm.ErrDuplicateNode)
 	check("add nan node", s.AddNode(&node{id: "z", rack: "r", cap: resource.Vector{math.NaN(), 1, 1}}), fgm.ErrInvalidNode)
-	check("remove unknown", s.RemoveNode("nope"), fgm.ErrInvalidNode)
+	check("remove unknown", s.RemoveNode("nope"), fgm.ErrUnknownNode)
 
 	// Invalid estimates: the whole Schedule call is undone, including a
 	// placement it made before meeting the bad task.
@@ -410,7 +410,7 @@ func TestScheduleProgressive(t *testing.T) {
 		{true, "[a1/fine-grained b1/fine-grained a2/fine-grained b2/fine-grained]"},
 	} {
 		c := newCluster(space, 1, resource.Vector{16, 32, 100})
-		s := newSched(t, c, fgm.Config{Progressive: tc.progressive, NoCompression: true})
+		s := newSched(t, c, fgm.Config{Progressive: tc.progressive, Ablations: fgm.Ablations{NoCompression: true}})
 		for i := 1; i <= 4; i++ {
 			submit(t, s, t0, &task{id: schedkit.TaskID(fmt.Sprintf("a%d", i)), job: "a", req: resource.Vector{4, 4, 0}, stages: one})
 			submit(t, s, t0, &task{id: schedkit.TaskID(fmt.Sprintf("b%d", i)), job: "b", req: resource.Vector{4, 4, 0}, stages: one})
@@ -448,7 +448,7 @@ func TestScheduleChargeMean(t *testing.T) {
 	} {
 		c := newCluster(space, 1, resource.Vector{16, 32, 100})
 		f := &spy{seen: map[schedkit.JobID]resource.Vector{}}
-		s := newSched(t, c, fgm.Config{ChargeMean: tc.mean, NoCompression: true, Fairness: f})
+		s := newSched(t, c, fgm.Config{ChargeMean: tc.mean, Ablations: fgm.Ablations{NoCompression: true}, Fairness: f})
 		submit(t, s, t0, &task{id: "a1", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
 		submit(t, s, t0, &task{id: "a2", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
 		if got := fmt.Sprint(ids(schedule(t, s, t0, "n00"))); got != "[a1/fine-grained a2/fine-grained]" {

@@ -89,6 +89,7 @@ type server struct {
 	tasksSampled bool
 	sumSq        []float64 // Σ ((μ − α)/N)²·t
 	conf         []float64 // ring: ConformityWindow × dims
+	overSA       int       // Ticks in a row whose own figure exceeded ThSA
 	confLen      int
 	confNext     int
 }
@@ -129,18 +130,27 @@ func (v *server) refresh(now time.Duration) {
 
 // rebuild recomputes the free timeline from the running tasks.
 func (v *server) rebuild(now time.Duration) {
+	v.nextDue = v.rebuildInto(v.free, now)
+	v.dirty = false
+}
+
+// rebuildInto sets tl to the server's free timeline at now (its base
+// less the running tasks' reservations) and returns the earliest dueAt
+// of a running task not yet overdue (MaxInt64 if none). It changes
+// nothing of v.
+func (v *server) rebuildInto(tl *resource.Timeline, now time.Duration) time.Duration {
 	s := v.s
-	_ = v.free.Reset(v.base)
-	v.nextDue = math.MaxInt64
+	_ = tl.Reset(v.base)
+	nextDue := time.Duration(math.MaxInt64)
 	h := s.cfg.Horizon
 	for _, p := range v.running {
 		if p.open || now >= p.dueAt {
 			if h > 0 {
-				_ = v.free.Sub(now, now+h, p.peak)
+				_ = tl.Sub(now, now+h, p.peak)
 			}
 			continue
 		}
-		v.nextDue = min(v.nextDue, p.dueAt)
+		nextDue = min(nextDue, p.dueAt)
 		t := p.start
 		for i, w := range p.work {
 			a, b := t, t+w
@@ -148,10 +158,10 @@ func (v *server) rebuild(now time.Duration) {
 			if b <= now || w == 0 {
 				continue
 			}
-			_ = v.free.Sub(max(a, now), b, resource.Vector(p.vals[i*s.dims:(i+1)*s.dims]))
+			_ = tl.Sub(max(a, now), b, resource.Vector(p.vals[i*s.dims:(i+1)*s.dims]))
 		}
 	}
-	v.dirty = false
+	return nextDue
 }
 
 // reserve subtracts a newly placed task's stages from the timeline.
@@ -209,75 +219,9 @@ func (v *server) compressionAt(off time.Duration, demand resource.Vector) float6
 func (v *server) usedUp(free resource.Vector) bool {
 	s := v.s
 	allow := 0.0
-	if v.policy == FineGrainedCompress && !s.cfg.CoarseOnly {
+	if v.policy == FineGrainedCompress && !s.cfg.Ablations.CoarseOnly {
 		allow = s.cfg.CompressionLimit
 	}
 	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, free, v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
 	return k >= 0
-}
-
-// window returns the length of the node-sample window since the last
-// Tick (as recorded so far).
-func (v *server) window() time.Duration {
-	return time.Duration(v.total * float64(time.Second))
-}
-
-// SampleNode records a usage sample of a server at now: its total
-// measured usage (our tasks and anything else running there), the mean
-// since its previous sample. The samples feed the foreign-load estimate
-// (time-weighted, formula (14)) and the conformity (16) that Tick turns
-// into the server's policy. Report task samples (SampleTask) too, so the
-// foreign load is measured (node minus tasks) rather than inferred
-// (node minus predictions, which would hide our own under-estimates). It fails with ErrInvalidNode (unknown node),
-// ErrInvalidSample (wrong length, NaN, infinite or negative amounts) or
-// ErrTimeBackwards, changing nothing.
-func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.Vector) error {
-	const op = "SampleNode"
-	v := s.sampledNode(id)
-	if v == nil {
-		return &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "unknown node"}
-	}
-	if len(used) != s.dims {
-		return &Error{Op: op, Node: id, Err: ErrInvalidSample, Reason: fmt.Sprintf("%d amounts, want %d", len(used), s.dims)}
-	}
-	if err := used.Validate(); err != nil {
-		return &Error{Op: op, Node: id, Err: ErrInvalidSample, Reason: err.Error()}
-	}
-	off, err := s.advance(op, now)
-	if err != nil {
-		return err
-	}
-	s.commit(now, off)
-	v.measured = true
-	copy(v.lastUsed, used)
-	clear(v.placed)
-	if !v.sampled {
-		v.sampled, v.lastAt = true, off
-		return nil
-	}
-	dt := (off - v.lastAt).Seconds()
-	v.lastAt = off
-	if dt <= 0 {
-		return nil
-	}
-	v.refresh(off)
-	f := v.free.At(off)
-	for k, mu := range used {
-		n := v.capacity[k]
-		alpha := n - f[k] // predicted usage: reservations + foreign estimate
-		ours := alpha - v.foreign[k]
-		if n > 0 {
-			alpha = min(alpha, n) // usage is measured up to capacity
-		}
-		v.sumUsed[k] += mu * dt
-		v.sumPred[k] += alpha * dt
-		v.sumOurs[k] += ours * dt
-		v.sumIdle[k] += (n - mu) * dt
-		if n > 0 {
-			d := (mu - alpha) / n
-			v.sumSq[k] += d * d * dt
-		}
-	}
-	v.total += dt
-	return nil
 }

@@ -73,8 +73,8 @@ func (p *ptask) count() int {
 // tasks (and tasks of a run already materialised but still pending).
 func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	const op = "SubmitRun"
-	if r == nil {
-		return &Error{Op: op, Err: ErrInvalidTask, Reason: "nil run"}
+	if isNil(r) {
+		return &Error{Op: op, Err: ErrInvalidTask, Reason: nilText("run", r)}
 	}
 	n, job := r.Len(), r.Job()
 	switch {
@@ -89,12 +89,12 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	if err := s.space.Validate(req); err != nil {
 		return &Error{Op: op, Err: ErrInvalidTask, Reason: "requested: " + err.Error()}
 	}
-	off, err := s.advance(op, now)
+	rd, off, err := s.check(op, now)
 	if err != nil {
 		return err
 	}
 	dl := r.Deadline()
-	s.commit(now, off)
+	s.clock.Commit(rd)
 	if s.scanEach {
 		// The reference path: the tasks one by one, as the run stands for.
 		for i := range n {
@@ -107,7 +107,8 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	p := &ptask{key: r.Similarity(), requested: req.Clone(), src: &runSrc{r: r, left: n}}
 	if !dl.IsZero() {
 		p.hasDL = true
-		p.deadline = dl.Sub(s.epoch)
+		d, _ := rd.Offset(dl) // saturated when out of range
+		p.deadline = time.Duration(d)
 	}
 	p.seq = s.seq + 1 // the run's tasks take seq+1 … seq+n, in order
 	s.seq += uint64(n)
@@ -124,7 +125,7 @@ func (s *Scheduler) jobEntry(id schedkit.JobID, now time.Time, off time.Duration
 		j = &jobEntry{activePos: -1, sub: off}
 		j.state = JobState{ID: id, Submitted: now, Allocated: s.space.Zero()}
 		s.jobs[id] = j
-		if hasMonotonic(now) != hasMonotonic(s.epoch) {
+		if hasMonotonic(now) != hasMonotonic(s.clock.Epoch()) {
 			// time.Time.Before compares monotonic clock readings when
 			// both times have one, off came from the wall clock: the
 			// orders may differ. The jobs so far (same kind of reading
@@ -148,8 +149,8 @@ func (s *Scheduler) materialise(op string, p *ptask) (*ptask, error) {
 	reason := ""
 	var id schedkit.TaskID
 	switch {
-	case t == nil:
-		reason = "nil task"
+	case isNil(t):
+		reason = nilText("task", t)
 	default:
 		id = t.ID()
 		switch {
@@ -171,7 +172,8 @@ func (s *Scheduler) materialise(op string, p *ptask) (*ptask, error) {
 
 // splitHead materialises the head task of the run entry at index i of
 // j's queue and puts it before the rest of the run as a single pending
-// task (same place in the order, same run label); it returns it.
+// task (same place in the order, same run label); it returns it. The
+// split is recorded in the Schedule call's undo log.
 func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 	p := j.pending[i]
 	q, err := s.materialise(op, p)
@@ -179,6 +181,7 @@ func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 		return nil, err
 	}
 	s.tasks[q.id] = q
+	s.undos = append(s.undos, undo{entry: p, q: q, i: i, run: j.runs[i], split: true, removed: p.src.left == 1})
 	if p.src.left == 1 {
 		j.pending[i] = q
 		return q, nil

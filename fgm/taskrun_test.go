@@ -13,32 +13,6 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
-// A MapReduce job's 100,000 maps that have not started are one entry:
-// the host makes a task object only when a map is placed. Here a server
-// with 4 slots takes the first four maps of the run; the host's run
-// makes each as it is asked for.
-func ExampleScheduler_SubmitRun() {
-	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
-	c := &cluster{space: space, nodes: []*node{{id: "n1", rack: "r1", cap: resource.Vector{4, 2}}}}
-	s, _ := fgm.New(fgm.Config{Cluster: c})
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	maps := &lazyRun{job: "wordcount", n: 100000, key: schedkit.SimilarityKey{Logic: "wordcount/map", DataSize: 64 << 20}, req: resource.Vector{1, 0}}
-	_ = s.SubmitRun(now, maps)
-	ds, _ := s.Schedule(now, c.nodes[0], nil)
-	for _, d := range ds {
-		fmt.Println(d.Task, "on", d.Node)
-	}
-	fmt.Println("pending", s.Pending(), "running", s.Running(), "tasks made", maps.made)
-	fmt.Println("withdrawn", s.WithdrawJob("wordcount"), "pending", s.Pending())
-	// Output:
-	// wordcount/map/0 on n1
-	// wordcount/map/1 on n1
-	// wordcount/map/2 on n1
-	// wordcount/map/3 on n1
-	// pending 99996 running 4 tasks made 4
-	// withdrawn 99996 pending 0
-}
-
 // lazyRun is a host's run that makes its tasks when asked.
 type lazyRun struct {
 	job  schedkit.JobID
@@ -83,7 +57,7 @@ func TestSubmitRunErrors(t *testing.T) {
 		{"no job", &lazyRun{n: 2, key: key, req: ok}, 0, fgm.ErrInvalidTask},
 		{"short request", &lazyRun{job: "j", n: 2, key: key, req: resource.Vector{1}}, 0, fgm.ErrInvalidTask},
 		{"NaN request", &lazyRun{job: "j", n: 2, key: key, req: resource.Vector{math.NaN(), 1, 0}}, 0, fgm.ErrInvalidTask},
-		{"time backwards", &lazyRun{job: "j", n: 2, key: key, req: ok}, -time.Second, fgm.ErrTimeBackwards},
+		{"time backwards", &lazyRun{job: "j", n: 2, key: key, req: ok}, -time.Second, fgm.ErrStaleTime},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(space, 1, resource.Vector{4, 8, 100})

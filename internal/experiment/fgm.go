@@ -83,10 +83,10 @@ func fgmVariants() []fgmVariant {
 	mk := func(f func(*fgm.Config)) fgm.Config { c := fgmDefault(); f(&c); return c }
 	return []fgmVariant{
 		{name: "fgm", doc: "as printed (learned estimates)", cfg: fgmDefault()},
-		{name: "fgm-nocompress", doc: "without compression", cfg: mk(func(c *fgm.Config) { c.NoCompression = true })},
-		{name: "fgm-coarse", doc: "coarse-grained only", cfg: mk(func(c *fgm.Config) { c.CoarseOnly = true })},
-		{name: "fgm-noadjust", doc: "without policy adjustment (Algorithm 3)", cfg: mk(func(c *fgm.Config) { c.NoPolicyAdjustment = true })},
-		{name: "fgm-noqos", doc: "without checkQoS", cfg: mk(func(c *fgm.Config) { c.NoCheckQoS = true })},
+		{name: "fgm-nocompress", doc: "without compression", cfg: mk(func(c *fgm.Config) { c.Ablations.NoCompression = true })},
+		{name: "fgm-coarse", doc: "coarse-grained only", cfg: mk(func(c *fgm.Config) { c.Ablations.CoarseOnly = true })},
+		{name: "fgm-noadjust", doc: "without policy adjustment (Algorithm 3)", cfg: mk(func(c *fgm.Config) { c.Ablations.NoPolicyAdjustment = true })},
+		{name: "fgm-noqos", doc: "without checkQoS", cfg: mk(func(c *fgm.Config) { c.Ablations.NoCheckQoS = true })},
 		{name: "fgm-oracle", doc: "oracle estimates (true profiles)", cfg: fgmDefault(), oracle: true},
 		{name: "fgm-progressive", doc: "option: DRF order refreshed after every allocation", cfg: mk(func(c *fgm.Config) { c.Progressive = true })},
 		{name: "fgm-chargemean", doc: "option: DRF charges a task its mean allocation, not its peak", cfg: mk(func(c *fgm.Config) { c.ChargeMean = true })},

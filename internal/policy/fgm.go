@@ -99,6 +99,7 @@ type FGM struct {
 	scanAll bool      // the reference path: every sync scans every job
 	runs    int       // runs submitted (fgm.SubmitRun)
 	ds      []fgm.Decision
+	smp     resource.Vector // scratch of clamp
 	ready   []*sim.Task
 	preds   []Prediction
 	record  bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
@@ -597,7 +598,7 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 		t := p.task(d.Task, d.Node, c)
 		p.forget(t) // released by fgm; pending again once preempted
 		p.touch(t.Owner())
-		dst = append(dst, sim.PreemptTask(t, d.Reason))
+		dst = append(dst, sim.PreemptTask(t, fmt.Sprintf("%s: conformity %.3g > %.3g", d.Reason, d.Conformity, d.Threshold)))
 	}
 	return dst, nil
 }
@@ -607,6 +608,9 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 // SampleTask with ErrUnknownTask before anything changes, so no lookup
 // in known precedes it.
 func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+	if n := t.Node(); n != nil {
+		used = p.clamp(used, n)
+	}
 	if p.foreign != nil {
 		p.foreign.task(used)
 	}
@@ -619,7 +623,27 @@ func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
 	if p.foreign != nil {
 		used = p.foreign.node(now, n.ID(), used, n.Capacity())
 	}
-	_ = p.s.SampleNode(now, n.ID(), used)
+	_ = p.s.SampleNode(now, n.ID(), p.clamp(used, n))
+}
+
+// clamp returns used with every amount above n's capacity cut to it (in
+// a scratch vector): the simulator's multiplicative measurement noise
+// can report more than a node has, which fgm refuses as a sample that
+// cannot be true; a node agent reading /proc never reports more.
+func (p *FGM) clamp(used resource.Vector, n *sim.Node) resource.Vector {
+	capacity := n.Capacity()
+	for k, x := range used {
+		if k < len(capacity) && x > capacity[k] {
+			p.smp = append(p.smp[:0], used...)
+			for k, x := range p.smp {
+				if k < len(capacity) {
+					p.smp[k] = min(x, capacity[k])
+				}
+			}
+			return p.smp
+		}
+	}
+	return used
 }
 
 // TaskEnded releases the task in fgm (learning from it if it succeeded);

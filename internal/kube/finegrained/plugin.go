@@ -302,7 +302,7 @@ func (pl *Plugin) Filter(_ context.Context, state fwk.CycleState, p *v1.Pod, ni 
 		return st
 	}
 	rates := make([]float64, len(c.stages)*podtask.Space().Len())
-	v, err := pl.fitter.Fit(srv, 0, c.stages, c.requested, rates)
+	v, err := pl.fitter.Fit(srv, c.now, c.stages, c.requested, rates)
 	if err != nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
 	}
@@ -378,7 +378,7 @@ func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID) (fgm.Se
 	sample := pl.samples[node.Name]
 	pl.mu.Unlock()
 
-	srv := fgm.Server{Capacity: capacity}
+	srv := fgm.Server{Capacity: capacity, Epoch: now} // the timeline's offsets are from now
 	foreign := make(resource.Vector, dims)
 	if sample != nil {
 		srv.Measured = true

@@ -114,7 +114,7 @@ func fgmMem(g float64) float64 { q := fgmMemQ(g); return float64(q.Value()) }
 func (o *fgmOracle) nodeSched(n fgmNode, running []fgmPod, withRun bool) (*fgm.Scheduler, *fgmONode, error) {
 	node := &fgmONode{id: schedkit.NodeID(n.name), cap: skres.Vector{fgmCPU(n.cores), fgmMem(n.memGi)}}
 	s, err := fgm.New(fgm.Config{Cluster: &fgmCluster{space: o.space, node: node},
-		Estimator: fgm.HistoryEstimator{History: o.hist}, NoPolicyAdjustment: true})
+		Estimator: fgm.HistoryEstimator{History: o.hist}, Ablations: fgm.Ablations{NoPolicyAdjustment: true}})
 	if err != nil {
 		return nil, nil, err
 	}

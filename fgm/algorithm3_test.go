@@ -149,7 +149,7 @@ func TestPolicyThresholds(t *testing.T) {
 	}
 	// NoPolicyAdjustment keeps the server fine-grained.
 	c := newCluster(space, 1, resource.Vector{16, 100, 100})
-	s := newSched(t, c, fgm.Config{ConformityWindow: 1, NoPolicyAdjustment: true})
+	s := newSched(t, c, fgm.Config{ConformityWindow: 1, Ablations: fgm.Ablations{NoPolicyAdjustment: true}})
 	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{8, 70, 0}, stages: []estimate.Stage{st(100*time.Second, 8, 70, 0)}})
 	schedule(t, s, t0, "n00")
 	now := t0

@@ -107,6 +107,9 @@ func randomStages(rng *rand.Rand, capacity resource.Vector, n int) []estimate.St
 		}
 		st[i] = estimate.Stage{Duration: time.Duration(rng.IntN(30)) * time.Second, Demand: v}
 	}
+	if (estimate.Profile{Stages: st}).Duration() == 0 {
+		st[0].Duration = time.Second // stages lasting 0 s in all are invalid
+	}
 	return st
 }
 
@@ -127,7 +130,7 @@ func TestMatchAgainstOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		rates := make([]float64, len(stages)*3)
-		got, err := m.Match(tl, capacity, stages, at, compress, rates)
+		got, err := m.Match(fgm.Server{Free: tl, Capacity: capacity}, stages, time.Time{}.Add(at), compress, rates)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +185,7 @@ func TestMatchWorked(t *testing.T) {
 	for _, c := range cases {
 		tl, _ := resource.NewTimeline(c.free)
 		rates := make([]float64, 3)
-		ok, err := m.Match(tl, capacity, []estimate.Stage{{Duration: 10 * time.Second, Demand: c.demand}}, 0, true, rates)
+		ok, err := m.Match(fgm.Server{Free: tl, Capacity: capacity}, []estimate.Stage{{Duration: 10 * time.Second, Demand: c.demand}}, time.Time{}, true, rates)
 		if err != nil || ok != c.ok {
 			t.Errorf("%s: got %v %v, want %v", c.name, ok, err, c.ok)
 			continue
@@ -206,7 +209,7 @@ func TestMatchStagesBeatPeak(t *testing.T) {
 		{Duration: 10 * time.Second, Demand: resource.Vector{2, 6, 0}},
 	}
 	rates := make([]float64, 6)
-	if ok, _ := m.Match(tl, capacity, stages, 0, false, rates); !ok {
+	if ok, _ := m.Match(fgm.Server{Free: tl, Capacity: capacity}, stages, time.Time{}, false, rates); !ok {
 		t.Fatal("stage-by-stage match refused")
 	}
 	least := space.Zero()
@@ -229,14 +232,14 @@ func TestMatchBadInput(t *testing.T) {
 		"negative demand": {{Duration: time.Second, Demand: resource.Vector{1, -1, 1}}},
 		"short demand":    {{Duration: time.Second, Demand: resource.Vector{1, 1}}},
 	} {
-		if _, err := m.Match(tl, capacity, st, 0, true, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
+		if _, err := m.Match(fgm.Server{Free: tl, Capacity: capacity}, st, time.Time{}, true, rates); !errors.Is(err, fgm.ErrInvalidEstimate) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := m.Match(tl, resource.Vector{1}, nil, 0, true, rates); !errors.Is(err, fgm.ErrInvalidNode) {
+	if _, err := m.Match(fgm.Server{Free: tl, Capacity: resource.Vector{1}}, nil, time.Time{}, true, rates); !errors.Is(err, fgm.ErrInvalidNode) {
 		t.Errorf("short capacity: %v", err)
 	}
-	if _, err := m.Match(nil, capacity, nil, 0, true, rates); !errors.Is(err, fgm.ErrInvalidNode) {
+	if _, err := m.Match(fgm.Server{Free: nil, Capacity: capacity}, nil, time.Time{}, true, rates); !errors.Is(err, fgm.ErrInvalidNode) {
 		t.Errorf("nil timeline: %v", err)
 	}
 	for _, bad := range [][2]float64{{math.NaN(), 0.1}, {-1, 0.1}, {0, 1}, {0, -0.1}} {
@@ -265,7 +268,7 @@ func FuzzMatch(f *testing.F) {
 		}
 		at = at % (1 << 40)
 		rates := make([]float64, 6)
-		ok, err := m.Match(tl, capacity, stages, time.Duration(at), true, rates)
+		ok, err := m.Match(fgm.Server{Free: tl, Capacity: capacity}, stages, time.Time{}.Add(time.Duration(at)), true, rates)
 		if err != nil {
 			if ok || !errors.Is(err, fgm.ErrInvalidEstimate) {
 				t.Fatalf("%v %v", ok, err)

@@ -2,6 +2,7 @@ package fgm
 
 import (
 	"cmp"
+	"slices"
 	"time"
 )
 
@@ -370,3 +371,113 @@ func (w *setWalk) next() *jobEntry {
 	}
 	return j
 }
+
+// compareJobs is the order of Algorithm 1 line 4: Fairness, then job
+// ID. Fairness is a strict weak order and IDs are unique, so the order
+// of the active jobs is unique: any way of sorting them gives it.
+func (s *Scheduler) compareJobs(a, b *jobEntry) int {
+	if s.drf {
+		// DRF{}'s Less, without the dynamic calls.
+		switch {
+		case drfLess(a.state.Share, a.state.Submitted, b.state.Share, b.state.Submitted):
+			return -1
+		case drfLess(b.state.Share, b.state.Submitted, a.state.Share, a.state.Submitted):
+			return 1
+		}
+		return cmp.Compare(a.state.ID, b.state.ID)
+	}
+	switch {
+	case s.cfg.Fairness.Less(&a.state, &b.state):
+		return -1
+	case s.cfg.Fairness.Less(&b.state, &a.state):
+		return 1
+	}
+	return cmp.Compare(a.state.ID, b.state.ID)
+}
+
+// sortJobs brings order to the active jobs in compareJobs order. Jobs
+// whose state did not change since the last call keep their relative
+// order, so only the moved ones are taken out and inserted again by
+// binary search (a full sort when many moved, every share changed, or
+// with scanEach, the reference path).
+func (s *Scheduler) sortJobs() {
+	if s.resort || s.scanEach || len(s.moved) > 16+len(s.order)/8 {
+		for _, j := range s.moved {
+			j.moved = false
+		}
+		s.moved, s.resort = s.moved[:0], false
+		s.order = append(s.order[:0], s.active...)
+		slices.SortFunc(s.order, s.compareJobs)
+		return
+	}
+	if len(s.moved) == 0 {
+		return
+	}
+	k := 0
+	for _, j := range s.order {
+		if !j.moved {
+			s.order[k] = j
+			k++
+		}
+	}
+	clear(s.order[k:])
+	s.order = s.order[:k]
+	for _, j := range s.moved {
+		j.moved = false
+		if j.activePos < 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(s.order, j, s.compareJobs)
+		s.order = slices.Insert(s.order, i, j)
+		s.skips.sortMoves++
+	}
+	s.moved = s.moved[:0]
+}
+
+// jobIter yields the active jobs of one Schedule call in compareJobs
+// order (Algorithm 1 line 4): all of them (Scheduler.order, brought up
+// to date by sortJobs), or, when the server has closed kinds, the merged
+// job sets of those that can have a unit of each (setWalk).
+type jobIter struct {
+	s     *Scheduler
+	walk  *setWalk // nil: s.order
+	order []*jobEntry
+	k     int
+}
+
+// Reset starts the order of a call on a server with closed kinds
+// closed.
+func (it *jobIter) Reset(s *Scheduler, closed int) {
+	it.s, it.walk, it.k = s, nil, -1
+	if closed != 0 && !s.cfg.Progressive {
+		s.fixSets(s.openSets(closed))
+		it.walk = &s.walk
+		it.walk.start(s, closed)
+		s.skips.setWalks++
+		return
+	}
+	s.sortJobs()
+	it.order = s.order
+	s.fixSets(0) // only a backlog that outgrew the jobs (dropped jobs held)
+}
+
+// Next returns the next job, nil at the end.
+func (it *jobIter) Next() *jobEntry {
+	if it.walk != nil {
+		return it.walk.next()
+	}
+	if it.k++; it.k < len(it.order) {
+		return it.order[it.k]
+	}
+	return nil
+}
+
+// Resort orders the jobs again and starts over (Progressive, after an
+// allocation changed the shares).
+func (it *jobIter) Resort() {
+	it.s.sortJobs()
+	it.order, it.k = it.s.order, -1
+}
+
+// Merged reports whether the call walks the merged job sets.
+func (it *jobIter) Merged() bool { return it.walk != nil }

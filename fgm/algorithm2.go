@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/clock"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -52,30 +53,54 @@ func NewMatcher(space *resource.Space, p, limit float64) (*Matcher, error) {
 // reservations must not turn an exact fit into a refusal.
 const slack = 1e-9
 
-// Match runs Algorithm 2 for a task whose stages start at offset at on
-// the free timeline of a server of capacity N. compress false matches
-// without compression (rc = 0: the fine-grained policy without
-// compression). On success it fills rates (len(stages) × kinds, stage by
-// stage) with the compression each stage would cause on the server, kind
-// by kind: the largest over the stage of (s − n)/(N − n + s) where the
-// demand s exceeds the free amount n (formula (1) for the server's total
-// demand against N), 0 elsewhere. On refusal rates is unspecified.
+// Match runs Algorithm 2 for a task whose stages start at now on srv's
+// free timeline (srv.Free, capacity srv.Capacity; now is read on the
+// timeline's clock, as an offset from srv.Epoch; Measured, Used and
+// Placed are not read). compress false matches without compression
+// (rc = 0: the fine-grained policy without compression). On success it
+// fills rates (len(stages) × kinds, stage by stage) with the compression
+// each stage would cause on the server, kind by kind: the largest over
+// the stage of (s − n)/(N − n + s) where the demand s exceeds the free
+// amount n (formula (1) for the server's total demand against N), 0
+// elsewhere. On refusal rates is unspecified.
 //
 // Match checks its inputs (lengths, finite non-negative demands,
-// non-negative durations) and returns an ErrInvalidEstimate or
-// ErrInvalidNode error for bad ones; it never panics on them.
-func (m *Matcher) Match(free *resource.Timeline, capacity resource.Vector, stages []estimate.Stage, at time.Duration, compress bool, rates []float64) (bool, error) {
-	dims := len(m.comp)
-	if free == nil || free.Dims() != dims || len(capacity) != dims {
-		return false, &Error{Op: "Match", Err: ErrInvalidNode, Reason: "timeline or capacity does not fit the Space"}
-	}
-	if len(rates) < len(stages)*dims {
-		return false, &Error{Op: "Match", Err: ErrInvalidEstimate, Reason: fmt.Sprintf("rates holds %d, want %d", len(rates), len(stages)*dims)}
-	}
-	if err := validStages(stages, dims); err != nil {
+// non-negative durations summing to more than 0, now within 2⁶⁰ ns of
+// srv.Epoch) and returns an ErrInvalidEstimate, ErrInvalidNode or
+// ErrTimeRange error for bad ones; it never panics on them.
+func (m *Matcher) Match(srv Server, stages []estimate.Stage, now time.Time, compress bool, rates []float64) (bool, error) {
+	at, err := m.check("Match", srv, stages, now, rates)
+	if err != nil {
 		return false, err
 	}
-	return m.match(free, capacity, stages, at, compress, rates, nil), nil
+	return m.match(srv.Free, srv.Capacity, stages, at, compress, rates, nil), nil
+}
+
+// check validates Match's and Explain's arguments and returns now's
+// offset on the timeline's clock.
+func (m *Matcher) check(op string, srv Server, stages []estimate.Stage, now time.Time, rates []float64) (time.Duration, error) {
+	dims := len(m.comp)
+	if srv.Free == nil || srv.Free.Dims() != dims || len(srv.Capacity) != dims {
+		return 0, &Error{Op: op, Err: ErrInvalidNode, Reason: "timeline or capacity does not fit the Space"}
+	}
+	if len(rates) < len(stages)*dims {
+		return 0, &Error{Op: op, Err: ErrInvalidEstimate, Reason: fmt.Sprintf("rates holds %d, want %d", len(rates), len(stages)*dims)}
+	}
+	if err := validStages(stages, dims); err != nil {
+		err.Op = op
+		return 0, err
+	}
+	return timelineOffset(op, srv.Epoch, now)
+}
+
+// timelineOffset returns now's offset from epoch, or an ErrTimeRange
+// error if it is more than 2⁶⁰ ns.
+func timelineOffset(op string, epoch, now time.Time) (time.Duration, error) {
+	d := now.Sub(epoch) // saturates: out of range either way
+	if d < -time.Duration(clock.Limit) || d > time.Duration(clock.Limit) {
+		return 0, &Error{Op: op, Err: ErrTimeRange, Reason: fmt.Sprintf("%v is more than 2^60 ns (about 36 years) from the Server's Epoch %v", now, epoch)}
+	}
+	return d, nil
 }
 
 // Refusal says where Algorithm 2 refused a task: the first stage, and
@@ -84,7 +109,7 @@ func (m *Matcher) Match(free *resource.Timeline, capacity resource.Vector, stage
 type Refusal struct {
 	Stage int           // index of the task's stage
 	Kind  int           // index of the resource kind in the Space
-	At    time.Duration // start of the overlap, on the timeline's clock
+	At    time.Duration // start of the overlap, on the timeline's clock (an offset from Server.Epoch)
 	// Demand is the stage's demand of the kind, Free the free amount
 	// over the availability stage, Allowance the compression allowance
 	// rc × N the kind could dip by there (0 for an incompressible kind or
@@ -94,36 +119,43 @@ type Refusal struct {
 
 // Explain is Match that also says, on refusal, where the task did not
 // fit. On success the Refusal is zero. It decides exactly as Match does.
-func (m *Matcher) Explain(free *resource.Timeline, capacity resource.Vector, stages []estimate.Stage, at time.Duration, compress bool, rates []float64) (bool, Refusal, error) {
-	dims := len(m.comp)
-	if free == nil || free.Dims() != dims || len(capacity) != dims {
-		return false, Refusal{}, &Error{Op: "Explain", Err: ErrInvalidNode, Reason: "timeline or capacity does not fit the Space"}
-	}
-	if len(rates) < len(stages)*dims {
-		return false, Refusal{}, &Error{Op: "Explain", Err: ErrInvalidEstimate, Reason: fmt.Sprintf("rates holds %d, want %d", len(rates), len(stages)*dims)}
-	}
-	if err := validStages(stages, dims); err != nil {
-		err.(*Error).Op = "Explain"
+func (m *Matcher) Explain(srv Server, stages []estimate.Stage, now time.Time, compress bool, rates []float64) (bool, Refusal, error) {
+	at, err := m.check("Explain", srv, stages, now, rates)
+	if err != nil {
 		return false, Refusal{}, err
 	}
 	var r Refusal
-	ok := m.match(free, capacity, stages, at, compress, rates, &r)
+	ok := m.match(srv.Free, srv.Capacity, stages, at, compress, rates, &r)
 	return ok, r, nil
 }
 
-func validStages(stages []estimate.Stage, dims int) error {
+// validStages checks stages (none is valid: nothing to match): lengths
+// non-negative and summing to more than 0 and at most 2⁶⁰ ns (stages
+// that all last 0 s would reserve nothing while their task runs), and
+// demands of dims finite non-negative amounts. The caller sets Op.
+func validStages(stages []estimate.Stage, dims int) *Error {
+	bad := func(format string, args ...any) *Error {
+		return &Error{Err: ErrInvalidEstimate, Reason: fmt.Sprintf(format, args...)}
+	}
+	var total time.Duration
 	for i, s := range stages {
 		if s.Duration < 0 {
-			return &Error{Op: "Match", Err: ErrInvalidEstimate, Reason: fmt.Sprintf("stage %d has negative length %v", i, s.Duration)}
+			return bad("stage %d has negative length %v", i, s.Duration)
+		}
+		if total += s.Duration; total > time.Duration(clock.Limit) {
+			return bad("stages last more than 2^60 ns")
 		}
 		if len(s.Demand) != dims {
-			return &Error{Op: "Match", Err: ErrInvalidEstimate, Reason: fmt.Sprintf("stage %d demand has %d kinds, want %d", i, len(s.Demand), dims)}
+			return bad("stage %d demand has %d kinds, want %d", i, len(s.Demand), dims)
 		}
 		for _, x := range s.Demand {
 			if !(x >= 0) || math.IsInf(x, 0) {
-				return &Error{Op: "Match", Err: ErrInvalidEstimate, Reason: fmt.Sprintf("stage %d demand %v is not finite and ≥ 0", i, s.Demand)}
+				return bad("stage %d demand %v is not finite and ≥ 0", i, s.Demand)
 			}
 		}
+	}
+	if len(stages) > 0 && total == 0 {
+		return bad("%d stages lasting 0 s in all", len(stages))
 	}
 	return nil
 }

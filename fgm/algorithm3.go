@@ -1,80 +1,11 @@
 package fgm
 
 import (
-	"fmt"
-	"math"
 	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/resource"
 )
-
-// Segment is one period of a server's samples of one resource kind: its
-// Duration, the measured Used, the Predicted usage (reservations plus
-// the foreign-load estimate) and the measured Idle amount.
-type Segment struct {
-	Duration              time.Duration
-	Used, Predicted, Idle float64
-}
-
-// Conformity is formula (16), the estimate conformity of one resource of
-// a server over segments, normalised by the server's capacity N of that
-// resource so that thresholds do not depend on units:
-//
-//	F = Σ ((μᵢ − αᵢ)/N)² · tᵢ / T   if μ > α and I < Th·N
-//	F = 0                          otherwise
-//
-// where μ, α and I are the time-weighted means (formula (14)) of Used,
-// Predicted and Idle, T = Σ tᵢ, and Th the idle threshold. Only an
-// under-estimate on a busy server counts: while the prediction is high or
-// the server has room, the estimator is left to correct itself (the
-// paper's reasoning). N must be positive, Th in [0, 1), amounts finite,
-// durations non-negative; zero total duration gives 0.
-func Conformity(segments []Segment, capacity, threshold float64) (float64, error) {
-	if !(capacity > 0) || math.IsInf(capacity, 0) {
-		return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: fmt.Sprintf("capacity %v is not finite and > 0", capacity)}
-	}
-	if !(threshold >= 0 && threshold < 1) {
-		return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: fmt.Sprintf("threshold %v outside [0, 1)", threshold)}
-	}
-	var c confSums
-	for i, g := range segments {
-		for _, x := range [...]float64{g.Used, g.Predicted, g.Idle} {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: fmt.Sprintf("segment %d holds %v", i, x)}
-			}
-		}
-		if g.Duration < 0 {
-			return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: fmt.Sprintf("segment %d has negative duration %v", i, g.Duration)}
-		}
-		t := g.Duration.Seconds()
-		d := (g.Used - g.Predicted) / capacity
-		c.used += g.Used * t
-		c.pred += g.Predicted * t
-		c.idle += g.Idle * t
-		c.sq += d * d * t
-		c.total += t
-	}
-	f := c.conformity(capacity, threshold)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: "amounts overflow"}
-	}
-	return f, nil
-}
-
-// confSums are the time-weighted sums formula (16) needs.
-type confSums struct{ used, pred, idle, sq, total float64 }
-
-func (c confSums) conformity(capacity, threshold float64) float64 {
-	if c.total <= 0 {
-		return 0
-	}
-	mu, alpha, idle := c.used/c.total, c.pred/c.total, c.idle/c.total
-	if mu > alpha && idle < threshold*capacity {
-		return c.sq / c.total
-	}
-	return 0
-}
 
 // Tick runs the periodic part of the method at now, server by server in
 // registration order, and appends any Reclaim decisions to dst. It first
@@ -88,38 +19,43 @@ func (c confSums) conformity(capacity, threshold float64) float64 {
 //     free timeline's base becomes capacity minus it.
 //  2. It computes each kind's conformity (16) and keeps the last
 //     ConformityWindow values.
-//  3. Algorithm 3 (unless NoPolicyAdjustment): the server's figure is
-//     the worst kind's mean conformity c; c > ThSA stops allocation,
-//     and if the server is degrading (a running task has run more than
-//     1 + DegradeSlack times its formula (15) duration) the most recently
-//     started task is reclaimed, one per Tick; c > ThCG makes it
+//  3. Algorithm 3 (unless Ablations.NoPolicyAdjustment): the server's
+//     figure is the worst kind's mean conformity c; c > ThSA stops
+//     allocation, and if the server is degrading (a running task has run
+//     more than 1 + DegradeSlack times its formula (15) duration) and
+//     its own figure exceeded ThSA at ReclaimTicks Ticks in a row, the
+//     most recently started task is reclaimed, one per Tick (a node
+//     sample counts in one Tick's figure only, so no single sample,
+//     however wrong, kills a task); c > ThCG makes it
 //     coarse-grained; c > ThFG fine-grained without compression; else
 //     fine-grained with compression.
 //
 // A server with no samples since the previous Tick keeps its estimate
-// and policy. It fails with ErrTimeBackwards, or ErrInvalidSample for a
-// polled reading of the wrong length or with NaN, infinite or negative
-// amounts, changing nothing.
+// and policy. It fails, changing nothing, with ErrStaleTime,
+// ErrTimeRange, or ErrInvalidSample for a polled reading that cannot be
+// true (see SampleTask and SampleNode).
 func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
-	off, err := s.advance("Tick", now)
+	rd, off, err := s.check("Tick", now)
 	if err != nil {
 		return dst, err
 	}
 	if err := s.poll(now); err != nil {
 		return dst, err
 	}
-	s.commit(now, off)
+	s.clock.Commit(rd)
 	w := s.cfg.ConformityWindow
 	for _, v := range s.servers {
 		if v.total <= 0 {
 			continue
 		}
 		row := v.conf[v.confNext*s.dims : (v.confNext+1)*s.dims]
+		worst := 0.0 // this Tick's figure
 		for k := range s.dims {
 			n := v.capacity[k]
 			if n > 0 {
 				c := confSums{used: v.sumUsed[k], pred: v.sumPred[k], idle: v.sumIdle[k], sq: v.sumSq[k], total: v.total}
 				row[k] = c.conformity(n, s.cfg.IdleThreshold)
+				worst = max(worst, row[k])
 				explained := v.sumOurs[k] // no task samples: our predictions
 				if v.tasksSampled {
 					explained = v.sumTasks[k]
@@ -142,16 +78,24 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		clear(v.sumTasks)
 		v.tasksSampled = false
 		v.dirty = true
-		if s.cfg.NoPolicyAdjustment {
+		if worst > s.cfg.ThSA {
+			v.overSA++
+		} else {
+			v.overSA = 0
+		}
+		if s.cfg.Ablations.NoPolicyAdjustment {
 			continue
 		}
 		c := v.averageConformity()
 		switch {
 		case c > s.cfg.ThSA:
 			v.policy = StopAllocation
+			if v.overSA < ReclaimTicks {
+				break // one Tick's samples, one sample perhaps: no kill on that
+			}
 			if p := v.degrading(off); p != nil {
 				dst = append(dst, Decision{Action: Reclaim, Task: p.id, Job: p.job.state.ID, Node: v.id,
-					Reason: fmt.Sprintf("server degrading: conformity %.3g > %.3g", c, s.cfg.ThSA)})
+					Reason: ServerDegrading, Conformity: c, Threshold: s.cfg.ThSA})
 				s.release(p, false)
 			}
 		case c > s.cfg.ThCG:
@@ -178,7 +122,7 @@ func (s *Scheduler) poll(now time.Time) error {
 	for _, v := range s.servers {
 		for _, p := range v.running {
 			if u, ok := p.t.(UsageTask); ok {
-				rs = append(rs, reading{task: p.id, used: u.Used()})
+				rs = append(rs, reading{task: p.id, node: v.id, used: u.Used()})
 			}
 		}
 		if v.usage != nil {
@@ -186,8 +130,9 @@ func (s *Scheduler) poll(now time.Time) error {
 		}
 	}
 	for _, r := range rs {
-		if len(r.used) != s.dims || r.used.Validate() != nil {
-			return &Error{Op: "Tick", Task: r.task, Node: r.node, Err: ErrInvalidSample, Reason: fmt.Sprintf("Used %v", []float64(r.used))}
+		if err := s.validSample(r.used, s.nodes[r.node]); err != nil {
+			err.Op, err.Task = "Tick", r.task
+			return err
 		}
 	}
 	for _, r := range rs {
@@ -240,6 +185,13 @@ func (v *server) degrading(now time.Duration) *ptask {
 	}
 	return newest
 }
+
+// ReclaimTicks is how many Ticks in a row a server's own conformity
+// figure (its worst kind's, from that Tick's samples alone) must exceed
+// ThSA before Algorithm 3 reclaims a task there: a node sample counts in
+// one Tick's figure only, so one wrong sample can stop allocation for a
+// while (the window's mean) but never kills a task.
+const ReclaimTicks = 2
 
 // ServerConformity returns a server's current figure for Algorithm 3:
 // the worst kind's mean conformity (16) over the window; false for an

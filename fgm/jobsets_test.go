@@ -210,7 +210,9 @@ func TestDRFKeyMonotonic(t *testing.T) {
 		epoch, now time.Time
 		want       bool
 	}{{wall, wall.Add(time.Second), true}, {mono, mono.Add(time.Second), true}, {wall, mono, false}, {mono, mono.Round(0), false}} {
-		s := &Scheduler{space: space, jobs: map[schedkit.JobID]*jobEntry{}, drf: true, drfKey: true, epoch: c.epoch, epochSet: true}
+		s := &Scheduler{space: space, jobs: map[schedkit.JobID]*jobEntry{}, drf: true, drfKey: true}
+		r, _ := s.clock.Check(c.epoch)
+		s.clock.Commit(r)
 		s.jobEntry("j", c.now, 0)
 		if s.drfKey != c.want {
 			t.Errorf("epoch monotonic %v, job's %v: drfKey %v, want %v", hasMonotonic(c.epoch), hasMonotonic(c.now), s.drfKey, c.want)

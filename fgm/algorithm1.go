@@ -1,0 +1,485 @@
+package fgm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// Schedule runs Algorithm 1 for one server at now and appends its
+// Allocate decisions to dst (pass dst[:0] of a reused slice):
+//
+//  1. skip the server if its policy is stop-allocation, or if some kind's
+//     free amount now (plus the compression allowance limit × N of a
+//     compressible kind under fine-grained-with-compression) is below
+//     IdleThreshold × capacity, or if an incompressible kind's measured
+//     idle amount (the latest SampleNode, less what was placed since) is
+//     below IdleThreshold × capacity (integral kinds excepted: slots and
+//     devices are left to each task's match, since not every task draws
+//     on them);
+//  2. order the jobs with pending tasks by the Fairness policy (DRF by
+//     default; ties by job ID), each job's tasks in submission order;
+//  3. for each task: check locality (delay scheduling: a task whose input
+//     is elsewhere waits up to LocalityWait for a local server); an
+//     unpredictable task (or one whose prediction's peak fits no
+//     registered server) gets its requested quantity if the least free
+//     over [now, now+Horizon) holds it; under a fine-grained policy the
+//     predicted stages go through Algorithm 2 (Matcher); otherwise
+//     coarse-grained: the predicted peak against the least free over the
+//     predicted duration;
+//     a task's first stage (its request if unpredictable) must also fit
+//     the measured idle amount of every incompressible kind;
+//  4. checkQoS: if the placement compresses anything, every running task
+//     with a deadline on the server must still make it, its remaining
+//     duration by formula (15) with the compression the new reservations
+//     imply (a task that would miss without the newcomer does not block
+//     it);
+//  5. allocate: reserve the stages on the server's timeline, charge the
+//     job its peak, and emit the decision; stop when the server is used
+//     up (the test of step 1).
+//
+// With Progressive, the jobs are ordered again after every allocation
+// (DRF's progressive filling) instead of once per call as printed; a job
+// that placed nothing in this call is not tried again in it.
+//
+// After a failed match, later tasks of the same job with the same
+// similarity key are skipped on this server when predictions come from a
+// History (they would fail the same way).
+//
+// Cost: the walk goes run by run, not task by task (a run is a job's
+// consecutive alike pending tasks: same similarity key, same request, no
+// data locations): once a run's first task is refused the rest of it
+// would be too, and a refusal is remembered for the rest of the call
+// until something is placed. With predictions from a History (or none),
+// a call that would repeat the last call that placed nothing — no job
+// and no History change since — only tests that call's refusals on the
+// server. The job order is kept between calls. When the server has
+// less than one unit free of some integral kind (a slot, a device; see
+// closedKinds), tasks requesting it would be refused: the walk is not
+// made when every pending task requests a closed kind (in a slot space,
+// a full server), stops when that becomes so after a placement, and
+// otherwise visits only the jobs with a task that requests none, by
+// merging ordered sets of jobs kept per combination of integral kinds
+// requested (jobsets.go). In a slot space the used-up test ignores
+// slots, so without this a call would visit every queued job. The
+// decisions are those of the task-by-task walk (TestRunSkipMatchesScan).
+//
+// With HostChecksSteps, every step's incompressible demand must also fit
+// the node's Available() now, less what this call has already placed
+// there.
+//
+// It fails, deciding nothing, changing nothing and leaving the clock
+// where it was, for a nil node (ErrInvalidNode; or, with
+// HostChecksSteps, an Available vector that does not fit the Space or
+// holds NaN or infinite amounts), an unknown node (ErrUnknownNode),
+// ErrStaleTime, ErrTimeRange, an Estimator prediction that is invalid
+// (ErrInvalidEstimate: no stages, a negative stage length, stages
+// lasting 0 s in all, a demand of the wrong length or with NaN, infinite
+// or negative amounts, more than MaxStages stages), or a run's host
+// making an invalid task (ErrInvalidTask, ErrDuplicateTask); placements
+// the call made before the failure are undone exactly.
+func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
+	const op = "Schedule"
+	if isNil(node) {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
+	}
+	id := node.ID()
+	v := s.nodes[id]
+	if v == nil {
+		return dst, &Error{Op: op, Node: id, Err: ErrUnknownNode, Reason: "not registered"}
+	}
+	if s.cfg.HostChecksSteps {
+		avail := node.Available()
+		if len(avail) != s.dims {
+			return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "Available does not fit the Space"}
+		}
+		for _, x := range avail {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "Available holds NaN or infinite amounts"}
+			}
+		}
+		s.hostFree = append(s.hostFree[:0], avail...)
+	}
+	rd, off, err := s.check(op, now)
+	if err != nil {
+		return dst, err
+	}
+	dst, err = s.schedule(v, off, dst)
+	if err == nil {
+		s.clock.Commit(rd)
+	}
+	return dst, err
+}
+
+// schedule is Schedule on valid arguments: Algorithm 1 for server v at
+// off. On error it has rolled back whatever it changed.
+func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]Decision, error) {
+	// Line 1: skip a server under stop-allocation or used up.
+	v.refresh(off)
+	free := v.free.At(off) // until the first placement
+	if v.policy == StopAllocation || v.usedUp(free) || len(s.active) == 0 {
+		return dst, nil
+	}
+	closed := s.closedKinds(v, free)
+	if closed != 0 && !s.anyOpen(&s.needs, closed) {
+		s.skips.closedCalls++ // every pending task needs a kind v has none of
+		s.call++
+		return dst, nil
+	}
+	// Line 4: the jobs in Fairness order.
+	jobs := &s.jobIter
+	jobs.Reset(s, closed)
+	if closed == 0 && s.idleRepeat(v, off) {
+		s.skips.idleRepeats++ // the last call that placed nothing, again
+		s.call++
+		return dst, nil
+	}
+	start := len(dst)
+	s.beginUndo(v)
+	s.call++
+	s.refusals.Reset()
+	skipped := false // a job left out for want of a slot: no idle record
+jobs:
+	for j := jobs.Next(); j != nil; j = jobs.Next() {
+		if j.tried == s.call {
+			continue
+		}
+		if closed != 0 && !s.anyOpen(&j.needs, closed) {
+			s.skips.closedJobs++ // every task of the job needs a closed kind
+			j.tried = s.call
+			skipped = true
+			continue
+		}
+		// Lines 5–18, task by task in submission order.
+		var failKey schedkit.SimilarityKey // a predicted key refused in this job
+		failed := false
+		for i := 0; i < len(j.pending); {
+			p, err := s.taskAt(j, i)
+			if err != nil {
+				s.rollback(v)
+				return dst[:start], err
+			}
+			// Line 6: locality (delay scheduling).
+			if !s.local(p, v, off) {
+				i++
+				continue
+			}
+			sig, cacheable := s.failSig(p)
+			if cacheable {
+				if refused, predicted := s.refusals.Refused(sig); refused {
+					s.skips.refusals++
+					if predicted {
+						failKey, failed = p.key, true
+					}
+					i = s.skipRun(j, i)
+					continue
+				}
+			}
+			// Lines 8–9: predict; an unpredictable task gets its request.
+			prof, ok := s.predict(p)
+			usig := sig // unpredictable: refused as any unpredictable task of its request
+			usig.key = 0
+			if cacheable && !ok && sig.key != 0 {
+				if refused, _ := s.refusals.Refused(usig); refused {
+					s.skips.refusals++
+					i = s.skipRun(j, i)
+					continue
+				}
+			}
+			prof0 := prof // the prediction as given (idleSig)
+			if ok {
+				if err := s.validProfile(prof); err != nil {
+					err.Op, err.Job, err.Task, err.Node = "Schedule", j.state.ID, p.id, v.id
+					s.rollback(v)
+					return dst[:start], err
+				}
+				if s.hist != nil && failed && p.key == failKey {
+					i = s.skipRun(j, i)
+					continue
+				}
+				prof = s.wholeUnits(prof, p.requested)
+			}
+			why := Unpredictable
+			if ok && !s.usable(prof) {
+				// Its peak fits no server: it runs at its request, as an
+				// unpredictable task does, and teaches the History.
+				ok, prof, why = false, estimate.Profile{}, EstimateFitsNoServer
+			}
+			// Lines 10–18: match (request, Algorithm 2 or coarse),
+			// checkQoS, allocate.
+			q, err := s.place(v, p, i, prof, ok, off)
+			if err != nil {
+				s.rollback(v)
+				return dst[:start], err
+			}
+			if q == nil {
+				if ok {
+					failKey, failed = p.key, true
+				}
+				if cacheable {
+					s.refusals.Record(sig, usig, p, prof0, ok)
+				}
+				i = s.skipRun(j, i)
+				continue
+			}
+			s.refusals.Reset() // the server changed
+			d := Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: v.id, Mode: q.mode, Plan: q.plan}
+			if q.mode == Requested {
+				d.Reason = why
+			}
+			dst = append(dst, d)
+			// Line 19: stop when the server is used up.
+			free = v.free.At(off)
+			if v.usedUp(free) {
+				break jobs
+			}
+			if closed = s.closedKinds(v, free); closed != 0 && !s.anyOpen(&s.needs, closed) {
+				break jobs
+			}
+			if s.cfg.Progressive {
+				// Shares changed: order again and start over; jobs that
+				// placed nothing on this server in this call stay done.
+				jobs.Resort()
+				continue jobs
+			}
+		}
+		j.tried = s.call
+	}
+	if len(dst) == start && !skipped && !jobs.Merged() && !s.scanEach && s.byKey {
+		s.idle = idleScan{valid: true, hist: s.historyVersion(), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refusals.refused...)}
+	}
+	return dst, nil
+}
+
+// taskAt returns pending task i of j. With an Estimator that predicts
+// task by task (not byKey), the head task of a run entry is split off
+// first, so that the Estimator is asked about the task itself.
+func (s *Scheduler) taskAt(j *jobEntry, i int) (*ptask, error) {
+	p := j.pending[i]
+	if p.src == nil || s.byKey {
+		return p, nil
+	}
+	return s.splitHead("Schedule", j, i)
+}
+
+// predict returns p's prediction: from the History by the key read at
+// Submit (what HistoryEstimator.Predict(p.t) returns), from another
+// Estimator, or none.
+func (s *Scheduler) predict(p *ptask) (estimate.Profile, bool) {
+	switch {
+	case s.hist != nil && !s.scanEach:
+		return s.hist.Predict(p.key)
+	case s.cfg.Estimator != nil:
+		return s.cfg.Estimator.Predict(p.t)
+	}
+	return estimate.Profile{}, false
+}
+
+// wholeUnits returns prof with every stage's demand of an integral kind
+// (slots, devices) replaced by the task's request: measured usage of a
+// slot carries noise (1.04 slots), and a fraction of a slot can be
+// neither allocated nor saved. The copy lives in s.whole until the next
+// call; prof itself (the estimator's view) is not modified.
+func (s *Scheduler) wholeUnits(prof estimate.Profile, requested resource.Vector) estimate.Profile {
+	if len(s.integral) == 0 {
+		return prof
+	}
+	n := len(prof.Stages)
+	if cap(s.whole) < n {
+		s.whole = make([]estimate.Stage, n)
+	}
+	s.whole = s.whole[:n]
+	for i, st := range prof.Stages {
+		w := &s.whole[i]
+		w.Duration = st.Duration
+		if cap(w.Demand) < len(st.Demand) {
+			w.Demand = make(resource.Vector, len(st.Demand))
+		}
+		w.Demand = w.Demand[:len(st.Demand)]
+		copy(w.Demand, st.Demand)
+		for _, k := range s.integral {
+			w.Demand[k] = requested[k]
+		}
+	}
+	prof.Stages = s.whole
+	return prof
+}
+
+func (s *Scheduler) validProfile(p estimate.Profile) *Error {
+	if len(p.Stages) == 0 {
+		return &Error{Err: ErrInvalidEstimate, Reason: "a prediction with no stages"}
+	}
+	if len(p.Stages) > s.cfg.MaxStages {
+		return &Error{Err: ErrInvalidEstimate, Reason: fmt.Sprintf("%d stages, more than MaxStages %d", len(p.Stages), s.cfg.MaxStages)}
+	}
+	return validStages(p.Stages, s.dims)
+}
+
+// usable reports whether prediction prof (integral kinds at the request)
+// fits some server: its peak within the largest capacity of each kind
+// among the registered servers. One that does not would keep its task
+// pending whatever the cluster did, and no new sample could correct it;
+// the task gets its request instead.
+func (s *Scheduler) usable(prof estimate.Profile) bool {
+	for _, st := range prof.Stages {
+		for k, x := range st.Demand {
+			if n := s.maxCap[k]; x > n+slack*n {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// local is delay scheduling's test for p on server v at now.
+func (s *Scheduler) local(p *ptask, v *server, now time.Duration) bool {
+	if len(p.locs) == 0 || s.cfg.LocalityWait < 0 {
+		return true
+	}
+	if slices.Contains(p.locs, v.id) {
+		return true
+	}
+	if !p.waiting {
+		s.waits = append(s.waits, waitUndo{t: p, since: p.waitSince, waiting: p.waiting})
+		p.waiting, p.waitSince = true, now
+	}
+	return now-p.waitSince >= s.cfg.LocalityWait
+}
+
+// place tries pending task p (index i of its job's queue) on v; on
+// success it returns the task now running there and reserved (p, or
+// the head task of run entry p, materialised). It fails only when the
+// host's TaskRun.Task gives an invalid task; nothing is changed then.
+func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, predictable bool, now time.Duration) (*ptask, error) {
+	mode, stages, ok := s.fits(v, p, prof, predictable, now)
+	if !ok {
+		return nil, nil
+	}
+	q := p
+	if p.src != nil {
+		var err error
+		if q, err = s.materialise("Schedule", p); err != nil {
+			return nil, err
+		}
+		s.tasks[q.id] = q
+	}
+	s.logPlace(p, q, i)
+	s.dequeue(p.job, i)
+	p = q
+	first := p.requested
+	if stages != nil {
+		first = stages[0].Demand
+	}
+	for k, d := range first {
+		if !s.comp[k] {
+			v.placed[k] += d
+		}
+	}
+	s.commitPlace(v, p, mode, stages, now)
+	if s.cfg.HostChecksSteps {
+		// The host allocates the first step at once.
+		first := p.plan[0].Alloc
+		for k := range s.hostFree {
+			s.hostFree[k] -= first[k]
+		}
+	}
+	return p, nil
+}
+
+// fits is place's test, changing nothing but scratch buffers: whether p
+// fits v at now, with the mode and stages it would be placed with (nil
+// stages: open-ended at the request; the stages of a coarse-grained
+// match live in s.one until the next call).
+func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable bool, now time.Duration) (Mode, []estimate.Stage, bool) {
+	dims := s.dims
+	var mode Mode
+	var stages []estimate.Stage
+	switch {
+	case !predictable:
+		mode = Requested
+		if s.cfg.Horizon > 0 {
+			_ = v.free.Min(now, now+s.cfg.Horizon, s.tmp)
+			if !fitsWithSlack(p.requested, s.tmp, v.capacity) {
+				return 0, nil, false
+			}
+		}
+	case !s.cfg.Ablations.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
+		mode = FineGrained
+		stages = prof.Stages
+		if need := len(stages) * dims; len(s.rates) < need {
+			s.rates = make([]float64, need)
+		}
+		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
+		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
+			return 0, nil, false
+		}
+		if compress && !s.cfg.Ablations.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
+			return 0, nil, false
+		}
+	default:
+		mode = CoarseGrained
+		prof.Peak(s.peakBuf)
+		d := max(prof.Duration(), 1)
+		_ = v.free.Min(now, now+d, s.tmp)
+		if !fitsWithSlack(s.peakBuf, s.tmp, v.capacity) {
+			return 0, nil, false
+		}
+		s.one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.peakBuf}
+		stages = s.one[:]
+		if len(s.rates) < dims {
+			s.rates = make([]float64, dims)
+		}
+		clear(s.rates[:dims])
+	}
+	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
+		return 0, nil, false
+	}
+	first := p.requested
+	if stages != nil {
+		first = stages[0].Demand
+	}
+	if !v.measuredFits(first) {
+		return 0, nil, false
+	}
+	return mode, stages, true
+}
+
+// hostFits reports whether every step's incompressible demand (nil
+// stages: the request) fits what the host reports free now.
+func (s *Scheduler) hostFits(p *ptask, stages []estimate.Stage, v *server) bool {
+	check := func(d resource.Vector) bool {
+		for k, x := range d {
+			if !s.comp[k] && x > 0 && x > s.hostFree[k]+slack*v.capacity[k] {
+				return false
+			}
+		}
+		return true
+	}
+	if stages == nil {
+		return check(p.requested)
+	}
+	for _, st := range stages {
+		if !check(st.Demand) {
+			return false
+		}
+	}
+	return true
+}
+
+func fitsWithSlack(demand, free, capacity resource.Vector) bool {
+	return shortKind(demand, free, capacity) < 0
+}
+
+func anyPositive(x []float64) bool {
+	for _, v := range x {
+		if v > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,298 @@
+package fgm
+
+// Usage samples: SampleTask and SampleNode, the sample store of running
+// tasks (for the History), and the time-weighted sums of formula (14)
+// that Tick turns into foreign-load estimates and conformity (16).
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// SampleTask records a usage sample of a running task at now: what it
+// used on average since its previous sample (or its start). A sample
+// above the capacity of the task's node in some kind cannot be true and
+// is refused (ErrInvalidSample, naming the node, kind, amount and
+// capacity). Its server
+// adds it to the measured usage of our tasks (for the foreign-load
+// estimate, see Tick). With a History the sample is also buffered for
+// learning, tagged with the compression rate the server is expected to
+// impose at now on the kinds the task's current stage demands (from its
+// free timeline). It fails, changing nothing, with ErrUnknownTask (not
+// running), ErrInvalidSample (wrong length, NaN, infinite, negative or
+// above capacity), ErrStaleTime or ErrTimeRange.
+//
+// A host that reports its running tasks in the same order round after
+// round (node by node, say) has each found without a lookup by ID: the
+// scheduler remembers which task was sampled after which.
+func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.Vector) error {
+	const op = "SampleTask"
+	r := s.sampled(id)
+	if r == nil {
+		return &Error{Op: op, Task: id, Err: ErrUnknownTask, Reason: "not running"}
+	}
+	if err := s.validSample(used, r.smpSrv); err != nil {
+		err.Op, err.Task = op, id
+		return err
+	}
+	rd, off, err := s.check(op, now)
+	if err != nil {
+		return err
+	}
+	s.clock.Commit(rd)
+	if off <= r.lastSmp {
+		return nil
+	}
+	srv := r.smpSrv
+	if srv.sampled && off > srv.lastAt-srv.window() {
+		// Count only the part inside the server's current sample window.
+		dt := (off - max(r.lastSmp, srv.lastAt-srv.window())).Seconds()
+		for k, x := range used {
+			srv.sumTasks[k] += x * dt
+		}
+		srv.tasksSampled = true
+	}
+	if s.cfg.History == nil {
+		r.lastSmp = off
+		return nil
+	}
+	srv.refresh(off)
+	rc := 0.0 // no compressible kind: the rate is 0 whatever the timeline
+	if s.hasComp {
+		rc = srv.compressionAt(off, r.demandAt(off, s.dims))
+	}
+	s.addSample(r, off, used, rc)
+	return nil
+}
+
+// validSample checks a usage sample measured on server v: its length,
+// finite non-negative amounts, none above v's capacity. The error names
+// the node, the kind, the amount and the capacity; the caller sets Op
+// and Task.
+func (s *Scheduler) validSample(used resource.Vector, v *server) *Error {
+	bad := func(format string, args ...any) *Error {
+		return &Error{Node: v.id, Err: ErrInvalidSample, Reason: fmt.Sprintf(format, args...)}
+	}
+	if len(used) != s.dims {
+		return bad("%d amounts, want %d", len(used), s.dims)
+	}
+	for k, x := range used {
+		n := v.capacity[k]
+		switch {
+		case math.IsNaN(x) || math.IsInf(x, 0) || x < 0:
+			return bad("%s %v is not finite and ≥ 0", s.space.Kind(k).Name, x)
+		case x > n+slack*n:
+			return bad("%s %v above the node's capacity %v", s.space.Kind(k).Name, x, n)
+		}
+	}
+	return nil
+}
+
+// sampled returns the state of running task id, nil if id is not a
+// running task, and moves the sampling cursor to it. The task sampled
+// after the previous one last time is tried first (its smpID says it is
+// still running, under that ID); else Scheduler.tasks is read, and the
+// task becomes the previous one's successor.
+func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
+	prev := s.smpPrev
+	if prev != nil && !s.noCursor {
+		if r := prev.smpNext; r != nil && r.smpID == id && id != "" {
+			s.smpPrev = r
+			s.skips.taskCursor++
+			return r
+		}
+	}
+	p := s.tasks[id]
+	if p == nil || !p.running {
+		return nil
+	}
+	r := p.runState
+	r.smpID, r.smpSrv = p.id, p.srv
+	if prev != nil && prev != r {
+		prev.smpNext = r
+	}
+	s.smpPrev = r
+	return r
+}
+
+// sampledNode returns the server registered as id, nil if none, trying
+// the one after the previously sampled server first.
+func (s *Scheduler) sampledNode(id schedkit.NodeID) *server {
+	i := s.nodeNext
+	if i >= len(s.servers) {
+		i = 0
+	}
+	if i < len(s.servers) && s.servers[i].id == id && !s.noCursor {
+		s.nodeNext = i + 1
+		s.skips.nodeCursor++
+		return s.servers[i]
+	}
+	v := s.nodes[id]
+	if v != nil {
+		s.nodeNext = v.pos + 1
+	}
+	return v
+}
+
+// startSamples empties r's sample buffer for a task placed at now.
+func (r *runState) startSamples(now time.Duration) {
+	r.smp = r.smp[:0]
+	r.smpID, r.smpSrv, r.smpNext = "", nil, nil
+	r.lastSmp = now
+}
+
+// smpRec is the length of a sample record in runState.smp: the
+// duration (its bits: a duration is positive and below 2⁶², so the
+// float is finite and every copy keeps it exactly), the compression
+// rate, and the dims used amounts.
+func (s *Scheduler) smpRec() int { return 2 + s.dims }
+
+func recDuration(rec []float64) time.Duration {
+	return time.Duration(math.Float64bits(rec[0]))
+}
+
+func setRecDuration(rec []float64, d time.Duration) {
+	rec[0] = math.Float64frombits(uint64(d))
+}
+
+// addSample appends a sample ending at off, merging pairs when full.
+func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc float64) {
+	w := s.smpRec()
+	if r.smp == nil {
+		r.smp = make([]float64, 0, s.cfg.MaxSamples*w)
+	}
+	if n := len(r.smp) / w; n == s.cfg.MaxSamples {
+		// Merge neighbouring pairs, time-weighted (formula (14)).
+		h := 0
+		for i := 0; i+1 < n; i += 2 {
+			a, b := r.smp[i*w:(i+1)*w:(i+1)*w], r.smp[(i+1)*w:(i+2)*w:(i+2)*w]
+			ad, bd := recDuration(a), recDuration(b)
+			d := ad + bd
+			wa, wb := 0.5, 0.5
+			if d > 0 {
+				wa = float64(ad) / float64(d)
+				wb = 1 - wa
+			}
+			c := wa*a[1] + wb*b[1]
+			v := r.smp[h*w : (h+1)*w : (h+1)*w] // a itself when h = i = 0
+			for k := 2; k < w; k++ {
+				v[k] = wa*a[k] + wb*b[k]
+			}
+			setRecDuration(v, d)
+			v[1] = c
+			h++
+		}
+		if n%2 == 1 {
+			copy(r.smp[h*w:(h+1)*w], r.smp[(n-1)*w:n*w])
+			h++
+		}
+		r.smp = r.smp[:h*w]
+	}
+	i := len(r.smp)
+	r.smp = r.smp[:i+w]
+	v := r.smp[i : i+w : i+w]
+	setRecDuration(v, off-r.lastSmp)
+	v[1] = min(max(rc, 0), 0.999)
+	copy(v[2:], used)
+	r.lastSmp = off
+}
+
+// usageSamples returns r's buffered samples as History.Observe takes
+// them: Scheduler.obsBuf, its Used vectors views into r's records.
+func (s *Scheduler) usageSamples(r *runState) []estimate.UsageSample {
+	w := s.smpRec()
+	b := s.obsBuf[:0]
+	for i := 0; i+w <= len(r.smp); i += w {
+		rec := r.smp[i : i+w : i+w]
+		b = append(b, estimate.UsageSample{Duration: recDuration(rec), Used: rec[2:], Compression: rec[1]})
+	}
+	s.obsBuf = b
+	return b
+}
+
+// demandAt returns r's planned demand at off (its peak once overdue or
+// for an open-ended reservation).
+func (r *runState) demandAt(off time.Duration, dims int) resource.Vector {
+	if r.open || off >= r.dueAt {
+		return r.peak
+	}
+	t := r.start
+	for i, w := range r.work {
+		t += w
+		if off < t {
+			return resource.Vector(r.vals[i*dims : (i+1)*dims])
+		}
+	}
+	return r.peak
+}
+
+// window returns the length of the node-sample window since the last
+// Tick (as recorded so far).
+func (v *server) window() time.Duration {
+	return time.Duration(v.total * float64(time.Second))
+}
+
+// SampleNode records a usage sample of a server at now: its total
+// measured usage (our tasks and anything else running there), the mean
+// since its previous sample. The samples feed the foreign-load estimate
+// (time-weighted, formula (14)) and the conformity (16) that Tick turns
+// into the server's policy. Report task samples (SampleTask) too, so the
+// foreign load is measured (node minus tasks) rather than inferred
+// (node minus predictions, which would hide our own under-estimates). It
+// fails, changing nothing, with ErrUnknownNode, ErrInvalidSample (wrong
+// length; NaN, infinite or negative amounts; an amount above the node's
+// capacity, which no measurement can show), ErrStaleTime or
+// ErrTimeRange.
+func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.Vector) error {
+	const op = "SampleNode"
+	v := s.sampledNode(id)
+	if v == nil {
+		return &Error{Op: op, Node: id, Err: ErrUnknownNode, Reason: "not registered"}
+	}
+	if err := s.validSample(used, v); err != nil {
+		err.Op = op
+		return err
+	}
+	rd, off, err := s.check(op, now)
+	if err != nil {
+		return err
+	}
+	s.clock.Commit(rd)
+	v.measured = true
+	copy(v.lastUsed, used)
+	clear(v.placed)
+	if !v.sampled {
+		v.sampled, v.lastAt = true, off
+		return nil
+	}
+	dt := (off - v.lastAt).Seconds()
+	v.lastAt = off
+	if dt <= 0 {
+		return nil
+	}
+	v.refresh(off)
+	f := v.free.At(off)
+	for k, mu := range used {
+		n := v.capacity[k]
+		alpha := n - f[k] // predicted usage: reservations + foreign estimate
+		ours := alpha - v.foreign[k]
+		if n > 0 {
+			alpha = min(alpha, n) // usage is measured up to capacity
+		}
+		v.sumUsed[k] += mu * dt
+		v.sumPred[k] += alpha * dt
+		v.sumOurs[k] += ours * dt
+		v.sumIdle[k] += (n - mu) * dt
+		if n > 0 {
+			d := (mu - alpha) / n
+			v.sumSq[k] += d * d * dt
+		}
+	}
+	v.total += dt
+	return nil
+}
