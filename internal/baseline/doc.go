@@ -35,16 +35,12 @@
 // (naive_test.go keeps that scan as the reference; the tests compare
 // every decision). Jobs whose phase's tasks ask differently are scanned.
 //
-// Capacity and DRF with pools printed identical numbers in every
-// experiment: that was a wiring mistake, not one class. Capacity ordered
-// the jobs inside a queue by dominant share, exactly as DRF(pools) orders
-// a pool's jobs, and with no Shares configured every queue weighs 1, so
-// the two were the same algorithm. Hadoop's Capacity Scheduler serves a
-// queue's jobs FIFO (the doc said so); it now does, and differs from
-// DRF(pools) wherever a queue holds several jobs with ready tasks.
-// Fair with pools, sharing map and reduce slots separately, used to carry
-// one heartbeat's map-round pool counts into its reduce round; each
-// phase's round now starts from that phase's running counts.
+// Capacity serves a queue's jobs FIFO, as Hadoop's Capacity Scheduler
+// does, so it differs from DRF(pools) wherever a queue holds several jobs
+// with ready tasks (with no Shares configured every queue weighs 1, and
+// ordering a queue's jobs by dominant share would make the two one
+// algorithm). Fair with pools shares map and reduce slots separately:
+// each phase's round starts from that phase's running counts.
 //
 // Within a job, tasks are taken lowest phase first, and among a phase's
 // ready tasks those whose data is on the heartbeating node first

@@ -190,9 +190,9 @@ func (s *sharer) round(c *sim.Cluster, p int, dst []sim.Decision) []sim.Decision
 // refresh (Fair's later phase rounds in the same heartbeat read only
 // their own phase's slots, whose keys a choice in another phase leaves
 // at the phase's running count), and the heaps stay in order meanwhile
-// (every key in them was placed by fixSlot). Putting back the keys of the allocations before
-// the round here, as before, only moved each chosen group's slots down
-// the class heaps and up again at the refresh.
+// (every key in them was placed by fixSlot). Putting back the keys of the
+// allocations before the round here would only move each chosen group's
+// slots down the class heaps and up again at the refresh.
 func (s *sharer) endRound() {
 	s.idx.endRound()
 	for i, g := range s.touched {

@@ -539,8 +539,8 @@ func (s *Sim) intern(v resource.Vector) resource.Vector {
 	return u
 }
 
-// maxInterned bounds Sim.interned (a workload of all-different vectors
-// keeps its own copies, as before).
+// maxInterned bounds Sim.interned (beyond it, a workload of
+// all-different vectors keeps its own copies).
 const maxInterned = 16
 
 func sameBits(a, b resource.Vector) bool {

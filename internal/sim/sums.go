@@ -4,8 +4,8 @@ import "math"
 
 // A node's allocation and usage are sums over its running attempts
 // (recompute), in the order of Node.running. Floating-point addition is
-// not associative in general, so the simulator used to add every
-// attempt's terms again after each change on the node: on a trace day,
+// not associative in general, so adding every attempt's terms again
+// after each change on the node would be the safe way: on a trace day,
 // four attempts' worth of cache misses per task start and end, and a
 // rate update of every attempt on the node after.
 //
