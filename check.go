@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
+
+	"github.com/schedkit/schedkit/internal/nilvalue"
 )
 
 // ErrInconsistentHost is wrapped by the errors of CheckJob and
@@ -17,7 +18,7 @@ var ErrInconsistentHost = errors.New("schedkit: inconsistent host view")
 // time, a deadline not before its submission, and counters that pass PhaseProgress.Validate. The error wraps
 // ErrInconsistentHost (and ErrInvalidProgress for counters).
 func CheckJob(j Job) error {
-	if isNilValue(j) {
+	if nilvalue.Is(j) {
 		return fmt.Errorf("%w: nil job", ErrInconsistentHost)
 	}
 	id := j.ID()
@@ -50,7 +51,7 @@ func CheckCluster(c Cluster) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrInconsistentHost}, args...)...)
 	}
-	if isNilValue(c) {
+	if nilvalue.Is(c) {
 		return bad("nil cluster")
 	}
 	sp := c.Space()
@@ -73,7 +74,7 @@ func CheckCluster(c Cluster) error {
 	}
 	for i := range c.Nodes() {
 		nd := c.Node(i)
-		if isNilValue(nd) {
+		if nilvalue.Is(nd) {
 			return bad("Node(%d) is nil", i)
 		}
 		id := nd.ID()
@@ -108,17 +109,4 @@ func CheckCluster(c Cluster) error {
 		}
 	}
 	return nil
-}
-
-// isNilValue reports whether v is nil or an interface holding a nil
-// pointer, map, slice, channel or function.
-func isNilValue(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
-		return r.IsNil()
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -149,8 +150,8 @@ func (c *Config) resolve() (resolved, error) {
 		return resolved{}, &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
 	}
 	var r resolved
-	if isNil(c.Cluster) {
-		return fail("%s", nilText("Cluster", c.Cluster))
+	if nilvalue.Is(c.Cluster) {
+		return fail("%s", nilvalue.Text("Cluster", c.Cluster))
 	}
 	sp := c.Cluster.Space()
 	if sp == nil {

@@ -3,7 +3,6 @@ package dbs
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -86,27 +85,4 @@ func (s *Scheduler) timeErr(op string, id schedkit.JobID, node schedkit.NodeID, 
 		sentinel = ErrTimeRange
 	}
 	return &Error{Op: op, Job: id, Node: node, Err: sentinel, Reason: s.clk.Reason(f, now)}
-}
-
-// isNil reports whether v is nil or an interface holding a nil pointer,
-// map, slice, channel or function: a host's typed nil, whose methods
-// would panic.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
-		return r.IsNil()
-	}
-	return false
-}
-
-// nilText describes a nil host value: "nil job", or "nil job (a typed
-// nil *main.job)".
-func nilText(what string, v any) string {
-	if v == nil {
-		return "nil " + what
-	}
-	return fmt.Sprintf("nil %s (a typed nil %T)", what, v)
 }

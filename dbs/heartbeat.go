@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 )
 
 // Heartbeat assigns node's free slots at now and appends the assignments
@@ -37,8 +38,8 @@ import (
 // the latest now given (ErrStaleTime) or out of range (ErrTimeRange).
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"
-	if isNil(node) {
-		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
+	if nilvalue.Is(node) {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilvalue.Text("node", node)}
 	}
 	id := node.ID()
 	clk, err := s.checkTime(op, "", id, now)
@@ -224,36 +225,12 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member checks that node id is one of the cluster's nodes, in O(1)
-// while the cluster's membership is unchanged: it remembers each node's
-// index and rescans the cluster, O(nodes), only when that index no
-// longer holds the node.
+// member checks that node id is one of the cluster's nodes (see
+// internal/membership: O(1) while the cluster's membership is unchanged).
 func (s *Scheduler) member(op string, id schedkit.NodeID) error {
-	if s.memberAt(id) {
-		return nil
-	}
-	if s.nodeAt == nil {
-		s.nodeAt = make(map[schedkit.NodeID]int)
-	}
-	clear(s.nodeAt)
-	for i := range s.cluster.Nodes() {
-		if n := s.cluster.Node(i); !isNil(n) {
-			s.nodeAt[n.ID()] = i
-		}
-	}
-	if s.memberAt(id) {
+	if s.members.Has(s.cluster, id) {
 		return nil
 	}
 	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
 		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
-}
-
-// memberAt reports whether the remembered index of id still holds it.
-func (s *Scheduler) memberAt(id schedkit.NodeID) bool {
-	i, ok := s.nodeAt[id]
-	if !ok || i >= s.cluster.Nodes() {
-		return false
-	}
-	n := s.cluster.Node(i)
-	return !isNil(n) && n.ID() == id
 }

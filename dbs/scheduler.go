@@ -8,6 +8,8 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/membership"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 )
 
 // Scheduler is the DBS scheduler of paper 003: three price-tiered queues
@@ -35,9 +37,8 @@ type Scheduler struct {
 	clk   clock.Clock
 	epoch time.Time // clk.Epoch(), once started
 
-	// nodeAt is each cluster node's index, for the membership check of
-	// Heartbeat (member).
-	nodeAt map[schedkit.NodeID]int
+	// members checks that a heartbeating node belongs to the cluster.
+	members membership.Index
 
 	updated    time.Time // last weight update
 	updatedSet bool
@@ -311,8 +312,8 @@ func validCost(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x
 // deadline already passed is accepted: model 2 reports it unmeetable.
 func (s *Scheduler) Submit(now time.Time, j Job) error {
 	const op = "Submit"
-	if isNil(j) {
-		return &Error{Op: op, Err: ErrInvalidJob, Reason: nilText("job", j)}
+	if nilvalue.Is(j) {
+		return &Error{Op: op, Err: ErrInvalidJob, Reason: nilvalue.Text("job", j)}
 	}
 	id := j.ID()
 	if id == "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -85,8 +86,8 @@ import (
 // the call made before the failure are undone exactly.
 func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Schedule"
-	if isNil(node) {
-		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
+	if nilvalue.Is(node) {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilvalue.Text("node", node)}
 	}
 	id := node.ID()
 	v := s.nodes[id]

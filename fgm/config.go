@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -154,16 +155,16 @@ func (c *Config) resolve() (*resource.Space, error) {
 	bad := func(format string, args ...any) error {
 		return &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
 	}
-	if isNil(c.Cluster) {
+	if nilvalue.Is(c.Cluster) {
 		return nil, bad("nil Cluster")
 	}
-	if c.Estimator != nil && isNil(c.Estimator) {
+	if c.Estimator != nil && nilvalue.Is(c.Estimator) {
 		return nil, bad("Estimator is a typed nil")
 	}
 	if h, ok := c.Estimator.(HistoryEstimator); ok && h.History == nil {
 		return nil, bad("HistoryEstimator with a nil History")
 	}
-	if c.Fairness != nil && isNil(c.Fairness) {
+	if c.Fairness != nil && nilvalue.Is(c.Fairness) {
 		return nil, bad("Fairness is a typed nil")
 	}
 	space := c.Cluster.Space()

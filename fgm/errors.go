@@ -2,8 +2,6 @@ package fgm
 
 import (
 	"errors"
-	"fmt"
-	"reflect"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/errtext"
@@ -80,26 +78,3 @@ func (e *Error) Error() string {
 
 // Unwrap returns the sentinel and the cause, if any.
 func (e *Error) Unwrap() []error { return errtext.Unwrap(e.Err, e.Cause) }
-
-// isNil reports whether v is nil or an interface holding a nil pointer
-// (or map, slice, chan or func): a typed nil, which the package refuses
-// as it refuses nil.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
-		return r.IsNil()
-	}
-	return false
-}
-
-// nilText describes a nil host value: "nil node", or "nil node (a typed
-// nil *main.node)".
-func nilText(what string, v any) string {
-	if v == nil {
-		return "nil " + what
-	}
-	return fmt.Sprintf("nil %s (a typed nil %T)", what, v)
-}

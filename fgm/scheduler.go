@@ -10,6 +10,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -352,8 +353,8 @@ func (s *Scheduler) timeErr(op string, f clock.Fault, now time.Time) error {
 // the Space.
 func (s *Scheduler) AddNode(n schedkit.Node) error {
 	const op = "AddNode"
-	if isNil(n) {
-		return &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", n)}
+	if nilvalue.Is(n) {
+		return &Error{Op: op, Err: ErrInvalidNode, Reason: nilvalue.Text("node", n)}
 	}
 	id := n.ID()
 	if id == "" {
@@ -410,8 +411,8 @@ func (s *Scheduler) RemoveNode(id schedkit.NodeID) error {
 // fractional slots), or a time before the latest given.
 func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	const op = "Submit"
-	if isNil(t) {
-		return &Error{Op: op, Err: ErrInvalidTask, Reason: nilText("task", t)}
+	if nilvalue.Is(t) {
+		return &Error{Op: op, Err: ErrInvalidTask, Reason: nilvalue.Text("task", t)}
 	}
 	id := t.ID()
 	switch {

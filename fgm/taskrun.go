@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -73,8 +74,8 @@ func (p *ptask) count() int {
 // tasks (and tasks of a run already materialised but still pending).
 func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	const op = "SubmitRun"
-	if isNil(r) {
-		return &Error{Op: op, Err: ErrInvalidTask, Reason: nilText("run", r)}
+	if nilvalue.Is(r) {
+		return &Error{Op: op, Err: ErrInvalidTask, Reason: nilvalue.Text("run", r)}
 	}
 	n, job := r.Len(), r.Job()
 	switch {
@@ -149,8 +150,8 @@ func (s *Scheduler) materialise(op string, p *ptask) (*ptask, error) {
 	reason := ""
 	var id schedkit.TaskID
 	switch {
-	case isNil(t):
-		reason = nilText("task", t)
+	case nilvalue.Is(t):
+		reason = nilvalue.Text("task", t)
 	default:
 		id = t.ID()
 		switch {

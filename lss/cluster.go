@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -46,8 +47,8 @@ func (s *Scheduler) readCapacity(op string, dst []estimate.Capacity) error {
 	} else {
 		for j := range s.cluster.Nodes() {
 			node := s.cluster.Node(j)
-			if isNil(node) {
-				return bad("", "cluster.Node(%d) returned a %s", j, nilText("node", node))
+			if nilvalue.Is(node) {
+				return bad("", "cluster.Node(%d) returned a %s", j, nilvalue.Text("node", node))
 			}
 			v := node.Capacity()
 			if len(v) != s.space.Len() {
@@ -102,35 +103,12 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member checks that node id is one of the cluster's live nodes, in O(1)
-// while the cluster's membership is unchanged: it remembers each node's
-// index and rescans the cluster, O(nodes), only when that index no longer
-// holds the node.
+// member checks that node id is one of the cluster's nodes (see
+// internal/membership: O(1) while the cluster's membership is unchanged).
 func (s *Scheduler) member(op string, id schedkit.NodeID) error {
-	if s.memberAt(id) {
-		return nil
-	}
-	if s.nodeAt == nil {
-		s.nodeAt = make(map[schedkit.NodeID]int)
-	}
-	clear(s.nodeAt)
-	for i := range s.cluster.Nodes() {
-		if n := s.cluster.Node(i); !isNil(n) {
-			s.nodeAt[n.ID()] = i
-		}
-	}
-	if s.memberAt(id) {
+	if s.members.Has(s.cluster, id) {
 		return nil
 	}
 	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
 		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
-}
-
-func (s *Scheduler) memberAt(id schedkit.NodeID) bool {
-	i, ok := s.nodeAt[id]
-	if !ok || i >= s.cluster.Nodes() {
-		return false
-	}
-	n := s.cluster.Node(i)
-	return !isNil(n) && n.ID() == id
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -151,8 +152,8 @@ func (c *Config) resolve() (*resource.Space, layout, error) {
 	fail := func(format string, args ...any) (*resource.Space, layout, error) {
 		return nil, layout{}, &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
 	}
-	if isNil(c.Cluster) {
-		return fail("%s", nilText("Cluster", c.Cluster))
+	if nilvalue.Is(c.Cluster) {
+		return fail("%s", nilvalue.Text("Cluster", c.Cluster))
 	}
 	sp := c.Cluster.Space()
 	if sp == nil {

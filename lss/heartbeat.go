@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 )
 
 // Heartbeat runs Algorithm 1 for node at now and appends the decisions to
@@ -35,8 +36,8 @@ import (
 // Submit or Heartbeat (ErrStaleTime), or a now out of range.
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"
-	if isNil(node) {
-		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilText("node", node)}
+	if nilvalue.Is(node) {
+		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilvalue.Text("node", node)}
 	}
 	id := node.ID()
 	r, f := s.clock.Check(now)

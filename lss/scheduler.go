@@ -1,14 +1,14 @@
 package lss
 
 import (
-	"fmt"
 	"math"
-	"reflect"
 	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/membership"
+	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -38,9 +38,8 @@ type Scheduler struct {
 	// the epoch.
 	clock clock.Clock
 
-	// nodeAt caches each live node's index in the cluster, to check that
-	// a heartbeating node belongs to it in O(1) (rebuilt on a miss).
-	nodeAt map[schedkit.NodeID]int
+	// members checks that a heartbeating node belongs to the cluster.
+	members membership.Index
 
 	jobs map[schedkit.JobID]*entry
 	all  []*entry // queued jobs, dense, in no particular order
@@ -100,29 +99,6 @@ func New(cfg Config) (*Scheduler, error) {
 	s.fresh = jheap{slot: nk, less: lessStatic}
 	s.kill = jheap{slot: nk + 1, less: lessKill}
 	return s, nil
-}
-
-// isNil reports whether v is nil or an interface holding a nil pointer,
-// map, slice, channel or function: a host's typed nil, whose methods
-// would panic.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
-		return r.IsNil()
-	}
-	return false
-}
-
-// nilText describes a nil host value: "nil job", or "nil job (a typed
-// nil *main.job)".
-func nilText(what string, v any) string {
-	if v == nil {
-		return "nil " + what
-	}
-	return fmt.Sprintf("nil %s (a typed nil %T)", what, v)
 }
 
 // Len returns the number of queued jobs.
@@ -191,8 +167,8 @@ func (s *Scheduler) readHints(op string, j schedkit.Job, id schedkit.JobID, n in
 // never killed and comes after every deadline job.
 func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
 	const op = "Submit"
-	if isNil(j) {
-		return &Error{Op: op, Err: ErrInvalidJob, Reason: nilText("job", j)}
+	if nilvalue.Is(j) {
+		return &Error{Op: op, Err: ErrInvalidJob, Reason: nilvalue.Text("job", j)}
 	}
 	id := j.ID()
 	if id == "" {
