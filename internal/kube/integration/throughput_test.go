@@ -22,6 +22,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
+	"k8s.io/utils/clock"
 
 	"github.com/schedkit/schedkit/internal/kube/deadlinebudget"
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
@@ -42,7 +43,7 @@ var (
 // metric is pods bound per second from the scheduler's start to the
 // last binding. Pods are map pods of Jobs of 100 pods, with deadlines
 // and φ (LeastSpareTime, DeadlineBudget), or requests of 100m CPU and
-// 64Mi (FineGrained, no feed: matched by requests).
+// 64Mi (FineGrained, an empty feed: matched by requests).
 //
 //	go test ./integration -run '^$' -bench Throughput -benchtime 1x -count 3 -kube.nodes 5000 -kube.pods 10000
 func BenchmarkThroughput(b *testing.B) {
@@ -131,8 +132,15 @@ func throughputRun(b *testing.B, file, schedulerName string) time.Duration {
 		if err != nil {
 			b.Fatal(err)
 		}
+		// No metrics API behind the fake clientset: FineGrained gets an
+		// empty feed (every pod matched by its requests).
+		feed, err := finegrained.NewRecordedFeed(finegrained.Recording{})
+		if err != nil {
+			b.Fatal(err)
+		}
 		opts = append(opts, scheduler.WithProfiles(cfg.Profiles...), scheduler.WithFrameworkOutOfTreeRegistry(frameworkruntime.Registry{
-			leastsparetime.Name: leastsparetime.New, deadlinebudget.Name: deadlinebudget.New, finegrained.Name: finegrained.New}))
+			leastsparetime.Name: leastsparetime.New, deadlinebudget.Name: deadlinebudget.New,
+			finegrained.Name: finegrained.NewWithFeed(feed, clock.RealClock{})}))
 	}
 	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster), opts...)
 	if err != nil {
