@@ -275,7 +275,9 @@ func (c *cluster) scheduler(t *testing.T, b bins, name string) *process {
 	}
 	kubeconfig, _ := c.kubeconfigFor(t, "schedkit", "schedkit-scheduler")
 	profile := cm.Data["config.yaml"]
-	edited := strings.Replace(profile, `kubeconfig: ""`, "kubeconfig: "+kubeconfig, 1)
+	// As the README's sed: every line's `kubeconfig: ""` (the header
+	// comment quotes it too).
+	edited := strings.ReplaceAll(profile, `kubeconfig: ""`, "kubeconfig: "+kubeconfig)
 	if edited == profile {
 		t.Fatalf("ConfigMap %s has no kubeconfig line to edit", name)
 	}

@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 	"github.com/schedkit/schedkit/internal/kube/slots"
@@ -124,19 +125,41 @@ func (c *cluster) addNode(t *testing.T, name string, maps, reduces int, cpu, mem
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 		"kubernetes.io/hostname": name,
 		slots.LabelMapSlots:      fmt.Sprint(maps), slots.LabelReduceSlots: fmt.Sprint(reduces)}}}
-	n, err := c.client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	if _, err := c.client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// As a kubelet: its own resources and Ready, keeping what else the
+	// status holds; the slots controller patches the same object.
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem), v1.ResourcePods: resource.MustParse("110")}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if n.Status.Capacity == nil {
+			n.Status.Capacity, n.Status.Allocatable = v1.ResourceList{}, v1.ResourceList{}
+		}
+		for k, q := range rl {
+			n.Status.Capacity[k], n.Status.Allocatable[k] = q, q
+		}
+		n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
+			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+		_, err = c.client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Spec.Taints = nil
-	if n, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem), v1.ResourcePods: resource.MustParse("110")}
-	n.Status.Capacity, n.Status.Allocatable = rl, rl.DeepCopy()
-	n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-	if _, err := c.client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Spec.Taints = nil
+		_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "node "+name+"'s slots", 30*time.Second, func() bool {

@@ -50,58 +50,43 @@ func Desired(node *v1.Node) (map[v1.ResourceName]int64, error) {
 	return out, nil
 }
 
-// Patch returns the JSON patch that brings node's status capacity and
-// allocatable to its labels' slot counts (removing the slot resources
-// of labels that are absent), or nil if the status already agrees.
+// Patch returns the merge patch (RFC 7386) that brings node's status
+// capacity and allocatable to its labels' slot counts (removing the slot
+// resources of labels that are absent), or nil if the status already
+// agrees. A merge patch touches only the slot resources, whatever else
+// the status holds when it is applied.
 func Patch(node *v1.Node) ([]byte, error) {
 	want, err := Desired(node)
 	if err != nil {
 		return nil, err
 	}
-	var ops []map[string]any
+	status := map[string]map[string]any{}
 	for _, field := range []struct {
 		name string
 		list v1.ResourceList
 	}{{"capacity", node.Status.Capacity}, {"allocatable", node.Status.Allocatable}} {
-		var fieldOps []map[string]any
 		for _, k := range kinds {
-			path := "/status/" + field.name + "/" + escape(string(k.res))
 			have, has := field.list[k.res]
 			n, wanted := want[k.res]
+			var v any
 			switch {
 			case wanted && (!has || have.Cmp(*resource.NewQuantity(n, resource.DecimalSI)) != 0):
-				fieldOps = append(fieldOps, map[string]any{"op": "add", "path": path, "value": strconv.FormatInt(n, 10)})
+				v = strconv.FormatInt(n, 10)
 			case !wanted && has:
-				fieldOps = append(fieldOps, map[string]any{"op": "remove", "path": path})
+				v = nil // removes it
+			default:
+				continue
 			}
+			if status[field.name] == nil {
+				status[field.name] = map[string]any{}
+			}
+			status[field.name][string(k.res)] = v
 		}
-		if len(fieldOps) > 0 && field.list == nil {
-			// No map to add into yet.
-			ops = append(ops, map[string]any{"op": "add", "path": "/status/" + field.name, "value": map[string]string{}})
-		}
-		ops = append(ops, fieldOps...)
 	}
-	if len(ops) == 0 {
+	if len(status) == 0 {
 		return nil, nil
 	}
-	return json.Marshal(ops)
-}
-
-// escape escapes a JSON pointer segment (RFC 6901): "/" in a resource
-// name becomes "~1".
-func escape(s string) string {
-	out := make([]byte, 0, len(s)+2)
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '~':
-			out = append(out, '~', '0')
-		case '/':
-			out = append(out, '~', '1')
-		default:
-			out = append(out, s[i])
-		}
-	}
-	return string(out)
+	return json.Marshal(map[string]any{"status": status})
 }
 
 // Reconcile patches node's status so that it advertises the slots its
@@ -111,7 +96,7 @@ func Reconcile(ctx context.Context, cs kubernetes.Interface, node *v1.Node) (boo
 	if err != nil || p == nil {
 		return false, err
 	}
-	if _, err := cs.CoreV1().Nodes().Patch(ctx, node.Name, types.JSONPatchType, p, metav1.PatchOptions{}, "status"); err != nil {
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, p, metav1.PatchOptions{}, "status"); err != nil {
 		return false, fmt.Errorf("slots: patching node %s's status: %w", node.Name, err)
 	}
 	return true, nil
