@@ -24,6 +24,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -63,7 +64,15 @@ type Plugin struct {
 	last    time.Time // latest now given to dbs
 	view    *view
 	pending []Move // moves not yet acted on
+
+	// holds reports the pods PreEnqueue holds back and re-activates the
+	// retriable ones every RetryInterval.
+	holds *heldpods.Tracker
 }
+
+// RetryInterval is how often the pods PreEnqueue held back retriably
+// are re-activated, besides the pod and node events that retry them.
+const RetryInterval = 10 * time.Second
 
 var (
 	_ fwk.QueueSortPlugin   = (*Plugin)(nil)
@@ -96,6 +105,7 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 			return nil, err
 		}
 		pl.handle = h
+		pl.holds = heldpods.New(Name, h)
 		l, err := podjob.NewListers(ctx, h, func() { pl.gen.Add(1) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
@@ -103,6 +113,7 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 		pl.pods, pl.succeeded, pl.jobs, pl.nodes = l.Pods, l.Succeeded, l.Jobs, l.Nodes
 		if ticker {
 			go wait.UntilWithContext(ctx, func(ctx context.Context) { pl.Tick(ctx) }, args.tickPeriod())
+			go pl.holds.Run(ctx, RetryInterval)
 		}
 		return pl, nil
 	}
@@ -468,8 +479,23 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 // PreEnqueue holds back the pods of jobs dbs cannot schedule: a job
 // whose annotations are missing or malformed, or which dbs refused; and,
 // retriably, a ready pod dbs gives no slot at now (a reduce of a job
-// whose maps have not all finished). Unmanaged pods pass.
+// whose maps have not all finished). Unmanaged pods pass. Each pod held
+// back gets a Warning event (heldpods.EventReasonHeldBack) and a log
+// line with the message, once per message; the retriable ones are
+// re-activated every RetryInterval as well as on pod and node events.
 func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
+	st := pl.preEnqueue(ctx, pod)
+	if pod != nil {
+		if st.IsSuccess() {
+			pl.holds.Release(pod.UID)
+		} else {
+			pl.holds.Hold(ctx, pod, st.Message(), st.Code() == fwk.Unschedulable)
+		}
+	}
+	return st
+}
+
+func (pl *Plugin) preEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	if pod == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}

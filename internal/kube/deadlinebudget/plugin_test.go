@@ -325,6 +325,36 @@ func TestTickPromotes(t *testing.T) {
 	}
 }
 
+// TestNoMoveWithoutTaskTime is the answer to "a minute without a queue
+// move": TestTickPromotes's job, short of its minimum, with no pod
+// finished and no defaultTaskTime has no task time, so dbs gives it W₁ =
+// 0 and a placeholder minimum and neither marks nor moves it, however
+// long it waits (dbs's model 3, not a wiring gap). With defaultTaskTime
+// (the shipped profile's is 0: none) the same job is promoted at the
+// second update.
+func TestNoMoveWithoutTaskTime(t *testing.T) {
+	for _, tc := range []struct {
+		args  string
+		moved bool
+	}{{`{}`, false}, {`{"defaultTaskTime":"30s"}`, true}} {
+		fx := newFixture(t, tc.args)
+		fx.add(t, node("n1", 4, 2), node("n2", 6, 3),
+			kjob("both", podjob.AnnotationPhi, "0.5", podjob.AnnotationBudget, "40", podjob.AnnotationRelativeDeadline, "400s", podjob.AnnotationTasks, "map=20,reduce=2"),
+			pod("both-m00", "both", 0, runningSince(now)))
+		for i := 1; i < 20; i++ {
+			fx.add(t, pod(fmt.Sprintf("both-m%02d", i), "both", i))
+		}
+		var moves []Move
+		for i := range 121 { // a minute of ticks, 500 ms apart
+			fx.clk.SetTime(now.Add(time.Duration(i) * 500 * time.Millisecond))
+			moves = append(moves, fx.pl.Tick(context.Background())...)
+		}
+		if got := len(moves) > 0; got != tc.moved {
+			t.Errorf("args %s: moves %v, want moved %v", tc.args, moves, tc.moved)
+		}
+	}
+}
+
 // TestCostBeforeFirstSeen: a job's pods that ran before the plugin first
 // saw it are charged at its φ's queue's price (20 s finished + 10 s
 // running so far, Mid at 0.03: 0.9).

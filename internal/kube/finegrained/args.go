@@ -47,6 +47,14 @@ type Args struct {
 	// to NewWithFeed nothing is learned: every pod is matched by its
 	// requests and no foreign load is measured.
 	RecordedFeed string `json:"recordedFeed,omitempty"`
+	// MetricsFeed reads usage from the metrics API (metrics.k8s.io,
+	// metrics-server) every FeedInterval, which must then be at least
+	// MinMetricsInterval: MetricsFeed says what it supplies. Not with
+	// RecordedFeed.
+	MetricsFeed bool `json:"metricsFeed,omitempty"`
+	// MetricsStaleAfter is how old a metrics sample may be when read;
+	// older ones are dropped. Default DefaultStaleAfter (1m).
+	MetricsStaleAfter metav1.Duration `json:"metricsStaleAfter,omitempty"`
 }
 
 // Defaults for Args.
@@ -84,6 +92,15 @@ func (a *Args) validate() error {
 		return bad("smoothing %v outside (0, 1]", a.Smoothing)
 	case a.FeedInterval.Duration < 0:
 		return bad("feedInterval %v is negative", a.FeedInterval.Duration)
+	case a.MetricsFeed && a.RecordedFeed != "":
+		return bad("metricsFeed and recordedFeed %q: choose one feed", a.RecordedFeed)
+	case a.MetricsFeed && a.FeedInterval.Duration != 0 && a.FeedInterval.Duration < MinMetricsInterval:
+		return bad("feedInterval %v is shorter than the metrics API's %v resolution", a.FeedInterval.Duration, MinMetricsInterval)
+	case a.MetricsStaleAfter.Duration < 0:
+		return bad("metricsStaleAfter %v is negative", a.MetricsStaleAfter.Duration)
+	}
+	if a.MetricsStaleAfter.Duration == 0 {
+		a.MetricsStaleAfter.Duration = DefaultStaleAfter
 	}
 	if a.SchedulerName == "" {
 		a.SchedulerName = DefaultSchedulerName

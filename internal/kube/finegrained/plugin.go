@@ -20,6 +20,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podtask"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -36,6 +37,9 @@ type Plugin struct {
 	feed   UsageFeed
 	fitter *fgm.Fitter
 	pods   corelisters.PodLister // for pruning plans of pods gone; nil in unit tests
+	// holds reports pods PreFilter refuses and re-activates the pods
+	// attempted but not reserved after every feed read (nil in unit tests).
+	holds *heldpods.Tracker
 
 	mu        sync.Mutex
 	history   *estimate.History
@@ -96,6 +100,11 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 				return nil, err
 			}
 		}
+		if feed == nil && args.MetricsFeed {
+			if feed, err = newMetricsFeed(ctx, args, h, c); err != nil {
+				return nil, err
+			}
+		}
 		pl, err := newPlugin(args, feed, c)
 		if err != nil {
 			return nil, err
@@ -103,6 +112,7 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 		if h != nil && h.SharedInformerFactory() != nil {
 			pl.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
 		}
+		pl.holds = heldpods.New(Name, h)
 		pl.Poll(ctx)
 		go func() {
 			// Every FeedInterval from now on (the first read was above).
@@ -114,6 +124,8 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 					return
 				case <-tick.C:
 					pl.Poll(ctx)
+					// New samples, and stages that ended: retry refused pods.
+					pl.holds.Reactivate(ctx)
 				}
 			}
 		}()
@@ -241,14 +253,18 @@ func (c *cycle) Clone() fwk.StateData { return c }
 // PreFilter translates the pod and asks the History for its stage
 // profile. A pod whose annotations are malformed is
 // UnschedulableAndUnresolvable, with the annotation named.
-func (pl *Plugin) PreFilter(_ context.Context, state fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if p == nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}
 	t, err := podtask.FromPod(p)
 	if err != nil {
-		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
+		st := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
+		pl.holds.Hold(ctx, p, st.Message(), false)
+		return nil, st
 	}
+	// Retried every FeedInterval until Reserve releases it.
+	pl.holds.Retry(p)
 	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested()}
 	pl.mu.Lock()
 	c.stages, c.obs = pl.predict(t)
@@ -527,6 +543,7 @@ func (pl *Plugin) Reserve(_ context.Context, state fwk.CycleState, p *v1.Pod, no
 	if st != nil {
 		return st
 	}
+	pl.holds.Release(p.UID)
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	pp := &plan{ns: p.Namespace, name: p.Name, node: node, start: c.now, stages: c.stages,

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 	"github.com/schedkit/schedkit/lss"
 )
@@ -90,6 +91,10 @@ type Plugin struct {
 
 	gen atomic.Uint64 // bumped by every pod, Job and node event
 
+	// holds reports the pods PreEnqueue holds back and re-activates the
+	// retriable ones every HopelessCheckInterval.
+	holds *heldpods.Tracker
+
 	mu       sync.Mutex
 	view     *view
 	reported map[schedkit.JobID]bool // hopeless jobs already acted on
@@ -118,13 +123,17 @@ func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
 			clock:    c,
 			args:     args,
 			reported: map[schedkit.JobID]bool{},
+			holds:    heldpods.New(Name, h),
 		}
 		l, err := podjob.NewListers(ctx, h, func() { pl.gen.Add(1) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
 		pl.pods, pl.succeeded, pl.jobs, pl.nodes = l.Pods, l.Succeeded, l.Jobs, l.Nodes
-		go wait.UntilWithContext(ctx, func(ctx context.Context) { pl.ActOnHopeless(ctx) }, args.HopelessCheckInterval.Duration)
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			pl.ActOnHopeless(ctx)
+			pl.holds.Reactivate(ctx)
+		}, args.HopelessCheckInterval.Duration)
 		return pl, nil
 	}
 }
@@ -269,8 +278,23 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 
 // PreEnqueue holds back the pods of jobs that cannot be scheduled by
 // deadline: a job whose annotations are missing or malformed, which lss
-// refused, or which lss would kill. Unmanaged pods pass.
-func (pl *Plugin) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+// refused, or which lss would kill. Unmanaged pods pass. Each pod held
+// back gets a Warning event (heldpods.EventReasonHeldBack) and a log
+// line with the message, once per message; one held retriably (its Job
+// not yet in the cache) is re-activated every HopelessCheckInterval.
+func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
+	st := pl.preEnqueue(pod)
+	if pod != nil {
+		if st.IsSuccess() {
+			pl.holds.Release(pod.UID)
+		} else {
+			pl.holds.Hold(ctx, pod, st.Message(), st.Code() == fwk.Unschedulable)
+		}
+	}
+	return st
+}
+
+func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
 	if pod == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}

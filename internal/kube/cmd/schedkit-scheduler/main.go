@@ -7,9 +7,22 @@
 // "schedkit-dbs" (DeadlineBudget). Each is a separate process of this
 // binary: kube-scheduler requires every profile of one scheduler to share
 // its queueSort plugin (FineGrained has none and could join either).
+// In a cluster, ../../deploy runs each as a Deployment.
 //
-//	go build ./cmd/schedkit-scheduler
-//	./schedkit-scheduler --config profile.yaml --kubeconfig ~/.kube/config
+// Build it with the Kubernetes release it is built on as its version
+// (a plain go build reports v0.0.0-master+$Format:%H$, which is not a
+// release version; kube-scheduler's version can only be set at link
+// time, and version.SetDynamicVersion only within v0.0.0):
+//
+//	go build -ldflags "-X k8s.io/component-base/version.gitVersion=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)" ./cmd/schedkit-scheduler
+//
+// Run it out of a cluster with the kubeconfig named in the profile
+// (kube-scheduler ignores --kubeconfig when --config is given) and a
+// secure port of its own (each profile's header comment gives both):
+//
+//	sed 's|kubeconfig: ""|kubeconfig: '$HOME/.kube/config'|' profile.yaml > /tmp/schedkit.yaml
+//	./schedkit-scheduler --config /tmp/schedkit.yaml --secure-port=10261 \
+//	  --authentication-kubeconfig ~/.kube/config --authorization-kubeconfig ~/.kube/config
 package main
 
 import (

@@ -1,0 +1,29 @@
+// Package heldpods is what schedkit's plugins keep of the pods they hold
+// back (PreEnqueue) or refuse (PreFilter, Filter), for two host duties
+// kube-scheduler leaves to a plugin:
+//
+//  1. Telling the user. kube-scheduler records no event, no condition
+//     and no log line below verbosity 4 for a pod a PreEnqueue plugin
+//     holds back, so a message naming a malformed annotation would never
+//     reach anyone. Tracker.Hold records a Warning event on the pod
+//     (reason EventReasonHeldBack, the plugin's message as its note) and
+//     logs it at the default verbosity, once per pod and message.
+//  2. Retrying as time passes. kube-scheduler retries an unschedulable
+//     pod on a cluster event a plugin registered, or after its flush of
+//     unschedulable pods (5 minutes). lss's and fgm's answers also
+//     change with time alone (spare times shrink, predicted stages of
+//     running pods end), so Tracker.Run re-activates the pods held with
+//     retry every interval through the framework's own PodActivator
+//     (the scheduling queue runs PreEnqueue again and, if it passes,
+//     schedules the pod).
+//
+// Usage, in a plugin's factory and extension points:
+//
+//	t := heldpods.New(Name, h)
+//	go t.Run(ctx, interval)
+//	...
+//	st := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+//	t.Hold(ctx, pod, st.Message(), false) // reported; retried only on its events
+//	...
+//	t.Release(pod.UID) // placed (Reserve)
+package heldpods
