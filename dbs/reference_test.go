@@ -10,16 +10,8 @@ import "time"
 // the same decisions and figures, bit for bit.
 func referenceTick(s *Scheduler, now time.Time, dst []Decision) ([]Decision, error) {
 	const op = "Tick"
-	clk, err := s.checkTime(op, "", "", now)
-	if err != nil {
-		return dst, err
-	}
-	if s.cfg.Ablations.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
-		s.advance(clk)
-		return dst, nil
-	}
-	capK, guar := s.capK, s.guar
-	if err := s.readCapacity(op, ""); err != nil {
+	clk, capK, guar, due, err := s.tickStart(op, now)
+	if !due || err != nil {
 		return dst, err
 	}
 	for _, e := range s.all {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/clock"
 )
 
 // Tick runs model 3 when at least Config.Interval has passed since the
@@ -80,16 +81,8 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	if s.reference != nil {
 		return s.reference(s, now, dst)
 	}
-	clk, err := s.checkTime(op, "", "", now)
-	if err != nil {
-		return dst, err
-	}
-	if s.cfg.Ablations.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
-		s.advance(clk)
-		return dst, nil
-	}
-	capK, guar := s.capK, s.guar
-	if err := s.readCapacity(op, ""); err != nil {
+	clk, capK, guar, due, err := s.tickStart(op, now)
+	if !due || err != nil {
 		return dst, err
 	}
 	if err := s.readCosts(op); err != nil {
@@ -494,4 +487,26 @@ func (s *Scheduler) budgetMeetable(e *entry, to Queue, budgetLeft float64, now t
 	in.Phi = 0 // the budget view only
 	in.Allowance = budgetLeft / s.r.queues[to].Price
 	return !MinimumSlots(in).Budget.Unmeetable
+}
+
+// tickStart is what every weight update (Tick and the reference one)
+// does first: it checks now, commits it and reports not due when the
+// update is switched off (Ablations.StaticWeights) or the interval has
+// not passed since the latest one, and otherwise reads the cluster's
+// capacity, returning the capacity figures it replaced so that a later
+// failure can restore them. On an error nothing has changed.
+func (s *Scheduler) tickStart(op string, now time.Time) (clk clock.Reading, capK [2]float64, guar [numQueues][2]float64, due bool, err error) {
+	clk, err = s.checkTime(op, "", "", now)
+	if err != nil {
+		return clk, capK, guar, false, err
+	}
+	if s.cfg.Ablations.StaticWeights || (s.updatedSet && now.Sub(s.updated) < s.r.interval) {
+		s.advance(clk)
+		return clk, capK, guar, false, nil
+	}
+	capK, guar = s.capK, s.guar
+	if err := s.readCapacity(op, ""); err != nil {
+		return clk, capK, guar, false, err
+	}
+	return clk, capK, guar, true, nil
 }
