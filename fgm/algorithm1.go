@@ -85,6 +85,15 @@ import (
 // making an invalid task (ErrInvalidTask, ErrDuplicateTask); placements
 // the call made before the failure are undone exactly.
 func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
+	return s.scheduleBy(now, node, dst, (*Scheduler).schedule)
+}
+
+// scheduleBy is Schedule with the walk of Algorithm 1 given: it checks
+// the arguments, runs walk on the server at now and commits now if walk
+// succeeded. The walk is schedule; the equivalence tests give the
+// literal reference walk of their test file instead.
+func (s *Scheduler) scheduleBy(now time.Time, node schedkit.Node, dst []Decision,
+	walk func(*Scheduler, *server, time.Duration, []Decision) ([]Decision, error)) ([]Decision, error) {
 	const op = "Schedule"
 	if nilvalue.Is(node) {
 		return dst, &Error{Op: op, Err: ErrInvalidNode, Reason: nilvalue.Text("node", node)}
@@ -110,7 +119,7 @@ func (s *Scheduler) Schedule(now time.Time, node schedkit.Node, dst []Decision) 
 	if err != nil {
 		return dst, err
 	}
-	dst, err = s.schedule(v, off, dst)
+	dst, err = walk(s, v, off, dst)
 	if err == nil {
 		s.clock.Commit(rd)
 	}
@@ -251,7 +260,7 @@ jobs:
 		}
 		j.tried = s.call
 	}
-	if len(dst) == start && !skipped && !jobs.Merged() && !s.scanEach && s.byKey {
+	if len(dst) == start && !skipped && !jobs.Merged() && s.byKey {
 		s.idle = idleScan{valid: true, hist: s.historyVersion(), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refusals.refused...)}
 	}
 	return dst, nil
@@ -273,7 +282,7 @@ func (s *Scheduler) taskAt(j *jobEntry, i int) (*ptask, error) {
 // Estimator, or none.
 func (s *Scheduler) predict(p *ptask) (estimate.Profile, bool) {
 	switch {
-	case s.hist != nil && !s.scanEach:
+	case s.hist != nil:
 		return s.hist.Predict(p.key)
 	case s.cfg.Estimator != nil:
 		return s.cfg.Estimator.Predict(p.t)

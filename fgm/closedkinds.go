@@ -41,10 +41,10 @@ func (s *Scheduler) needMask(p *ptask) int {
 // It applies only where skipped visits would have no other effect: predictions
 // from a History (whose profiles are valid: at most MaxStages stages)
 // or none (closedEst), no pending task with data locations under delay
-// scheduling (a visit starts its wait), and not on the reference path.
+// scheduling (a visit starts its wait).
 // free is v's free timeline at now.
 func (s *Scheduler) closedKinds(v *server, free resource.Vector) int {
-	if s.scanEach || !s.closedEst ||
+	if !s.closedEst ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
 		return 0
 	}

@@ -224,7 +224,8 @@
 // and reservations, and the undo of a failed call), fit.go (Fitter: the
 // tests for one task), server.go (a server's free timeline), order.go
 // (Fairness: DRF, FIFO). Accelerations, each with its reference path in a
-// test (SetScanEach, SetNoCursor) and an equivalence test: refusals.go
+// test file (algorithm1_literal_test.go: Algorithm 1 walked as printed,
+// samples found by ID) and an equivalence test: refusals.go
 // (refusal memory within and across calls), runskip.go (skipping a
 // refused run of alike tasks), closedkinds.go and jobsets.go (walking only
 // the jobs that can use a server with closed integral kinds), taskrun.go

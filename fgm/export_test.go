@@ -1,13 +1,30 @@
 package fgm
 
-// SetScanEach turns off Schedule's skipping of runs of alike pending
-// tasks, for the equivalence tests (the reference path visits every
-// pending task).
-func SetScanEach(s *Scheduler, on bool) { s.scanEach = on }
+import (
+	"time"
 
-// SetNoCursor makes SampleTask and SampleNode look every task and server
-// up by ID, for the equivalence tests of the sampling cursor.
-func SetNoCursor(s *Scheduler, on bool) { s.noCursor = on }
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/resource"
+)
+
+// ScheduleLiteral is Schedule with Algorithm 1 walked as printed
+// (scheduleLiteral): the reference of the equivalence tests.
+func ScheduleLiteral(s *Scheduler, now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
+	return s.scheduleBy(now, node, dst, (*Scheduler).scheduleLiteral)
+}
+
+// SampleTaskLookup is SampleTask with the task looked up by ID (the
+// sampling cursor's reference).
+func SampleTaskLookup(s *Scheduler, now time.Time, id schedkit.TaskID, used resource.Vector) error {
+	s.lookupSamples()
+	return s.SampleTask(now, id, used)
+}
+
+// SampleNodeLookup is SampleNode with the server looked up by ID.
+func SampleNodeLookup(s *Scheduler, now time.Time, id schedkit.NodeID, used resource.Vector) error {
+	s.lookupSamples()
+	return s.SampleNode(now, id, used)
+}
 
 // SkipCounts returns how often each acceleration took its fast path.
 func SkipCounts(s *Scheduler) map[string]uint64 {

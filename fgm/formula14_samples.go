@@ -100,7 +100,7 @@ func (s *Scheduler) validSample(used resource.Vector, v *server) *Error {
 // task becomes the previous one's successor.
 func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
 	prev := s.smpPrev
-	if prev != nil && !s.noCursor {
+	if prev != nil {
 		if r := prev.smpNext; r != nil && r.smpID == id && id != "" {
 			s.smpPrev = r
 			s.skips.taskCursor++
@@ -121,13 +121,14 @@ func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
 }
 
 // sampledNode returns the server registered as id, nil if none, trying
-// the one after the previously sampled server first.
+// the one after the previously sampled server first (nodeNext; a
+// negative nodeNext tries none).
 func (s *Scheduler) sampledNode(id schedkit.NodeID) *server {
 	i := s.nodeNext
 	if i >= len(s.servers) {
 		i = 0
 	}
-	if i < len(s.servers) && s.servers[i].id == id && !s.noCursor {
+	if uint(i) < uint(len(s.servers)) && s.servers[i].id == id {
 		s.nodeNext = i + 1
 		s.skips.nodeCursor++
 		return s.servers[i]

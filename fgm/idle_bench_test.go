@@ -19,14 +19,13 @@ import (
 // default path after a job changed (one task withdrawn and submitted
 // again before each call: runs skipped after their first refusal,
 // refusals cached per call, job order kept between calls);
-// "reference" visits every pending task and sorts every job on every
-// call, as the scheduler did before (fgm.SetScanEach), after the same
-// change. Predictions come from a History that knows the jobs' keys.
+// "reference" walks Algorithm 1 as printed (fgm.ScheduleLiteral: every
+// pending task, every job sorted on every call), after the same change. Predictions come from a History that knows the jobs' keys.
 func BenchmarkScheduleFullServer(b *testing.B) {
 	for _, size := range []struct{ jobs, tasks int }{{100, 100}, {100, 10000}, {1000, 1000}} {
 		for _, path := range []string{"repeat", "walk", "reference"} {
 			b.Run(fmt.Sprintf("jobs=%d/tasks=%d/%s", size.jobs, size.tasks, path), func(b *testing.B) {
-				s, n := fullServerSetup(b, size.jobs, size.tasks, path == "reference")
+				s, n := fullServerSetup(b, size.jobs, size.tasks)
 				tk := &task{id: "j0/extra", job: "j0", key: schedkit.SimilarityKey{Logic: "map", DataSize: 64}, req: resource.Vector{1, 2, 0}}
 				var dst []fgm.Decision
 				now := t0.Add(time.Minute)
@@ -38,7 +37,11 @@ func BenchmarkScheduleFullServer(b *testing.B) {
 						}
 					}
 					var err error
-					dst, err = s.Schedule(now, n, dst[:0])
+					if path == "reference" {
+						dst, err = fgm.ScheduleLiteral(s, now, n, dst[:0])
+					} else {
+						dst, err = s.Schedule(now, n, dst[:0])
+					}
 					if err != nil || len(dst) > 0 {
 						b.Fatalf("%v, %d placed", err, len(dst))
 					}
@@ -56,7 +59,7 @@ func BenchmarkScheduleFullServer(b *testing.B) {
 // fullServerSetup returns a scheduler whose one server (4 slots) is full
 // and that holds jobs × tasks pending tasks (two keys per job: its maps
 // share one key, its last task has a key of its own).
-func fullServerSetup(b *testing.B, jobs, tasks int, ref bool) (*fgm.Scheduler, *node) {
+func fullServerSetup(b *testing.B, jobs, tasks int) (*fgm.Scheduler, *node) {
 	space := testSpace(b)
 	c := newCluster(space, 1, resource.Vector{4, 64, 200})
 	h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MinObservations: 1, MinSamples: 1})
@@ -67,7 +70,6 @@ func fullServerSetup(b *testing.B, jobs, tasks int, ref bool) (*fgm.Scheduler, *
 	if err != nil {
 		b.Fatal(err)
 	}
-	fgm.SetScanEach(s, ref)
 	mapKey := schedkit.SimilarityKey{Logic: "map", DataSize: 64}
 	if _, err := h.Observe(mapKey, []estimate.UsageSample{{Duration: 10 * time.Second, Used: resource.Vector{1, 2, 0}}}); err != nil {
 		b.Fatal(err)

@@ -398,10 +398,9 @@ func (s *Scheduler) compareJobs(a, b *jobEntry) int {
 // sortJobs brings order to the active jobs in compareJobs order. Jobs
 // whose state did not change since the last call keep their relative
 // order, so only the moved ones are taken out and inserted again by
-// binary search (a full sort when many moved, every share changed, or
-// with scanEach, the reference path).
+// binary search (a full sort when many moved or every share changed).
 func (s *Scheduler) sortJobs() {
-	if s.resort || s.scanEach || len(s.moved) > 16+len(s.order)/8 {
+	if s.resort || len(s.moved) > 16+len(s.order)/8 {
 		for _, j := range s.moved {
 			j.moved = false
 		}

@@ -2,7 +2,8 @@ package fgm
 
 // Refusal memory, an acceleration of Algorithm 1: refusals remembered
 // within a Schedule call (failSig) and across calls that place nothing
-// (idleRepeat). Reference path: SetScanEach (export_test.go).
+// (idleRepeat). Reference path: scheduleLiteral
+// (algorithm1_literal_test.go).
 
 import (
 	"math"
@@ -84,9 +85,9 @@ func (m *refusalMemory) Record(sig, usig failSig, p *ptask, prof estimate.Profil
 // same-key rule is skipped again), placing nothing and changing nothing
 // a later call reads. Only with a History or no Estimator, no pending
 // task with data locations (delay scheduling keeps per-task state
-// unless LocalityWait < 0), and not on the reference path.
+// unless LocalityWait < 0).
 func (s *Scheduler) idleRepeat(v *server, off time.Duration) bool {
-	if !s.idle.valid || s.scanEach || !s.byKey ||
+	if !s.idle.valid || !s.byKey ||
 		s.idle.jobs != s.jobsVer || s.idle.hist != s.historyVersion() ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
 		return false
@@ -119,10 +120,9 @@ type failSig struct {
 // task's refusal is also recorded under key 0 (every unpredictable
 // task of that request is refused alike). The signature is known
 // before predicting, so a cached refusal costs no prediction.
-// cacheable is false with another Estimator, more than four kinds, or
-// scanEach (the reference path).
+// cacheable is false with another Estimator or more than four kinds.
 func (s *Scheduler) failSig(p *ptask) (sig failSig, cacheable bool) {
-	if s.scanEach || len(p.requested) > len(sig.req) || !s.byKey {
+	if len(p.requested) > len(sig.req) || !s.byKey {
 		return sig, false
 	}
 	if s.hist != nil {

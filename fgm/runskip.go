@@ -9,11 +9,11 @@ package fgm
 // skipped the same way, with nothing else changing. It holds when
 // predictions come from a History (the key decides them, and a
 // prediction changes nothing) or there is no Estimator; with any
-// other Estimator (one that may predict each task differently), or with
-// scanEach, it returns i+1. It finds the end of the run by galloping,
+// other Estimator (one that may predict each task differently) it
+// returns i+1. It finds the end of the run by galloping,
 // so the cost is logarithmic in the run's length.
 func (s *Scheduler) skipRun(j *jobEntry, i int) int {
-	if s.scanEach || !s.byKey {
+	if !s.byKey {
 		return i + 1
 	}
 	runs := j.runs

@@ -17,7 +17,8 @@ import (
 // operations, one skipping runs of alike pending tasks after a refusal
 // and keeping its job order between calls (the default), and one
 // visiting every pending task and sorting every active job on every
-// call (the reference path), and requires every call to return the same decisions and
+// call (the reference path, fgm.ScheduleLiteral: Algorithm 1 as
+// printed), and requires every call to return the same decisions and
 // errors, and both Histories to end with the same keys and
 // observations. The workloads have few similarity keys and requests (so
 // runs form), some tasks with data locations, re-submissions into the
@@ -49,15 +50,23 @@ func TestRunSkipMatchesScan(t *testing.T) {
 var skipTotals = map[string]uint64{}
 
 type skipSide struct {
-	s *fgm.Scheduler
-	h *estimate.History
-	c *cluster
+	s   *fgm.Scheduler
+	h   *estimate.History
+	c   *cluster
+	ref bool // Schedule walks Algorithm 1 as printed (fgm.ScheduleLiteral)
+}
+
+func (x skipSide) schedule(now time.Time, n schedkit.Node) ([]fgm.Decision, error) {
+	if x.ref {
+		return fgm.ScheduleLiteral(x.s, now, n, nil)
+	}
+	return x.s.Schedule(now, n, nil)
 }
 
 // runSkipScenario plays one random scenario on two schedulers and
 // requires the same decisions and errors from both at every call. With
 // runs false, side a is the skipping path and side b the reference
-// (SetScanEach). With runs true, both skip, but side a submits each
+// (fgm.ScheduleLiteral: Algorithm 1 as printed). With runs true, both skip, but side a submits each
 // batch of alike tasks without data locations as one TaskRun (SubmitRun)
 // where side b submits its tasks one by one (Submit), and a killed job's
 // pending tasks are dropped with WithdrawJob on both; est "func" uses an
@@ -78,7 +87,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		}
 		capacity = resource.Vector{8, 2, 2}
 	}
-	mk := func(scanEach bool) skipSide {
+	mk := func(ref bool) skipSide {
 		c := newCluster(space, 3, capacity)
 		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1})
 		if err != nil {
@@ -99,8 +108,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fgm.SetScanEach(s, scanEach && !runs)
-		return skipSide{s, h, c}
+		return skipSide{s, h, c, ref && !runs}
 	}
 	a, b := mk(false), mk(true)
 	var taskRuns []*taskRun
@@ -172,7 +180,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			}
 		case r < 12:
 			n := rng.IntN(3)
-			ds := both("Schedule", func(x skipSide) ([]fgm.Decision, error) { return x.s.Schedule(t0.Add(now), x.c.nodes[n], nil) })
+			ds := both("Schedule", func(x skipSide) ([]fgm.Decision, error) { return x.schedule(t0.Add(now), x.c.nodes[n]) })
 			for _, d := range ds {
 				delete(pending, d.Task)
 				running[d.Task] = true

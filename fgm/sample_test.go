@@ -18,7 +18,7 @@ import (
 // cursor (SampleTask and SampleNode try the task or server sampled after
 // the previous one last time before looking the ID up): on random
 // scenarios it plays every call on a scheduler with the cursor and on
-// one that looks every ID up (SetNoCursor), and requires the same
+// one that looks every ID up (SampleTaskLookup, SampleNodeLookup), and requires the same
 // decisions and errors from both at every call, and the same History
 // (keys, observations, predicted profiles) and free timelines at the
 // end. The host samples its running tasks round after round in an order
@@ -45,9 +45,24 @@ func TestSampleCursorMatchesLookup(t *testing.T) {
 }
 
 type cursorSide struct {
-	s *fgm.Scheduler
-	h *estimate.History
-	c *cluster
+	s      *fgm.Scheduler
+	h      *estimate.History
+	c      *cluster
+	lookup bool // the reference: every task and server found by ID
+}
+
+func (x cursorSide) sampleTask(now time.Time, id schedkit.TaskID, used resource.Vector) error {
+	if x.lookup {
+		return fgm.SampleTaskLookup(x.s, now, id, used)
+	}
+	return x.s.SampleTask(now, id, used)
+}
+
+func (x cursorSide) sampleNode(now time.Time, id schedkit.NodeID, used resource.Vector) error {
+	if x.lookup {
+		return fgm.SampleNodeLookup(x.s, now, id, used)
+	}
+	return x.s.SampleNode(now, id, used)
 }
 
 func sampleCursorScenario(t *testing.T, seed uint64) {
@@ -73,8 +88,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fgm.SetNoCursor(s, noCursor)
-		return cursorSide{s, h, c}
+		return cursorSide{s, h, c, noCursor}
 	}
 	a, b := mk(false), mk(true)
 	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 1}, {Logic: "m", DataSize: 2}, {Logic: "r", DataSize: 1}, {Logic: "x", DataSize: 3}}
@@ -169,7 +183,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 					for k := range used {
 						used[k] = level() * capacity[k] / 4
 					}
-					both("SampleTask", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.SampleTask(t0.Add(now), id, used) })
+					both("SampleTask", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.sampleTask(t0.Add(now), id, used) })
 				}
 			}
 			ns := rng.Perm(nodes)
@@ -182,7 +196,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 					used[k] = level() * capacity[k] / 2
 				}
 				both("SampleNode", func(x cursorSide) ([]fgm.Decision, error) {
-					return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used)
+					return nil, x.sampleNode(t0.Add(now), x.c.nodes[n].id, used)
 				})
 			}
 		case r < 17: // a running task ends
@@ -265,8 +279,8 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 // sampled every 3 s in the host's fixed order, then every server, with a
 // History (so each sample is buffered) and tasks released and replaced
 // as their buffers fill (outside the timer). Reported per task sample;
-// "lookup" is the reference path (SetNoCursor: every task and server
-// looked up by ID).
+// "lookup" is the reference path (SampleTaskLookup, SampleNodeLookup:
+// every task and server looked up by ID).
 func BenchmarkSampleTask(b *testing.B) {
 	space, err := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
 	if err != nil {
@@ -284,7 +298,7 @@ func BenchmarkSampleTask(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				fgm.SetNoCursor(s, path == "lookup")
+				x := cursorSide{s: s, lookup: path == "lookup"}
 				now := t0
 				var order []schedkit.TaskID
 				next := 0
@@ -313,12 +327,12 @@ func BenchmarkSampleTask(b *testing.B) {
 				for b.Loop() {
 					now = now.Add(3 * time.Second)
 					for _, id := range order {
-						if err := s.SampleTask(now, id, used); err != nil {
+						if err := x.sampleTask(now, id, used); err != nil {
 							b.Fatal(err)
 						}
 					}
 					for _, n := range c.nodes {
-						if err := s.SampleNode(now, n.id, nodeUsed); err != nil {
+						if err := x.sampleNode(now, n.id, nodeUsed); err != nil {
 							b.Fatal(err)
 						}
 					}

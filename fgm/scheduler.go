@@ -54,10 +54,6 @@ type Scheduler struct {
 	seq    uint64      // submission and start sequence
 	runSeq uint64      // last run label given (ptask.run)
 
-	// scanEach turns off the skipping of runs of alike pending tasks in
-	// Schedule (the reference path of the equivalence tests).
-	scanEach bool
-
 	// The active jobs in Fairness order, kept between calls: jobs whose
 	// state changed since are in moved (and out of place in order);
 	// resort asks for a full sort (every share changed).
@@ -110,9 +106,6 @@ type Scheduler struct {
 	// next (the one after the last sampled: hosts usually sample their
 	// nodes in registration order).
 	nodeNext int
-	// noCursor turns both guesses off: every sample looks its task or
-	// server up by ID (the reference path of the equivalence tests).
-	noCursor bool
 
 	// needs counts the pending queue entries by the integral kinds they
 	// request (bit i: s.integral[i]; see closedKinds).

@@ -96,15 +96,6 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	}
 	dl := r.Deadline()
 	s.clock.Commit(rd)
-	if s.scanEach {
-		// The reference path: the tasks one by one, as the run stands for.
-		for i := range n {
-			if err := s.Submit(now, r.Task(i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	p := &ptask{key: r.Similarity(), requested: req.Clone(), src: &runSrc{r: r, left: n}}
 	if !dl.IsZero() {
 		p.hasDL = true

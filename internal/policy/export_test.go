@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/sim"
@@ -12,9 +13,48 @@ import (
 // reference TestDBSQuietHeartbeatsChangeNothing compares with.
 func SetEagerUpdates(p *DBS) { p.eager = true }
 
-// SetFGMScanAll makes p's sync read every active job's ready tasks at
-// every heartbeat (the reference path of the equivalence test).
-func SetFGMScanAll(p *FGM, on bool) { p.scanAll = on }
+// FGMFullScan returns p with a Heartbeat that reads every job's ready
+// tasks and submits each fgm does not hold as a task of its own (no
+// runs), at every heartbeat: the reference of sync's marked jobs and
+// runs (TestFGMSyncMatchesFullScan).
+func FGMFullScan(p *FGM) sim.Policy { return fgmFullScan{p} }
+
+type fgmFullScan struct{ *FGM }
+
+func (q fgmFullScan) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
+	p := q.FGM
+	p.all = false
+	for _, r := range p.dirty {
+		r.marked = false
+		p.drop(r)
+	}
+	clear(p.dirty)
+	p.dirty = p.dirty[:0]
+	for _, j := range c.Jobs() {
+		r := p.job(j)
+		if r.held == nil {
+			r.held = make([]int, j.Phases())
+		}
+		for ph := range j.Phases() {
+			pr := j.Progress(schedkit.Phase(ph))
+			if pr.Ready == 0 {
+				continue
+			}
+			p.ready = j.ReadyTasks(schedkit.Phase(ph), nil, p.ready[:0], pr.Ready)
+			for _, t := range p.ready {
+				if p.holds(t) {
+					continue
+				}
+				if err := p.s.Submit(now, t); err != nil {
+					return dst, err
+				}
+				p.hold(t, r)
+				r.held[ph]++
+			}
+		}
+	}
+	return p.schedule(now, n, c, dst)
+}
 
 // FGMRuns returns how many runs p submitted with fgm.SubmitRun.
 func FGMRuns(p *FGM) int { return p.runs }

@@ -96,7 +96,6 @@ type FGM struct {
 	// Which jobs may have ready tasks fgm does not hold (see sync).
 	all     bool      // every job (a node went down)
 	dirty   []*fgmJob // these (each once; marked)
-	scanAll bool      // the reference path: every sync scans every job
 	runs    int       // runs submitted (fgm.SubmitRun)
 	ds      []fgm.Decision
 	smp     resource.Vector // scratch of clamp
@@ -308,7 +307,7 @@ func (p *FGM) forgetIn(t *sim.Task, r *fgmJob) {
 // list (submission order, i.e. job index), as when every job was
 // visited, so fgm sees exactly the same Submit calls.
 func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
-	if p.all || p.scanAll {
+	if p.all {
 		p.all = false
 		for _, r := range p.dirty {
 			r.marked = false
@@ -317,7 +316,7 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 		clear(p.dirty)
 		p.dirty = p.dirty[:0]
 		for _, j := range c.Jobs() {
-			if err := p.syncJob(now, p.job(j), p.scanAll); err != nil {
+			if err := p.syncJob(now, p.job(j)); err != nil {
 				return err
 			}
 		}
@@ -333,7 +332,7 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 			p.drop(r)
 			continue
 		}
-		if err := p.syncJob(now, r, false); err != nil {
+		if err := p.syncJob(now, r); err != nil {
 			return err
 		}
 	}
@@ -342,9 +341,9 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 	return nil
 }
 
-// syncJob submits j's ready tasks fgm does not hold; full reads every
-// ready task and submits each as a task of its own (the reference
-// path).
+// syncJob submits j's ready tasks fgm does not hold (the reference,
+// every ready task of every job read and submitted by itself at every
+// heartbeat, is fgmFullScan in export_test.go).
 //
 // A phase whose tasks are alike (sim.Job.PhaseAlike: same key and
 // request, no data locations) is handed over without materialising its
@@ -354,7 +353,7 @@ func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 // (fgm.SubmitRun), in the order ReadyTasks lists them: fgm sees the
 // same tasks in the same order as from Submit calls, and a task of the
 // run is materialised when fgm places it (simRun.Task).
-func (p *FGM) syncJob(now time.Time, r *fgmJob, full bool) error {
+func (p *FGM) syncJob(now time.Time, r *fgmJob) error {
 	j := r.j
 	held := r.held
 	if held == nil {
@@ -367,21 +366,16 @@ func (p *FGM) syncJob(now time.Time, r *fgmJob, full bool) error {
 			continue
 		}
 		need := pr.Ready - held[ph]
-		if need <= 0 && !full {
+		if need <= 0 {
 			continue
 		}
-		if !full {
-			if key, ok := j.PhaseAlike(schedkit.Phase(ph)); ok {
-				if err := p.syncRun(now, r, schedkit.Phase(ph), key, need); err != nil {
-					return err
-				}
-				continue
+		if key, ok := j.PhaseAlike(schedkit.Phase(ph)); ok {
+			if err := p.syncRun(now, r, schedkit.Phase(ph), key, need); err != nil {
+				return err
 			}
+			continue
 		}
-		m := pr.Ready
-		if !full {
-			m = min(pr.Ready, max(2*need, 64))
-		}
+		m := min(pr.Ready, max(2*need, 64))
 		for {
 			p.ready = j.ReadyTasks(schedkit.Phase(ph), nil, p.ready[:0], m)
 			found := 0
@@ -498,6 +492,12 @@ func (p *FGM) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 	if err := p.sync(now, c); err != nil {
 		return dst, err
 	}
+	return p.schedule(now, n, c, dst)
+}
+
+// schedule is Heartbeat once fgm holds every ready task: Algorithm 1
+// for n, its decisions turned into the simulator's.
+func (p *FGM) schedule(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	var err error
 	p.mat = p.mat[:0]
 	p.ds, err = p.s.Schedule(now, n, p.ds[:0])

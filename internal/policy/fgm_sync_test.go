@@ -60,8 +60,11 @@ func TestFGMSyncMatchesFullScan(t *testing.T) {
 				var runs [2]int
 				for i, ref := range []bool{false, true} {
 					p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
-					policy.SetFGMScanAll(p, ref)
-					rec := runFGM(t, cfg, &w, p)
+					var sp sim.Policy = p
+					if ref {
+						sp = policy.FGMFullScan(p)
+					}
+					rec := runPolicy(t, cfg, &w, sp, p)
 					runs[i] = policy.FGMRuns(p)
 					rec.DecisionTime = 0 // wall clock
 					got[i] = fmt.Sprintf("%+v\n%v\n%+v", rec, p.Modes, p.Predictions())

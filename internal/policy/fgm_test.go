@@ -62,7 +62,14 @@ func TestFGMPolicyConfig(t *testing.T) {
 // runFGM runs w under p to the end (run) and fails on a policy error.
 func runFGM(t *testing.T, cfg sim.Config, w *workload.Workload, p *policy.FGM) metrics.Run {
 	t.Helper()
-	s, err := sim.New(cfg, w, p)
+	return runPolicy(t, cfg, w, p, p)
+}
+
+// runPolicy is runFGM with sp, p or a wrapper of p, as the simulator's
+// policy.
+func runPolicy(t *testing.T, cfg sim.Config, w *workload.Workload, sp sim.Policy, p *policy.FGM) metrics.Run {
+	t.Helper()
+	s, err := sim.New(cfg, w, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
