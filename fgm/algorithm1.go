@@ -127,7 +127,11 @@ func (s *Scheduler) scheduleBy(now time.Time, node schedkit.Node, dst []Decision
 }
 
 // schedule is Schedule on valid arguments: Algorithm 1 for server v at
-// off. On error it has rolled back whatever it changed.
+// off. On error it has rolled back whatever it changed. The
+// accelerations are calls on their types: the job order (jobIter: kept
+// between calls, or the job sets of closedKinds), the refusal memory
+// (refusalMemory: a signature refused in this call, a call that would
+// repeat the last idle one), run skipping (skipRun).
 func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]Decision, error) {
 	// Line 1: skip a server under stop-allocation or used up.
 	v.refresh(off)
@@ -135,39 +139,22 @@ func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]De
 	if v.policy == StopAllocation || v.usedUp(free) || len(s.active) == 0 {
 		return dst, nil
 	}
-	closed := s.closedKinds(v, free)
-	if closed != 0 && !s.anyOpen(&s.needs, closed) {
-		s.skips.closedCalls++ // every pending task needs a kind v has none of
-		s.call++
-		return dst, nil
-	}
-	// Line 4: the jobs in Fairness order.
+	s.call++
+	// Line 4: the jobs in Fairness order (those that can use v).
 	jobs := &s.jobIter
-	jobs.Reset(s, closed)
-	if closed == 0 && s.idleRepeat(v, off) {
-		s.skips.idleRepeats++ // the last call that placed nothing, again
-		s.call++
-		return dst, nil
+	if !jobs.Reset(s, v, free) {
+		return dst, nil // every pending task needs a kind v has none of
+	}
+	if jobs.Open() && s.idleRepeat(v, off) {
+		return dst, nil // the last call that placed nothing, again
 	}
 	start := len(dst)
 	s.beginUndo(v)
-	s.call++
 	s.refusals.Reset()
-	skipped := false // a job left out for want of a slot: no idle record
 jobs:
 	for j := jobs.Next(); j != nil; j = jobs.Next() {
-		if j.tried == s.call {
-			continue
-		}
-		if closed != 0 && !s.anyOpen(&j.needs, closed) {
-			s.skips.closedJobs++ // every task of the job needs a closed kind
-			j.tried = s.call
-			skipped = true
-			continue
-		}
 		// Lines 5–18, task by task in submission order.
-		var failKey schedkit.SimilarityKey // a predicted key refused in this job
-		failed := false
+		var rule sameKeyRule
 		for i := 0; i < len(j.pending); {
 			p, err := s.taskAt(j, i)
 			if err != nil {
@@ -179,36 +166,27 @@ jobs:
 				i++
 				continue
 			}
-			sig, cacheable := s.failSig(p)
-			if cacheable {
-				if refused, predicted := s.refusals.Refused(sig); refused {
-					s.skips.refusals++
-					if predicted {
-						failKey, failed = p.key, true
-					}
-					i = s.skipRun(j, i)
-					continue
+			if refused, predicted := s.refusals.Check(p); refused {
+				if predicted {
+					rule.refused(p)
 				}
+				i = s.skipRun(j, i)
+				continue
 			}
 			// Lines 8–9: predict; an unpredictable task gets its request.
 			prof, ok := s.predict(p)
-			usig := sig // unpredictable: refused as any unpredictable task of its request
-			usig.key = 0
-			if cacheable && !ok && sig.key != 0 {
-				if refused, _ := s.refusals.Refused(usig); refused {
-					s.skips.refusals++
-					i = s.skipRun(j, i)
-					continue
-				}
+			if !ok && s.refusals.CheckUnpredictable() {
+				i = s.skipRun(j, i)
+				continue
 			}
-			prof0 := prof // the prediction as given (idleSig)
+			given := prof // the prediction as given (refusalMemory.Record)
 			if ok {
 				if err := s.validProfile(prof); err != nil {
 					err.Op, err.Job, err.Task, err.Node = "Schedule", j.state.ID, p.id, v.id
 					s.rollback(v)
 					return dst[:start], err
 				}
-				if s.hist != nil && failed && p.key == failKey {
+				if rule.skips(s, p) {
 					i = s.skipRun(j, i)
 					continue
 				}
@@ -229,11 +207,9 @@ jobs:
 			}
 			if q == nil {
 				if ok {
-					failKey, failed = p.key, true
+					rule.refused(p)
 				}
-				if cacheable {
-					s.refusals.Record(sig, usig, p, prof0, ok)
-				}
+				s.refusals.Record(p, given, ok)
 				i = s.skipRun(j, i)
 				continue
 			}
@@ -245,10 +221,7 @@ jobs:
 			dst = append(dst, d)
 			// Line 19: stop when the server is used up.
 			free = v.free.At(off)
-			if v.usedUp(free) {
-				break jobs
-			}
-			if closed = s.closedKinds(v, free); closed != 0 && !s.anyOpen(&s.needs, closed) {
+			if v.usedUp(free) || !jobs.Placed(v, free) {
 				break jobs
 			}
 			if s.cfg.Progressive {
@@ -258,20 +231,37 @@ jobs:
 				continue jobs
 			}
 		}
-		j.tried = s.call
+		jobs.Done(j)
 	}
-	if len(dst) == start && !skipped && !jobs.Merged() && s.byKey {
-		s.idle = idleScan{valid: true, hist: s.historyVersion(), jobs: s.jobsVer, sigs: append(s.idle.sigs[:0], s.refusals.refused...)}
+	if len(dst) == start && jobs.Complete() {
+		s.refusals.EndIdle(s.historyVersion(), s.jobsVer)
 	}
 	return dst, nil
 }
 
+// sameKeyRule is Algorithm 1's rule within one job's tasks on one
+// server: with predictions from a History, once a predicted task was
+// refused, the job's later tasks of the same similarity key are skipped
+// (they would be predicted alike and fail the same way).
+type sameKeyRule struct {
+	key schedkit.SimilarityKey
+	set bool
+}
+
+// refused records that predicted task p was refused.
+func (r *sameKeyRule) refused(p *ptask) { r.key, r.set = p.key, true }
+
+// skips reports whether the rule skips predicted task p.
+func (r *sameKeyRule) skips(s *Scheduler, p *ptask) bool {
+	return r.set && s.hist != nil && p.key == r.key
+}
+
 // taskAt returns pending task i of j. With an Estimator that predicts
-// task by task (not byKey), the head task of a run entry is split off
+// task by task (not refusalMemory.alike), the head task of a run entry is split off
 // first, so that the Estimator is asked about the task itself.
 func (s *Scheduler) taskAt(j *jobEntry, i int) (*ptask, error) {
 	p := j.pending[i]
-	if p.src == nil || s.byKey {
+	if p.src == nil || s.refusals.alike {
 		return p, nil
 	}
 	return s.splitHead("Schedule", j, i)

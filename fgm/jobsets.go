@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/schedkit/schedkit/resource"
 )
 
 // The active jobs in compareJobs order, one ordered set per combination
@@ -435,40 +437,76 @@ func (s *Scheduler) sortJobs() {
 
 // jobIter yields the active jobs of one Schedule call in compareJobs
 // order (Algorithm 1 line 4): all of them (Scheduler.order, brought up
-// to date by sortJobs), or, when the server has closed kinds, the merged
-// job sets of those that can have a unit of each (setWalk).
+// to date by sortJobs), or, when the server has closed kinds
+// (closedKinds), the merged job sets of those that can have a unit of
+// each (setWalk). It leaves out the jobs done in this call and those
+// all of whose entries request a closed kind.
 type jobIter struct {
-	s     *Scheduler
-	walk  *setWalk // nil: s.order
-	order []*jobEntry
-	k     int
+	s       *Scheduler
+	walk    *setWalk // nil: s.order
+	order   []*jobEntry
+	k       int
+	closed  int  // the kinds closed on the server (closedKinds)
+	open    bool // no kind was closed at the start of the call
+	skipped bool // a job was left out for want of a closed kind
 }
 
-// Reset starts the order of a call on a server with closed kinds
-// closed.
-func (it *jobIter) Reset(s *Scheduler, closed int) {
-	it.s, it.walk, it.k = s, nil, -1
+// Reset starts the order of a call on server v, whose free amounts at
+// now are free. It returns false, ordering nothing, when every pending
+// entry requests a kind closed on v (the call places nothing).
+func (it *jobIter) Reset(s *Scheduler, v *server, free resource.Vector) bool {
+	closed := s.closedKinds(v, free)
+	if closed != 0 && !s.anyOpen(&s.needs, closed) {
+		s.skips.closedCalls++
+		return false
+	}
+	*it = jobIter{s: s, walk: nil, order: it.order, k: -1, closed: closed, open: closed == 0}
 	if closed != 0 && !s.cfg.Progressive {
 		s.fixSets(s.openSets(closed))
 		it.walk = &s.walk
 		it.walk.start(s, closed)
 		s.skips.setWalks++
-		return
+		return true
 	}
 	s.sortJobs()
 	it.order = s.order
 	s.fixSets(0) // only a backlog that outgrew the jobs (dropped jobs held)
+	return true
 }
 
 // Next returns the next job, nil at the end.
 func (it *jobIter) Next() *jobEntry {
-	if it.walk != nil {
-		return it.walk.next()
+	s := it.s
+	for {
+		var j *jobEntry
+		if it.walk != nil {
+			j = it.walk.next()
+		} else if it.k++; it.k < len(it.order) {
+			j = it.order[it.k]
+		}
+		switch {
+		case j == nil:
+			return nil
+		case j.tried == s.call:
+		case it.closed != 0 && !s.anyOpen(&j.needs, it.closed):
+			s.skips.closedJobs++ // every entry of the job needs a closed kind
+			j.tried = s.call
+			it.skipped = true
+		default:
+			return j
+		}
 	}
-	if it.k++; it.k < len(it.order) {
-		return it.order[it.k]
-	}
-	return nil
+}
+
+// Done records that the call found nothing more to place for j.
+func (it *jobIter) Done(j *jobEntry) { j.tried = it.s.call }
+
+// Placed takes a placement on v into account (free: v's free amounts at
+// now after it): the kinds closed on v again. It returns false when
+// every pending entry requests a closed kind (the walk stops).
+func (it *jobIter) Placed(v *server, free resource.Vector) bool {
+	it.closed = it.s.closedKinds(v, free)
+	return it.closed == 0 || it.s.anyOpen(&it.s.needs, it.closed)
 }
 
 // Resort orders the jobs again and starts over (Progressive, after an
@@ -478,5 +516,10 @@ func (it *jobIter) Resort() {
 	it.order, it.k = it.s.order, -1
 }
 
-// Merged reports whether the call walks the merged job sets.
-func (it *jobIter) Merged() bool { return it.walk != nil }
+// Open reports whether no kind was closed at the start of the call.
+func (it *jobIter) Open() bool { return it.open }
+
+// Complete reports whether the call visits every active job (not the
+// merged job sets, no job left out): a call that places nothing then
+// met every refusal there is (refusalMemory.EndIdle).
+func (it *jobIter) Complete() bool { return it.walk == nil && !it.skipped }

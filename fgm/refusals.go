@@ -36,13 +36,26 @@ func (s *Scheduler) historyVersion() uint64 {
 	return 0
 }
 
-// refusalMemory is the refusal memory of one Schedule call: the
-// signatures refused since the server last changed (fails, the value
-// saying whether the refused tasks were predicted) and one task per
-// signature for the idle record (refused).
+// refusalMemory is the refusal memory of Algorithm 1's walk: the
+// signatures (failSig) refused in the Schedule call under way since the
+// server last changed, and the record of the latest complete call that
+// placed nothing (idle, see idleRepeat).
 type refusalMemory struct {
-	fails   map[failSig]bool
-	refused []idleSig
+	// alike says that tasks alike (one similarity key, one request) are
+	// decided alike on an unchanged server, because predictions are a
+	// function of the key (they come from a History) or there are none.
+	// It is the condition of every memory of refusals (a signature's,
+	// a run's: skipRun; a call's: idleRepeat) and of predicting a run's
+	// tasks without materialising them (taskAt). Set once by New.
+	alike bool
+	keyed bool // predictions from a History: the key is part of a signature
+
+	fails   map[failSig]bool // refused signatures: were their tasks predicted
+	refused []idleSig        // one task per refused signature, for idle
+	cur     failSig          // the signature Check computed last, for Record
+	curOK   bool             // cur is a signature (cacheable)
+	idle    idleScan
+	hits    uint64 // tasks skipped by a remembered refusal (skipCounts)
 }
 
 // Reset forgets every refusal: at the start of a call, and whenever a
@@ -52,26 +65,64 @@ func (m *refusalMemory) Reset() {
 	m.refused = m.refused[:0]
 }
 
-// Refused reports whether sig was refused since the last Reset, and
-// whether its tasks were predicted.
-func (m *refusalMemory) Refused(sig failSig) (refused, predicted bool) {
-	predicted, refused = m.fails[sig]
+// Check reports whether a task of p's signature was refused since the
+// last Reset, and whether that task was predicted. It remembers p's
+// signature for CheckUnpredictable and Record.
+func (m *refusalMemory) Check(p *ptask) (refused, predicted bool) {
+	m.cur, m.curOK = m.failSig(p)
+	if !m.curOK {
+		return false, false
+	}
+	if predicted, refused = m.fails[m.cur]; refused {
+		m.hits++
+	}
 	return refused, predicted
 }
 
-// Record remembers that the task p of signature sig was refused, with
+// CheckUnpredictable reports whether an unpredictable task of the
+// request of the task last Checked was refused since the last Reset
+// (every unpredictable task of one request is decided alike).
+func (m *refusalMemory) CheckUnpredictable() bool {
+	if !m.curOK || m.cur.key == 0 {
+		return false
+	}
+	u := m.cur
+	u.key = 0
+	_, refused := m.fails[u]
+	if refused {
+		m.hits++
+	}
+	return refused
+}
+
+// Record remembers that the task p last Checked was refused, with
 // prediction prof (as the estimator gave it) if predicted; an
 // unpredictable task's refusal holds for every unpredictable task of
-// its request (usig).
-func (m *refusalMemory) Record(sig, usig failSig, p *ptask, prof estimate.Profile, predicted bool) {
+// its request.
+func (m *refusalMemory) Record(p *ptask, prof estimate.Profile, predicted bool) {
+	if !m.curOK {
+		return
+	}
 	if m.fails == nil {
 		m.fails = make(map[failSig]bool)
 	}
-	m.fails[sig] = predicted
+	m.fails[m.cur] = predicted
 	if !predicted {
-		m.fails[usig] = false
+		u := m.cur
+		u.key = 0
+		m.fails[u] = false
 	}
 	m.refused = append(m.refused, idleSig{p: p, prof: prof, predicted: predicted})
+}
+
+// EndIdle records a complete call that placed nothing (whose walk met
+// the refusals of this memory), at History version hist and job version
+// jobs, for idleRepeat.
+func (m *refusalMemory) EndIdle(hist, jobs uint64) {
+	if !m.alike {
+		return
+	}
+	m.idle = idleScan{valid: true, hist: hist, jobs: jobs, sigs: append(m.idle.sigs[:0], m.refused...)}
 }
 
 // idleRepeat answers a call exactly as the full walk would when nothing
@@ -87,12 +138,12 @@ func (m *refusalMemory) Record(sig, usig failSig, p *ptask, prof estimate.Profil
 // task with data locations (delay scheduling keeps per-task state
 // unless LocalityWait < 0).
 func (s *Scheduler) idleRepeat(v *server, off time.Duration) bool {
-	if !s.idle.valid || !s.byKey ||
-		s.idle.jobs != s.jobsVer || s.idle.hist != s.historyVersion() ||
+	idle := &s.refusals.idle
+	if !idle.valid || idle.jobs != s.jobsVer || idle.hist != s.historyVersion() ||
 		(s.locTasks > 0 && s.cfg.LocalityWait >= 0) {
 		return false
 	}
-	for _, g := range s.idle.sigs {
+	for _, g := range idle.sigs {
 		prof := g.prof
 		if g.predicted {
 			prof = s.wholeUnits(prof, g.p.requested)
@@ -101,6 +152,7 @@ func (s *Scheduler) idleRepeat(v *server, off time.Duration) bool {
 			return false
 		}
 	}
+	s.skips.idleRepeats++
 	return true
 }
 
@@ -111,21 +163,21 @@ type failSig struct {
 	req [4]uint64 // the request's bits
 }
 
-// failSig returns p's signature for the refusal cache of a Schedule
+// failSig returns p's signature for the refusal memory of a Schedule
 // call: place refuses every task of one signature alike while the
 // server does not change, since with predictions from a History (or
 // none) it reads only the prediction (a function of the key, fixed
-// within a call), the request and the server. The cache maps a refused
+// within a call), the request and the server. The memory maps a refused
 // signature to whether its tasks were predicted; an unpredictable
 // task's refusal is also recorded under key 0 (every unpredictable
 // task of that request is refused alike). The signature is known
-// before predicting, so a cached refusal costs no prediction.
-// cacheable is false with another Estimator or more than four kinds.
-func (s *Scheduler) failSig(p *ptask) (sig failSig, cacheable bool) {
-	if len(p.requested) > len(sig.req) || !s.byKey {
+// before predicting, so a remembered refusal costs no prediction.
+// cacheable is false unless alike, or with more than four kinds.
+func (m *refusalMemory) failSig(p *ptask) (sig failSig, cacheable bool) {
+	if !m.alike || len(p.requested) > len(sig.req) {
 		return sig, false
 	}
-	if s.hist != nil {
+	if m.keyed {
 		sig.key = p.keyID
 	}
 	for k, x := range p.requested {

@@ -13,7 +13,7 @@ package fgm
 // returns i+1. It finds the end of the run by galloping,
 // so the cost is logarithmic in the run's length.
 func (s *Scheduler) skipRun(j *jobEntry, i int) int {
-	if !s.byKey {
+	if !s.refusals.alike {
 		return i + 1
 	}
 	runs := j.runs

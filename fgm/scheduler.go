@@ -138,7 +138,6 @@ type Scheduler struct {
 // the tests require each to be positive on a workload made for it, so a
 // fast path that silently stops being taken fails a test.
 type skipCounts struct {
-	refusals    uint64 // tasks skipped by a remembered refusal (failSig)
 	runTasks    uint64 // tasks skipped inside refused runs (skipRun)
 	idleRepeats uint64 // Schedule calls answered by idleRepeat
 	closedCalls uint64 // Schedule calls not walked: every entry needs a closed kind
@@ -287,7 +286,8 @@ func New(cfg Config) (*Scheduler, error) {
 	if h, ok := cfg.Estimator.(HistoryEstimator); ok {
 		s.hist = h.History
 	}
-	s.byKey = s.hist != nil || cfg.Estimator == nil
+	s.refusals.alike = s.hist != nil || cfg.Estimator == nil
+	s.refusals.keyed = s.hist != nil
 	s.closedEst = s.useSets && (cfg.Estimator == nil ||
 		s.hist != nil && s.hist.Config().MaxStages <= cfg.MaxStages)
 	switch cfg.Fairness.(type) {
