@@ -126,6 +126,18 @@ func (s *Scheduler) scheduleBy(now time.Time, node schedkit.Node, dst []Decision
 	return dst, err
 }
 
+// scratch is the scratch of Schedule's tests, valid until the next
+// call.
+type scratch struct {
+	whole    []estimate.Stage // a prediction with integral kinds at the request (wholeUnits)
+	rates    []float64        // a match's compression rates, stages × dims
+	tmp      resource.Vector
+	tmp2     resource.Vector
+	peakBuf  resource.Vector
+	one      [1]estimate.Stage // fits: a coarse-grained match's stage
+	hostFree resource.Vector   // HostChecksSteps: the node's Available less this call's placements
+}
+
 // schedule is Schedule on valid arguments: Algorithm 1 for server v at
 // off. On error it has rolled back whatever it changed. The
 // accelerations are calls on their types: the job order (jobIter: kept

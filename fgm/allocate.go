@@ -122,6 +122,24 @@ func resizeD(x []time.Duration, n int) []time.Duration {
 	return x[:n]
 }
 
+// undoLog is the undo log of a Schedule call (see rollback): its
+// placements, splits and locality waits, and what restoring them
+// exactly needs.
+type undoLog struct {
+	placed     []*ptask
+	waits      []waitUndo
+	undos      []undo
+	undoAlloc  []float64 // the jobs' Allocated before, dims each (undo.alloc)
+	undoPlaced []float64 // the server's placed-since-sample amounts before
+	undoSeq    uint64    // the sequence counter before
+}
+
+type waitUndo struct {
+	t       *ptask
+	since   time.Duration
+	waiting bool
+}
+
 // undo is one entry of a Schedule call's undo log: a placement, or the
 // split of a run entry's head (splitHead), with what restoring it
 // exactly needs.

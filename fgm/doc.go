@@ -215,21 +215,36 @@
 //
 // # Files
 //
-// The paper's steps, one file each: algorithm1.go (Schedule: skip, order,
-// locality, request, Algorithm 2 or coarse, checkQoS, allocate),
-// algorithm2.go (Matcher), algorithm3.go (Tick: foreign load, policy,
-// reclaim), formula14_samples.go (usage samples and their time-weighted
-// sums), formula15_checkqos.go (checkQoS, durations by formula (15)),
-// formula16_conformity.go (Conformity), allocate.go (a placement's plan
-// and reservations, and the undo of a failed call), fit.go (Fitter: the
-// tests for one task), server.go (a server's free timeline), order.go
-// (Fairness: DRF, FIFO). Accelerations, each with its reference path in a
-// test file (algorithm1_literal_test.go: Algorithm 1 walked as printed,
-// samples found by ID) and an equivalence test: refusals.go
-// (refusal memory within and across calls), runskip.go (skipping a
-// refused run of alike tasks), closedkinds.go and jobsets.go (walking only
-// the jobs that can use a server with closed integral kinds), taskrun.go
-// (runs of alike tasks as one queue entry).
+// The paper's steps, one file each:
+//
+//   - algorithm1.go: Algorithm 1, Schedule (skip, order, locality,
+//     request, Algorithm 2 or coarse, checkQoS, allocate, stop);
+//   - order.go: its line 4, the Fairness order (DRF, FIFO) and the job
+//     order a call walks (jobIter), kept between calls;
+//   - algorithm2.go: Algorithm 2, the Matcher;
+//   - algorithm3.go: Algorithm 3, Tick (foreign load, policy, reclaim);
+//   - formula14_samples.go: usage samples and their time-weighted sums
+//     (14);
+//   - formula15_checkqos.go: checkQoS, durations by formula (15);
+//   - formula16_conformity.go: conformity (16);
+//   - allocate.go: Algorithm 1's allocation, a placement's plan and
+//     reservations, and the undo log of a failed call;
+//   - fit.go: Fitter, the tests for one task; server.go: a server's free
+//     timeline; scheduler.go: the Scheduler, its queue and its calls.
+//
+// Accelerations, each a named type or file, counted when taken, with its
+// reference in algorithm1_literal_test.go (Algorithm 1 walked as printed;
+// samples found by ID) and an equivalence test (TestRunSkipMatchesScan,
+// TestSampleCursorMatchesLookup):
+//
+//   - refusals.go: the refusal memory within a call and across calls
+//     that place nothing (refusalMemory, idleRepeat);
+//   - runskip.go: skipping a refused run of alike tasks (skipRun);
+//   - closedkinds.go and jobsets.go: walking only the jobs that can use
+//     a server with closed integral kinds (ordered job sets);
+//   - taskrun.go: runs of alike tasks as one queue entry (SubmitRun);
+//   - the sampling cursor in formula14_samples.go (sampled,
+//     sampledNode).
 //
 // # Concurrency
 //

@@ -14,6 +14,22 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
+// samples is the state of the sample path (SampleTask, SampleNode)
+// beyond the tasks' and servers' own: the sampling cursor and Release's
+// scratch.
+type samples struct {
+	// smpPrev is the runState sampled last (the sampling cursor, see
+	// sampled).
+	smpPrev *runState
+	// nodeNext is the index in servers of the server SampleNode expects
+	// next (the one after the last sampled: hosts usually sample their
+	// nodes in registration order).
+	nodeNext int
+	// obsBuf is Release's scratch of samples for History.Observe (views
+	// into a runState's records).
+	obsBuf []estimate.UsageSample
+}
+
 // SampleTask records a usage sample of a running task at now: what it
 // used on average since its previous sample (or its start). A sample
 // above the capacity of the task's node in some kind cannot be true and

@@ -99,7 +99,7 @@ func TestFixSetsDRFMatchesSort(t *testing.T) {
 
 func fixSetsScenario(t *testing.T, jobs, changes int) {
 	rng := rand.New(rand.NewPCG(11, uint64(jobs)))
-	s := &Scheduler{cfg: Config{Fairness: DRF{}}, drf: true, drfKey: true, useSets: true, integral: []int{1, 2}}
+	s := &Scheduler{cfg: Config{Fairness: DRF{}}, jobOrder: jobOrder{drf: true, drfKey: true, useSets: true}, kinds: kinds{integral: []int{1, 2}}}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s.jobs = map[schedkit.JobID]*jobEntry{}
 	var all []*jobEntry
@@ -210,7 +210,7 @@ func TestDRFKeyMonotonic(t *testing.T) {
 		epoch, now time.Time
 		want       bool
 	}{{wall, wall.Add(time.Second), true}, {mono, mono.Add(time.Second), true}, {wall, mono, false}, {mono, mono.Round(0), false}} {
-		s := &Scheduler{space: space, jobs: map[schedkit.JobID]*jobEntry{}, drf: true, drfKey: true}
+		s := &Scheduler{space: space, queue: queue{jobs: map[schedkit.JobID]*jobEntry{}}, jobOrder: jobOrder{drf: true, drfKey: true}}
 		r, _ := s.clock.Check(c.epoch)
 		s.clock.Commit(r)
 		s.jobEntry("j", c.now, 0)

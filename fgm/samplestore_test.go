@@ -60,7 +60,7 @@ func TestSampleStoreMatchesNaive(t *testing.T) {
 		if trial%10 == 0 {
 			maxS = 256
 		}
-		s := &Scheduler{cfg: Config{MaxSamples: maxS}, dims: dims}
+		s := &Scheduler{cfg: Config{MaxSamples: maxS}, kinds: kinds{dims: dims}}
 		r := new(runState)
 		start := time.Duration(rng.Int64N(1 << 40))
 		r.startSamples(start)

@@ -22,122 +22,57 @@ import (
 // A Scheduler is not safe for concurrent use: call it from the host's
 // scheduling loop.
 type Scheduler struct {
-	cfg   Config
-	space *resource.Space
-	dims  int
-	comp  []bool
+	cfg     Config
+	space   *resource.Space
+	kinds                     // the Space's kinds as the steps read them
+	matcher *Matcher          // Algorithm 2
+	hist    *estimate.History // predictions come from it (HistoryEstimator), else nil
+	// clock is the time rule every schedkit scheduler follows: the epoch,
+	// the latest state-changing call's now (see internal/clock).
+	clock    clock.Clock
+	cluster                // the servers (server.go)
+	queue                  // the pending tasks and their jobs
+	jobOrder               // Algorithm 1 line 4, kept between calls (jobsets.go)
+	refusals refusalMemory // the walk's refusal memory (refusals.go)
+	undoLog                // a Schedule call's undo log (allocate.go)
+	scratch                // the scratch of Schedule's tests (algorithm1.go)
+	samples                // the usage-sample path (formula14_samples.go)
+	skips    skipCounts    // the work each acceleration saved
+}
+
+// kinds is what the steps read of the Space's kinds.
+type kinds struct {
+	dims    int
+	comp    []bool // compressible, by kind
+	hasComp bool   // some kind is compressible
 	// integral lists the integral kinds (slots, devices): a task is given
 	// its requested quantity of them whatever the estimate says, since a
 	// fraction of a slot can be neither allocated nor saved.
 	integral   []int
 	isIntegral []bool
-	// hist is the History predictions come from (Estimator is a
-	// HistoryEstimator), else nil; byKey says a prediction is a function
-	// of the task's similarity key (from a History, or none at all), the
-	// condition of the refusal memory and of run skipping.
-	hist    *estimate.History
-	byKey   bool
-	whole   []estimate.Stage // Schedule: a prediction with integral kinds at the request
-	matcher *Matcher
+}
 
-	// clock is the time rule every schedkit scheduler follows: the epoch,
-	// the latest state-changing call's now (see internal/clock).
-	clock clock.Clock
-
-	nodes    map[schedkit.NodeID]*server
-	servers  []*server // registration order, for Tick
-	capacity resource.Vector
-
+// queue is the tasks the scheduler holds, pending or running, and their
+// jobs.
+type queue struct {
 	tasks  map[schedkit.TaskID]*ptask
 	jobs   map[schedkit.JobID]*jobEntry
 	active []*jobEntry // jobs with pending tasks
 	seq    uint64      // submission and start sequence
 	runSeq uint64      // last run label given (ptask.run)
-
-	// The active jobs in Fairness order, kept between calls: jobs whose
-	// state changed since are in moved (and out of place in order);
-	// resort asks for a full sort (every share changed).
-	order  []*jobEntry
-	moved  []*jobEntry
-	resort bool
-
-	// Per Schedule call.
-	call      uint64                            // Schedule calls so far
-	keyIDs    map[schedkit.SimilarityKey]uint64 // keys numbered at Submit (failSig)
+	// keyIDs numbers the similarity keys at Submit (failSig).
+	keyIDs    map[schedkit.SimilarityKey]uint64
 	nextKeyID uint64
-	placed    []*ptask
-	waits     []waitUndo
-	// The undo log of the call (see rollback).
-	undos      []undo
-	undoAlloc  []float64
-	undoPlaced []float64
-	undoSeq    uint64
-	rates      []float64
-	tmp        resource.Vector
-	tmp2       resource.Vector
-	peakBuf    resource.Vector
-	one        [1]estimate.Stage // fits: a coarse-grained match's stage
-
-	// The latest complete Schedule call that placed nothing (see
-	// idleRepeat), and the refusals of the call under way.
-	idle     idleScan
-	refusals refusalMemory
-	jobsVer  uint64          // changes with any job's queue or state
-	locTasks int             // pending tasks with data locations
-	hostFree resource.Vector // HostChecksSteps: the node's Available less this call's placements
-
-	spare []*runState // released tasks' placed state, for reuse
-
-	// maxCap is the largest capacity of each kind over the registered
-	// servers (recountMaxCap); viewTL the scratch timeline of read-only
-	// calls (view).
-	maxCap resource.Vector
-	viewTL *resource.Timeline
-
-	// The sample path (SampleTask): the runState sampled last (the
-	// sampling cursor, see sampled), whether the Space has compressible
-	// kinds (without, a sample's compression rate is 0 and the task's
-	// current demand is not needed), and Release's scratch of samples
-	// for History.Observe (views into a runState's records).
-	smpPrev *runState
-	hasComp bool
-	obsBuf  []estimate.UsageSample
-	// nodeNext is the index in servers of the server SampleNode expects
-	// next (the one after the last sampled: hosts usually sample their
-	// nodes in registration order).
-	nodeNext int
-
-	// needs counts the pending queue entries by the integral kinds they
-	// request (bit i: s.integral[i]; see closedKinds).
-	needs [1 << maxNeedKinds]int32
-	// sets holds, per combination of integral kinds, the active jobs
-	// with a queue entry requesting exactly those, in compareJobs order
-	// (jobsets.go); staleIn[m] the jobs whose place in set m is stale.
-	sets    [1 << maxNeedKinds]jobSet
-	staleIn [1 << maxNeedKinds][]*jobEntry
-	setsAll bool // every share changed: rebuild the sets
-	useSets bool // 1 to maxNeedKinds integral kinds: the sets are kept
-	// closedEst: useSets, and predictions from a History whose profiles
-	// have at most MaxStages stages, or none (see closedKinds).
-	closedEst bool
-	drf       bool // Fairness is DRF: compareJobs inlines it
-	// drfKey: DRF, and every job's Submitted orders as its offset from
-	// the epoch (jobEntry.sub) does: the sets compare keys cached in
-	// their nodes (tnode). Cleared by Scheduler.jobEntry when a job's
-	// Submitted and the epoch differ in having a monotonic reading.
-	drfKey  bool
-	prioSeq uint64
-	walk    setWalk
-	jobIter jobIter // Schedule's job order (Algorithm 1 line 4)
-
-	// skips counts the work each acceleration saved (skipCounts).
-	skips skipCounts
+	jobsVer   uint64      // changes with any job's queue or state
+	locTasks  int         // pending tasks with data locations
+	spare     []*runState // released tasks' placed state, for reuse
 }
 
 // skipCounts counts, per acceleration, the times it took its fast path:
 // the tests require each to be positive on a workload made for it, so a
 // fast path that silently stops being taken fails a test.
 type skipCounts struct {
+	// (the refusal memory counts its own: refusalMemory.hits)
 	runTasks    uint64 // tasks skipped inside refused runs (skipRun)
 	idleRepeats uint64 // Schedule calls answered by idleRepeat
 	closedCalls uint64 // Schedule calls not walked: every entry needs a closed kind
@@ -239,12 +174,6 @@ func (s *Scheduler) need(j *jobEntry, p *ptask, d int) {
 	s.moveJob(j)
 }
 
-type waitUndo struct {
-	t       *ptask
-	since   time.Duration
-	waiting bool
-}
-
 // New returns a Scheduler for cfg, or an error wrapping ErrConfig.
 func New(cfg Config) (*Scheduler, error) {
 	space, err := cfg.resolve()
@@ -260,19 +189,13 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	dims := space.Len()
 	s := &Scheduler{
-		cfg:        cfg,
-		space:      space,
-		dims:       dims,
-		comp:       make([]bool, dims),
-		isIntegral: make([]bool, dims),
-		matcher:    m,
-		nodes:      make(map[schedkit.NodeID]*server),
-		capacity:   space.Zero(),
-		tasks:      make(map[schedkit.TaskID]*ptask),
-		jobs:       make(map[schedkit.JobID]*jobEntry),
-		tmp:        space.Zero(),
-		tmp2:       space.Zero(),
-		peakBuf:    space.Zero(),
+		cfg:     cfg,
+		space:   space,
+		kinds:   kinds{dims: dims, comp: make([]bool, dims), isIntegral: make([]bool, dims)},
+		matcher: m,
+		cluster: cluster{nodes: make(map[schedkit.NodeID]*server), capacity: space.Zero()},
+		queue:   queue{tasks: make(map[schedkit.TaskID]*ptask), jobs: make(map[schedkit.JobID]*jobEntry)},
+		scratch: scratch{tmp: space.Zero(), tmp2: space.Zero(), peakBuf: space.Zero()},
 	}
 	for k := range dims {
 		s.comp[k] = space.Compressible(k)

@@ -57,6 +57,18 @@ type UsageTask interface {
 }
 
 // server is one node's state.
+// cluster is the servers the scheduler knows.
+type cluster struct {
+	nodes    map[schedkit.NodeID]*server
+	servers  []*server // registration order, for Tick
+	capacity resource.Vector
+	// maxCap is the largest capacity of each kind over the registered
+	// servers (recountMaxCap); viewTL the scratch timeline of read-only
+	// calls (view).
+	maxCap resource.Vector
+	viewTL *resource.Timeline
+}
+
 type server struct {
 	s        *Scheduler
 	usage    UsageNode // the node, if it reports its usage
