@@ -30,7 +30,7 @@ func SampleNodeLookup(s *Scheduler, now time.Time, id schedkit.NodeID, used reso
 func SkipCounts(s *Scheduler) map[string]uint64 {
 	k := s.skips
 	return map[string]uint64{
-		"refusals": s.refusals.hits, "runTasks": k.runTasks, "idleRepeats": k.idleRepeats,
+		"refusals": s.refusals.hits, "unpredictableRefusals": s.refusals.unpredictableHits, "runTasks": k.runTasks, "idleRepeats": k.idleRepeats,
 		"closedCalls": k.closedCalls, "closedJobs": k.closedJobs, "setWalks": k.setWalks,
 		"sortMoves": k.sortMoves, "taskCursor": k.taskCursor, "nodeCursor": k.nodeCursor,
 	}

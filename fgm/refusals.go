@@ -55,7 +55,10 @@ type refusalMemory struct {
 	cur     failSig          // the signature Check computed last, for Record
 	curOK   bool             // cur is a signature (cacheable)
 	idle    idleScan
-	hits    uint64 // tasks skipped by a remembered refusal (skipCounts)
+	// hits and unpredictableHits count the tasks skipped by a
+	// remembered refusal, of their signature (Check) and of an
+	// unpredictable task of their request (CheckUnpredictable).
+	hits, unpredictableHits uint64
 }
 
 // Reset forgets every refusal: at the start of a call, and whenever a
@@ -90,7 +93,7 @@ func (m *refusalMemory) CheckUnpredictable() bool {
 	u.key = 0
 	_, refused := m.fails[u]
 	if refused {
-		m.hits++
+		m.unpredictableHits++
 	}
 	return refused
 }

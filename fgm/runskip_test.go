@@ -38,7 +38,7 @@ func TestRunSkipMatchesScan(t *testing.T) {
 			})
 		}
 	}
-	for _, k := range []string{"refusals", "runTasks", "idleRepeats", "closedCalls", "closedJobs", "setWalks", "sortMoves"} {
+	for _, k := range []string{"refusals", "unpredictableRefusals", "runTasks", "idleRepeats", "closedCalls", "closedJobs", "setWalks", "sortMoves"} {
 		if skipTotals[k] == 0 {
 			t.Errorf("fast path %s never taken", k)
 		}

@@ -72,7 +72,8 @@ type queue struct {
 // the tests require each to be positive on a workload made for it, so a
 // fast path that silently stops being taken fails a test.
 type skipCounts struct {
-	// (the refusal memory counts its own: refusalMemory.hits)
+	// (the refusal memory counts its own: refusalMemory.hits and
+	// unpredictableHits)
 	runTasks    uint64 // tasks skipped inside refused runs (skipRun)
 	idleRepeats uint64 // Schedule calls answered by idleRepeat
 	closedCalls uint64 // Schedule calls not walked: every entry needs a closed kind
