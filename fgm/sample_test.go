@@ -78,7 +78,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		capacity = resource.Vector{2, 2}
 	}
 	const nodes = 4
-	mk := func(noCursor bool) cursorSide {
+	mk := func(lookup bool) cursorSide {
 		c := newCluster(space, nodes, capacity)
 		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1, Bins: 8})
 		if err != nil {
@@ -88,7 +88,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return cursorSide{s, h, c, noCursor}
+		return cursorSide{s, h, c, lookup}
 	}
 	a, b := mk(false), mk(true)
 	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 1}, {Logic: "m", DataSize: 2}, {Logic: "r", DataSize: 1}, {Logic: "x", DataSize: 3}}
