@@ -298,7 +298,7 @@ func BenchmarkSampleTask(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				x := cursorSide{s: s, lookup: path == "lookup"}
+				lookup := path == "lookup"
 				now := t0
 				var order []schedkit.TaskID
 				next := 0
@@ -327,12 +327,24 @@ func BenchmarkSampleTask(b *testing.B) {
 				for b.Loop() {
 					now = now.Add(3 * time.Second)
 					for _, id := range order {
-						if err := x.sampleTask(now, id, used); err != nil {
+						var err error
+						if lookup {
+							err = fgm.SampleTaskLookup(s, now, id, used)
+						} else {
+							err = s.SampleTask(now, id, used)
+						}
+						if err != nil {
 							b.Fatal(err)
 						}
 					}
 					for _, n := range c.nodes {
-						if err := x.sampleNode(now, n.id, nodeUsed); err != nil {
+						var err error
+						if lookup {
+							err = fgm.SampleNodeLookup(s, now, n.id, nodeUsed)
+						} else {
+							err = s.SampleNode(now, n.id, nodeUsed)
+						}
+						if err != nil {
 							b.Fatal(err)
 						}
 					}
