@@ -58,8 +58,9 @@ type Config struct {
 	// turns compression off.
 	CompressionLimit float64
 	// Penalty is p of formulas (5)–(7), the extra slowdown contention
-	// costs; finite, ≥ 0; default 0.05 (our choice: the paper measured
-	// its curve, figure 4, but printed no value).
+	// costs; finite; default 0.05 (our choice: the paper measured its
+	// curve, figure 4, but printed no value). Since 0 means the default,
+	// p = 0 is written NoPenalty (any negative value).
 	Penalty float64
 	// Fairness orders pending jobs (Algorithm 1 line 4). Default DRF.
 	Fairness Fairness
@@ -151,6 +152,23 @@ const (
 	DefaultHorizon       = 24 * time.Hour
 )
 
+// NoPenalty, as Config.Penalty or FitConfig.Penalty, is p = 0: contention
+// costs nothing beyond the compression itself.
+const NoPenalty = -1.0
+
+// resolvePenalty reads a configured penalty: 0 is DefaultPenalty, a
+// finite negative value NoPenalty (p = 0); NaN and infinities stay, for
+// the caller to refuse.
+func resolvePenalty(p float64) float64 {
+	switch {
+	case p == 0:
+		return DefaultPenalty
+	case p < 0 && !math.IsInf(p, 0):
+		return 0
+	}
+	return p
+}
+
 func (c *Config) resolve() (*resource.Space, error) {
 	bad := func(format string, args ...any) error {
 		return &Error{Op: "New", Err: ErrConfig, Reason: fmt.Sprintf(format, args...)}
@@ -177,9 +195,7 @@ func (c *Config) resolve() (*resource.Space, error) {
 	if c.CompressionLimit == 0 {
 		c.CompressionLimit = resource.DefaultCompressionLimit
 	}
-	if c.Penalty == 0 {
-		c.Penalty = DefaultPenalty
-	}
+	c.Penalty = resolvePenalty(c.Penalty)
 	if c.Fairness == nil {
 		c.Fairness = DRF{}
 	}
@@ -211,7 +227,7 @@ func (c *Config) resolve() (*resource.Space, error) {
 	case !in01(c.CompressionLimit):
 		return nil, bad("CompressionLimit %v outside [0, 1)", c.CompressionLimit)
 	case !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0):
-		return nil, bad("Penalty %v is not finite and ≥ 0", c.Penalty)
+		return nil, bad("Penalty %v is not finite", c.Penalty)
 	case c.Horizon < 0:
 		return nil, bad("negative Horizon %v", c.Horizon)
 	case c.MaxStages < 1 || c.MaxStages > 1<<16:

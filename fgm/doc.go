@@ -163,7 +163,8 @@
 //     ChargeMean a predicted task is charged the work-weighted mean of
 //     its plan's allocations instead of their peak.
 //   - Penalty p (5)–(7) defaults to 0.05: the paper measured its curve
-//     (figure 4) but printed no value.
+//     (figure 4) but printed no value. A host whose world charges no
+//     contention penalty plans with NoPenalty (p = 0).
 //
 // # Learning that cannot get stuck
 //

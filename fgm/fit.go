@@ -131,9 +131,7 @@ func NewFitter(cfg FitConfig) (*Fitter, error) {
 	if cfg.CompressionLimit == 0 {
 		cfg.CompressionLimit = resource.DefaultCompressionLimit
 	}
-	if cfg.Penalty == 0 {
-		cfg.Penalty = DefaultPenalty
-	}
+	cfg.Penalty = resolvePenalty(cfg.Penalty)
 	if cfg.Horizon == 0 {
 		cfg.Horizon = DefaultHorizon
 	}
@@ -143,7 +141,7 @@ func NewFitter(cfg FitConfig) (*Fitter, error) {
 	case !(cfg.CompressionLimit >= 0 && cfg.CompressionLimit < 1):
 		return nil, bad("CompressionLimit %v outside [0, 1)", cfg.CompressionLimit)
 	case !(cfg.Penalty >= 0) || math.IsInf(cfg.Penalty, 0):
-		return nil, bad("Penalty %v is not finite and ≥ 0", cfg.Penalty)
+		return nil, bad("Penalty %v is not finite", cfg.Penalty)
 	case cfg.Horizon < 0:
 		return nil, bad("negative Horizon %v", cfg.Horizon)
 	}

@@ -315,6 +315,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{Cluster: c, IdleThreshold: 1},
 		{Cluster: c, CompressionLimit: -0.1},
 		{Cluster: c, Penalty: math.NaN()},
+		{Cluster: c, Penalty: math.Inf(-1)},
 		{Cluster: c, ThFG: 0.1, ThCG: 0.05, ThSA: 0.2},
 		{Cluster: c, MaxStages: -1},
 		{Cluster: &cluster{space: space, nodes: []*node{{id: "a", cap: resource.Vector{1, math.Inf(1), 1}}}}},
@@ -322,6 +323,21 @@ func TestBadInputChangesNothing(t *testing.T) {
 		if _, err := fgm.New(cfg); !errors.Is(err, fgm.ErrConfig) {
 			t.Errorf("New(%+v): %v", cfg, err)
 		}
+	}
+}
+
+// TestNoPenalty: p = 0 is written NoPenalty (a zero Penalty is the
+// default), in Config and FitConfig alike.
+func TestNoPenalty(t *testing.T) {
+	space := testSpace(t)
+	if _, err := fgm.New(fgm.Config{Cluster: &cluster{space: space}, Penalty: fgm.NoPenalty}); err != nil {
+		t.Errorf("New with NoPenalty: %v", err)
+	}
+	if _, err := fgm.NewFitter(fgm.FitConfig{Space: space, Penalty: fgm.NoPenalty}); err != nil {
+		t.Errorf("NewFitter with NoPenalty: %v", err)
+	}
+	if _, err := fgm.NewFitter(fgm.FitConfig{Space: space, Penalty: math.Inf(-1)}); !errors.Is(err, fgm.ErrConfig) {
+		t.Errorf("NewFitter with -Inf: %v", err)
 	}
 }
 

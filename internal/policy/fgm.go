@@ -3,7 +3,6 @@ package policy
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -52,11 +51,6 @@ func WorldPenalty(cfg *sim.Config, limit float64) float64 {
 	}
 	return cfg.Penalty + cfg.Contention.Penalty(limit)
 }
-
-// zeroPenalty stands for a planning penalty of 0: fgm.Config reads a
-// zero Penalty as its default (0.05), and the smallest positive float64
-// is 0 to formulas (6)–(7) (p·Σw is below any work).
-const zeroPenalty = math.SmallestNonzeroFloat64
 
 // FGM runs package fgm as a simulator host would: ready tasks are
 // submitted as they become ready, each heartbeat runs Algorithm 1 for
@@ -186,7 +180,7 @@ func NewFGM(cfg *sim.Config, opt FGMConfig) (*FGM, error) {
 	if !opt.OwnPenalty {
 		sc.Penalty = WorldPenalty(cfg, sc.CompressionLimit)
 		if sc.Penalty == 0 {
-			sc.Penalty = zeroPenalty
+			sc.Penalty = fgm.NoPenalty // a zero Penalty is fgm's default
 		}
 	}
 	if opt.Oracle != nil {
