@@ -71,6 +71,17 @@ func TestE2E(t *testing.T) {
 	c := startCluster(t, *binaries)
 	t.Logf("control plane ready in %v", time.Since(t0).Round(time.Millisecond))
 	c.apply(t)
+	// Published by kube-apiserver from its requestheader flags; the
+	// schedulers' delegated authentication reads it.
+	if cm, err := c.client.CoreV1().ConfigMaps("kube-system").Get(context.Background(), "extension-apiserver-authentication", metav1.GetOptions{}); err != nil {
+		t.Errorf("ConfigMap kube-system/extension-apiserver-authentication: %v", err)
+	} else if cm.Data["requestheader-client-ca-file"] == "" {
+		t.Errorf("ConfigMap kube-system/extension-apiserver-authentication has no requestheader-client-ca-file")
+	}
+	t2 := time.Now()
+	metrics := startMetricsStub(t, c.frontProxy)
+	c.registerMetrics(t, metrics)
+	t.Logf("metrics.k8s.io (the stub) available in %v", time.Since(t2).Round(time.Millisecond))
 
 	out, err := exec.Command(binaries.scheduler, "--version").CombinedOutput()
 	if v := strings.TrimSpace(string(out)); err != nil || !strings.HasPrefix(v, "Kubernetes v1.") {
@@ -96,7 +107,7 @@ func TestE2E(t *testing.T) {
 
 	t.Run("LeastSpareTime", func(t *testing.T) { leastSpareTime(t, c) })
 	t.Run("DeadlineBudget", func(t *testing.T) { deadlineBudget(t, c) })
-	t.Run("FineGrained", func(t *testing.T) { fineGrained(t, c) })
+	t.Run("FineGrained", func(t *testing.T) { fineGrained(t, c, metrics) })
 	for name, p := range procs {
 		if p.exited() {
 			t.Errorf("%s exited", name)
@@ -307,5 +318,67 @@ func (c *cluster) finish(t *testing.T, ns, name string, d time.Duration) {
 		Terminated: &v1.ContainerStateTerminated{ExitCode: 0, StartedAt: st, FinishedAt: metav1.NewTime(end), Reason: "Completed"}}}}
 	if _, err := c.client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// get reads a pod back.
+func (c *cluster) get(t *testing.T, ns, name string) *v1.Pod {
+	t.Helper()
+	p, err := c.client.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run marks a bound pod Running, its containers started (as its kubelet
+// would).
+func (c *cluster) run(t *testing.T, ns, name string) {
+	t.Helper()
+	p := c.get(t, ns, name)
+	st := metav1.Now()
+	p.Status.Phase = v1.PodRunning
+	p.Status.StartTime = &st
+	p.Status.ContainerStatuses = nil
+	for _, ct := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, v1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: true,
+			Started: new(true), State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: st}}})
+	}
+	if _, err := c.client.CoreV1().Pods(ns).UpdateStatus(context.Background(), p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantPodScheduledFalse waits until pod name carries the condition
+// PodScheduled=False with reason, its message containing every one of
+// words.
+func (c *cluster) wantPodScheduledFalse(t *testing.T, ns, name, reason string, words ...string) {
+	t.Helper()
+	var last v1.PodCondition
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := c.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type != v1.PodScheduled {
+				continue
+			}
+			last = cond
+			if cond.Status != v1.ConditionFalse || cond.Reason != reason {
+				return false, nil
+			}
+			for _, w := range words {
+				if !strings.Contains(cond.Message, w) {
+					return false, nil
+				}
+			}
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("%s/%s: no PodScheduled=False %s condition containing %q; have %s=%s %s %q", ns, name, reason, words,
+			last.Type, last.Status, last.Reason, last.Message)
 	}
 }
