@@ -382,3 +382,25 @@ func (c *cluster) wantPodScheduledFalse(t *testing.T, ns, name, reason string, w
 			last.Type, last.Status, last.Reason, last.Message)
 	}
 }
+
+// wantPodScheduled waits until pod name carries PodScheduled=True.
+func (c *cluster) wantPodScheduled(t *testing.T, ns, name string) {
+	t.Helper()
+	var last v1.PodCondition
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := c.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == v1.PodScheduled {
+				last = cond
+				return cond.Status == v1.ConditionTrue, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("%s/%s: PodScheduled not True; have %s %s %q", ns, name, last.Status, last.Reason, last.Message)
+	}
+}

@@ -345,7 +345,9 @@ func leastSpareTime(t *testing.T, c *cluster) {
 // reduce slot; a Job with φ 0.7. The maps bound are those dbs's
 // heartbeat starts; the reduce is held back (HeldBack, retriable) until
 // its job's map finishes, then bound; φ 0.7 is held back naming
-// schedkit.io/phi. No pod has finished, so no job has a task time and
+// schedkit.io/phi. Both held pods carry PodScheduled=False, reason
+// HeldBack, with the hold's message; the reduce, once bound,
+// PodScheduled=True. No pod has finished, so no job has a task time and
 // dbs moves none between queues.
 func deadlineBudget(t *testing.T, c *cluster) {
 	ns := "dbs"
@@ -382,6 +384,8 @@ func deadlineBudget(t *testing.T, c *cluster) {
 	}
 	c.wantEvent(t, ns, "bad-0", heldpods.EventReasonHeldBack, podjob.AnnotationPhi, `"0.7"`)
 	c.wantEvent(t, ns, "red-r0", heldpods.EventReasonHeldBack, "maps have finished")
+	c.wantPodScheduledFalse(t, ns, "bad-0", heldpods.ConditionReasonHeldBack, podjob.AnnotationPhi, `"0.7"`)
+	c.wantPodScheduledFalse(t, ns, "red-r0", heldpods.ConditionReasonHeldBack, "maps have finished")
 	for _, j := range jobs {
 		for _, r := range []string{"QueuePromoted", "QueueDemoted"} {
 			if ev := c.events(t, ns, j.Name, r); len(ev) > 0 {
@@ -394,6 +398,8 @@ func deadlineBudget(t *testing.T, c *cluster) {
 	}
 	c.finish(t, ns, "red-m0", 20*time.Second)
 	waitFor(t, "red-r0 bound after its map finished", 30*time.Second, func() bool { return slices.Contains(c.bound(t, ns), "red-r0") })
+	// Released and bound: the binding's PodScheduled=True, no hold left.
+	c.wantPodScheduled(t, ns, "red-r0")
 }
 
 // fineGrained, on a node of 4 CPUs and 8Gi, every pod unpredictable
