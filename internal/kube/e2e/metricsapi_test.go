@@ -186,6 +186,12 @@ func (m *metricsStub) serve(w http.ResponseWriter, r *http.Request) {
 			l.Items = append(l.Items, pm)
 		}
 		body = l
+	case path == "/openapi/v2":
+		// The aggregator merges every aggregated server's OpenAPI (and
+		// logs an error each retry for a server that serves none).
+		body = map[string]any{"swagger": "2.0", "info": map[string]any{"title": "metrics stub", "version": "v1beta1"}, "paths": map[string]any{}}
+	case path == "/openapi/v3":
+		body = map[string]any{"paths": map[string]any{}}
 	default:
 		http.NotFound(w, r)
 		return
