@@ -340,9 +340,10 @@ func (c *cluster) run(t *testing.T, ns, name string) {
 	p.Status.Phase = v1.PodRunning
 	p.Status.StartTime = &st
 	p.Status.ContainerStatuses = nil
+	started := true
 	for _, ct := range p.Spec.Containers {
 		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, v1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: true,
-			Started: new(true), State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: st}}})
+			Started: &started, State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: st}}})
 	}
 	if _, err := c.client.CoreV1().Pods(ns).UpdateStatus(context.Background(), p, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
@@ -403,4 +404,34 @@ func (c *cluster) wantPodScheduled(t *testing.T, ns, name string) {
 	if err != nil {
 		t.Errorf("%s/%s: PodScheduled not True; have %s %s %q", ns, name, last.Status, last.Reason, last.Message)
 	}
+}
+
+// waitTriedAndBackedOff waits until kube-scheduler has tried each of the
+// named pods and found it unschedulable (its PodScheduled=False,
+// Unschedulable condition), then for their backoff (1 s after one
+// failed attempt) to end: a cluster event then moves them all to the
+// active queue together, where the queue sort alone orders them. (A pod
+// still backing off would wait in the backoff queue, which kube-scheduler
+// pops in order of backoff expiry once the active queue is empty.)
+func (c *cluster) waitTriedAndBackedOff(t *testing.T, ns string, names ...string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d pods tried in %s", len(names), ns), 60*time.Second, func() bool {
+		l, err := c.client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		tried := 0
+		for _, p := range l.Items {
+			if !slices.Contains(names, p.Name) {
+				continue
+			}
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == v1.PodScheduled && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
+					tried++
+				}
+			}
+		}
+		return tried == len(names)
+	})
+	time.Sleep(2 * time.Second)
 }

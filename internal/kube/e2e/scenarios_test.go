@@ -374,7 +374,10 @@ func deadlineBudget(t *testing.T, c *cluster) {
 	c.pod(t, ns, "red-r0", "schedkit-dbs", red, "reduce")
 	bad := c.job(t, ns, "bad", map[string]string{podjob.AnnotationPhi: "0.7", podjob.AnnotationBudget: "10", podjob.AnnotationRelativeDeadline: "1h"})
 	c.pod(t, ns, "bad-0", "schedkit-dbs", bad, "map")
-	time.Sleep(time.Second)
+	// The node comes once every pod that passes PreEnqueue has been tried
+	// (no node) and its backoff is over: the node's event moves them to
+	// the active queue together, in the plugin's order.
+	c.waitTriedAndBackedOff(t, ns, "hi-0", "hi-1", "hi-2", "mid-0", "mid-1", "mid-2", "lo-0", "lo-1", "lo-2", "red-m0")
 	c.addNode(t, "dbs-1", 3, 1, "8", "16Gi")
 
 	got := c.settle(t, ns, 3)
