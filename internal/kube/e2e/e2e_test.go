@@ -132,6 +132,16 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 // and waits until its slots are advertised.
 func (c *cluster) addNode(t *testing.T, name string, maps, reduces int, cpu, mem string) {
 	t.Helper()
+	c.addNodeTainted(t, name, maps, reduces, cpu, mem, nil)
+}
+
+// holdTaint keeps pods off a node until the test removes it (untaint).
+var holdTaint = v1.Taint{Key: "schedkit.io/e2e-hold", Effect: v1.TaintEffectNoSchedule}
+
+// addNodeTainted is addNode with the node's taints set to taints (nil:
+// none).
+func (c *cluster) addNodeTainted(t *testing.T, name string, maps, reduces int, cpu, mem string, taints []v1.Taint) {
+	t.Helper()
 	ctx := context.Background()
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 		"kubernetes.io/hostname": name,
@@ -166,7 +176,7 @@ func (c *cluster) addNode(t *testing.T, name string, maps, reduces int, cpu, mem
 		if err != nil {
 			return err
 		}
-		n.Spec.Taints = nil
+		n.Spec.Taints = taints
 		_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		return err
 	})
@@ -406,14 +416,33 @@ func (c *cluster) wantPodScheduled(t *testing.T, ns, name string) {
 	}
 }
 
+// untaint removes every taint of node name.
+func (c *cluster) untaint(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Spec.Taints = nil
+		_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // waitTriedAndBackedOff waits until kube-scheduler has tried each of the
 // named pods and found it unschedulable (its PodScheduled=False,
-// Unschedulable condition), then for their backoff (1 s after one
-// failed attempt) to end: a cluster event then moves them all to the
+// Unschedulable condition, its message containing msg), then for
+// backoff to pass (the pods' backoff: 1 s after one failed attempt,
+// doubling with each): a cluster event then moves them all to the
 // active queue together, where the queue sort alone orders them. (A pod
 // still backing off would wait in the backoff queue, which kube-scheduler
 // pops in order of backoff expiry once the active queue is empty.)
-func (c *cluster) waitTriedAndBackedOff(t *testing.T, ns string, names ...string) {
+func (c *cluster) waitTriedAndBackedOff(t *testing.T, ns, msg string, backoff time.Duration, names ...string) {
 	t.Helper()
 	waitFor(t, fmt.Sprintf("%d pods tried in %s", len(names), ns), 60*time.Second, func() bool {
 		l, err := c.client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
@@ -426,12 +455,13 @@ func (c *cluster) waitTriedAndBackedOff(t *testing.T, ns string, names ...string
 				continue
 			}
 			for _, cond := range p.Status.Conditions {
-				if cond.Type == v1.PodScheduled && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
+				if cond.Type == v1.PodScheduled && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable &&
+					strings.Contains(cond.Message, msg) {
 					tried++
 				}
 			}
 		}
 		return tried == len(names)
 	})
-	time.Sleep(2 * time.Second)
+	time.Sleep(backoff)
 }

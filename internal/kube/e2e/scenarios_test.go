@@ -374,11 +374,23 @@ func deadlineBudget(t *testing.T, c *cluster) {
 	c.pod(t, ns, "red-r0", "schedkit-dbs", red, "reduce")
 	bad := c.job(t, ns, "bad", map[string]string{podjob.AnnotationPhi: "0.7", podjob.AnnotationBudget: "10", podjob.AnnotationRelativeDeadline: "1h"})
 	c.pod(t, ns, "bad-0", "schedkit-dbs", bad, "map")
-	// The node comes once every pod that passes PreEnqueue has been tried
-	// (no node) and its backoff is over: the node's event moves them to
-	// the active queue together, in the plugin's order.
-	c.waitTriedAndBackedOff(t, ns, "hi-0", "hi-1", "hi-2", "mid-0", "mid-1", "mid-2", "lo-0", "lo-1", "lo-2", "red-m0")
-	c.addNode(t, "dbs-1", 3, 1, "8", "16Gi")
+	// The pods wait together in the unschedulable queue, then one event
+	// moves them to the active queue, where the plugin's order alone
+	// decides. That event must not change what the plugin reads: a node
+	// that arrives (its slots) is seen by the plugin's informer handler
+	// and by the scheduling queue's on goroutines of their own, and a
+	// queue that sorts the pods before the plugin has seen the node
+	// orders them by a cluster without slots (every High job's pods
+	// first: the scenario failed that way 2 of 4 warm runs). So the node
+	// arrives tainted (the plugin counts it, the pods do not fit), and
+	// the event is the taint's removal. Each pod is first tried with no
+	// node, then on the tainted node; the taint goes once the second
+	// attempt's backoff (2 s) is over.
+	pending := []string{"hi-0", "hi-1", "hi-2", "mid-0", "mid-1", "mid-2", "lo-0", "lo-1", "lo-2", "red-m0"}
+	c.waitTriedAndBackedOff(t, ns, "", 0, pending...)
+	c.addNodeTainted(t, "dbs-1", 3, 1, "8", "16Gi", []v1.Taint{holdTaint})
+	c.waitTriedAndBackedOff(t, ns, "untolerated taint", 3*time.Second, pending...)
+	c.untaint(t, "dbs-1")
 
 	got := c.settle(t, ns, 3)
 	want := dbsExpect(t, c, ns, jobs, 3, 1, got)
