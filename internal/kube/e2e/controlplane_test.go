@@ -110,8 +110,8 @@ func start(t *testing.T, dir, name, bin string, args ...string) *process {
 		<-p.done
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
-			if len(b) > 4000 {
-				b = b[len(b)-4000:]
+			if len(b) > 12000 {
+				b = b[len(b)-12000:]
 			}
 			t.Logf("%s log tail:\n%s", name, b)
 		}
@@ -195,7 +195,7 @@ func startCluster(t *testing.T, b bins) *cluster {
 		"--service-account-issuer", "https://kubernetes.default.svc", "--service-account-key-file", keyFile,
 		"--service-account-signing-key-file", keyFile, "--token-auth-file", tokens,
 		"--authorization-mode", "RBAC", "--enable-priority-and-fairness=false", "--profiling=false"},
-		fp.apiserverFlags()...)...)
+		append(fp.apiserverFlags(), "--client-ca-file", writeClientCA(t, dir))...)...)
 	c := &cluster{dir: dir, url: "https://127.0.0.1:" + strconv.Itoa(ap), frontProxy: fp}
 	c.admin = &rest.Config{Host: c.url, BearerToken: adminToken, TLSClientConfig: rest.TLSClientConfig{Insecure: true}, QPS: 100, Burst: 200}
 	c.client = kubernetes.NewForConfigOrDie(c.admin)
@@ -304,7 +304,7 @@ func checkLogs(t *testing.T, procs map[string]*process) {
 	t.Helper()
 	for name, p := range procs {
 		for _, bad := range []string{"forbidden", "no configuration has been provided", "address already in use",
-			`"extension-apiserver-authentication" not found`} {
+			`"extension-apiserver-authentication" not found`, "missing content for CA bundle"} {
 			if l := p.logLines(bad); len(l) > 0 {
 				t.Errorf("%s's log has %q:\n%s", name, bad, strings.Join(l, "\n"))
 			}

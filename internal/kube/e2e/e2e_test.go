@@ -75,8 +75,12 @@ func TestE2E(t *testing.T) {
 	// schedulers' delegated authentication reads it.
 	if cm, err := c.client.CoreV1().ConfigMaps("kube-system").Get(context.Background(), "extension-apiserver-authentication", metav1.GetOptions{}); err != nil {
 		t.Errorf("ConfigMap kube-system/extension-apiserver-authentication: %v", err)
-	} else if cm.Data["requestheader-client-ca-file"] == "" {
-		t.Errorf("ConfigMap kube-system/extension-apiserver-authentication has no requestheader-client-ca-file")
+	} else {
+		for _, k := range []string{"client-ca-file", "requestheader-client-ca-file"} {
+			if cm.Data[k] == "" {
+				t.Errorf("ConfigMap kube-system/extension-apiserver-authentication has no %s", k)
+			}
+		}
 	}
 	t2 := time.Now()
 	metrics := startMetricsStub(t, c.frontProxy)

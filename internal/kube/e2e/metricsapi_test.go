@@ -45,26 +45,51 @@ type frontProxy struct {
 	pool                      *x509.CertPool
 }
 
-// newFrontProxy writes a front-proxy CA and a client certificate
-// (CN frontProxyName) it signs into dir.
-func newFrontProxy(t *testing.T, dir string) *frontProxy {
+// newCA returns a self-signed CA named cn: its certificate (parsed and
+// DER) and key.
+func newCA(t *testing.T, cn string) (*x509.Certificate, []byte, *ecdsa.PrivateKey) {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "front-proxy-ca"},
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, err := x509.ParseCertificate(caDER)
+	ca, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ca, der, key
+}
+
+// writeClientCA writes a CA for kube-apiserver's --client-ca-file into
+// dir and returns the file. No client presents a certificate it signs
+// (the test authenticates with tokens), but a cluster always has one,
+// and without it the ConfigMap the schedulers' delegated authentication
+// reads has no client-ca-file, which each of them logs every few
+// seconds ("missing content for CA bundle").
+func writeClientCA(t *testing.T, dir string) string {
+	t.Helper()
+	_, der, _ := newCA(t, "client-ca")
+	file := filepath.Join(dir, "client-ca.crt")
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// newFrontProxy writes a front-proxy CA and a client certificate
+// (CN frontProxyName) it signs into dir.
+func newFrontProxy(t *testing.T, dir string) *frontProxy {
+	t.Helper()
+	ca, caDER, caKey := newCA(t, "front-proxy-ca")
+	now := time.Now()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
