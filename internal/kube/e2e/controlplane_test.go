@@ -110,8 +110,8 @@ func start(t *testing.T, dir, name, bin string, args ...string) *process {
 		<-p.done
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
-			if len(b) > 4000 {
-				b = b[len(b)-4000:]
+			if len(b) > 12000 {
+				b = b[len(b)-12000:]
 			}
 			t.Logf("%s log tail:\n%s", name, b)
 		}
@@ -142,12 +142,14 @@ func (p *process) logLines(s string) []string {
 }
 
 // cluster is a control plane the test started: etcd and kube-apiserver
-// on 127.0.0.1, RBAC on, and an admin client.
+// on 127.0.0.1, RBAC on, the aggregation layer's front proxy, and an
+// admin client.
 type cluster struct {
-	dir    string
-	url    string
-	admin  *rest.Config
-	client kubernetes.Interface
+	dir        string
+	url        string
+	admin      *rest.Config
+	client     kubernetes.Interface
+	frontProxy *frontProxy
 }
 
 const adminToken = "schedkit-e2e-admin"
@@ -155,7 +157,12 @@ const adminToken = "schedkit-e2e-admin"
 // startCluster starts etcd and kube-apiserver and waits until the API
 // server is ready. The loopback API server runs with
 // --endpoint-reconciler-type=none (it cannot advertise 127.0.0.1 as the
-// kubernetes Service's endpoint).
+// kubernetes Service's endpoint) and with the aggregation layer's
+// front-proxy flags (requestheader CA, allowed names and headers, proxy
+// client certificate): they let it proxy metrics.k8s.io to the stub, and
+// make it publish the ConfigMap kube-system/extension-apiserver-authentication
+// which the schedulers' delegated authentication reads (without them the
+// ConfigMap does not exist and every scheduler logs that it is not found).
 func startCluster(t *testing.T, b bins) *cluster {
 	t.Helper()
 	dir := t.TempDir()
@@ -179,15 +186,17 @@ func startCluster(t *testing.T, b bins) *cluster {
 	if err := os.WriteFile(tokens, []byte(adminToken+`,admin,admin-uid,"system:masters"`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	fp := newFrontProxy(t, dir)
 	ap := freePort(t)
-	start(t, dir, "kube-apiserver", b.apiserver,
+	start(t, dir, "kube-apiserver", b.apiserver, append([]string{
 		"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(ap), "--cert-dir", filepath.Join(dir, "certs"),
 		"--service-cluster-ip-range", "10.0.0.0/24", "--endpoint-reconciler-type", "none",
 		"--service-account-issuer", "https://kubernetes.default.svc", "--service-account-key-file", keyFile,
 		"--service-account-signing-key-file", keyFile, "--token-auth-file", tokens,
-		"--authorization-mode", "RBAC", "--enable-priority-and-fairness=false", "--profiling=false")
-	c := &cluster{dir: dir, url: "https://127.0.0.1:" + strconv.Itoa(ap)}
+		"--authorization-mode", "RBAC", "--enable-priority-and-fairness=false", "--profiling=false"},
+		append(fp.apiserverFlags(), "--client-ca-file", writeClientCA(t, dir))...)...)
+	c := &cluster{dir: dir, url: "https://127.0.0.1:" + strconv.Itoa(ap), frontProxy: fp}
 	c.admin = &rest.Config{Host: c.url, BearerToken: adminToken, TLSClientConfig: rest.TLSClientConfig{Insecure: true}, QPS: 100, Burst: 200}
 	c.client = kubernetes.NewForConfigOrDie(c.admin)
 	ctx := context.Background()
@@ -294,7 +303,8 @@ func (c *cluster) scheduler(t *testing.T, b bins, name string) *process {
 func checkLogs(t *testing.T, procs map[string]*process) {
 	t.Helper()
 	for name, p := range procs {
-		for _, bad := range []string{"forbidden", "no configuration has been provided", "address already in use"} {
+		for _, bad := range []string{"forbidden", "no configuration has been provided", "address already in use",
+			`"extension-apiserver-authentication" not found`, "missing content for CA bundle"} {
 			if l := p.logLines(bad); len(l) > 0 {
 				t.Errorf("%s's log has %q:\n%s", name, bad, strings.Join(l, "\n"))
 			}

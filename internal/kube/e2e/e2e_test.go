@@ -71,6 +71,21 @@ func TestE2E(t *testing.T) {
 	c := startCluster(t, *binaries)
 	t.Logf("control plane ready in %v", time.Since(t0).Round(time.Millisecond))
 	c.apply(t)
+	// Published by kube-apiserver from its requestheader flags; the
+	// schedulers' delegated authentication reads it.
+	if cm, err := c.client.CoreV1().ConfigMaps("kube-system").Get(context.Background(), "extension-apiserver-authentication", metav1.GetOptions{}); err != nil {
+		t.Errorf("ConfigMap kube-system/extension-apiserver-authentication: %v", err)
+	} else {
+		for _, k := range []string{"client-ca-file", "requestheader-client-ca-file"} {
+			if cm.Data[k] == "" {
+				t.Errorf("ConfigMap kube-system/extension-apiserver-authentication has no %s", k)
+			}
+		}
+	}
+	t2 := time.Now()
+	metrics := startMetricsStub(t, c.frontProxy)
+	c.registerMetrics(t, metrics)
+	t.Logf("metrics.k8s.io (the stub) available in %v", time.Since(t2).Round(time.Millisecond))
 
 	out, err := exec.Command(binaries.scheduler, "--version").CombinedOutput()
 	if v := strings.TrimSpace(string(out)); err != nil || !strings.HasPrefix(v, "Kubernetes v1.") {
@@ -96,7 +111,7 @@ func TestE2E(t *testing.T) {
 
 	t.Run("LeastSpareTime", func(t *testing.T) { leastSpareTime(t, c) })
 	t.Run("DeadlineBudget", func(t *testing.T) { deadlineBudget(t, c) })
-	t.Run("FineGrained", func(t *testing.T) { fineGrained(t, c) })
+	t.Run("FineGrained", func(t *testing.T) { fineGrained(t, c, metrics) })
 	for name, p := range procs {
 		if p.exited() {
 			t.Errorf("%s exited", name)
@@ -120,6 +135,16 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 // not-ready taint the API server adds (no node controller removes it),
 // and waits until its slots are advertised.
 func (c *cluster) addNode(t *testing.T, name string, maps, reduces int, cpu, mem string) {
+	t.Helper()
+	c.addNodeTainted(t, name, maps, reduces, cpu, mem, nil)
+}
+
+// holdTaint keeps pods off a node until the test removes it (untaint).
+var holdTaint = v1.Taint{Key: "schedkit.io/e2e-hold", Effect: v1.TaintEffectNoSchedule}
+
+// addNodeTainted is addNode with the node's taints set to taints (nil:
+// none).
+func (c *cluster) addNodeTainted(t *testing.T, name string, maps, reduces int, cpu, mem string, taints []v1.Taint) {
 	t.Helper()
 	ctx := context.Background()
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
@@ -155,7 +180,7 @@ func (c *cluster) addNode(t *testing.T, name string, maps, reduces int, cpu, mem
 		if err != nil {
 			return err
 		}
-		n.Spec.Taints = nil
+		n.Spec.Taints = taints
 		_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		return err
 	})
@@ -308,4 +333,139 @@ func (c *cluster) finish(t *testing.T, ns, name string, d time.Duration) {
 	if _, err := c.client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// get reads a pod back.
+func (c *cluster) get(t *testing.T, ns, name string) *v1.Pod {
+	t.Helper()
+	p, err := c.client.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run marks a bound pod Running, its containers started (as its kubelet
+// would).
+func (c *cluster) run(t *testing.T, ns, name string) {
+	t.Helper()
+	p := c.get(t, ns, name)
+	st := metav1.Now()
+	p.Status.Phase = v1.PodRunning
+	p.Status.StartTime = &st
+	p.Status.ContainerStatuses = nil
+	started := true
+	for _, ct := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, v1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: true,
+			Started: &started, State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: st}}})
+	}
+	if _, err := c.client.CoreV1().Pods(ns).UpdateStatus(context.Background(), p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantPodScheduledFalse waits until pod name carries the condition
+// PodScheduled=False with reason, its message containing every one of
+// words.
+func (c *cluster) wantPodScheduledFalse(t *testing.T, ns, name, reason string, words ...string) {
+	t.Helper()
+	var last v1.PodCondition
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := c.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type != v1.PodScheduled {
+				continue
+			}
+			last = cond
+			if cond.Status != v1.ConditionFalse || cond.Reason != reason {
+				return false, nil
+			}
+			for _, w := range words {
+				if !strings.Contains(cond.Message, w) {
+					return false, nil
+				}
+			}
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("%s/%s: no PodScheduled=False %s condition containing %q; have %s=%s %s %q", ns, name, reason, words,
+			last.Type, last.Status, last.Reason, last.Message)
+	}
+}
+
+// wantPodScheduled waits until pod name carries PodScheduled=True.
+func (c *cluster) wantPodScheduled(t *testing.T, ns, name string) {
+	t.Helper()
+	var last v1.PodCondition
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := c.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == v1.PodScheduled {
+				last = cond
+				return cond.Status == v1.ConditionTrue, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("%s/%s: PodScheduled not True; have %s %s %q", ns, name, last.Status, last.Reason, last.Message)
+	}
+}
+
+// untaint removes every taint of node name.
+func (c *cluster) untaint(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Spec.Taints = nil
+		_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitTriedAndBackedOff waits until kube-scheduler has tried each of the
+// named pods and found it unschedulable (its PodScheduled=False,
+// Unschedulable condition, its message containing msg), then for
+// backoff to pass (the pods' backoff: 1 s after one failed attempt,
+// doubling with each): a cluster event then moves them all to the
+// active queue together, where the queue sort alone orders them. (A pod
+// still backing off would wait in the backoff queue, which kube-scheduler
+// pops in order of backoff expiry once the active queue is empty.)
+func (c *cluster) waitTriedAndBackedOff(t *testing.T, ns, msg string, backoff time.Duration, names ...string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d pods tried in %s", len(names), ns), 60*time.Second, func() bool {
+		l, err := c.client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		tried := 0
+		for _, p := range l.Items {
+			if !slices.Contains(names, p.Name) {
+				continue
+			}
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == v1.PodScheduled && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable &&
+					strings.Contains(cond.Message, msg) {
+					tried++
+				}
+			}
+		}
+		return tried == len(names)
+	})
+	time.Sleep(backoff)
 }

@@ -14,9 +14,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/fgm"
 	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 	"github.com/schedkit/schedkit/lss"
@@ -343,7 +345,9 @@ func leastSpareTime(t *testing.T, c *cluster) {
 // reduce slot; a Job with φ 0.7. The maps bound are those dbs's
 // heartbeat starts; the reduce is held back (HeldBack, retriable) until
 // its job's map finishes, then bound; φ 0.7 is held back naming
-// schedkit.io/phi. No pod has finished, so no job has a task time and
+// schedkit.io/phi. Both held pods carry PodScheduled=False, reason
+// HeldBack, with the hold's message; the reduce, once bound,
+// PodScheduled=True. No pod has finished, so no job has a task time and
 // dbs moves none between queues.
 func deadlineBudget(t *testing.T, c *cluster) {
 	ns := "dbs"
@@ -370,8 +374,23 @@ func deadlineBudget(t *testing.T, c *cluster) {
 	c.pod(t, ns, "red-r0", "schedkit-dbs", red, "reduce")
 	bad := c.job(t, ns, "bad", map[string]string{podjob.AnnotationPhi: "0.7", podjob.AnnotationBudget: "10", podjob.AnnotationRelativeDeadline: "1h"})
 	c.pod(t, ns, "bad-0", "schedkit-dbs", bad, "map")
-	time.Sleep(time.Second)
-	c.addNode(t, "dbs-1", 3, 1, "8", "16Gi")
+	// The pods wait together in the unschedulable queue, then one event
+	// moves them to the active queue, where the plugin's order alone
+	// decides. That event must not change what the plugin reads: a node
+	// that arrives (its slots) is seen by the plugin's informer handler
+	// and by the scheduling queue's on goroutines of their own, and a
+	// queue that sorts the pods before the plugin has seen the node
+	// orders them by a cluster without slots (every High job's pods
+	// first: the scenario failed that way 2 of 4 warm runs). So the node
+	// arrives tainted (the plugin counts it, the pods do not fit), and
+	// the event is the taint's removal. Each pod is first tried with no
+	// node, then on the tainted node; the taint goes once the second
+	// attempt's backoff (2 s) is over.
+	pending := []string{"hi-0", "hi-1", "hi-2", "mid-0", "mid-1", "mid-2", "lo-0", "lo-1", "lo-2", "red-m0"}
+	c.waitTriedAndBackedOff(t, ns, "", 0, pending...)
+	c.addNodeTainted(t, "dbs-1", 3, 1, "8", "16Gi", []v1.Taint{holdTaint})
+	c.waitTriedAndBackedOff(t, ns, "untolerated taint", 3*time.Second, pending...)
+	c.untaint(t, "dbs-1")
 
 	got := c.settle(t, ns, 3)
 	want := dbsExpect(t, c, ns, jobs, 3, 1, got)
@@ -380,6 +399,8 @@ func deadlineBudget(t *testing.T, c *cluster) {
 	}
 	c.wantEvent(t, ns, "bad-0", heldpods.EventReasonHeldBack, podjob.AnnotationPhi, `"0.7"`)
 	c.wantEvent(t, ns, "red-r0", heldpods.EventReasonHeldBack, "maps have finished")
+	c.wantPodScheduledFalse(t, ns, "bad-0", heldpods.ConditionReasonHeldBack, podjob.AnnotationPhi, `"0.7"`)
+	c.wantPodScheduledFalse(t, ns, "red-r0", heldpods.ConditionReasonHeldBack, "maps have finished")
 	for _, j := range jobs {
 		for _, r := range []string{"QueuePromoted", "QueueDemoted"} {
 			if ev := c.events(t, ns, j.Name, r); len(ev) > 0 {
@@ -392,39 +413,112 @@ func deadlineBudget(t *testing.T, c *cluster) {
 	}
 	c.finish(t, ns, "red-m0", 20*time.Second)
 	waitFor(t, "red-r0 bound after its map finished", 30*time.Second, func() bool { return slices.Contains(c.bound(t, ns), "red-r0") })
+	// Released and bound: the binding's PodScheduled=True, no hold left.
+	c.wantPodScheduled(t, ns, "red-r0")
 }
 
-// fineGrained: a node of 4 CPUs; pod a requests 3.9 CPUs and is bound
-// (unpredictable: matched by its request over the horizon); pod b
-// requests 1 CPU and is refused (FailedScheduling); pod bad has a
-// malformed data size and is held back naming schedkit.io/data-size.
-// Then a is deleted (a watch event) and b is bound. The metrics API is not served here, so
-// the feed's reads fail (logged) and nothing is learned.
-func fineGrained(t *testing.T, c *cluster) {
+// fineGrained, on a node of 4 CPUs and 8Gi, every pod unpredictable
+// (no similarity annotations: matched by its requests):
+//
+//  1. pod a requests 3.9 CPUs and is bound; then b (1 CPU) and small
+//     (50m) arrive: b is refused (FailedScheduling), small is bound, each
+//     as fgm decides — small only because Algorithm 1's line 1 adds the
+//     compression allowance to the CPU's 0.1 free (fgm without
+//     compression refuses it as used up); bad has a malformed data size
+//     and is refused naming schedkit.io/data-size.
+//  2. a is deleted (a watch event) and b is bound.
+//  3. The metrics API (the stub, through the aggregation layer): b and
+//     small run, a foreign pod hog runs two containers of 3Gi, and the
+//     node measures 6.5Gi used. Once the feed has read them (as the
+//     shipped ServiceAccount), pod m (500m, 2Gi — its requests fit the
+//     node, so NodeResourcesFit admits it) is refused by FineGrained as
+//     fgm refuses it with that sample, where without a sample fgm would
+//     allocate it. Then hog's usage drops; after the next read the plugin
+//     retries m and it is bound, as fgm allocates it then.
+func fineGrained(t *testing.T, c *cluster, m *metricsStub) {
 	ns := "fgm"
+	ctx := context.Background()
 	c.namespace(t, ns)
 	defer c.cleanup(t, ns)
 	c.addNode(t, "fgm-1", 0, 0, "4", "8Gi")
-	req := func(cpu string) func(*v1.Pod) {
+	node, err := c.client.CoreV1().Nodes().Get(ctx, "fgm-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(cpu, mem string) func(*v1.Pod) {
 		return func(p *v1.Pod) {
-			p.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("100Mi")}
+			p.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem)}
 		}
 	}
-	c.pod(t, ns, "a", "schedkit-fgm", nil, "", req("3900m"))
-	time.Sleep(1100 * time.Millisecond) // a queued first
-	c.pod(t, ns, "b", "schedkit-fgm", nil, "", req("1"))
-	c.pod(t, ns, "bad", "schedkit-fgm", nil, "", req("50m"), func(p *v1.Pod) {
+	a := c.pod(t, ns, "a", "schedkit-fgm", nil, "", req("3900m", "100Mi"))
+	c.settle(t, ns, 1)
+	b := c.pod(t, ns, "b", "schedkit-fgm", nil, "", req("1", "100Mi"))
+	small := c.pod(t, ns, "small", "schedkit-fgm", nil, "", req("50m", "100Mi"))
+	c.pod(t, ns, "bad", "schedkit-fgm", nil, "", req("50m", "100Mi"), func(p *v1.Pod) {
 		p.Annotations = map[string]string{"schedkit.io/logic": "wordcount", "schedkit.io/data-size": "lots"}
 	})
-	got := c.settle(t, ns, 1)
-	if !slices.Equal(got, []string{"a"}) {
-		t.Errorf("bound %v, want [a]", got)
+	got := c.settle(t, ns, 2)
+	if !slices.Equal(got, []string{"a", "small"}) {
+		t.Errorf("bound %v, want [a small]", got)
+	}
+	if !fgmAllocates(t, node, []*v1.Pod{a}, nil, small, fgm.Ablations{}) {
+		t.Errorf("fgm refuses small beside a; the plugin bound it")
+	}
+	if fgmAllocates(t, node, []*v1.Pod{a}, nil, small, fgm.Ablations{NoCompression: true}) {
+		t.Errorf("fgm without compression allocates small beside a: the allowance is not why it is placed")
+	}
+	if fgmAllocates(t, node, []*v1.Pod{a, small}, nil, b, fgm.Ablations{}) {
+		t.Errorf("fgm allocates b beside a and small; the plugin refused it")
 	}
 	c.wantEvent(t, ns, "b", "FailedScheduling", "0/1 nodes are available")
 	c.wantEvent(t, ns, "bad", heldpods.EventReasonHeldBack, "schedkit.io/data-size", `"lots"`)
+	c.wantPodScheduledFalse(t, ns, "bad", v1.PodReasonUnschedulable, "schedkit.io/data-size", `"lots"`)
 	zero := int64(0)
-	if err := c.client.CoreV1().Pods(ns).Delete(context.Background(), "a", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+	if err := c.client.CoreV1().Pods(ns).Delete(ctx, "a", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "b bound after a went", 30*time.Second, func() bool { return slices.Contains(c.bound(t, ns), "b") })
+	b = c.get(t, ns, "b")
+
+	// Measured usage, through the metrics API.
+	c.pod(t, ns, "hog", "default-scheduler", nil, "", req("100m", "100Mi"), func(p *v1.Pod) {
+		p.Spec.NodeName = "fgm-1"
+		p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: "side", Image: "task"})
+	})
+	for _, p := range []string{"b", "small", "hog"} {
+		c.run(t, ns, p)
+	}
+	use := func(cpu, mem string) v1.ResourceList {
+		return v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem)}
+	}
+	container := func(name string, u v1.ResourceList) metricsv1beta1.ContainerMetrics {
+		return metricsv1beta1.ContainerMetrics{Name: name, Usage: u}
+	}
+	sample := &fgmSample{node: use("2", "6656Mi"), pods: map[string]v1.ResourceList{"b": use("800m", "300Mi"), "small": use("20m", "50Mi")}}
+	m.setPod(ns, "b", container("task", sample.pods["b"]))
+	m.setPod(ns, "small", container("task", sample.pods["small"]))
+	m.setPod(ns, "hog", container("task", use("500m", "3Gi")), container("side", use("500m", "3Gi")))
+	m.setNode("fgm-1", sample.node)
+	c.waitFeedRead(t, m)
+	mp := c.pod(t, ns, "m", "schedkit-fgm", nil, "", req("500m", "2Gi"))
+	ours := []*v1.Pod{b, c.get(t, ns, "small")}
+	if fgmAllocates(t, node, ours, sample, mp, fgm.Ablations{}) {
+		t.Errorf("fgm allocates m with the sample; the scenario expects a refusal")
+	}
+	if !fgmAllocates(t, node, ours, nil, mp, fgm.Ablations{}) {
+		t.Errorf("fgm refuses m without a sample: the measured usage is not why")
+	}
+	c.wantEvent(t, ns, "m", "FailedScheduling", "FineGrained: unpredictable pod requests memory 2Gi")
+	if got := c.bound(t, ns); slices.Contains(got, "m") {
+		t.Errorf("m bound although fgm refuses it with the measured usage")
+	}
+
+	// hog's usage drops: the next read retries m, and fgm allocates it.
+	sample.node = use("1500m", "1536Mi")
+	m.setPod(ns, "hog", container("task", use("300m", "500Mi")), container("side", use("300m", "500Mi")))
+	m.setNode("fgm-1", sample.node)
+	if !fgmAllocates(t, node, ours, sample, mp, fgm.Ablations{}) {
+		t.Errorf("fgm refuses m with the lower sample")
+	}
+	waitFor(t, "m bound after the usage dropped", 40*time.Second, func() bool { return slices.Contains(c.bound(t, ns), "m") })
 }

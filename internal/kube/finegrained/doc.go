@@ -19,9 +19,10 @@
 // their pod-template-hash) and schedkit.io/data-size. Usage reaches the
 // plugin through a UsageFeed: finished pods' usage samples teach the
 // History, node samples give the foreign load. A host embedding the
-// scheduler passes its feed with NewWithFeed; the args' recordedFeed
-// replays a JSON Recording; without either, nothing is learned and every
-// pod is matched by its requests.
+// scheduler passes its feed with NewWithFeed; the args' metricsFeed
+// reads the metrics API (MetricsFeed), their recordedFeed replays a JSON
+// Recording; without any, nothing is learned and every pod is matched by
+// its requests.
 //
 // # The operator's duties
 //
@@ -100,10 +101,11 @@
 //     reservation instead when no task is sampled).
 //   - A bound pod is predicted once, when reserved or first seen; later
 //     learning does not revise it (fgm also predicts at allocation).
-//   - No metrics feed is built: production needs one reading the
-//     kubelet summary API or a metrics pipeline.
+//   - The metrics feed (MetricsFeed, args metricsFeed: true) sees usage
+//     at the metrics API's resolution: a pod's run after its last
+//     sample, and a pod shorter than one interval, are not seen.
 //   - A refused pod is retried on cluster events (the plugin registers no
-//     narrower ones) or kube-scheduler's periodic flush; new usage
-//     samples alone do not requeue it.
+//     narrower ones) and after every feed read (new samples, or
+//     predicted stages that ended, can change fgm's answer).
 //   - Plans of pods that are gone are dropped at the next feed read.
 package finegrained

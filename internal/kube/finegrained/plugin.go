@@ -260,7 +260,9 @@ func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod
 	t, err := podtask.FromPod(p)
 	if err != nil {
 		st := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
-		pl.holds.Hold(ctx, p, st.Message(), false)
+		// kube-scheduler sets the failed cycle's PodScheduled=False
+		// condition itself.
+		pl.holds.Refuse(ctx, p, st.Message())
 		return nil, st
 	}
 	// Retried every FeedInterval until Reserve releases it.

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -26,6 +27,7 @@ type handle struct {
 func (h handle) SharedInformerFactory() informers.SharedInformerFactory { return h.f }
 func (h handle) EventRecorder() events.EventRecorderLogger              { return events.NewFakeRecorder(10) }
 func (h handle) Activate(klog.Logger, map[string]*v1.Pod)               {}
+func (h handle) ClientSet() kubernetes.Interface                        { return nil }
 
 // Plans of pods that are gone are dropped at the next feed read.
 func TestPlansPruned(t *testing.T) {

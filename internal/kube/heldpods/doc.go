@@ -6,8 +6,21 @@
 //     and no log line below verbosity 4 for a pod a PreEnqueue plugin
 //     holds back, so a message naming a malformed annotation would never
 //     reach anyone. Tracker.Hold records a Warning event on the pod
-//     (reason EventReasonHeldBack, the plugin's message as its note) and
-//     logs it at the default verbosity, once per pod and message.
+//     (reason EventReasonHeldBack, the plugin's message as its note),
+//     logs it at the default verbosity, and sets the pod's condition
+//     PodScheduled=False, reason ConditionReasonHeldBack, the message,
+//     as kube-scheduler sets Unschedulable for a failed cycle (kubectl
+//     get pod shows it; so do controllers that read the condition) —
+//     once per pod and message. Release removes that condition when the
+//     plugin lets the pod through, unless kube-scheduler or the binding
+//     has replaced it since. The condition is written in the
+//     background (PreEnqueue runs under the scheduling queue's lock),
+//     one write at a time, each applying the tracker's state when it
+//     runs, with the pod's resourceVersion as a precondition. It needs
+//     patch on pods/status, which system:kube-scheduler grants. A
+//     refusal in a scheduling cycle (PreFilter, Filter) is reported with
+//     Tracker.Refuse: event and log line, no condition (kube-scheduler
+//     sets its own).
 //  2. Retrying as time passes. kube-scheduler retries an unschedulable
 //     pod on a cluster event a plugin registered, or after its flush of
 //     unschedulable pods (5 minutes). lss's and fgm's answers also
@@ -23,7 +36,8 @@
 //	go t.Run(ctx, interval)
 //	...
 //	st := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
-//	t.Hold(ctx, pod, st.Message(), false) // reported; retried only on its events
+//	t.Hold(ctx, pod, st.Message(), false) // PreEnqueue: reported, condition set; retried only on its events
+//	t.Refuse(ctx, pod, st.Message())      // PreFilter: reported, kube-scheduler sets the condition
 //	...
-//	t.Release(pod.UID) // placed (Reserve)
+//	t.Release(pod.UID) // let through (PreEnqueue passes, Reserve): condition removed
 package heldpods

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -16,6 +17,11 @@ import (
 // EventReasonHeldBack is the reason of the Warning event recorded on a
 // pod a plugin holds back or refuses.
 const EventReasonHeldBack = "HeldBack"
+
+// ConditionReasonHeldBack is the reason of the condition
+// PodScheduled=False set on a pod a plugin holds back in PreEnqueue
+// (Hold); its message is the plugin's.
+const ConditionReasonHeldBack = EventReasonHeldBack
 
 // eventAction is the event's action, as kube-scheduler's own
 // FailedScheduling events name theirs.
@@ -28,46 +34,71 @@ type Tracker struct {
 	plugin string
 	handle fwk.Handle
 	pods   corelisters.PodLister // nil: held pods are never pruned
+	client kubernetes.Interface  // nil: no condition is set
 
 	mu   sync.Mutex
 	held map[types.UID]*held
+
+	conds conditions
 }
 
 type held struct {
 	pod   *v1.Pod
 	msg   string
 	retry bool
+	cond  bool // the pod should carry the PodScheduled=False condition
 }
 
 // New returns the tracker of the plugin named plugin on the framework
-// handle h (its EventRecorder, its PodActivator and its pod informer,
-// whichever h has).
+// handle h (its EventRecorder, its PodActivator, its pod informer and
+// its ClientSet, whichever h has).
 func New(plugin string, h fwk.Handle) *Tracker {
 	t := &Tracker{plugin: plugin, handle: h, held: map[types.UID]*held{}}
-	if h != nil && h.SharedInformerFactory() != nil {
-		t.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
+	if h != nil {
+		if h.SharedInformerFactory() != nil {
+			t.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
+		}
+		t.client = h.ClientSet()
 	}
 	return t
 }
 
-// Hold records that the plugin held back or refused pod with message
+// Hold records that the plugin held back pod in PreEnqueue with message
 // msg. The first time a pod is held with a given message, a Warning
-// event (EventReasonHeldBack, note msg) is recorded on the pod and a log
-// line written at the default verbosity; holding it again with the same
+// event (EventReasonHeldBack, note msg) is recorded on the pod, a log
+// line written at the default verbosity, and the pod's condition
+// PodScheduled set to False, reason ConditionReasonHeldBack, message msg
+// (asynchronously; see the package doc); holding it again with the same
 // message reports nothing. With retry, Reactivate moves the pod back to
 // the active queue; without, it waits for the cluster events the plugin
 // registered (a fixed annotation arrives as one).
 func (t *Tracker) Hold(ctx context.Context, pod *v1.Pod, msg string, retry bool) {
+	t.hold(ctx, pod, msg, retry, true)
+}
+
+// Refuse records that the plugin refused pod in a scheduling cycle
+// (PreFilter, Filter) with message msg: reported as Hold reports, and
+// retried only on the plugin's cluster events, but without the
+// condition, which kube-scheduler sets itself for a failed cycle
+// (PodScheduled=False, reason Unschedulable, the cycle's message).
+func (t *Tracker) Refuse(ctx context.Context, pod *v1.Pod, msg string) {
+	t.hold(ctx, pod, msg, false, false)
+}
+
+func (t *Tracker) hold(ctx context.Context, pod *v1.Pod, msg string, retry, cond bool) {
 	if t == nil || pod == nil {
 		return
 	}
 	t.mu.Lock()
 	h := t.held[pod.UID]
-	report := h == nil || h.msg != msg
-	t.held[pod.UID] = &held{pod: pod, msg: msg, retry: retry}
+	report := h == nil || h.msg != msg || h.cond != cond
+	t.held[pod.UID] = &held{pod: pod, msg: msg, retry: retry, cond: cond}
 	t.mu.Unlock()
 	if !report {
 		return
+	}
+	if cond {
+		t.syncCondition(ctx, pod.Namespace, pod.Name, pod.UID)
 	}
 	klog.FromContext(ctx).Info("Pod held back", "plugin", t.plugin, "pod", klog.KObj(pod), "retry", retry, "message", msg)
 	if t.handle == nil {
@@ -96,14 +127,20 @@ func (t *Tracker) Retry(pod *v1.Pod) {
 }
 
 // Release forgets pod: the plugin let it through (a PreEnqueue that
-// passes, a Reserve).
+// passes, a Reserve). If Hold had set its condition, the condition is
+// removed (asynchronously), unless something else has replaced it since
+// (kube-scheduler's Unschedulable, the binding's PodScheduled=True).
 func (t *Tracker) Release(uid types.UID) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
+	h := t.held[uid]
 	delete(t.held, uid)
 	t.mu.Unlock()
+	if h != nil && h.cond {
+		t.syncCondition(context.Background(), h.pod.Namespace, h.pod.Name, uid)
+	}
 }
 
 // Held returns the message pod uid is held with, and whether it is held.

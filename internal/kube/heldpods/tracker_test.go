@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -26,6 +27,7 @@ type handle struct {
 	fwk.Handle
 	f   informers.SharedInformerFactory
 	rec *events.FakeRecorder
+	cs  kubernetes.Interface
 
 	mu        sync.Mutex
 	activated [][]string
@@ -33,6 +35,7 @@ type handle struct {
 
 func (h *handle) SharedInformerFactory() informers.SharedInformerFactory { return h.f }
 func (h *handle) EventRecorder() events.EventRecorderLogger              { return h.rec }
+func (h *handle) ClientSet() kubernetes.Interface                        { return h.cs }
 func (h *handle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
