@@ -53,7 +53,10 @@ type Plugin struct {
 	jobs      batchlisters.JobLister
 	nodes     corelisters.NodeLister
 
-	gen atomic.Uint64 // bumped by every pod, Job and node event
+	// gen counts the informer events that change dbs's order
+	// (changesOrder), deferred the others; evaluations and reorders
+	// count the work done (Stats).
+	gen, deferred, evaluations, reorders atomic.Uint64
 
 	mu      sync.Mutex
 	sched   *dbs.Scheduler
@@ -106,7 +109,7 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 		}
 		pl.handle = h
 		pl.holds = heldpods.New(Name, h)
-		l, err := podjob.NewListers(ctx, h, func() { pl.gen.Add(1) })
+		l, err := podjob.NewListersHandler(ctx, h, pl.changeHandler())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
@@ -230,10 +233,11 @@ func (j *job) setQueue(now time.Time, q dbs.Queue) {
 
 // view is the dbs order over one snapshot.
 type view struct {
-	gen   uint64
-	now   time.Time
-	snap  *podjob.Snapshot
-	known map[types.UID]bool
+	// gen and deferred are the event counts the snapshot was listed at.
+	gen, deferred uint64
+	now           time.Time
+	snap          *podjob.Snapshot
+	known         map[types.UID]bool
 	// seq is each ready pod's place in dbs.Queue's hand-out order.
 	seq map[types.UID]int
 	// jobErr holds jobs dbs refused (e.g. a deadline before submission).
@@ -270,8 +274,10 @@ func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 }
 
 // evaluate lists the cluster, brings dbs up to date and reads its order.
+// gen is the count of order-changing events the caller read before it.
 func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
-	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, jobErr: map[schedkit.JobID]error{}}
+	pl.evaluations.Add(1)
+	v := &view{gen: gen, deferred: pl.deferred.Load(), now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, jobErr: map[schedkit.JobID]error{}}
 	pods, err := podjob.ListPods(pl.pods, pl.succeeded)
 	var nodes []*v1.Node
 	if err == nil {
@@ -292,8 +298,7 @@ func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
 }
 
 // sync submits new jobs to dbs, updates known ones, removes gone ones,
-// runs Tick (dbs updates weights when TickInterval has passed) and reads
-// dbs.Queue into v.seq.
+// and reads the order (order).
 func (pl *Plugin) sync(v *view, now time.Time) error {
 	pl.cluster.c = v.snap.Cluster
 	pl.costNow = now
@@ -328,6 +333,24 @@ func (pl *Plugin) sync(v *view, now time.Time) error {
 			delete(pl.byID, id)
 		}
 	}
+	return pl.order(v, now)
+}
+
+// reorder is evaluate without listing the cluster, when no event came
+// since v was listed: dbs already has every job as it is, so only time
+// moved (a weight update may be due). It returns a new view over v's
+// snapshot.
+func (pl *Plugin) reorder(v *view, now time.Time) *view {
+	pl.reorders.Add(1)
+	w := &view{gen: v.gen, deferred: v.deferred, now: now, snap: v.snap, known: v.known, jobErr: v.jobErr, seq: make(map[types.UID]int, len(v.seq))}
+	pl.costNow = now
+	w.err = pl.order(w, now)
+	return w
+}
+
+// order runs dbs's Tick (dbs updates weights when TickInterval has
+// passed), keeps its moves for act, and reads dbs.Queue into v.seq.
+func (pl *Plugin) order(v *view, now time.Time) error {
 	moves, err := pl.sched.Tick(now, nil)
 	if err != nil {
 		return err
@@ -368,16 +391,25 @@ func (pl *Plugin) sync(v *view, now time.Time) error {
 // each promotion and demotion (and, with WriteQueueAnnotation, writes
 // schedkit.io/queue). It returns the moves. The plugin calls it every
 // TickInterval.
+//
+// Bindings and bound pods' status changes do not make the plugin
+// evaluate between Ticks (changesOrder); Tick passes them on to dbs: it
+// lists the cluster if any event came since the last evaluation, and
+// otherwise only re-reads dbs's order at now.
 func (pl *Plugin) Tick(ctx context.Context) []Move {
 	var moves []Move
 	pl.mu.Lock()
-	gen := pl.gen.Load()
+	gen, deferred := pl.gen.Load(), pl.deferred.Load()
 	now := pl.clock.Now()
 	if now.Before(pl.last) {
 		now = pl.last
 	}
 	pl.last = now
-	pl.view = pl.evaluate(now, gen)
+	if v := pl.view; v != nil && v.err == nil && v.gen == gen && v.deferred == deferred {
+		pl.view = pl.reorder(v, now)
+	} else {
+		pl.view = pl.evaluate(now, gen)
+	}
 	moves, pl.pending = pl.pending, nil
 	pl.mu.Unlock()
 	pl.act(ctx, moves)

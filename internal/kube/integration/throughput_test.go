@@ -107,7 +107,7 @@ func throughputRun(b *testing.B, file, schedulerName string) time.Duration {
 		}
 		objs = append(objs, p)
 	}
-	client := fake.NewClientset(objs...)
+	client := fake.NewSimpleClientset(objs...)
 	var bound atomic.Int64
 	done := make(chan struct{})
 	want := int64(*benchPods)
