@@ -63,10 +63,10 @@ type Plugin struct {
 	cluster *liveCluster
 	prices  [3]float64 // per dbs.Queue
 	byID    map[schedkit.JobID]*job
-	costNow time.Time // the now CostSoFar charges running pods up to
-	last    time.Time // latest now given to dbs
-	view    *view
-	pending []Move // moves not yet acted on
+	costNow time.Time            // the now CostSoFar charges running pods up to
+	last    time.Time            // latest now given to dbs
+	view    atomic.Pointer[view] // the latest; written with mu held
+	pending []Move               // moves not yet acted on
 
 	// holds reports the pods PreEnqueue holds back and re-activates the
 	// retriable ones every RetryInterval.
@@ -248,11 +248,17 @@ type view struct {
 }
 
 // current returns the view, recomputing it when the cluster changed or
-// pod is one the last view did not see (force: always, as a tick).
+// pod is one the last view did not see (force: always, as a tick). A
+// view that is still good is read without the lock, so Less and
+// PreEnqueue do not wait for a Tick evaluating (views never change once
+// published).
 func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 	gen := pl.gen.Load()
+	if v := pl.view.Load(); !force && v != nil && v.gen == gen && (pod == nil || v.known[pod.UID]) {
+		return v
+	}
 	pl.mu.Lock()
-	v := pl.view
+	v := pl.view.Load()
 	if force || v == nil || v.gen != gen || (pod != nil && !v.known[pod.UID]) {
 		now := pl.clock.Now()
 		if now.Before(pl.last) { // a clock that stepped back: hold dbs's time
@@ -260,7 +266,7 @@ func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 		}
 		pl.last = now
 		v = pl.evaluate(now, gen)
-		pl.view = v
+		pl.view.Store(v)
 	}
 	moves := pl.pending
 	pl.pending = nil
@@ -405,10 +411,10 @@ func (pl *Plugin) Tick(ctx context.Context) []Move {
 		now = pl.last
 	}
 	pl.last = now
-	if v := pl.view; v != nil && v.err == nil && v.gen == gen && v.deferred == deferred {
-		pl.view = pl.reorder(v, now)
+	if v := pl.view.Load(); v != nil && v.err == nil && v.gen == gen && v.deferred == deferred {
+		pl.view.Store(pl.reorder(v, now))
 	} else {
-		pl.view = pl.evaluate(now, gen)
+		pl.view.Store(pl.evaluate(now, gen))
 	}
 	moves, pl.pending = pl.pending, nil
 	pl.mu.Unlock()
