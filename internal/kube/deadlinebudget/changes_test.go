@@ -96,6 +96,7 @@ func newTwin(t *testing.T, raw string) *twin {
 		}
 		(*p).pods, (*p).jobs, (*p).nodes = f.Core().V1().Pods().Lister(), f.Batch().V1().Jobs().Lister(), f.Core().V1().Nodes().Lister()
 	}
+	tw.lazy.earlyFactor = 0 // bindings wait for the Tick: the equivalence tested
 	h := tw.lazy.changeHandler()
 	tw.handler = h.OnUpdate
 	return tw

@@ -57,6 +57,10 @@ type Plugin struct {
 	// (changesOrder), deferred the others; evaluations and reorders
 	// count the work done (Stats).
 	gen, deferred, evaluations, reorders atomic.Uint64
+	// earlyFactor: deferred events make the order evaluate again before
+	// the next Tick once the last evaluation is this many times its own
+	// duration old (passOnEarly); 0: only at the Tick.
+	earlyFactor int
 
 	mu      sync.Mutex
 	sched   *dbs.Scheduler
@@ -133,7 +137,7 @@ func newPlugin(c clock.PassiveClock, args Args) (*Plugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", Name, err)
 	}
-	pl := &Plugin{clock: c, args: args, sched: sched, cluster: cluster, byID: map[schedkit.JobID]*job{}}
+	pl := &Plugin{clock: c, args: args, sched: sched, cluster: cluster, byID: map[schedkit.JobID]*job{}, earlyFactor: earlyFactor}
 	for q, qc := range sched.Queues() {
 		pl.prices[q] = qc.Price
 	}
@@ -235,9 +239,13 @@ func (j *job) setQueue(now time.Time, q dbs.Queue) {
 type view struct {
 	// gen and deferred are the event counts the snapshot was listed at.
 	gen, deferred uint64
-	now           time.Time
-	snap          *podjob.Snapshot
-	known         map[types.UID]bool
+	// listed is when (wall clock) the snapshot was listed, cost how long
+	// the evaluation took (passOnEarly).
+	listed time.Time
+	cost   time.Duration
+	now    time.Time
+	snap   *podjob.Snapshot
+	known  map[types.UID]bool
 	// seq is each ready pod's place in dbs.Queue's hand-out order.
 	seq map[types.UID]int
 	// jobErr holds jobs dbs refused (e.g. a deadline before submission).
@@ -248,18 +256,17 @@ type view struct {
 }
 
 // current returns the view, recomputing it when the cluster changed or
-// pod is one the last view did not see (force: always, as a tick). A
-// view that is still good is read without the lock, so Less and
-// PreEnqueue do not wait for a Tick evaluating (views never change once
-// published).
+// pod is one the last view did not see (force: always, as a tick). It
+// takes the lock even when the view is good, so it waits for an
+// evaluation under way (a Tick's) rather than read the view before it:
+// with a lock-free read, pods a node's arrival sent to the active queue
+// were ordered partly by the order from before it (TestDeadlineBudgetTick
+// failed about one run in six).
 func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 	gen := pl.gen.Load()
-	if v := pl.view.Load(); !force && v != nil && v.gen == gen && (pod == nil || v.known[pod.UID]) {
-		return v
-	}
 	pl.mu.Lock()
 	v := pl.view.Load()
-	if force || v == nil || v.gen != gen || (pod != nil && !v.known[pod.UID]) {
+	if force || v == nil || v.gen != gen || (pod != nil && !v.known[pod.UID]) || pl.passOnEarly(v) {
 		now := pl.clock.Now()
 		if now.Before(pl.last) { // a clock that stepped back: hold dbs's time
 			now = pl.last
@@ -281,9 +288,11 @@ func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 
 // evaluate lists the cluster, brings dbs up to date and reads its order.
 // gen is the count of order-changing events the caller read before it.
-func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
+func (pl *Plugin) evaluate(now time.Time, gen uint64) (v *view) {
 	pl.evaluations.Add(1)
-	v := &view{gen: gen, deferred: pl.deferred.Load(), now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, jobErr: map[schedkit.JobID]error{}}
+	start := time.Now()
+	defer func() { v.cost = time.Since(start) }()
+	v = &view{gen: gen, deferred: pl.deferred.Load(), listed: start, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, jobErr: map[schedkit.JobID]error{}}
 	pods, err := podjob.ListPods(pl.pods, pl.succeeded)
 	var nodes []*v1.Node
 	if err == nil {
@@ -348,7 +357,7 @@ func (pl *Plugin) sync(v *view, now time.Time) error {
 // snapshot.
 func (pl *Plugin) reorder(v *view, now time.Time) *view {
 	pl.reorders.Add(1)
-	w := &view{gen: v.gen, deferred: v.deferred, now: now, snap: v.snap, known: v.known, jobErr: v.jobErr, seq: make(map[types.UID]int, len(v.seq))}
+	w := &view{gen: v.gen, deferred: v.deferred, listed: v.listed, cost: v.cost, now: now, snap: v.snap, known: v.known, jobErr: v.jobErr, seq: make(map[types.UID]int, len(v.seq))}
 	pl.costNow = now
 	w.err = pl.order(w, now)
 	return w
