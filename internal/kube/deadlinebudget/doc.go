@@ -83,7 +83,11 @@
 //     deleted, cordoned or with other slots or rack), for a pod the
 //     last evaluation did not see, and at every Tick. A binding (an
 //     unbound pod becoming bound) and a bound pod's status changes do
-//     not make it evaluate: they are passed on to dbs at the next Tick.
+//     not make it evaluate: they are passed on to dbs at the next Tick,
+//     or at the next Less or PreEnqueue once the last evaluation is ten
+//     times as old as it took (so that passing them on costs at most a
+//     tenth of a core: on a small cluster nearly at once, at scale at
+//     the Tick).
 //     This loses nothing when pods bind in the order: after heartbeats
 //     that start a prefix of dbs.Queue's answer, dbs.Queue returns the
 //     rest of it (dbs's TestQueueIsHeartbeatPrefix), and
