@@ -53,15 +53,16 @@ func (pl *Plugin) passOnEarly(v *view) bool {
 // lazily, for tests and diagnostics.
 type Stats struct {
 	// Evaluations is how many times the plugin listed the cluster and
-	// brought dbs up to date (on an event that changes the order, or at
-	// a Tick after any event).
+	// brought dbs up to date (on an event that changes the order, at a
+	// Tick after any event, or to pass deferred events on early).
 	Evaluations uint64
 	// Reorders is how many Ticks re-read dbs's order on the state dbs
 	// already had, without listing the cluster (no event since the last
 	// evaluation).
 	Reorders uint64
 	// Deferred is how many informer events (bindings, a bound pod's
-	// status) left the order as it was, passed on at the next Tick.
+	// status) left the order as it was, passed on at the next Tick or
+	// sooner (passOnEarly).
 	Deferred uint64
 }
 
