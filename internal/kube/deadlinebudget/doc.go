@@ -68,13 +68,36 @@
 //     each job's price history from its submission to dbs and the moves
 //     of every Tick; time before the plugin first saw a job is charged at
 //     its φ's queue's price.
-//  7. Tick: every tickInterval (Δ, 500 ms by default) the plugin lists
-//     the cluster, brings dbs up to date and runs dbs.Scheduler.Tick,
-//     which updates the weights when Δ has passed; each evaluation of
-//     the order runs it too. Each promotion and demotion becomes a Normal
-//     event (reason QueuePromoted or QueueDemoted) on the Job (on a pod
-//     group's first pod) naming the figures, and with
-//     writeQueueAnnotation the annotation schedkit.io/queue.
+//  7. Tick: every tickInterval (Δ, 500 ms by default) the plugin brings
+//     dbs up to date (listing the cluster if any event came since the
+//     last evaluation) and runs dbs.Scheduler.Tick, which updates the
+//     weights when Δ has passed; each evaluation of the order runs it
+//     too. Each promotion and demotion becomes a Normal event (reason
+//     QueuePromoted or QueueDemoted) on the Job (on a pod group's first
+//     pod) naming the figures, and with writeQueueAnnotation the
+//     annotation schedkit.io/queue.
+//  8. When the order is evaluated: on the first Less or PreEnqueue after
+//     an informer event that can change it (a pod added, deleted,
+//     finished, failed, terminating, ungated, relabelled or
+//     re-annotated; a Job added, deleted or re-annotated; a node added,
+//     deleted, cordoned or with other slots or rack), for a pod the
+//     last evaluation did not see, and at every Tick. A binding (an
+//     unbound pod becoming bound) and a bound pod's status changes do
+//     not make it evaluate: they are passed on to dbs at the next Tick,
+//     or at the next Less or PreEnqueue once the last evaluation is ten
+//     times as old as it took (so that passing them on costs at most a
+//     tenth of a core: on a small cluster nearly at once, at scale at
+//     the Tick).
+//     This loses nothing when pods bind in the order: after heartbeats
+//     that start a prefix of dbs.Queue's answer, dbs.Queue returns the
+//     rest of it (dbs's TestQueueIsHeartbeatPrefix), and
+//     dbs.Scheduler.Update lets a host pass such starts on before the
+//     next Tick, the only reader of their start times and costs
+//     (TestBindingKeepsOrder checks it against a plugin that evaluates
+//     after every event). Without it each binding cost a listing of
+//     every pod, every job's translation and an Update of each: a walk
+//     of the whole queue per pod bound. Stats counts evaluations and
+//     deferred events.
 //
 // # What is approximated
 //
@@ -88,6 +111,10 @@
 //     dbs.Queue returns the rest of its earlier answer), so this loses
 //     nothing; a weight update (every Δ) can reorder jobs, and pods
 //     already queued are re-placed only when they are re-queued.
+//   - A pod bound out of the order (one the order put first did not fit
+//     any node, and kube-scheduler bound the next) changes the slots its
+//     job holds, which the share rule reads; the order of the pods left
+//     reflects it at the next evaluation, at most Δ later.
 //   - dbs assigns reduce slots only once a job's maps have all finished;
 //     a reduce pod ready earlier is not in dbs.Queue's order, so
 //     PreEnqueue holds it back (Unschedulable, retried on pod and node

@@ -32,6 +32,19 @@ type Listers struct {
 // count these to know when an evaluation is stale). Errors carry no
 // plugin name; the caller prefixes its own.
 func NewListers(ctx context.Context, h fwk.Handle, changed func()) (Listers, error) {
+	return NewListersHandler(ctx, h, cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { changed() },
+		UpdateFunc: func(any, any) { changed() },
+		DeleteFunc: func(any) { changed() },
+	})
+}
+
+// NewListersHandler is NewListers giving every add, update and delete
+// of the four informers, with its objects, to handler (a plugin that
+// tells which changes matter to it). The informers' objects are
+// *v1.Pod, *batchv1.Job and *v1.Node; a delete may carry a
+// cache.DeletedFinalStateUnknown.
+func NewListersHandler(ctx context.Context, h fwk.Handle, handler cache.ResourceEventHandler) (Listers, error) {
 	f := h.SharedInformerFactory()
 	if f == nil {
 		return Listers{}, errors.New("the framework handle has no informer factory")
@@ -44,16 +57,11 @@ func NewListers(ctx context.Context, h fwk.Handle, changed func()) (Listers, err
 		Jobs:      f.Batch().V1().Jobs().Lister(),
 		Nodes:     f.Core().V1().Nodes().Lister(),
 	}
-	bump := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { changed() },
-		UpdateFunc: func(any, any) { changed() },
-		DeleteFunc: func(any) { changed() },
-	}
 	for _, inf := range []cache.SharedIndexInformer{
 		f.Core().V1().Pods().Informer(), f.Batch().V1().Jobs().Informer(), f.Core().V1().Nodes().Informer(),
 		done.Core().V1().Pods().Informer(),
 	} {
-		if _, err := inf.AddEventHandler(bump); err != nil {
+		if _, err := inf.AddEventHandler(handler); err != nil {
 			return Listers{}, fmt.Errorf("adding an event handler: %w", err)
 		}
 	}
