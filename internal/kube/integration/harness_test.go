@@ -333,7 +333,9 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	}
 	prof := cfg.Profiles[0]
 	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
-	prof.Plugins.PreFilter.Enabled = append(prof.Plugins.PreFilter.Enabled, schedulerapi.Plugin{Name: "Recorder"})
+	// Before LeastSpareTime's gate, which refuses the pods whose turn
+	// has not come: the recorder sees every first attempt.
+	prof.Plugins.PreFilter.Enabled = append([]schedulerapi.Plugin{{Name: "Recorder"}}, prof.Plugins.PreFilter.Enabled...)
 	for i := range prof.PluginConfig {
 		if prof.PluginConfig[i].Name == leastsparetime.Name {
 			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON,

@@ -16,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	batchlisters "k8s.io/client-go/listers/batch/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -82,14 +80,17 @@ type Plugin struct {
 	handle fwk.Handle
 	clock  clock.PassiveClock
 	args   Args
-	pods   corelisters.PodLister // the scheduler's: non-terminal pods
-	// succeeded lists finished pods, which the scheduler's informer
-	// leaves out; lss needs them for the average task time (2).
-	succeeded corelisters.PodLister
-	jobs      batchlisters.JobLister
-	nodes     corelisters.NodeLister
+	// lis holds the scheduler's pods (non-terminal), the plugin's own
+	// succeeded pods (lss needs them for the average task time (2)),
+	// Jobs and nodes.
+	lis podjob.Listers
 
 	gen atomic.Uint64 // bumped by every pod, Job and node event
+	// wake asks the turn loop to activate the pods whose turn came
+	// (buffered, one pending request is enough).
+	wake chan struct{}
+	// activated counts the pods handed to Activate (turn.go).
+	activated atomic.Uint64
 
 	// holds reports the pods PreEnqueue holds back and re-activates the
 	// retriable ones every HopelessCheckInterval.
@@ -98,6 +99,7 @@ type Plugin struct {
 	mu       sync.Mutex
 	view     *view
 	reported map[schedkit.JobID]bool // hopeless jobs already acted on
+	turns    turns                   // the turn gate's state (turn.go)
 }
 
 var (
@@ -123,23 +125,45 @@ func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
 			clock:    c,
 			args:     args,
 			reported: map[schedkit.JobID]bool{},
+			turns:    newTurns(),
 			holds:    heldpods.New(Name, h),
+			wake:     make(chan struct{}, 1),
 		}
-		l, err := podjob.NewListers(ctx, h, func() { pl.gen.Add(1) })
+		l, err := podjob.NewListers(ctx, h, pl.changed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
-		pl.pods, pl.succeeded, pl.jobs, pl.nodes = l.Pods, l.Succeeded, l.Jobs, l.Nodes
+		pl.lis = l
 		go wait.UntilWithContext(ctx, func(ctx context.Context) {
 			pl.ActOnHopeless(ctx)
 			pl.holds.Reactivate(ctx)
+			pl.activateTurns(ctx, true)
 		}, args.HopelessCheckInterval.Duration)
+		go pl.turnLoop(ctx)
 		return pl, nil
 	}
 }
 
 // Name returns Name.
 func (pl *Plugin) Name() string { return Name }
+
+// changed is the informers' callback: the last view is stale, and a slot
+// may have come free (the turn loop looks).
+func (pl *Plugin) changed() {
+	pl.gen.Add(1)
+	pl.poke()
+}
+
+// poke wakes the turn loop without blocking.
+func (pl *Plugin) poke() {
+	if pl.wake == nil {
+		return
+	}
+	select {
+	case pl.wake <- struct{}{}:
+	default:
+	}
+}
 
 // view is one evaluation of the lss order over one snapshot.
 type view struct {
@@ -149,6 +173,12 @@ type view struct {
 	known map[types.UID]bool
 	// seq is each ready pod's place in lss.Queue's hand-out order.
 	seq map[types.UID]int
+	// turn is each ready pod's slot kind and place among the ready pods
+	// of that kind in lss.Queue's order; byKind lists them in that order;
+	// free is the free slots of each kind on the schedulable nodes.
+	turn   map[types.UID]turnPos
+	byKind [2][]*v1.Pod
+	free   [2]int
 	// order is lss.Order at now; hopeless holds the jobs it would kill.
 	order    []lss.JobStatus
 	hopeless map[schedkit.JobID]lss.JobStatus
@@ -177,13 +207,13 @@ func (pl *Plugin) current(pod *v1.Pod) *view {
 
 // evaluate lists the cluster, translates it and asks lss.
 func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
-	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{},
+	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, turn: map[types.UID]turnPos{},
 		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{}}
-	pods, err := podjob.ListPods(pl.pods, pl.succeeded)
+	pods, err := pl.lis.List()
 	if err == nil {
 		var nodes []*v1.Node
-		nodes, err = pl.nodes.List(labels.Everything())
-		lookup := func(ns, name string) (*batchv1.Job, error) { return pl.jobs.Jobs(ns).Get(name) }
+		nodes, err = pl.lis.Nodes.List(labels.Everything())
+		lookup := func(ns, name string) (*batchv1.Job, error) { return pl.lis.Jobs.Jobs(ns).Get(name) }
 		v.snap = podjob.Build(now, pods, lookup, nodes)
 		v.err = err
 	}
@@ -196,6 +226,15 @@ func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
 		v.known[p.UID] = true
 	}
 	v.err = evaluateLSS(v.snap, now, v)
+	if v.err != nil {
+		v.turn, v.byKind = map[types.UID]turnPos{}, [2][]*v1.Pod{}
+	}
+	for i := range v.snap.Cluster.Nodes() {
+		a := v.snap.Cluster.Node(i).Available()
+		v.free[0] += int(a[0])
+		v.free[1] += int(a[1])
+	}
+	pl.turns.prune(v)
 	return v
 }
 
@@ -243,7 +282,11 @@ func evaluateLSS(snap *podjob.Snapshot, now time.Time, out *view) error {
 			if at[pk.Phase] >= len(ready) {
 				return fmt.Errorf("%s: lss picked more %s tasks of %s than it has ready pods", Name, pk.Phase, pk.Job)
 			}
-			out.seq[ready[at[pk.Phase]].UID] = n
+			p := ready[at[pk.Phase]]
+			out.seq[p.UID] = n
+			k := kindOf(pk.Phase)
+			out.turn[p.UID] = turnPos{kind: k, rank: len(out.byKind[k])}
+			out.byKind[k] = append(out.byKind[k], p)
 			at[pk.Phase]++
 			n++
 		}
