@@ -3,6 +3,8 @@ package leastsparetime
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,13 +35,19 @@ import (
 //     past its backoff.
 //   - Skipping: a pod whose turn it is but that no node takes (affinity,
 //     taints, other resources) must not hold the slots back from the rest
-//     for ever. A pod that passed the gate and then failed the cycle
-//     (PostFilter: no node fits; Unreserve: a later phase failed), or
-//     that another PreFilter refused before the gate ran, is skipped: it
-//     does not count before the pods behind it until its next attempt,
-//     where it takes its place again. This is the paper's heartbeat,
-//     which gives a free slot to the next task in the order when one
-//     does not fit.
+//     for ever. A pod that passed the gate and then found no node
+//     (PostFilter), or that another PreFilter refused before the gate
+//     ran, is skipped while the scheduler's nodes stay as they were when
+//     it failed (the largest NodeInfo generation, which every change of a
+//     node or of the pods on it raises): it does not count before the
+//     pods behind it, which the turn loop activates. This is the paper's
+//     heartbeat, which gives a free slot to the next task in the order
+//     when one does not fit. Once the nodes change, the skip is stale:
+//     the pod counts again, and the first gate that finds it stale
+//     activates it, so it is tried again before the pods behind it (a
+//     node that was not ready yet must not let a later pod, whose
+//     backoff happens to end first, take the slot). A pod whose binding
+//     failed (Unreserve) is stale at once.
 //
 // Pods that are not ready pods of deadline jobs (unmanaged pods, pods of
 // jobs held back by PreEnqueue) pass the gate.
@@ -64,17 +72,38 @@ var kindName = [2]string{"map", "reduce"}
 
 // turns is the gate's state, guarded by Plugin.mu.
 type turns struct {
-	// skipped: pods whose turn came and that no node took (see above).
-	skipped map[types.UID]bool
+	// skipped: pods whose turn came and that no node took, with the node
+	// generation they failed at (see above; staleSkip: stale at once).
+	skipped map[types.UID]int64
 	// parked: pods the gate refused, not yet activated.
 	parked map[types.UID]*v1.Pod
-	// passed: the gate's answer in the pod's current cycle, read by
-	// PostFilter (absent: the gate did not run).
-	passed map[types.UID]bool
+	// passed: the gate's answer in the pod's current cycle and the node
+	// generation it saw, read by PostFilter (absent: the gate did not run).
+	passed map[types.UID]gateRun
 }
 
+type gateRun struct {
+	allowed bool
+	gen     int64
+}
+
+// staleSkip marks a skip that no node generation matches.
+const staleSkip = -1
+
 func newTurns() turns {
-	return turns{skipped: map[types.UID]bool{}, parked: map[types.UID]*v1.Pod{}, passed: map[types.UID]bool{}}
+	return turns{skipped: map[types.UID]int64{}, parked: map[types.UID]*v1.Pod{}, passed: map[types.UID]gateRun{}}
+}
+
+// nodeGeneration is the largest generation of the scheduler's nodes:
+// it moves with every change of a node or of the pods on one.
+func nodeGeneration(nodes []fwk.NodeInfo) int64 {
+	var g int64
+	for _, n := range nodes {
+		if n != nil {
+			g = max(g, n.GetGeneration())
+		}
+	}
+	return g
 }
 
 // prune forgets skipped pods that are no longer ready in v (bound,
@@ -88,15 +117,24 @@ func (t *turns) prune(v *view) {
 }
 
 // ahead is the number of pods before pos in lss's order of its kind that
-// are not skipped.
-func (t *turns) ahead(v *view, pos turnPos) int {
+// are not skipped at node generation gen. Skips of another generation
+// are stale: they are dropped and their pods returned, to be activated.
+func (t *turns) ahead(v *view, pos turnPos, gen int64) (int, []*v1.Pod) {
 	n := pos.rank
-	for uid := range t.skipped {
-		if q, ok := v.turn[uid]; ok && q.kind == pos.kind && q.rank < pos.rank {
-			n--
+	var stale []*v1.Pod
+	for uid, g := range t.skipped {
+		q, ok := v.turn[uid]
+		if !ok || q.kind != pos.kind || q.rank >= pos.rank {
+			continue
 		}
+		if g == gen {
+			n--
+			continue
+		}
+		delete(t.skipped, uid)
+		stale = append(stale, v.byKind[q.kind][q.rank])
 	}
-	return n
+	return n, stale
 }
 
 var (
@@ -110,30 +148,40 @@ var (
 // (no preemption can give the pod a turn), a ready pod of a deadline job
 // whose unskipped predecessors in lss's order of its slot kind are at
 // least the free slots of that kind.
-func (pl *Plugin) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+func (pl *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if pod == nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}
 	v := pl.current(pod)
+	gen := nodeGeneration(nodes)
+	st, stale := pl.gate(v, pod, gen)
+	pl.activate(ctx, stale)
+	return nil, st
+}
+
+// gate is PreFilter's decision at node generation gen, and the skipped
+// pods before pod whose skip it found stale.
+func (pl *Plugin) gate(v *view, pod *v1.Pod, gen int64) (*fwk.Status, []*v1.Pod) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	t := &pl.turns
 	delete(t.skipped, pod.UID) // its attempt: it takes its place again
 	pos, ok := v.turn[pod.UID]
 	if !ok {
-		delete(t.passed, pod.UID)
+		t.passed[pod.UID] = gateRun{allowed: true, gen: gen}
 		return nil, nil
 	}
-	ahead, free := t.ahead(v, pos), v.free[pos.kind]
+	ahead, stale := t.ahead(v, pos, gen)
+	free := v.free[pos.kind]
 	if ahead < free {
-		t.passed[pod.UID] = true
+		t.passed[pod.UID] = gateRun{allowed: true, gen: gen}
 		delete(t.parked, pod.UID)
-		return nil, nil
+		return nil, stale
 	}
-	t.passed[pod.UID] = false
+	t.passed[pod.UID] = gateRun{gen: gen}
 	t.parked[pod.UID] = pod
-	return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
-		"%s: not its turn: %d %s pods come before it in lss's order and %d %s slots are free", Name, ahead, kindName[pos.kind], free, kindName[pos.kind]))
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
+		"%s: not its turn: %d %s pods come before it in lss's order and %d %s slots are free", Name, ahead, kindName[pos.kind], free, kindName[pos.kind])), stale
 }
 
 // PreFilterExtensions returns nil: the gate does not depend on other
@@ -149,12 +197,22 @@ func (pl *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	pl.mu.Lock()
-	passed, ran := pl.turns.passed[pod.UID]
+	run, ran := pl.turns.passed[pod.UID]
 	delete(pl.turns.passed, pod.UID)
-	if !ran || passed {
-		pl.turns.skipped[pod.UID] = true
-	}
 	pl.mu.Unlock()
+	if !ran {
+		// Another PreFilter refused it first: the scheduler's nodes now
+		// (PostFilter runs in the scheduling cycle, on its snapshot).
+		run.allowed, run.gen = true, staleSkip
+		if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
+			run.gen = nodeGeneration(nodes)
+		}
+	}
+	if run.allowed {
+		pl.mu.Lock()
+		pl.turns.skipped[pod.UID] = run.gen
+		pl.mu.Unlock()
+	}
 	pl.poke()
 	return nil, fwk.NewStatus(fwk.Unschedulable)
 }
@@ -172,14 +230,15 @@ func (pl *Plugin) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ st
 	return nil
 }
 
-// Unreserve: a later phase (permit, binding) failed; the pod is skipped
-// until its next attempt, so the slot goes to the next pod.
+// Unreserve: a later phase (permit, binding) failed; the pod's skip is
+// stale at once, so the next gate activates it (it does not wait out
+// its backoff while the pods behind it wait for it).
 func (pl *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
 	if pod == nil {
 		return
 	}
 	pl.mu.Lock()
-	pl.turns.skipped[pod.UID] = true
+	pl.turns.skipped[pod.UID] = staleSkip
 	pl.mu.Unlock()
 	pl.poke()
 }
@@ -226,7 +285,8 @@ func (pl *Plugin) turnLoop(ctx context.Context) {
 
 // activateTurns hands to Activate the parked pods the gate would now let
 // through: for each kind, the parked ones among the first unskipped pods
-// of lss's order, as many as there are free slots. With all, also the
+// of lss's order, as many as there are free slots (and the pods among
+// them whose binding failed). With all, also the
 // parked pods that are no longer ready pods of a deadline job (held
 // back, bound elsewhere, gone), so PreEnqueue sees them again; the
 // plugin does that every HopelessCheckInterval. It returns the number of
@@ -250,7 +310,14 @@ func (pl *Plugin) activateTurns(ctx context.Context, all bool) int {
 				if n >= v.free[k] {
 					break
 				}
-				if t.skipped[p.UID] {
+				if g, ok := t.skipped[p.UID]; ok {
+					if g != staleSkip {
+						continue
+					}
+					// Its binding failed: retry it in its place.
+					delete(t.skipped, p.UID)
+					add(p.UID, p)
+					n++
 					continue
 				}
 				n++
@@ -268,10 +335,20 @@ func (pl *Plugin) activateTurns(ctx context.Context, all bool) int {
 		}
 	}
 	pl.mu.Unlock()
-	if len(act) == 0 || pl.handle == nil {
+	return pl.activate(ctx, slices.Collect(maps.Values(act)))
+}
+
+// activate hands pods to the scheduling queue's Activate (never with
+// pl.mu held: the queue calls Less, which takes it) and returns how many.
+func (pl *Plugin) activate(ctx context.Context, pods []*v1.Pod) int {
+	if len(pods) == 0 || pl.handle == nil {
 		return 0
 	}
-	pl.handle.Activate(klog.FromContext(ctx), act)
-	pl.activated.Add(uint64(len(act)))
-	return len(act)
+	m := make(map[string]*v1.Pod, len(pods))
+	for _, p := range pods {
+		m[p.Namespace+"/"+p.Name] = p
+	}
+	pl.handle.Activate(klog.FromContext(ctx), m)
+	pl.activated.Add(uint64(len(m)))
+	return len(m)
 }
