@@ -204,8 +204,10 @@ func (pl *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _
 		// Another PreFilter refused it first: the scheduler's nodes now
 		// (PostFilter runs in the scheduling cycle, on its snapshot).
 		run.allowed, run.gen = true, staleSkip
-		if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
-			run.gen = nodeGeneration(nodes)
+		if pl.handle != nil {
+			if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
+				run.gen = nodeGeneration(nodes)
+			}
 		}
 	}
 	if run.allowed {
