@@ -91,6 +91,12 @@ type Plugin struct {
 	wake chan struct{}
 	// activated counts the pods handed to Activate (turn.go).
 	activated atomic.Uint64
+	// pending are the pod updates podUpdate took, for the next current
+	// to apply to the view (delta.go); fastBindings counts the bindings
+	// applied that way.
+	pendMu       sync.Mutex
+	pending      []podDelta
+	fastBindings atomic.Uint64
 
 	// holds reports the pods PreEnqueue holds back and re-activates the
 	// retriable ones every HopelessCheckInterval.
@@ -129,7 +135,7 @@ func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
 			holds:    heldpods.New(Name, h),
 			wake:     make(chan struct{}, 1),
 		}
-		l, err := podjob.NewListers(ctx, h, pl.changed)
+		l, err := podjob.NewListersWith(ctx, h, pl.changed, pl.podUpdate)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
@@ -167,10 +173,11 @@ func (pl *Plugin) poke() {
 
 // view is one evaluation of the lss order over one snapshot.
 type view struct {
-	gen   uint64
-	now   time.Time
-	snap  *podjob.Snapshot
-	known map[types.UID]bool
+	gen  uint64
+	now  time.Time
+	snap *podjob.Snapshot
+	// known holds every listed pod, as the view has it.
+	known map[types.UID]*v1.Pod
 	// seq is each ready pod's place in lss.Queue's hand-out order.
 	seq map[types.UID]int
 	// turn is each ready pod's slot kind and place among the ready pods
@@ -179,6 +186,14 @@ type view struct {
 	turn   map[types.UID]turnPos
 	byKind [2][]*v1.Pod
 	free   [2]int
+	// What the bindings taken without an evaluation changed (delta.go):
+	// removed holds, per kind, the ranks of the pods bound since, in
+	// increasing order; bound, per job and phase, how many of its ready
+	// pods were bound since; nodeFree, each schedulable node's free map
+	// and reduce slots.
+	removed  [2][]int
+	bound    map[schedkit.JobID][2]int
+	nodeFree map[string]*[2]float64
 	// order is lss.Order at now; hopeless holds the jobs it would kill.
 	order    []lss.JobStatus
 	hopeless map[schedkit.JobID]lss.JobStatus
@@ -198,7 +213,7 @@ func (pl *Plugin) current(pod *v1.Pod) *view {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	v := pl.view
-	if v == nil || v.gen != gen || !v.now.Equal(now) || (pod != nil && !v.known[pod.UID]) {
+	if v == nil || v.gen != gen || !v.now.Equal(now) || (pod != nil && v.known[pod.UID] == nil) || !pl.applyDeltas(v) {
 		v = pl.evaluate(now, gen)
 		pl.view = v
 	}
@@ -207,8 +222,13 @@ func (pl *Plugin) current(pod *v1.Pod) *view {
 
 // evaluate lists the cluster, translates it and asks lss.
 func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
-	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, turn: map[types.UID]turnPos{},
-		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{}}
+	v := &view{gen: gen, now: now, known: map[types.UID]*v1.Pod{}, seq: map[types.UID]int{}, turn: map[types.UID]turnPos{},
+		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{},
+		bound: map[schedkit.JobID][2]int{}, nodeFree: map[string]*[2]float64{}}
+	// Deltas taken before the listing are in it; later ones apply to it.
+	pl.pendMu.Lock()
+	pl.pending = nil
+	pl.pendMu.Unlock()
 	pods, err := pl.lis.List()
 	if err == nil {
 		var nodes []*v1.Node
@@ -223,16 +243,18 @@ func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
 		return v
 	}
 	for _, p := range pods {
-		v.known[p.UID] = true
+		v.known[p.UID] = p
 	}
 	v.err = evaluateLSS(v.snap, now, v)
 	if v.err != nil {
 		v.turn, v.byKind = map[types.UID]turnPos{}, [2][]*v1.Pod{}
 	}
 	for i := range v.snap.Cluster.Nodes() {
-		a := v.snap.Cluster.Node(i).Available()
+		n := v.snap.Cluster.Node(i)
+		a := n.Available()
 		v.free[0] += int(a[0])
 		v.free[1] += int(a[1])
+		v.nodeFree[string(n.ID())] = &[2]float64{a[0], a[1]}
 	}
 	pl.turns.prune(v)
 	return v
@@ -305,7 +327,7 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 		return podjob.PriorityLess(a, b)
 	}
 	v := pl.current(pa)
-	if !v.known[pb.UID] {
+	if v.known[pb.UID] == nil {
 		v = pl.current(pb)
 	}
 	sa, oka := v.seq[pa.UID]

@@ -120,7 +120,9 @@ func (t *turns) prune(v *view) {
 // are not skipped at node generation gen. Skips of another generation
 // are stale: they are dropped and their pods returned, to be activated.
 func (t *turns) ahead(v *view, pos turnPos, gen int64) (int, []*v1.Pod) {
-	n := pos.rank
+	removed := v.removed[pos.kind]
+	n, _ := slices.BinarySearch(removed, pos.rank)
+	n = pos.rank - n // the pods before it bound since the evaluation
 	var stale []*v1.Pod
 	for uid, g := range t.skipped {
 		q, ok := v.turn[uid]
@@ -311,6 +313,9 @@ func (pl *Plugin) activateTurns(ctx context.Context, all bool) int {
 			for _, p := range v.byKind[k] {
 				if n >= v.free[k] {
 					break
+				}
+				if _, ok := v.turn[p.UID]; !ok {
+					continue // bound since the evaluation
 				}
 				if g, ok := t.skipped[p.UID]; ok {
 					if g != staleSkip {

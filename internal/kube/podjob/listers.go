@@ -94,6 +94,15 @@ func (l Listers) List() ([]*v1.Pod, error) {
 // count these to know when an evaluation is stale). Errors carry no
 // plugin name; the caller prefixes its own.
 func NewListers(ctx context.Context, h fwk.Handle, changed func()) (Listers, error) {
+	return NewListersWith(ctx, h, changed, nil)
+}
+
+// NewListersWith is NewListers that first offers every update of a pod
+// in kube-scheduler's informer to update (old and new are the informer's
+// objects); when update returns true the plugin has taken the change
+// into account itself and changed is not called for it. A nil update
+// takes none.
+func NewListersWith(ctx context.Context, h fwk.Handle, changed func(), update func(old, new *v1.Pod) bool) (Listers, error) {
 	f := h.SharedInformerFactory()
 	if f == nil {
 		return Listers{}, errors.New("the framework handle has no informer factory")
@@ -113,6 +122,16 @@ func NewListers(ctx context.Context, h fwk.Handle, changed func()) (Listers, err
 		DeleteFunc: func(any) { changed() },
 	}
 	live := bump
+	if update != nil {
+		live.UpdateFunc = func(o, n any) {
+			op, ok1 := o.(*v1.Pod)
+			np, ok2 := n.(*v1.Pod)
+			if ok1 && ok2 && update(op, np) {
+				return
+			}
+			changed()
+		}
+	}
 	live.DeleteFunc = func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj

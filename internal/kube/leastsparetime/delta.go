@@ -1,0 +1,170 @@
+package leastsparetime
+
+import (
+	"maps"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/podjob"
+)
+
+// Bindings without re-evaluating lss: the plugin's one acceleration.
+//
+// Every binding is a pod update, and every update used to make the view
+// stale, so each binding cost a new evaluation over every pod (listing,
+// translating, lss.New, Submit, Order, Queue): O(pods) per binding,
+// O(pods²) per batch. Most of those updates change nothing lss's order
+// of the waiting pods depends on:
+//
+//   - an unbound pod's update that leaves what podjob reads as it was
+//     (kube-scheduler's own PodScheduled condition after a failed
+//     attempt) changes nothing;
+//   - the binding of a ready pod that is the first of its job's
+//     remaining ready pods of its phase, when the job has no finished
+//     task (Tavg unknown: lss orders it by its deadline, whatever runs —
+//     a "static" job), leaves lss's order of every other pod as it was:
+//     the job's later pods keep their picks (after an assignment lss's
+//     Queue is the rest of its earlier answer), and no other job's figures
+//     move (the slot capacity of formula (3) is the nodes' allocatable).
+//     The view drops the pod from its order of its kind and its slot
+//     from the node's free slots;
+//   - the kubelet's update of a bound pod of such a job (phase Running,
+//     start time) changes only the running tasks' start times, which
+//     lss reads only with a known Tavg; a bound pod of a job podjob does
+//     not translate (unmanaged, or with an error) changes only its node's
+//     free slots, on its binding.
+//
+// Anything else — a job with a finished task, a pod bound out of its
+// job's rank order, a pod the view has in another state than the
+// update's old object — evaluates afresh, as do pod additions and
+// deletions, Job and node events and the clock moving past
+// OrderResolution. TestDeltaEqualsEvaluate checks, on random states and
+// random bindings, that the view after the deltas orders and gates every
+// pod as a fresh evaluation; Plugin.fastBindings counts the bindings
+// taken this way (the test requires it > 0).
+
+// podDelta is one pod update taken by podUpdate, applied to the view by
+// the next current.
+type podDelta struct {
+	old, new *v1.Pod
+}
+
+// podUpdate is the informer hook (podjob.NewListersWith): it takes the
+// updates that may leave lss's order as it was, for current to apply,
+// and reports whether it took it (else the view is marked stale).
+func (pl *Plugin) podUpdate(old, new *v1.Pod) bool {
+	if !samePodjobInput(old, new) {
+		return false
+	}
+	if old.Spec.NodeName == "" && new.Spec.NodeName == "" {
+		return true // nothing podjob reads changed
+	}
+	pl.pendMu.Lock()
+	pl.pending = append(pl.pending, podDelta{old, new})
+	pl.pendMu.Unlock()
+	return true
+}
+
+// samePodjobInput reports whether new differs from old only in what a
+// binding and the kubelet's first status change: the node (set once),
+// a non-terminal phase, the start time, and what podjob does not read.
+func samePodjobInput(old, new *v1.Pod) bool {
+	switch {
+	case old == nil || new == nil || old.UID != new.UID:
+		return false
+	case old.DeletionTimestamp != nil || new.DeletionTimestamp != nil:
+		return false
+	case old.Spec.NodeName != "" && old.Spec.NodeName != new.Spec.NodeName:
+		return false
+	case terminal(old) || terminal(new):
+		return false
+	case !maps.Equal(old.Labels, new.Labels) || !maps.Equal(old.Annotations, new.Annotations):
+		return false
+	case !equality.Semantic.DeepEqual(old.OwnerReferences, new.OwnerReferences):
+		return false
+	case !equality.Semantic.DeepEqual(old.Spec.SchedulingGates, new.Spec.SchedulingGates):
+		return false
+	case len(old.Spec.Containers) != len(new.Spec.Containers):
+		return false
+	}
+	for i := range old.Spec.Containers {
+		if !equality.Semantic.DeepEqual(old.Spec.Containers[i].Resources.Requests, new.Spec.Containers[i].Resources.Requests) {
+			return false
+		}
+	}
+	return true
+}
+
+func terminal(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
+// applyDeltas applies the pending deltas to v (pl.mu held). It returns
+// false, leaving v partly updated, when one needs a fresh evaluation.
+func (pl *Plugin) applyDeltas(v *view) bool {
+	pl.pendMu.Lock()
+	ds := pl.pending
+	pl.pending = nil
+	pl.pendMu.Unlock()
+	for _, d := range ds {
+		if !pl.applyDelta(v, d) {
+			return false
+		}
+	}
+	return true
+}
+
+func (pl *Plugin) applyDelta(v *view, d podDelta) bool {
+	uid := d.new.UID
+	switch cur := v.known[uid]; {
+	case cur == d.new:
+		return true // the view was listed after the update
+	case cur != d.old:
+		return false
+	}
+	ref, managed := v.snap.Pod(uid)
+	if managed && !staticJob(ref.Job) {
+		return false
+	}
+	if d.old.Spec.NodeName != "" {
+		// The kubelet's update of a bound pod.
+		v.known[uid] = d.new
+		return true
+	}
+	if managed {
+		pos, ok := v.turn[uid]
+		b := v.bound[ref.Job.ID()]
+		if !ok || ref.Rank != b[ref.Phase] {
+			return false
+		}
+		b[ref.Phase]++
+		v.bound[ref.Job.ID()] = b
+		delete(v.turn, uid)
+		i, _ := slices.BinarySearch(v.removed[pos.kind], pos.rank)
+		v.removed[pos.kind] = slices.Insert(v.removed[pos.kind], i, pos.rank)
+		pl.fastBindings.Add(1)
+	}
+	v.known[uid] = d.new
+	if nf := v.nodeFree[d.new.Spec.NodeName]; nf != nil {
+		req := podjob.SlotRequests(d.new)
+		for k := range nf {
+			before := int(nf[k])
+			nf[k] = max(nf[k]-req[k], 0)
+			v.free[k] += int(nf[k]) - before
+		}
+	}
+	return true
+}
+
+// staticJob: the job has no finished task, so lss's Tavg is unknown.
+func staticJob(j *podjob.Job) bool {
+	for p := range j.Phases() {
+		if j.Progress(schedkit.Phase(p)).Finished > 0 {
+			return false
+		}
+	}
+	return true
+}
