@@ -22,24 +22,23 @@ import (
 //   - an unbound pod's update that leaves what podjob reads as it was
 //     (kube-scheduler's own PodScheduled condition after a failed
 //     attempt) changes nothing;
-//   - the binding of a ready pod that is the first of its job's
-//     remaining ready pods of its phase, when the job has no finished
-//     task (Tavg unknown: lss orders it by its deadline, whatever runs —
-//     a "static" job), leaves lss's order of every other pod as it was:
-//     the job's later pods keep their picks (after an assignment lss's
-//     Queue is the rest of its earlier answer), and no other job's figures
-//     move (the slot capacity of formula (3) is the nodes' allocatable).
-//     The view drops the pod from its order of its kind and its slot
-//     from the node's free slots;
+//   - the binding of a ready pod of a job with no finished task (Tavg
+//     unknown: lss orders it by its deadline, whatever runs — a "static"
+//     job) leaves every other job's picks as they were (no other job's
+//     figures move; the slot capacity of formula (3) is the nodes'
+//     allocatable) and the job's own the same less its first (after an
+//     assignment lss's Queue is the rest of its earlier answer). The
+//     view drops that first pick, the job's pods before the bound one
+//     each move to the next (bindings complete out of rank order), and
+//     the node's free slots lose the pod's;
 //   - the kubelet's update of a bound pod of such a job (phase Running,
 //     start time) changes only the running tasks' start times, which
 //     lss reads only with a known Tavg; a bound pod of a job podjob does
 //     not translate (unmanaged, or with an error) changes only its node's
 //     free slots, on its binding.
 //
-// Anything else — a job with a finished task, a pod bound out of its
-// job's rank order, a pod the view has in another state than the
-// update's old object — evaluates afresh, as do pod additions and
+// Anything else — a job with a finished task, a pod the view has in
+// another state than the update's old object — evaluates afresh, as do pod additions and
 // deletions, Job and node events and the clock moving past
 // OrderResolution. TestDeltaEqualsEvaluate checks, on random states and
 // random bindings, that the view after the deltas orders and gates every
@@ -135,16 +134,10 @@ func (pl *Plugin) applyDelta(v *view, d podDelta) bool {
 		return true
 	}
 	if managed {
-		pos, ok := v.turn[uid]
-		b := v.bound[ref.Job.ID()]
-		if !ok || ref.Rank != b[ref.Phase] {
+		if _, ok := v.turn[uid]; !ok {
 			return false
 		}
-		b[ref.Phase]++
-		v.bound[ref.Job.ID()] = b
-		delete(v.turn, uid)
-		i, _ := slices.BinarySearch(v.removed[pos.kind], pos.rank)
-		v.removed[pos.kind] = slices.Insert(v.removed[pos.kind], i, pos.rank)
+		v.bindReady(ref)
 		pl.fastBindings.Add(1)
 	}
 	v.known[uid] = d.new
@@ -157,6 +150,35 @@ func (pl *Plugin) applyDelta(v *view, d podDelta) bool {
 		}
 	}
 	return true
+}
+
+// bindReady takes a bound ready pod out of v. A job's ready pods take
+// its picks in rank order, so when a pod other than the job's first
+// remaining one is bound, lss gives the job the same picks less its
+// first one (the pass-1 pick of a fresh job; else its run in the pass
+// just gets shorter), and the job's pods before the bound one each move
+// to the next pick.
+func (v *view) bindReady(ref podjob.PodRef) {
+	var rem []*v1.Pod // the job's remaining ready pods, in rank order
+	for _, p := range ref.Job.Ready(ref.Phase) {
+		if _, ok := v.turn[p.UID]; ok {
+			rem = append(rem, p)
+		}
+	}
+	x := slices.IndexFunc(rem, func(p *v1.Pod) bool { return p.UID == ref.Job.Ready(ref.Phase)[ref.Rank].UID })
+	first := v.turn[rem[0].UID]
+	for j := 1; j <= x; j++ { // rem[j-1] takes rem[j]'s pick
+		pos := v.turn[rem[j].UID]
+		v.turn[rem[j-1].UID] = pos
+		v.byKind[pos.kind][pos.rank] = rem[j-1]
+		v.seq[rem[j-1].UID] = v.seq[rem[j].UID]
+	}
+	delete(v.turn, rem[x].UID)
+	delete(v.seq, rem[x].UID)
+	// rem[0]'s first pick is the one that goes (byKind keeps a stale
+	// entry there: an entry counts only where turn places its pod).
+	i, _ := slices.BinarySearch(v.removed[first.kind], first.rank)
+	v.removed[first.kind] = slices.Insert(v.removed[first.kind], i, first.rank)
 }
 
 // staticJob: the job has no finished task, so lss's Tavg is unknown.

@@ -92,8 +92,8 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 		v := pl.current(nil)
 		k := rng.IntN(2)
 		var cands []*v1.Pod
-		for _, p := range v.byKind[k] {
-			if _, ok := v.turn[p.UID]; ok {
+		for i, p := range v.byKind[k] {
+			if pos, ok := v.turn[p.UID]; ok && pos.rank == i {
 				cands = append(cands, p)
 			}
 		}
@@ -135,8 +135,8 @@ func compareViews(t *testing.T, at string, pl *Plugin, got, want *view) {
 	}
 	for k := range 2 {
 		var g, w []types.UID
-		for _, p := range got.byKind[k] {
-			if _, ok := got.turn[p.UID]; ok {
+		for i, p := range got.byKind[k] {
+			if pos, ok := got.turn[p.UID]; ok && pos.rank == i {
 				g = append(g, p.UID)
 			}
 		}
@@ -157,6 +157,9 @@ func compareViews(t *testing.T, at string, pl *Plugin, got, want *view) {
 	var ready []types.UID
 	for uid := range want.seq {
 		ready = append(ready, uid)
+	}
+	if len(got.seq) != len(want.seq) {
+		t.Errorf("%s: %d pods in the Less order, fresh %d", at, len(got.seq), len(want.seq))
 	}
 	bySeq := func(seq map[types.UID]int) []types.UID {
 		s := slices.Clone(ready)

@@ -310,12 +310,12 @@ func (pl *Plugin) activateTurns(ctx context.Context, all bool) int {
 	if len(t.parked) > 0 {
 		for k := range v.byKind {
 			n := 0
-			for _, p := range v.byKind[k] {
+			for i, p := range v.byKind[k] {
 				if n >= v.free[k] {
 					break
 				}
-				if _, ok := v.turn[p.UID]; !ok {
-					continue // bound since the evaluation
+				if pos, ok := v.turn[p.UID]; !ok || pos.rank != i {
+					continue // a pick gone since the evaluation (delta.go)
 				}
 				if g, ok := t.skipped[p.UID]; ok {
 					if g != staleSkip {
