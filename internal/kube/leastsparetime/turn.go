@@ -186,6 +186,14 @@ func (pl *Plugin) gate(v *view, pod *v1.Pod, gen int64) (*fwk.Status, []*v1.Pod)
 		"%s: not its turn: %d %s pods come before it in lss's order and %d %s slots are free", Name, ahead, kindName[pos.kind], free, kindName[pos.kind])), stale
 }
 
+// SignPod adds nothing to a pod's signature, so kube-scheduler keeps
+// batching alike pods (its node hints): the gate decides per pod in
+// PreFilter, which runs in every cycle before any hint is used, and it
+// makes no node more or less feasible than another.
+func (pl *Plugin) SignPod(context.Context, *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	return nil, nil
+}
+
 // PreFilterExtensions returns nil: the gate does not depend on other
 // pods placed in the same cycle (preemption's what-ifs).
 func (pl *Plugin) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
@@ -296,6 +304,12 @@ func (pl *Plugin) turnLoop(ctx context.Context) {
 // plugin does that every HopelessCheckInterval. It returns the number of
 // pods activated.
 func (pl *Plugin) activateTurns(ctx context.Context, all bool) int {
+	pl.mu.Lock()
+	idle := len(pl.turns.parked) == 0 && len(pl.turns.skipped) == 0
+	pl.mu.Unlock()
+	if idle {
+		return 0 // nothing waits for a turn: no evaluation
+	}
 	v := pl.current(nil)
 	pl.mu.Lock()
 	t := &pl.turns
