@@ -37,13 +37,22 @@ import (
 //     not translate (unmanaged, or with an error) changes only its node's
 //     free slots, on its binding.
 //
+// An added pod of a new job, or of a static Job it ranks last in, keeps
+// lss's relative order of the pods the view has: Less and PreEnqueue
+// (for a pod whose job the view has) go on using the view, while the
+// gate and the turn loop, which need every pod's place, evaluate afresh
+// (podAdded). So a scheduler that starts with many pods, whose queue
+// calls Less and PreEnqueue as each arrives, does not evaluate once per
+// pod.
+//
 // Anything else — a job with a finished task, a pod the view has in
 // another state than the update's old object — evaluates afresh, as do pod additions and
 // deletions, Job and node events and the clock moving past
 // OrderResolution. TestDeltaEqualsEvaluate checks, on random states and
 // random bindings, that the view after the deltas orders and gates every
 // pod as a fresh evaluation; Plugin.fastBindings counts the bindings
-// taken this way (the test requires it > 0).
+// taken this way (the test requires it > 0); it checks additions the
+// same way for Less and PreEnqueue.
 
 // podDelta is one pod update taken by podUpdate, applied to the view by
 // the next current.
@@ -55,6 +64,9 @@ type podDelta struct {
 // updates that may leave lss's order as it was, for current to apply,
 // and reports whether it took it (else the view is marked stale).
 func (pl *Plugin) podUpdate(old, new *v1.Pod) bool {
+	if old == nil {
+		return pl.podAdded(new)
+	}
 	if !samePodjobInput(old, new) {
 		return false
 	}
@@ -65,6 +77,44 @@ func (pl *Plugin) podUpdate(old, new *v1.Pod) bool {
 	pl.pending = append(pl.pending, podDelta{old, new})
 	pl.pendMu.Unlock()
 	return true
+}
+
+// podAdded takes an added pod when lss's order of the pods the view has
+// keeps its relative order with it: the view has no job of the pod's (a
+// new job only gets picks of its own; a job with an error stays one), or
+// the view's job of the pod's is a static batch/v1 Job without declared
+// task counts (an addition could make those invalid) and the pod ranks
+// after each of its pods (it only gets the job's last pick). Less and
+// PreEnqueue may then use the view; the gate and the turn loop evaluate
+// afresh. Bound, terminating and terminal pods are not taken.
+func (pl *Plugin) podAdded(p *v1.Pod) bool {
+	if p == nil || p.Spec.NodeName != "" || p.DeletionTimestamp != nil || terminal(p) {
+		return false
+	}
+	if ph := p.Labels[podjob.LabelPhase]; ph != "" && ph != "map" && ph != "reduce" {
+		return false
+	}
+	id, managed := podjob.JobOf(p)
+	pl.mu.Lock()
+	v := pl.view
+	keeps := v != nil && v.err == nil
+	if keeps && managed {
+		if j := v.snap.Job(id); j != nil {
+			switch {
+			case j.Kind != podjob.KindJob || j.Object == nil || j.Object.Annotations[podjob.AnnotationTasks] != "" || !staticJob(j):
+				keeps = false
+			default:
+				last := j.Pods[len(j.Pods)-1]
+				keeps = p.CreationTimestamp.After(last.CreationTimestamp.Time) ||
+					(p.CreationTimestamp.Equal(&last.CreationTimestamp) && p.Name > last.Name)
+			}
+		}
+	}
+	pl.mu.Unlock()
+	if keeps {
+		pl.adds.Add(1)
+	}
+	return keeps
 }
 
 // samePodjobInput reports whether new differs from old only in what a

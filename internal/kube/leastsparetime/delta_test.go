@@ -59,8 +59,10 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 		nodes = append(nodes, name)
 		fx.add(t, node(name, int64(1+rng.IntN(4)), int64(rng.IntN(3))))
 	}
+	var jobs []string
 	for j := range 1 + rng.IntN(5) {
 		name := fmt.Sprintf("j%d", j)
+		jobs = append(jobs, name)
 		sub := time.Duration(rng.IntN(300)) * time.Second
 		fx.add(t, job(name, sub, podjob.AnnotationRelativeDeadline, fmt.Sprintf("%ds", 100+rng.IntN(2000))))
 		k := 0
@@ -120,8 +122,48 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 				update(other, cond)
 			}
 		}
+		// A pod added to a random job, newer or older than its pods, or
+		// to a new job: Less and PreEnqueue may use the view (relative),
+		// and must answer as after a fresh evaluation.
+		if rng.IntN(2) == 0 {
+			jn := fmt.Sprintf("j%d", rng.IntN(len(jobs)+1))
+			if !slices.Contains(jobs, jn) {
+				fx.add(t, job(jn, 0, podjob.AnnotationRelativeDeadline, "500s"))
+				jobs = append(jobs, jn)
+			}
+			created := -time.Duration(step+1) * time.Second
+			if rng.IntN(3) == 0 {
+				created = time.Hour
+			}
+			added := slotPod(fmt.Sprintf("%s-add%d", jn, step), jn, created, false)
+			if err := podsIdx.Add(added); err != nil {
+				t.Fatal(err)
+			}
+			if !pl.podUpdate(nil, added) {
+				pl.gen.Add(1)
+			}
+			rel := pl.viewFor(nil, true)
+			st := pl.preEnqueue(added)
+			fresh := pl.evaluate(rel.now, pl.gen.Load(), pl.adds.Load())
+			var known []types.UID
+			for uid := range fresh.seq {
+				if _, ok := rel.seq[uid]; ok {
+					known = append(known, uid)
+				}
+			}
+			byRel, byFresh := slices.Clone(known), slices.Clone(known)
+			slices.SortFunc(byRel, func(a, b types.UID) int { return rel.seq[a] - rel.seq[b] })
+			slices.SortFunc(byFresh, func(a, b types.UID) int { return fresh.seq[a] - fresh.seq[b] })
+			if !slices.Equal(byRel, byFresh) {
+				t.Errorf("step %d: after adding %s, Less order %v, fresh %v", step, added.Name, byRel, byFresh)
+			}
+			pl.view = fresh
+			if st2 := pl.preEnqueue(added); st.Code() != st2.Code() || st.Message() != st2.Message() {
+				t.Errorf("step %d: PreEnqueue of added %s: %v, fresh %v", step, added.Name, st, st2)
+			}
+		}
 		got := pl.current(nil)
-		want := pl.evaluate(got.now, pl.gen.Load())
+		want := pl.evaluate(got.now, pl.gen.Load(), pl.adds.Load())
 		compareViews(t, fmt.Sprintf("step %d (bound %s to %s)", step, old.Name, bound.Spec.NodeName), pl, got, want)
 	}
 	return pl.fastBindings.Load()

@@ -97,6 +97,9 @@ type Plugin struct {
 	pendMu       sync.Mutex
 	pending      []podDelta
 	fastBindings atomic.Uint64
+	// adds counts the pod additions that keep lss's relative order of
+	// the pods the view has (delta.go).
+	adds atomic.Uint64
 
 	// holds reports the pods PreEnqueue holds back and re-activates the
 	// retriable ones every HopelessCheckInterval.
@@ -174,6 +177,7 @@ func (pl *Plugin) poke() {
 // view is one evaluation of the lss order over one snapshot.
 type view struct {
 	gen  uint64
+	adds uint64 // Plugin.adds when evaluated
 	now  time.Time
 	snap *podjob.Snapshot
 	// known holds every listed pod, as the view has it.
@@ -207,22 +211,27 @@ type view struct {
 // current returns the view at the clock's now (truncated to
 // OrderResolution), recomputing it when the cluster changed, time moved
 // on, or pod is one the last view did not see.
-func (pl *Plugin) current(pod *v1.Pod) *view {
+func (pl *Plugin) current(pod *v1.Pod) *view { return pl.viewFor(pod, false) }
+
+// viewFor is current; with relative, a view that misses only pods added
+// since (delta.go: additions that keep lss's relative order of the pods
+// it has) will do, as for Less between two pods it has.
+func (pl *Plugin) viewFor(pod *v1.Pod, relative bool) *view {
 	now := pl.clock.Now().Truncate(pl.args.OrderResolution.Duration)
-	gen := pl.gen.Load()
+	gen, adds := pl.gen.Load(), pl.adds.Load()
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	v := pl.view
-	if v == nil || v.gen != gen || !v.now.Equal(now) || (pod != nil && v.known[pod.UID] == nil) || !pl.applyDeltas(v) {
-		v = pl.evaluate(now, gen)
+	if v == nil || v.gen != gen || (!relative && v.adds != adds) || !v.now.Equal(now) || (pod != nil && v.known[pod.UID] == nil) || !pl.applyDeltas(v) {
+		v = pl.evaluate(now, gen, adds)
 		pl.view = v
 	}
 	return v
 }
 
 // evaluate lists the cluster, translates it and asks lss.
-func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
-	v := &view{gen: gen, now: now, known: map[types.UID]*v1.Pod{}, seq: map[types.UID]int{}, turn: map[types.UID]turnPos{},
+func (pl *Plugin) evaluate(now time.Time, gen, adds uint64) *view {
+	v := &view{gen: gen, adds: adds, now: now, known: map[types.UID]*v1.Pod{}, seq: map[types.UID]int{}, turn: map[types.UID]turnPos{},
 		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{},
 		bound: map[schedkit.JobID][2]int{}, nodeFree: map[string]*[2]float64{}}
 	// Deltas taken before the listing are in it; later ones apply to it.
@@ -326,9 +335,9 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	if pa == nil || pb == nil {
 		return podjob.PriorityLess(a, b)
 	}
-	v := pl.current(pa)
+	v := pl.viewFor(pa, true)
 	if v.known[pb.UID] == nil {
-		v = pl.current(pb)
+		v = pl.viewFor(pb, true)
 	}
 	sa, oka := v.seq[pa.UID]
 	sb, okb := v.seq[pb.UID]
@@ -363,7 +372,16 @@ func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
 	if pod == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}
-	v := pl.current(pod)
+	v := pl.viewFor(nil, true)
+	if v.known[pod.UID] == nil {
+		// A pod added since: its job's answer, if the view has the job
+		// (an addition that kept the order); else a fresh evaluation.
+		if id, ok := podjob.JobOf(pod); !ok || v.snap.Job(id) == nil {
+			v = pl.current(pod)
+		} else {
+			return v.jobStatus(id)
+		}
+	}
 	if err := v.snap.PodError(pod.UID); err != nil {
 		if errors.Is(err, podjob.ErrNotFound) {
 			return fwk.NewStatus(fwk.Unschedulable, Name+": "+err.Error())
@@ -374,7 +392,11 @@ func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
 	if !ok {
 		return nil
 	}
-	id := ref.Job.ID()
+	return v.jobStatus(ref.Job.ID())
+}
+
+// jobStatus is PreEnqueue's answer for a pod of job id, which v has.
+func (v *view) jobStatus(id schedkit.JobID) *fwk.Status {
 	if err := v.jobErr[id]; err != nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
 	}

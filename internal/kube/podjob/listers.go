@@ -97,11 +97,11 @@ func NewListers(ctx context.Context, h fwk.Handle, changed func()) (Listers, err
 	return NewListersWith(ctx, h, changed, nil)
 }
 
-// NewListersWith is NewListers that first offers every update of a pod
-// in kube-scheduler's informer to update (old and new are the informer's
-// objects); when update returns true the plugin has taken the change
-// into account itself and changed is not called for it. A nil update
-// takes none.
+// NewListersWith is NewListers that first offers every addition and
+// update of a pod in kube-scheduler's informer to update (old and new
+// are the informer's objects; old is nil for an addition); when update
+// returns true the plugin has taken the change into account itself and
+// changed is not called for it. A nil update takes none.
 func NewListersWith(ctx context.Context, h fwk.Handle, changed func(), update func(old, new *v1.Pod) bool) (Listers, error) {
 	f := h.SharedInformerFactory()
 	if f == nil {
@@ -123,6 +123,12 @@ func NewListersWith(ctx context.Context, h fwk.Handle, changed func(), update fu
 	}
 	live := bump
 	if update != nil {
+		live.AddFunc = func(n any) {
+			if np, ok := n.(*v1.Pod); ok && update(nil, np) {
+				return
+			}
+			changed()
+		}
 		live.UpdateFunc = func(o, n any) {
 			op, ok1 := o.(*v1.Pod)
 			np, ok2 := n.(*v1.Pod)
