@@ -97,6 +97,10 @@ func (pl *Plugin) podAdded(p *v1.Pod) bool {
 	id, managed := podjob.JobOf(p)
 	pl.mu.Lock()
 	v := pl.view
+	if v != nil && v.known[p.UID] == p {
+		pl.mu.Unlock()
+		return true // listed already (an informer's replay)
+	}
 	keeps := v != nil && v.err == nil
 	if keeps && managed {
 		if j := v.snap.Job(id); j != nil {

@@ -216,11 +216,19 @@ func (pl *Plugin) current(pod *v1.Pod) *view { return pl.viewFor(pod, false) }
 // viewFor is current; with relative, a view that misses only pods added
 // since (delta.go: additions that keep lss's relative order of the pods
 // it has) will do, as for Less between two pods it has.
+// The view it returns is the plugin's until the next call: deltas
+// change it under pl.mu, so read what they change (known, seq, turn,
+// byKind, free) under pl.mu too (viewLocked).
 func (pl *Plugin) viewFor(pod *v1.Pod, relative bool) *view {
-	now := pl.clock.Now().Truncate(pl.args.OrderResolution.Duration)
-	gen, adds := pl.gen.Load(), pl.adds.Load()
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
+	return pl.viewLocked(pod, relative)
+}
+
+// viewLocked is viewFor with pl.mu held.
+func (pl *Plugin) viewLocked(pod *v1.Pod, relative bool) *view {
+	now := pl.clock.Now().Truncate(pl.args.OrderResolution.Duration)
+	gen, adds := pl.gen.Load(), pl.adds.Load()
 	v := pl.view
 	if v == nil || v.gen != gen || (!relative && v.adds != adds) || !v.now.Equal(now) || (pod != nil && v.known[pod.UID] == nil) || !pl.applyDeltas(v) {
 		v = pl.evaluate(now, gen, adds)
@@ -335,9 +343,11 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	if pa == nil || pb == nil {
 		return podjob.PriorityLess(a, b)
 	}
-	v := pl.viewFor(pa, true)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	v := pl.viewLocked(pa, true)
 	if v.known[pb.UID] == nil {
-		v = pl.viewFor(pb, true)
+		v = pl.viewLocked(pb, true)
 	}
 	sa, oka := v.seq[pa.UID]
 	sb, okb := v.seq[pb.UID]
@@ -372,12 +382,14 @@ func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
 	if pod == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}
-	v := pl.viewFor(nil, true)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	v := pl.viewLocked(nil, true)
 	if v.known[pod.UID] == nil {
 		// A pod added since: its job's answer, if the view has the job
 		// (an addition that kept the order); else a fresh evaluation.
 		if id, ok := podjob.JobOf(pod); !ok || v.snap.Job(id) == nil {
-			v = pl.current(pod)
+			v = pl.viewLocked(pod, false)
 		} else {
 			return v.jobStatus(id)
 		}
