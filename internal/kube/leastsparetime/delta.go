@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
@@ -60,9 +61,38 @@ type podDelta struct {
 	old, new *v1.Pod
 }
 
-// podUpdate is the informer hook (podjob.NewListersWith): it takes the
-// updates that may leave lss's order as it was, for current to apply,
-// and reports whether it took it (else the view is marked stale).
+// take is the informer hook (podjob.NewListersWith): it takes the pod
+// changes podUpdate takes, and the additions of Jobs and nodes the view
+// already lists (an informer's replay of its cache to a new handler).
+func (pl *Plugin) take(old, new any) bool {
+	switch n := new.(type) {
+	case *v1.Pod:
+		o, _ := old.(*v1.Pod)
+		if old != nil && o == nil {
+			return false
+		}
+		return pl.podUpdate(o, n)
+	case *batchv1.Job:
+		if old != nil {
+			return false
+		}
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		return pl.view != nil && pl.view.jobs[n.Namespace+"/"+n.Name] == n
+	case *v1.Node:
+		if old != nil {
+			return false
+		}
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		return pl.view != nil && pl.view.nodes[n.Name] == n
+	}
+	return false
+}
+
+// podUpdate takes the pod updates (old nil: additions) that may leave
+// lss's order as it was, for current to apply, and reports whether it
+// took it (else the view is marked stale).
 func (pl *Plugin) podUpdate(old, new *v1.Pod) bool {
 	if old == nil {
 		return pl.podAdded(new)

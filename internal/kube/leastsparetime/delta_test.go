@@ -86,7 +86,7 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 		if err := podsIdx.Update(new); err != nil {
 			t.Fatal(err)
 		}
-		if !pl.podUpdate(old, new) {
+		if !pl.take(old, new) {
 			pl.gen.Add(1)
 		}
 	}
@@ -139,7 +139,7 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 			if err := podsIdx.Add(added); err != nil {
 				t.Fatal(err)
 			}
-			if !pl.podUpdate(nil, added) {
+			if !pl.take(nil, added) {
 				pl.gen.Add(1)
 			}
 			rel := pl.viewFor(nil, true)

@@ -138,7 +138,7 @@ func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
 			holds:    heldpods.New(Name, h),
 			wake:     make(chan struct{}, 1),
 		}
-		l, err := podjob.NewListersWith(ctx, h, pl.changed, pl.podUpdate)
+		l, err := podjob.NewListersWith(ctx, h, pl.changed, pl.take)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
@@ -198,6 +198,9 @@ type view struct {
 	removed  [2][]int
 	bound    map[schedkit.JobID][2]int
 	nodeFree map[string]*[2]float64
+	// jobs ("ns/name") and nodes (by name) are the objects listed.
+	jobs  map[string]*batchv1.Job
+	nodes map[string]*v1.Node
 	// order is lss.Order at now; hopeless holds the jobs it would kill.
 	order    []lss.JobStatus
 	hopeless map[schedkit.JobID]lss.JobStatus
@@ -241,7 +244,8 @@ func (pl *Plugin) viewLocked(pod *v1.Pod, relative bool) *view {
 func (pl *Plugin) evaluate(now time.Time, gen, adds uint64) *view {
 	v := &view{gen: gen, adds: adds, now: now, known: map[types.UID]*v1.Pod{}, seq: map[types.UID]int{}, turn: map[types.UID]turnPos{},
 		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{},
-		bound: map[schedkit.JobID][2]int{}, nodeFree: map[string]*[2]float64{}}
+		bound: map[schedkit.JobID][2]int{}, nodeFree: map[string]*[2]float64{},
+		jobs: map[string]*batchv1.Job{}, nodes: map[string]*v1.Node{}}
 	// Deltas taken before the listing are in it; later ones apply to it.
 	pl.pendMu.Lock()
 	pl.pending = nil
@@ -250,7 +254,16 @@ func (pl *Plugin) evaluate(now time.Time, gen, adds uint64) *view {
 	if err == nil {
 		var nodes []*v1.Node
 		nodes, err = pl.lis.Nodes.List(labels.Everything())
-		lookup := func(ns, name string) (*batchv1.Job, error) { return pl.lis.Jobs.Jobs(ns).Get(name) }
+		lookup := func(ns, name string) (*batchv1.Job, error) {
+			j, err := pl.lis.Jobs.Jobs(ns).Get(name)
+			if err == nil {
+				v.jobs[ns+"/"+name] = j
+			}
+			return j, err
+		}
+		for _, n := range nodes {
+			v.nodes[n.Name] = n
+		}
 		v.snap = podjob.Build(now, pods, lookup, nodes)
 		v.err = err
 	}

@@ -98,11 +98,12 @@ func NewListers(ctx context.Context, h fwk.Handle, changed func()) (Listers, err
 }
 
 // NewListersWith is NewListers that first offers every addition and
-// update of a pod in kube-scheduler's informer to update (old and new
-// are the informer's objects; old is nil for an addition); when update
-// returns true the plugin has taken the change into account itself and
-// changed is not called for it. A nil update takes none.
-func NewListersWith(ctx context.Context, h fwk.Handle, changed func(), update func(old, new *v1.Pod) bool) (Listers, error) {
+// update seen by kube-scheduler's pod, Job and node informers to take
+// (old and new are the informer's objects — *v1.Pod, *batchv1.Job,
+// *v1.Node —, old nil for an addition); when take returns true the
+// plugin has taken the change into account itself and changed is not
+// called for it. A nil take takes none.
+func NewListersWith(ctx context.Context, h fwk.Handle, changed func(), take func(old, new any) bool) (Listers, error) {
 	f := h.SharedInformerFactory()
 	if f == nil {
 		return Listers{}, errors.New("the framework handle has no informer factory")
@@ -121,23 +122,20 @@ func NewListersWith(ctx context.Context, h fwk.Handle, changed func(), update fu
 		UpdateFunc: func(any, any) { changed() },
 		DeleteFunc: func(any) { changed() },
 	}
-	live := bump
-	if update != nil {
-		live.AddFunc = func(n any) {
-			if np, ok := n.(*v1.Pod); ok && update(nil, np) {
-				return
+	offered := bump
+	if take != nil {
+		offered.AddFunc = func(n any) {
+			if !take(nil, n) {
+				changed()
 			}
-			changed()
 		}
-		live.UpdateFunc = func(o, n any) {
-			op, ok1 := o.(*v1.Pod)
-			np, ok2 := n.(*v1.Pod)
-			if ok1 && ok2 && update(op, np) {
-				return
+		offered.UpdateFunc = func(o, n any) {
+			if !take(o, n) {
+				changed()
 			}
-			changed()
 		}
 	}
+	live := offered
 	live.DeleteFunc = func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -151,8 +149,8 @@ func NewListersWith(ctx context.Context, h fwk.Handle, changed func(), update fu
 		changed()
 	}
 	for inf, h := range map[cache.SharedIndexInformer]cache.ResourceEventHandlerFuncs{
-		f.Core().V1().Pods().Informer(): live, f.Batch().V1().Jobs().Informer(): bump,
-		f.Core().V1().Nodes().Informer(): bump, done.Core().V1().Pods().Informer(): bump,
+		f.Core().V1().Pods().Informer(): live, f.Batch().V1().Jobs().Informer(): offered,
+		f.Core().V1().Nodes().Informer(): offered, done.Core().V1().Pods().Informer(): bump,
 	} {
 		if _, err := inf.AddEventHandler(h); err != nil {
 			return Listers{}, fmt.Errorf("adding an event handler: %w", err)
