@@ -431,12 +431,27 @@ func filterPods(client *fake.Clientset) {
 			return true, nil, err
 		}
 		// An object that stops matching (a pod that succeeds, for the
-		// scheduler's informer) is a deletion, as the API server sends it.
+		// scheduler's informer) is a deletion, as the API server sends it;
+		// one that never matched is not seen at all.
+		var mu sync.Mutex
+		matched := map[types.UID]bool{}
 		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-			if match(sel, e.Object) {
+			p, ok := e.Object.(*v1.Pod)
+			if !ok {
 				return e, true
 			}
-			if e.Type == watch.Modified {
+			mu.Lock()
+			defer mu.Unlock()
+			was := matched[p.UID]
+			if match(sel, e.Object) && e.Type != watch.Deleted {
+				matched[p.UID] = true
+				if !was && e.Type == watch.Modified {
+					e.Type = watch.Added
+				}
+				return e, true
+			}
+			delete(matched, p.UID)
+			if was {
 				return watch.Event{Type: watch.Deleted, Object: e.Object}, true
 			}
 			return e, false
