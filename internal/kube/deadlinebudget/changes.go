@@ -8,7 +8,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
@@ -71,20 +70,18 @@ func (pl *Plugin) Stats() Stats {
 	return Stats{Evaluations: pl.evaluations.Load(), Reorders: pl.reorders.Load(), Deferred: pl.deferred.Load()}
 }
 
-// changeHandler is the informers' event handler: gen counts the events
-// that change the order, deferred the others.
-func (pl *Plugin) changeHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { pl.gen.Add(1) },
-		UpdateFunc: func(old, cur any) {
-			if changesOrder(old, cur) {
-				pl.gen.Add(1)
-			} else {
-				pl.deferred.Add(1)
-			}
-		},
-		DeleteFunc: func(any) { pl.gen.Add(1) },
+// changed counts an informer event that changes the order.
+func (pl *Plugin) changed() { pl.gen.Add(1) }
+
+// take is the informer hook (podjob.NewListersWith): an update that
+// leaves the order as it was (changesOrder) is counted as deferred and
+// taken; every other event goes to changed.
+func (pl *Plugin) take(old, cur any) bool {
+	if old == nil || changesOrder(old, cur) {
+		return false
 	}
+	pl.deferred.Add(1)
+	return true
 }
 
 // changesOrder reports whether an update from old to cur can change

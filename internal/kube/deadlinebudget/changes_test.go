@@ -71,7 +71,7 @@ func mut2(j *batchv1.Job, f func(*batchv1.Job)) *batchv1.Job { k := j.DeepCopy()
 func mutNode(n *v1.Node, f func(*v1.Node)) *v1.Node          { m := n.DeepCopy(); f(m); return m }
 
 // twin is two plugins over one informer cache and one clock: lazy gets
-// the events through changeHandler, as in a scheduler; eager, the
+// the events through take and changed, as in a scheduler; eager, the
 // reference, evaluates again after every event (every event bumps its
 // gen), as a plugin that ignores what an event changed.
 type twin struct {
@@ -96,9 +96,12 @@ func newTwin(t *testing.T, raw string) *twin {
 		}
 		(*p).pods, (*p).jobs, (*p).nodes = f.Core().V1().Pods().Lister(), f.Batch().V1().Jobs().Lister(), f.Core().V1().Nodes().Lister()
 	}
-	tw.lazy.earlyFactor = 0 // bindings wait for the Tick: the equivalence tested
-	h := tw.lazy.changeHandler()
-	tw.handler = h.OnUpdate
+	tw.lazy.earlyFactor = 0           // bindings wait for the Tick: the equivalence tested
+	tw.handler = func(old, cur any) { // podjob.NewListersWith's update handler
+		if !tw.lazy.take(old, cur) {
+			tw.lazy.changed()
+		}
+	}
 	return tw
 }
 

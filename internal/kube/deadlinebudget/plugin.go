@@ -113,7 +113,7 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 		}
 		pl.handle = h
 		pl.holds = heldpods.New(Name, h)
-		l, err := podjob.NewListersHandler(ctx, h, pl.changeHandler())
+		l, err := podjob.NewListersWith(ctx, h, pl.changed, pl.take)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}

@@ -301,15 +301,6 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	// watches as the API server would.
 	filterPods(client)
 
-	// Informers first (kube-scheduler's own factory), synced, so that the
-	// scheduler's handlers see the whole state when they are added.
-	factory := scheduler.NewInformerFactory(client, 0, nil)
-	factory.Core().V1().Pods().Informer()
-	factory.Core().V1().Nodes().Informer()
-	factory.Batch().V1().Jobs().Informer()
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	broadcaster.StartRecordingToSink(ctx.Done())
 	defer broadcaster.Shutdown()
@@ -327,38 +318,9 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	}
 	defer stopWatch()
 
-	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile.yaml"))
-	if err != nil {
-		t.Fatalf("loading the sample profile: %v", err)
-	}
-	prof := cfg.Profiles[0]
-	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
-	prof.Plugins.PreFilter.Enabled = append(prof.Plugins.PreFilter.Enabled, schedulerapi.Plugin{Name: "Recorder"})
-	for i := range prof.PluginConfig {
-		if prof.PluginConfig[i].Name == leastsparetime.Name {
-			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON,
-				Raw: fmt.Appendf(nil, `{"deleteHopelessJobs":%v,"hopelessCheckInterval":"20ms"}`, sc.deleteHopeless)}
-		}
-	}
 	rec := &recorder{seen: map[string]bool{}}
 	clk := clocktesting.NewFakePassiveClock(now)
-	registry := frameworkruntime.Registry{
-		leastsparetime.Name: leastsparetime.NewWithClock(clk),
-		"Recorder":          func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return rec, nil },
-	}
-	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
-		scheduler.WithProfiles(prof),
-		scheduler.WithFrameworkOutOfTreeRegistry(registry),
-	)
-	if err != nil {
-		t.Fatalf("scheduler.New: %v", err)
-	}
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	go sched.Run(ctx)
+	startLSS(ctx, t, client, broadcaster, rec, clk, fmt.Sprintf(`{"deleteHopelessJobs":%v,"hopelessCheckInterval":"20ms"}`, sc.deleteHopeless))
 
 	// Wait for the expected bindings and events, then a little longer to
 	// catch any unexpected extra binding.
@@ -384,8 +346,56 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	return res
 }
 
+// startLSS starts the real kube-scheduler in-process on client with the
+// sample profile.yaml, LeastSpareTime on clk with the given JSON args and
+// rec recording first attempts and reservations; it returns once the
+// scheduler runs (until ctx ends).
+func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, rec *recorder, clk *clocktesting.FakePassiveClock, args string, opts ...scheduler.Option) {
+	t.Helper()
+	// Informers first (kube-scheduler's own factory), synced, so that the
+	// scheduler's handlers see the whole state when they are added.
+	factory := scheduler.NewInformerFactory(client, 0, nil)
+	factory.Core().V1().Pods().Informer()
+	factory.Core().V1().Nodes().Informer()
+	factory.Batch().V1().Jobs().Informer()
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile.yaml"))
+	if err != nil {
+		t.Fatalf("loading the sample profile: %v", err)
+	}
+	prof := cfg.Profiles[0]
+	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
+	// Before LeastSpareTime's gate, which refuses the pods whose turn
+	// has not come: the recorder sees every first attempt.
+	prof.Plugins.PreFilter.Enabled = append([]schedulerapi.Plugin{{Name: "Recorder"}}, prof.Plugins.PreFilter.Enabled...)
+	for i := range prof.PluginConfig {
+		if prof.PluginConfig[i].Name == leastsparetime.Name {
+			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON,
+				Raw: []byte(args)}
+		}
+	}
+	registry := frameworkruntime.Registry{
+		leastsparetime.Name: leastsparetime.NewWithClock(clk),
+		"Recorder":          func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return rec, nil },
+	}
+	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
+		append([]scheduler.Option{scheduler.WithProfiles(prof), scheduler.WithFrameworkOutOfTreeRegistry(registry)}, opts...)...)
+	if err != nil {
+		t.Fatalf("scheduler.New: %v", err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	if err := sched.WaitForHandlersSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go sched.Run(ctx)
+}
+
 // filterPods makes pod lists and watches on client honour field
-// selectors on status.phase.
+// selectors on status.phase; a pod that stops matching is deleted from
+// the watch.
 func filterPods(client *fake.Clientset) {
 	gvr := v1.SchemeGroupVersion.WithResource("pods")
 	match := func(sel fields.Selector, obj runtime.Object) bool {
@@ -420,7 +430,32 @@ func filterPods(client *fake.Clientset) {
 		if err != nil {
 			return true, nil, err
 		}
-		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) { return e, match(sel, e.Object) }), nil
+		// An object that stops matching (a pod that succeeds, for the
+		// scheduler's informer) is a deletion, as the API server sends it;
+		// one that never matched is not seen at all.
+		var mu sync.Mutex
+		matched := map[types.UID]bool{}
+		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+			p, ok := e.Object.(*v1.Pod)
+			if !ok {
+				return e, true
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			was := matched[p.UID]
+			if match(sel, e.Object) && e.Type != watch.Deleted {
+				matched[p.UID] = true
+				if !was && e.Type == watch.Modified {
+					e.Type = watch.Added
+				}
+				return e, true
+			}
+			delete(matched, p.UID)
+			if was {
+				return watch.Event{Type: watch.Deleted, Object: e.Object}, true
+			}
+			return e, false
+		}), nil
 	})
 }
 

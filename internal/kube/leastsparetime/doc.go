@@ -1,8 +1,9 @@
 // Package leastsparetime is schedkit's lss (least spare time, paper 000)
 // as a kube-scheduler plugin: a QueueSort that orders pods of deadline
-// jobs by lss, a PreEnqueue that holds back the pods of jobs that cannot
-// be scheduled by deadline, and lss's kill rule as an action on hopeless
-// jobs. It is a translation only: package podjob turns pods, Jobs and
+// jobs by lss, a PreFilter "turn gate" that gives the free slots to the
+// pods lss picks, a PreEnqueue that holds back the pods of jobs that
+// cannot be scheduled by deadline, and lss's kill rule as an action on
+// hopeless jobs. It is a translation only: package podjob turns pods, Jobs and
 // nodes into schedkit jobs and a slot cluster, and every decision —
 // order, pass, kill — comes from lss.Scheduler.Order and Queue.
 //
@@ -38,12 +39,48 @@
 //     which for jobs without running tasks and known Tavg is lss's order
 //     at any later time too; jobs whose spare time moves with running
 //     tasks are re-ordered when their pods are re-queued.
-//  5. The kill rule (deadline passed, or Spare + Tavg < 0 with Tavg
+//  5. The turn gate. The queue order alone does not make the slots go to
+//     lss's picks: a pod refused earlier waits out kube-scheduler's
+//     per-pod backoff, and when a slot frees the refused pods return one
+//     by one as their backoffs end (kube-scheduler even pops from its
+//     backoff queue, by backoff expiry, when the active queue is empty),
+//     so a pod of another job could take the slot. PreFilter therefore
+//     refuses (UnschedulableAndUnresolvable, "not its turn") a ready pod
+//     of a deadline job while the pods before it in lss's order of its
+//     slot kind are at least the free slots of that kind — the paper's
+//     "free slots go to the prefix of the order". Count and free slots
+//     come from one view, so no order of informer events lets a later pod
+//     through. A refused pod is parked: cluster events do not re-queue it
+//     (its queueing hint says QueueSkip); when its turn comes (a slot
+//     frees, a pick is skipped, the order moves on with time) the plugin
+//     hands it to the scheduling queue's Activate, past its backoff.
+//  6. Skipped picks (starvation). A pick that passed the gate and that no
+//     node takes (affinity, taints, other resources; PostFilter), or that
+//     another PreFilter refused, is skipped — it does not count before the
+//     pods behind it, which get its turn — while the scheduler's nodes stay
+//     as they were when it failed (the largest NodeInfo generation, which
+//     every change of a node or of the pods on one raises). Once they
+//     change, the skip is stale: the pick counts again and is activated,
+//     so it is tried again before the pods behind it; a pick whose binding
+//     failed (Unreserve) is stale at once. So a pod that can never be
+//     placed costs one extra attempt per change of the cluster and blocks
+//     nothing for longer, and a node that was not ready yet cannot hand a
+//     slot to a later pod whose backoff happens to end first. This is
+//     Algorithm 1's heartbeat, which gives a free slot to the next task of
+//     the order when one does not fit.
+//  7. Pods that are not ready pods of deadline jobs (unmanaged pods, pods
+//     held back by PreEnqueue) pass the gate: an unmanaged pod that
+//     requests a slot resource can take a slot when it pops first.
+//  8. Cost. The view (one evaluation of lss over every pod) is kept across
+//     the bindings of pods of jobs with no finished task and the
+//     kubelet's updates of such pods, which do not move lss's order of the
+//     other pods (delta.go); every other change evaluates afresh.
+//  9. The kill rule (deadline passed, or Spare + Tavg < 0 with Tavg
 //     known) runs every Args.HopelessCheckInterval: a Warning event
 //     (reason EventReasonHopeless) on the Job, and with
 //     Args.DeleteHopelessJobs its deletion; the pods of a hopeless job are
 //     held back by PreEnqueue either way.
-//  6. Bad input — a missing or malformed annotation, a Job lss refuses
+//  10. Bad input — a missing or malformed annotation, a Job lss refuses
 //     (deadline before submission) — holds the job's pods back with an
 //     UnschedulableAndUnresolvable status whose message names the object
 //     and the annotation; a Job not yet in the informer cache gives a
@@ -61,7 +98,8 @@
 //	command := app.NewSchedulerCommand(app.WithPlugin(leastsparetime.Name, leastsparetime.New))
 //
 // with, in the KubeSchedulerConfiguration, LeastSpareTime as the only
-// queueSort plugin and in preEnqueue (see cmd/schedkit-scheduler).
+// queueSort plugin and in preEnqueue, preFilter, postFilter and reserve
+// (see cmd/schedkit-scheduler).
 //
 // # Host duties
 //
@@ -72,9 +110,19 @@
 //     a scheduling gate; lss counts only ungated pending pods as ready.
 //  4. Grant the scheduler list and watch on batch/v1 Jobs (and delete,
 //     for DeleteHopelessJobs), and list and watch on succeeded pods.
+//  5. Enable the plugin at preFilter, postFilter and reserve as well:
+//     without the turn gate a pod whose backoff ends first can take the
+//     slot lss gives another job's pod.
+//  6. Give only schedkit's pods the slot resources (an unmanaged pod that
+//     requests one is not gated), and tell slot-holding pods that cannot
+//     run anywhere apart: a pick no node takes is retried on every change
+//     of the cluster.
 //
 // # Concurrency
 //
-// Less and PreEnqueue are called from the scheduling queue, the hopeless
-// check from its own goroutine; the plugin guards its state with a mutex.
+// Less, PreEnqueue and the queueing hint are called from the scheduling
+// queue, PreFilter, PostFilter and Reserve from the scheduling cycle, the
+// hopeless check and the turn loop (which calls Activate) from goroutines
+// of their own; the plugin guards its state with a mutex and never holds
+// it while calling into the queue.
 package leastsparetime

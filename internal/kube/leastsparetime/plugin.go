@@ -16,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	batchlisters "k8s.io/client-go/listers/batch/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -82,14 +80,26 @@ type Plugin struct {
 	handle fwk.Handle
 	clock  clock.PassiveClock
 	args   Args
-	pods   corelisters.PodLister // the scheduler's: non-terminal pods
-	// succeeded lists finished pods, which the scheduler's informer
-	// leaves out; lss needs them for the average task time (2).
-	succeeded corelisters.PodLister
-	jobs      batchlisters.JobLister
-	nodes     corelisters.NodeLister
+	// lis holds the scheduler's pods (non-terminal), the plugin's own
+	// succeeded pods (lss needs them for the average task time (2)),
+	// Jobs and nodes.
+	lis podjob.Listers
 
 	gen atomic.Uint64 // bumped by every pod, Job and node event
+	// wake asks the turn loop to activate the pods whose turn came
+	// (buffered, one pending request is enough).
+	wake chan struct{}
+	// activated counts the pods handed to Activate (turn.go).
+	activated atomic.Uint64
+	// pending are the pod updates podUpdate took, for the next current
+	// to apply to the view (delta.go); fastBindings counts the bindings
+	// applied that way.
+	pendMu       sync.Mutex
+	pending      []podDelta
+	fastBindings atomic.Uint64
+	// adds counts the pod additions that keep lss's relative order of
+	// the pods the view has (delta.go).
+	adds atomic.Uint64
 
 	// holds reports the pods PreEnqueue holds back and re-activates the
 	// retriable ones every HopelessCheckInterval.
@@ -98,6 +108,7 @@ type Plugin struct {
 	mu       sync.Mutex
 	view     *view
 	reported map[schedkit.JobID]bool // hopeless jobs already acted on
+	turns    turns                   // the turn gate's state (turn.go)
 }
 
 var (
@@ -123,17 +134,21 @@ func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
 			clock:    c,
 			args:     args,
 			reported: map[schedkit.JobID]bool{},
+			turns:    newTurns(),
 			holds:    heldpods.New(Name, h),
+			wake:     make(chan struct{}, 1),
 		}
-		l, err := podjob.NewListers(ctx, h, func() { pl.gen.Add(1) })
+		l, err := podjob.NewListersWith(ctx, h, pl.changed, pl.take)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
-		pl.pods, pl.succeeded, pl.jobs, pl.nodes = l.Pods, l.Succeeded, l.Jobs, l.Nodes
+		pl.lis = l
 		go wait.UntilWithContext(ctx, func(ctx context.Context) {
 			pl.ActOnHopeless(ctx)
 			pl.holds.Reactivate(ctx)
+			pl.activateTurns(ctx, true)
 		}, args.HopelessCheckInterval.Duration)
+		go pl.turnLoop(ctx)
 		return pl, nil
 	}
 }
@@ -141,14 +156,51 @@ func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
 // Name returns Name.
 func (pl *Plugin) Name() string { return Name }
 
+// changed is the informers' callback: the last view is stale, and a slot
+// may have come free (the turn loop looks).
+func (pl *Plugin) changed() {
+	pl.gen.Add(1)
+	pl.poke()
+}
+
+// poke wakes the turn loop without blocking.
+func (pl *Plugin) poke() {
+	if pl.wake == nil {
+		return
+	}
+	select {
+	case pl.wake <- struct{}{}:
+	default:
+	}
+}
+
 // view is one evaluation of the lss order over one snapshot.
 type view struct {
-	gen   uint64
-	now   time.Time
-	snap  *podjob.Snapshot
-	known map[types.UID]bool
+	gen  uint64
+	adds uint64 // Plugin.adds when evaluated
+	now  time.Time
+	snap *podjob.Snapshot
+	// known holds every listed pod, as the view has it.
+	known map[types.UID]*v1.Pod
 	// seq is each ready pod's place in lss.Queue's hand-out order.
 	seq map[types.UID]int
+	// turn is each ready pod's slot kind and place among the ready pods
+	// of that kind in lss.Queue's order; byKind lists them in that order;
+	// free is the free slots of each kind on the schedulable nodes.
+	turn   map[types.UID]turnPos
+	byKind [2][]*v1.Pod
+	free   [2]int
+	// What the bindings taken without an evaluation changed (delta.go):
+	// removed holds, per kind, the ranks of the pods bound since, in
+	// increasing order; bound, per job and phase, how many of its ready
+	// pods were bound since; nodeFree, each schedulable node's free map
+	// and reduce slots.
+	removed  [2][]int
+	bound    map[schedkit.JobID][2]int
+	nodeFree map[string]*[2]float64
+	// jobs ("ns/name") and nodes (by name) are the objects listed.
+	jobs  map[string]*batchv1.Job
+	nodes map[string]*v1.Node
 	// order is lss.Order at now; hopeless holds the jobs it would kill.
 	order    []lss.JobStatus
 	hopeless map[schedkit.JobID]lss.JobStatus
@@ -162,28 +214,56 @@ type view struct {
 // current returns the view at the clock's now (truncated to
 // OrderResolution), recomputing it when the cluster changed, time moved
 // on, or pod is one the last view did not see.
-func (pl *Plugin) current(pod *v1.Pod) *view {
-	now := pl.clock.Now().Truncate(pl.args.OrderResolution.Duration)
-	gen := pl.gen.Load()
+func (pl *Plugin) current(pod *v1.Pod) *view { return pl.viewFor(pod, false) }
+
+// viewFor is current; with relative, a view that misses only pods added
+// since (delta.go: additions that keep lss's relative order of the pods
+// it has) will do, as for Less between two pods it has.
+// The view it returns is the plugin's until the next call: deltas
+// change it under pl.mu, so read what they change (known, seq, turn,
+// byKind, free) under pl.mu too (viewLocked).
+func (pl *Plugin) viewFor(pod *v1.Pod, relative bool) *view {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
+	return pl.viewLocked(pod, relative)
+}
+
+// viewLocked is viewFor with pl.mu held.
+func (pl *Plugin) viewLocked(pod *v1.Pod, relative bool) *view {
+	now := pl.clock.Now().Truncate(pl.args.OrderResolution.Duration)
+	gen, adds := pl.gen.Load(), pl.adds.Load()
 	v := pl.view
-	if v == nil || v.gen != gen || !v.now.Equal(now) || (pod != nil && !v.known[pod.UID]) {
-		v = pl.evaluate(now, gen)
+	if v == nil || v.gen != gen || (!relative && v.adds != adds) || !v.now.Equal(now) || (pod != nil && v.known[pod.UID] == nil) || !pl.applyDeltas(v) {
+		v = pl.evaluate(now, gen, adds)
 		pl.view = v
 	}
 	return v
 }
 
 // evaluate lists the cluster, translates it and asks lss.
-func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
-	v := &view{gen: gen, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{},
-		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{}}
-	pods, err := podjob.ListPods(pl.pods, pl.succeeded)
+func (pl *Plugin) evaluate(now time.Time, gen, adds uint64) *view {
+	v := &view{gen: gen, adds: adds, now: now, known: map[types.UID]*v1.Pod{}, seq: map[types.UID]int{}, turn: map[types.UID]turnPos{},
+		hopeless: map[schedkit.JobID]lss.JobStatus{}, jobErr: map[schedkit.JobID]error{},
+		bound: map[schedkit.JobID][2]int{}, nodeFree: map[string]*[2]float64{},
+		jobs: map[string]*batchv1.Job{}, nodes: map[string]*v1.Node{}}
+	// Deltas taken before the listing are in it; later ones apply to it.
+	pl.pendMu.Lock()
+	pl.pending = nil
+	pl.pendMu.Unlock()
+	pods, err := pl.lis.List()
 	if err == nil {
 		var nodes []*v1.Node
-		nodes, err = pl.nodes.List(labels.Everything())
-		lookup := func(ns, name string) (*batchv1.Job, error) { return pl.jobs.Jobs(ns).Get(name) }
+		nodes, err = pl.lis.Nodes.List(labels.Everything())
+		lookup := func(ns, name string) (*batchv1.Job, error) {
+			j, err := pl.lis.Jobs.Jobs(ns).Get(name)
+			if err == nil {
+				v.jobs[ns+"/"+name] = j
+			}
+			return j, err
+		}
+		for _, n := range nodes {
+			v.nodes[n.Name] = n
+		}
 		v.snap = podjob.Build(now, pods, lookup, nodes)
 		v.err = err
 	}
@@ -193,9 +273,20 @@ func (pl *Plugin) evaluate(now time.Time, gen uint64) *view {
 		return v
 	}
 	for _, p := range pods {
-		v.known[p.UID] = true
+		v.known[p.UID] = p
 	}
 	v.err = evaluateLSS(v.snap, now, v)
+	if v.err != nil {
+		v.turn, v.byKind = map[types.UID]turnPos{}, [2][]*v1.Pod{}
+	}
+	for i := range v.snap.Cluster.Nodes() {
+		n := v.snap.Cluster.Node(i)
+		a := n.Available()
+		v.free[0] += int(a[0])
+		v.free[1] += int(a[1])
+		v.nodeFree[string(n.ID())] = &[2]float64{a[0], a[1]}
+	}
+	pl.turns.prune(v)
 	return v
 }
 
@@ -243,7 +334,11 @@ func evaluateLSS(snap *podjob.Snapshot, now time.Time, out *view) error {
 			if at[pk.Phase] >= len(ready) {
 				return fmt.Errorf("%s: lss picked more %s tasks of %s than it has ready pods", Name, pk.Phase, pk.Job)
 			}
-			out.seq[ready[at[pk.Phase]].UID] = n
+			p := ready[at[pk.Phase]]
+			out.seq[p.UID] = n
+			k := kindOf(pk.Phase)
+			out.turn[p.UID] = turnPos{kind: k, rank: len(out.byKind[k])}
+			out.byKind[k] = append(out.byKind[k], p)
 			at[pk.Phase]++
 			n++
 		}
@@ -261,9 +356,11 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	if pa == nil || pb == nil {
 		return podjob.PriorityLess(a, b)
 	}
-	v := pl.current(pa)
-	if !v.known[pb.UID] {
-		v = pl.current(pb)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	v := pl.viewLocked(pa, true)
+	if v.known[pb.UID] == nil {
+		v = pl.viewLocked(pb, true)
 	}
 	sa, oka := v.seq[pa.UID]
 	sb, okb := v.seq[pb.UID]
@@ -298,7 +395,18 @@ func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
 	if pod == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}
-	v := pl.current(pod)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	v := pl.viewLocked(nil, true)
+	if v.known[pod.UID] == nil {
+		// A pod added since: its job's answer, if the view has the job
+		// (an addition that kept the order); else a fresh evaluation.
+		if id, ok := podjob.JobOf(pod); !ok || v.snap.Job(id) == nil {
+			v = pl.viewLocked(pod, false)
+		} else {
+			return v.jobStatus(id)
+		}
+	}
 	if err := v.snap.PodError(pod.UID); err != nil {
 		if errors.Is(err, podjob.ErrNotFound) {
 			return fwk.NewStatus(fwk.Unschedulable, Name+": "+err.Error())
@@ -309,7 +417,11 @@ func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
 	if !ok {
 		return nil
 	}
-	id := ref.Job.ID()
+	return v.jobStatus(ref.Job.ID())
+}
+
+// jobStatus is PreEnqueue's answer for a pod of job id, which v has.
+func (v *view) jobStatus(id schedkit.JobID) *fwk.Status {
 	if err := v.jobErr[id]; err != nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
 	}

@@ -40,8 +40,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	return &fixture{factory: f, pl: &Plugin{
 		clock: clocktesting.NewFakePassiveClock(now), args: args,
-		pods: f.Core().V1().Pods().Lister(), jobs: f.Batch().V1().Jobs().Lister(), nodes: f.Core().V1().Nodes().Lister(),
-		reported: map[schedkit.JobID]bool{},
+		lis:      podjob.Listers{Pods: f.Core().V1().Pods().Lister(), Jobs: f.Batch().V1().Jobs().Lister(), Nodes: f.Core().V1().Nodes().Lister()},
+		reported: map[schedkit.JobID]bool{}, turns: newTurns(),
 	}}
 }
 

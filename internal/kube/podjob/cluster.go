@@ -77,6 +77,17 @@ func slots(rl v1.ResourceList, name v1.ResourceName) float64 {
 	return float64(max(q.Value(), 0))
 }
 
+// SlotRequests is the map and reduce slots the pod's containers request,
+// what it takes from its node's Available.
+func SlotRequests(p *v1.Pod) [2]float64 {
+	var r [2]float64
+	for _, ctr := range p.Spec.Containers {
+		r[0] += slots(ctr.Resources.Requests, ResourceMapSlot)
+		r[1] += slots(ctr.Resources.Requests, ResourceReduceSlot)
+	}
+	return r
+}
+
 // newCluster builds the slot view of the nodes that are not cordoned.
 func newCluster(nodes []*v1.Node, pods []*v1.Pod) *Cluster {
 	c := &Cluster{cap: space.Zero()}
@@ -107,10 +118,9 @@ func newCluster(nodes []*v1.Node, pods []*v1.Pod) *Cluster {
 		if nd == nil {
 			continue
 		}
-		for _, ctr := range p.Spec.Containers {
-			nd.free[0] -= slots(ctr.Resources.Requests, ResourceMapSlot)
-			nd.free[1] -= slots(ctr.Resources.Requests, ResourceReduceSlot)
-		}
+		req := SlotRequests(p)
+		nd.free[0] -= req[0]
+		nd.free[1] -= req[1]
 	}
 	for _, nd := range c.nodes {
 		nd.free[0] = max(nd.free[0], 0)

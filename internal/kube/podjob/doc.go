@@ -12,8 +12,12 @@
 // Its inputs come from the informer caches a plugin holds: NewListers
 // wires them (kube-scheduler's pods, Jobs and nodes plus an informer of
 // succeeded pods, which kube-scheduler's own cache drops), ListPods
-// merges the two pod caches, and QueuedPod and PriorityLess serve a
-// QueueSort plugin's Less for the pods it does not manage.
+// merges the two pod caches and Listers.List also keeps a pod that is
+// finishing between them; NewListersWith first offers each change to
+// the plugin (which may take it without re-reading everything); JobOf
+// and SlotRequests read one pod's job ID and slot requests; QueuedPod
+// and PriorityLess serve a QueueSort plugin's Less for the pods it does
+// not manage.
 //
 // # The mapping
 //

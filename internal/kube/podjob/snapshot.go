@@ -213,6 +213,19 @@ func BuildWith(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node
 	return s
 }
 
+// JobOf returns the ID a job of pod p's would have in a Snapshot
+// ("Job/ns/name" for its controlling batch/v1 Job, "PodGroup/ns/name"
+// for its pod group label); ok is false for pods that are neither. The
+// Job need not be schedkit's: an ordinary Job's pods have an ID too, and
+// no job in the Snapshot.
+func JobOf(p *v1.Pod) (id schedkit.JobID, ok bool) {
+	kind, name, ok := owner(p)
+	if !ok {
+		return "", false
+	}
+	return schedkit.JobID(kind + "/" + p.Namespace + "/" + name), true
+}
+
 // owner returns the job a pod belongs to: its controlling batch/v1 Job,
 // else its pod group label. ok is false for pods that are neither.
 func owner(pod *v1.Pod) (kind, name string, ok bool) {
