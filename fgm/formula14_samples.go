@@ -91,22 +91,33 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 // the node, the kind, the amount and the capacity; the caller sets Op
 // and Task.
 func (s *Scheduler) validSample(used resource.Vector, v *server) *Error {
-	bad := func(format string, args ...any) *Error {
-		return &Error{Node: v.id, Err: ErrInvalidSample, Reason: fmt.Sprintf(format, args...)}
-	}
 	if len(used) != s.dims {
-		return bad("%d amounts, want %d", len(used), s.dims)
+		return s.badSample(v, -1, 0, len(used))
 	}
 	for k, x := range used {
 		n := v.capacity[k]
-		switch {
-		case math.IsNaN(x) || math.IsInf(x, 0) || x < 0:
-			return bad("%s %v is not finite and ≥ 0", s.space.Kind(k).Name, x)
-		case x > n+slack*n:
-			return bad("%s %v above the node's capacity %v", s.space.Kind(k).Name, x, n)
+		// One test per amount (every sample passes here): NaN fails
+		// x >= 0, +Inf the bound, −Inf both.
+		if !(x >= 0 && x <= n+slack*n) {
+			return s.badSample(v, k, x, 0)
 		}
 	}
 	return nil
+}
+
+// badSample is validSample's error: amount x of kind k, or, for k < 0,
+// a sample of n amounts.
+func (s *Scheduler) badSample(v *server, k int, x float64, n int) *Error {
+	e := &Error{Node: v.id, Err: ErrInvalidSample}
+	switch {
+	case k < 0:
+		e.Reason = fmt.Sprintf("%d amounts, want %d", n, s.dims)
+	case math.IsNaN(x) || math.IsInf(x, 0) || x < 0:
+		e.Reason = fmt.Sprintf("%s %v is not finite and ≥ 0", s.space.Kind(k).Name, x)
+	default:
+		e.Reason = fmt.Sprintf("%s %v above the node's capacity %v", s.space.Kind(k).Name, x, v.capacity[k])
+	}
+	return e
 }
 
 // sampled returns the state of running task id, nil if id is not a

@@ -36,6 +36,12 @@ type Clock struct {
 	epoch  time.Time
 	set    bool
 	latest int64 // offset of the latest committed now
+	// latestAt is the latest committed now as given: Check answers a
+	// call at that same time without taking its offset again (hosts
+	// give one now to many calls: every sample of a poll, every node's
+	// heartbeat of a round). repeats counts those answers.
+	latestAt time.Time
+	repeats  uint64
 }
 
 // Reading is one call's view of the clock: the epoch its offsets are
@@ -44,7 +50,8 @@ type Clock struct {
 // Reading only once it has succeeded.
 type Reading struct {
 	epoch time.Time
-	Now   int64 // now's offset from the epoch, within ±Limit
+	at    time.Time // now as given
+	Now   int64     // now's offset from the epoch, within ±Limit
 }
 
 // Offset returns t's offset from the reading's epoch and whether it is
@@ -59,8 +66,16 @@ func (r Reading) Time(off int64) time.Time { return r.epoch.Add(time.Duration(of
 
 // Check reads now for a state-changing call: Range if now is more than
 // Limit from the epoch, Stale if it is before the latest committed time.
-// It changes nothing.
+// It changes nothing but a counter (Repeats).
+//
+// A now equal to the latest committed one (==: the same wall and
+// monotonic readings and location, a conservative test) is answered
+// with that commit's reading, checked then.
 func (c *Clock) Check(now time.Time) (Reading, Fault) {
+	if c.set && now == c.latestAt {
+		c.repeats++
+		return Reading{epoch: c.epoch, at: now, Now: c.latest}, OK
+	}
 	r, f := c.Peek(now)
 	if f == OK && r.Now < c.latest {
 		f = Stale
@@ -71,7 +86,7 @@ func (c *Clock) Check(now time.Time) (Reading, Fault) {
 // Peek reads now for a read-only call: Range only. A read-only call may
 // ask about a time before the latest committed one. It changes nothing.
 func (c *Clock) Peek(now time.Time) (Reading, Fault) {
-	r := Reading{epoch: now}
+	r := Reading{epoch: now, at: now}
 	if c.set {
 		r.epoch = c.epoch
 	}
@@ -89,8 +104,12 @@ func (c *Clock) Commit(r Reading) {
 	if !c.set {
 		c.epoch, c.set = r.epoch, true
 	}
-	c.latest = r.Now
+	c.latest, c.latestAt = r.Now, r.at
 }
+
+// Repeats returns how many Checks were answered without taking an
+// offset (their now was the latest committed one).
+func (c *Clock) Repeats() uint64 { return c.repeats }
 
 // Started reports whether a call has been committed (the epoch is set).
 func (c *Clock) Started() bool { return c.set }

@@ -70,3 +70,38 @@ func TestRule(t *testing.T) {
 		t.Fatalf("LatestTime %v", got)
 	}
 }
+
+// checkByOffset is Check without its repeat path: the reference of
+// TestRepeatMatchesOffset.
+func checkByOffset(c *Clock, now time.Time) (Reading, Fault) {
+	r, f := c.Peek(now)
+	if f == OK && r.Now < c.latest {
+		f = Stale
+	}
+	return r, f
+}
+
+// TestRepeatMatchesOffset: a Check at the latest committed now gives
+// what taking its offset gives, and is counted.
+func TestRepeatMatchesOffset(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	mono := time.Now() // with a monotonic reading
+	for _, base := range []time.Time{t0, mono, mono.Round(0), t0.In(time.FixedZone("x", 3600))} {
+		var c Clock
+		steps := []time.Duration{0, 0, time.Second, time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second}
+		for i, d := range steps {
+			now := base.Add(d)
+			want, wf := checkByOffset(&c, now)
+			got, gf := c.Check(now)
+			if got.Now != want.Now || gf != wf || !got.epoch.Equal(want.epoch) {
+				t.Fatalf("%v step %d: Check = %d, %v; by offset %d, %v", base, i, got.Now, gf, want.Now, wf)
+			}
+			if gf == OK {
+				c.Commit(got)
+			}
+		}
+		if c.Repeats() != 4 {
+			t.Errorf("%v: %d repeats, want 4", base, c.Repeats())
+		}
+	}
+}
