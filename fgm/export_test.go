@@ -33,5 +33,6 @@ func SkipCounts(s *Scheduler) map[string]uint64 {
 		"refusals": s.refusals.hits, "unpredictableRefusals": s.refusals.unpredictableHits, "runTasks": k.runTasks, "idleRepeats": k.idleRepeats,
 		"closedCalls": k.closedCalls, "closedJobs": k.closedJobs, "setWalks": k.setWalks,
 		"sortMoves": k.sortMoves, "taskCursor": k.taskCursor, "nodeCursor": k.nodeCursor,
+		"clockRepeats": s.clock.Repeats(),
 	}
 }

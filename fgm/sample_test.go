@@ -37,7 +37,7 @@ func TestSampleCursorMatchesLookup(t *testing.T) {
 			sampleCursorScenario(t, seed)
 		})
 	}
-	for _, k := range []string{"taskCursor", "nodeCursor"} {
+	for _, k := range []string{"taskCursor", "nodeCursor", "clockRepeats"} {
 		if skipTotals[k] == 0 {
 			t.Errorf("cursor %s never hit", k)
 		}
