@@ -23,13 +23,7 @@ type fgmFullScan struct{ *FGM }
 
 func (q fgmFullScan) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p := q.FGM
-	p.all = false
-	for _, r := range p.dirty {
-		r.marked = false
-		p.drop(r)
-	}
-	clear(p.dirty)
-	p.dirty = p.dirty[:0]
+	p.forgetDirty()
 	for _, j := range c.Jobs() {
 		r := p.job(j)
 		if r.held == nil {

@@ -285,6 +285,18 @@ func (p *FGM) forgetIn(t *sim.Task, r *fgmJob) {
 	}
 }
 
+// forgetDirty ends a full visit's bookkeeping: every job will be visited,
+// so none is marked any more.
+func (p *FGM) forgetDirty() {
+	p.all = false
+	for _, r := range p.dirty {
+		r.marked = false
+		p.drop(r)
+	}
+	clear(p.dirty)
+	p.dirty = p.dirty[:0]
+}
+
 // sync submits every ready task fgm does not hold yet, job by job in the
 // simulator's job order, each job's phases in order and each phase's
 // ready tasks in ReadyTasks order.
@@ -302,13 +314,7 @@ func (p *FGM) forgetIn(t *sim.Task, r *fgmJob) {
 // visited, so fgm sees exactly the same Submit calls.
 func (p *FGM) sync(now time.Time, c *sim.Cluster) error {
 	if p.all {
-		p.all = false
-		for _, r := range p.dirty {
-			r.marked = false
-			p.drop(r)
-		}
-		clear(p.dirty)
-		p.dirty = p.dirty[:0]
+		p.forgetDirty()
 		for _, j := range c.Jobs() {
 			if err := p.syncJob(now, p.job(j)); err != nil {
 				return err
