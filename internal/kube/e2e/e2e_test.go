@@ -175,18 +175,7 @@ func (c *cluster) addNodeTainted(t *testing.T, name string, maps, reduces int, c
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		n.Spec.Taints = taints
-		_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c.setTaints(t, name, taints)
 	waitFor(t, "node "+name+"'s slots", 30*time.Second, func() bool {
 		n, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -423,13 +412,19 @@ func (c *cluster) wantPodScheduled(t *testing.T, ns, name string) {
 // untaint removes every taint of node name.
 func (c *cluster) untaint(t *testing.T, name string) {
 	t.Helper()
+	c.setTaints(t, name, nil)
+}
+
+// setTaints sets node name's taints (nil: none).
+func (c *cluster) setTaints(t *testing.T, name string, taints []v1.Taint) {
+	t.Helper()
 	ctx := context.Background()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		n, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		n.Spec.Taints = nil
+		n.Spec.Taints = taints
 		_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		return err
 	})
