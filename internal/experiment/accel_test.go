@@ -20,10 +20,11 @@ func runAccelCase(t *testing.T, app, intensity, mb int, cl accelCluster, opt acc
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := accelSimCase(space, accelCase{key: accelKey{app: app, intensity: intensity, mb: mb, cluster: cl.name, option: opt.name}, cluster: cl, option: opt}, 1)
+	g := accelSimCase(space, accelCase{key: accelKey{app: app, intensity: intensity, mb: mb, cluster: cl.name, option: opt.name}, cluster: cl, option: opt}, 1)
+	c, col := g.Setups[0], g.Columns[0]
 	c.Config.AfterEvent = (*sim.Sim).CheckInvariants
 	c.Config.NodeEvents = append(c.Config.NodeEvents, events...)
-	pol, err := c.Policy.New(Env{Config: &c.Config, Workload: c.Workload})
+	pol, err := col.Policy.New(Env{Config: &c.Config, Workload: c.Workload})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +34,10 @@ func runAccelCase(t *testing.T, app, intensity, mb int, cl accelCluster, opt acc
 	}
 	run, err := s.Run()
 	if err != nil {
-		t.Fatalf("%s: %v", c.Label, err)
+		t.Fatalf("%s: %v", c.Name, err)
 	}
 	if j := run.Jobs[0]; j.Outcome != metrics.Completed {
-		t.Fatalf("%s: job %v", c.Label, j.Outcome)
+		t.Fatalf("%s: job %v", c.Name, j.Outcome)
 	}
 	return run.Jobs[0].Finish, s.Stats()
 }

@@ -140,7 +140,11 @@ func RunGrids(p Params, label string, grids ...Grid) (*Cells, error) {
 				if col.Workload != nil {
 					w = col.Workload(w)
 				}
-				cases = append(cases, Case{Label: label + "/" + s.Name + "/" + col.Name, Config: s.Config, Workload: w, Policy: col.Policy, Done: g.Done})
+				name := label + "/" + s.Name + "/" + col.Name
+				if s.Name == label {
+					name = label + "/" + col.Name
+				}
+				cases = append(cases, Case{Label: name, Config: s.Config, Workload: w, Policy: col.Policy, Done: g.Done})
 				c := &Cell{Setup: s.Name, Column: col.Name, Workload: w}
 				out.list = append(out.list, c)
 				out.at[k] = c

@@ -70,7 +70,7 @@ func runPaper000(p Params, name string, wc workload.PoissonConfig, title string)
 		return Result{}, err
 	}
 	cfg.RecordTasks = true // for the slots held per workflow (paper 000 fig. 2)
-	res, err := Compare(p, name, title, Setup{Name: wc.Name, Config: cfg, Workload: w}, cols)
+	res, err := Compare(p, name, title, Setup{Name: name, Config: cfg, Workload: w}, cols)
 	if err == nil {
 		res.Tables = append(res.Tables, heldTable("slots held per workflow over time (paper 000 fig. 2)", res.Runs))
 	}

@@ -134,9 +134,9 @@ func runPaper004Offline(p Params) (Result, error) {
 	}
 	title := fmt.Sprintf("paper 004 offline: %g GB, %d jobs at once, %d workers", 400*p.Scale, len(w.Jobs), n)
 	cfg.RecordTasks = true // small vs large tasks and jobs
-	res, err := Compare(p, "paper004-offline", title, Setup{Name: "offline", Config: cfg, Workload: &w}, cols)
+	res, err := Compare(p, "paper004-offline", title, Setup{Name: "paper004-offline", Config: cfg, Workload: &w}, cols)
 	if err == nil {
-		row := res.Cells.Row("offline", cols)
+		row := res.Cells.Row("paper004-offline", cols)
 		sums := Sums(row)
 		res.Tables[0] = metrics.Compare(title, sums, paper004Rows(sums, p.Timing))
 		res.Tables = append(res.Tables, sizeTable(title+": mean completion time by size", row, len(cols)))
