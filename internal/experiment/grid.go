@@ -79,9 +79,14 @@ type Cell struct {
 // Cells are the outcomes of one RunGrids call, addressed by setup and
 // column name.
 type Cells struct {
-	list []*Cell
-	at   map[[2]string]*Cell
+	list   []*Cell
+	at     map[[2]string]*Cell
+	setups map[string]*Setup
 }
+
+// World returns the setup of that name (its workload and cluster), or
+// nil.
+func (c *Cells) World(setup string) *Setup { return c.setups[setup] }
 
 // Get returns the cell of column on setup. A name that does not exist is
 // a mistake in the experiment's own code, so Get panics on it, naming
@@ -128,9 +133,12 @@ func (c *Cells) All() []*Cell { return c.list }
 // ("dbs/exp. 1/fifo").
 func RunGrids(p Params, label string, grids ...Grid) (*Cells, error) {
 	var cases []Case
-	out := &Cells{at: map[[2]string]*Cell{}}
+	out := &Cells{at: map[[2]string]*Cell{}, setups: map[string]*Setup{}}
 	for _, g := range grids {
 		for _, s := range g.Setups {
+			if _, ok := out.setups[s.Name]; !ok {
+				out.setups[s.Name] = &s
+			}
 			for _, col := range g.Columns {
 				k := [2]string{s.Name, col.Name}
 				if _, ok := out.at[k]; ok {

@@ -68,6 +68,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		results = append(results, res)
 	}
+	if opt.suite {
+		results = append(results, experiment.ScorecardResult(results))
+	}
 	if err := write(stdout, opt.out, results, opt.assumptions); err != nil {
 		fmt.Fprintf(stderr, "schedsim: %v\n", oneLine(err))
 		return exitError
