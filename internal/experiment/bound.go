@@ -101,3 +101,19 @@ var (
 		return sum / float64(len(works)), true
 	}}
 )
+
+// bounds names the bounds for BoundNamed.
+var bounds = map[string]*Bound{
+	"makespan":           &MakespanBound,
+	"mean completion":    &MeanCompletionBound,
+	"submitted together": &SubmittedTogetherBound,
+}
+
+// BoundNamed returns the bound of that name: "makespan", "mean
+// completion" or "submitted together".
+func BoundNamed(name string) (*Bound, error) {
+	if b, ok := bounds[name]; ok {
+		return b, nil
+	}
+	return nil, paramErr("no bound %q", name)
+}

@@ -110,11 +110,14 @@ func (c *Cells) Row(setup string, columns []Column) []*Cell {
 	return out
 }
 
-// Setups returns the setup names, in the order they ran.
+// Setups returns the setup names, each once, in the order they first
+// ran.
 func (c *Cells) Setups() []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, x := range c.list {
-		if len(out) == 0 || out[len(out)-1] != x.Setup {
+		if !seen[x.Setup] {
+			seen[x.Setup] = true
 			out = append(out, x.Setup)
 		}
 	}

@@ -87,3 +87,10 @@ func (f PaperFigure) Text() string {
 	}
 	return one(f.Value) + unit
 }
+
+// PaperFigureFor returns the paper's figure printed for a cell of ours
+// and a quantity (against "" for the cell's own value), and whether the
+// paper prints one.
+func PaperFigureFor(setup, column, figure, against string) (PaperFigure, bool) {
+	return paperFigure(setup, column, figure, against)
+}
