@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 )
 
@@ -46,14 +47,19 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	if err != nil {
 		return dst, err
 	}
-	if err := s.member(op, id); err != nil {
+	cn, err := s.member(op, id)
+	if err != nil {
 		return dst, err
 	}
 	capK, guar := s.capK, s.guar
 	if err := s.readCapacity(op, id); err != nil {
 		return dst, err
 	}
-	if err := s.readFree(op, node); err != nil {
+	err = s.readFree(op, node)
+	if err == nil {
+		err = s.sameNode(op, node, cn)
+	}
+	if err != nil {
 		s.capK, s.guar = capK, guar
 		return dst, err
 	}
@@ -225,12 +231,25 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member checks that node id is one of the cluster's nodes (see
-// internal/membership: O(1) while the cluster's membership is unchanged).
-func (s *Scheduler) member(op string, id schedkit.NodeID) error {
-	if s.members.Has(s.cluster, id) {
-		return nil
+// member returns the cluster's node of ID id (see internal/membership:
+// O(1) with a Cluster that implements schedkit.NodeLookup, or while the
+// cluster's membership is unchanged), or ErrUnknownNode.
+func (s *Scheduler) member(op string, id schedkit.NodeID) (schedkit.Node, error) {
+	cn, ok := s.members.Node(s.cluster, id)
+	if !ok {
+		return nil, &Error{Op: op, Node: id, Err: ErrUnknownNode,
+			Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
 	}
-	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
-		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+	return cn, nil
+}
+
+// sameNode refuses (ErrInvalidNode) a node value whose capacity is not
+// that of cn, the cluster's node of its ID: a stale value, taken before
+// the node was resized, must not hand out slots the cluster does not
+// count. node's vectors have been checked (readFree).
+func (s *Scheduler) sameNode(op string, node, cn schedkit.Node) error {
+	if why := membership.CapacityDiffers(s.r.space, node.Capacity(), cn.Capacity()); why != "" {
+		return &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode, Reason: why}
+	}
+	return nil
 }

@@ -307,9 +307,14 @@ func validCost(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x
 // on a nil job, an empty or duplicate ID, more than two phases,
 // inconsistent counters, φ outside {0, 0.5, 1}, a budget or cost that is
 // NaN, infinite or negative, no budget with φ < 1, no deadline with
-// φ > 0, a deadline before the submission, negative data sizes or hint,
-// a cluster capacity it cannot read, or now before an earlier now. A
-// deadline already passed is accepted: model 2 reports it unmeetable.
+// φ > 0, a zero submission time, a submission after now, a deadline
+// before the submission, negative data sizes, a task time hint beyond
+// 2^60 ns (ErrInvalidJob; a zero or negative hint is no hint); a
+// submission or deadline more than 2^60 ns from the first time given
+// (ErrTimeRange, the time rule of every schedkit scheduler); a cluster
+// capacity it cannot read (ErrInvalidNode); a now before an earlier now
+// (ErrStaleTime) or out of range (ErrTimeRange). A deadline already
+// passed is accepted: model 2 reports it unmeetable.
 func (s *Scheduler) Submit(now time.Time, j Job) error {
 	const op = "Submit"
 	if nilvalue.Is(j) {
@@ -348,16 +353,16 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	switch {
 	case sub.IsZero():
 		return errf(op, ErrInvalidJob, id, "zero submission time")
+	case !subOK:
+		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: clk.OutOfRange("submission", sub)}
+	case !deadline.IsZero() && !dlOK:
+		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: clk.OutOfRange("deadline", deadline)}
 	case sub.After(now):
 		return errf(op, ErrInvalidJob, id, "submitted at %v, after now %v", sub, now)
-	case !subOK:
-		return errf(op, ErrInvalidJob, id, "submission %v more than 2^60 ns from %v", sub, clk.Time(0))
 	case deadline.IsZero() && phi > 0:
 		return errf(op, ErrInvalidJob, id, "no deadline with φ %v > 0", phi)
 	case !deadline.IsZero() && deadline.Before(sub):
 		return errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, sub)
-	case !deadline.IsZero() && !dlOK:
-		return errf(op, ErrInvalidJob, id, "deadline %v more than 2^60 ns from %v", deadline, clk.Time(0))
 	}
 	in, red := j.DataSizes()
 	if in < 0 || red < 0 {

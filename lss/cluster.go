@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -103,12 +104,25 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member checks that node id is one of the cluster's nodes (see
-// internal/membership: O(1) while the cluster's membership is unchanged).
-func (s *Scheduler) member(op string, id schedkit.NodeID) error {
-	if s.members.Has(s.cluster, id) {
-		return nil
+// member returns the cluster's node of ID id (see internal/membership:
+// O(1) with a Cluster that implements schedkit.NodeLookup, or while the
+// cluster's membership is unchanged), or ErrUnknownNode.
+func (s *Scheduler) member(op string, id schedkit.NodeID) (schedkit.Node, error) {
+	cn, ok := s.members.Node(s.cluster, id)
+	if !ok {
+		return nil, &Error{Op: op, Node: id, Err: ErrUnknownNode,
+			Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
 	}
-	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
-		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+	return cn, nil
+}
+
+// sameNode refuses (ErrInvalidNode) a node value whose capacity is not
+// that of cn, the cluster's node of its ID: a stale value, taken before
+// the node was resized, must not hand out slots the cluster does not
+// count. node's vectors have been checked (readFree).
+func (s *Scheduler) sameNode(op string, node, cn schedkit.Node) error {
+	if why := membership.CapacityDiffers(s.space, node.Capacity(), cn.Capacity()); why != "" {
+		return &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode, Reason: why}
+	}
+	return nil
 }

@@ -256,19 +256,19 @@ func TestHostMisuseChangesNothing(t *testing.T) {
 			{"Heartbeat from a node the cluster does not know", func() error {
 				_, err := s.Heartbeat(at(90*sec), stranger, nil)
 				return err
-			}, lss.ErrUnknownNode, `lss: Heartbeat: node "stranger": node not in the cluster: none of the cluster's 2 nodes has this ID`},
+			}, lss.ErrUnknownNode, `lss: Heartbeat: node "stranger": unknown node ID: none of the cluster's 2 nodes has this ID`},
 			{"node reporting more free slots than its capacity", func() error {
 				n.Free[1] = 29
 				defer func() { n.Free[1] = 2 }()
 				_, err := s.Heartbeat(at(90*sec), n, nil)
 				return err
-			}, lss.ErrInvalidNode, `lss: Heartbeat: node "n00": invalid node or cluster: 29 free "map-slot" slots, more than its capacity 2`},
+			}, lss.ErrInvalidNode, `lss: Heartbeat: node "n00": invalid node: 29 free "map-slot" slots, more than its capacity 2`},
 			{"typed nil job", func() error { return s.Submit(at(90*sec), nilJob) },
 				lss.ErrInvalidJob, `lss: Submit: invalid job: nil job (a typed nil *schedkittest.Job)`},
 			{"typed nil node", func() error {
 				_, err := s.Heartbeat(at(90*sec), nilNode, nil)
 				return err
-			}, lss.ErrInvalidNode, `lss: Heartbeat: invalid node or cluster: nil node (a typed nil *schedkittest.Node)`},
+			}, lss.ErrInvalidNode, `lss: Heartbeat: invalid node: nil node (a typed nil *schedkittest.Node)`},
 		}
 		for _, m := range misuse {
 			err := m.call()
