@@ -1,7 +1,6 @@
 package binding
 
 import (
-
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/errtext"
 )

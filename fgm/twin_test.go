@@ -214,7 +214,10 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				bad("Schedule typed nil", fgm.ErrInvalidNode, func(s *fgm.Scheduler) error { _, err := s.Schedule(at(now), (*node)(nil), nil); return err })
 			case 2:
 				if committed {
-					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error { _, err := s.Schedule(stale, &node{id: n, cap: capacity}, nil); return err })
+					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error {
+						_, err := s.Schedule(stale, &node{id: n, cap: capacity}, nil)
+						return err
+					})
 				}
 			case 3:
 				// A Schedule that fails part-way: a poisoned estimate, or
@@ -239,7 +242,9 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				track(ds)
 				continue
 			}
-			both("Schedule", func(tw *twin) ([]fgm.Decision, error) { return tw.s.Schedule(at(now), &node{id: n, cap: capacity}, nil) })
+			both("Schedule", func(tw *twin) ([]fgm.Decision, error) {
+				return tw.s.Schedule(at(now), &node{id: n, cap: capacity}, nil)
+			})
 		case 7: // SampleTask
 			ids := sortedRunning()
 			if len(ids) == 0 {
