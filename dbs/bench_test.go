@@ -30,16 +30,16 @@ func benchJobs(b *testing.B, n int, cfg dbs.Config) (*dbs.Scheduler, *hCluster, 
 	for i := range jobs {
 		phi := []float64{0, 0.5, 1}[rng.IntN(3)]
 		j := mrJob(fmt.Sprintf("job%06d", i), phi, 20+rng.IntN(100), 1+rng.IntN(10), time.Duration(2+rng.IntN(20))*time.Hour, 50+rng.Float64()*500)
-		j.sub = t0.Add(time.Duration(rng.IntN(3000)) * time.Second)
-		j.dl = j.sub.Add(time.Duration(2+rng.IntN(20)) * time.Hour)
+		j.SubmittedAt = t0.Add(time.Duration(rng.IntN(3000)) * time.Second)
+		j.DeadlineAt = j.SubmittedAt.Add(time.Duration(2+rng.IntN(20)) * time.Hour)
 		if i%3 == 0 {
-			m := &j.ph[0]
+			m := &j.Counters[0]
 			m.Finished, m.FinishedDurationSum = 5, 5*time.Duration(10+rng.IntN(50))*time.Second
-			m.Running, m.RunningStartSum = 2, 2*now.Sub(j.sub)-20*time.Second
+			m.Running, m.RunningStartSum = 2, 2*now.Sub(j.SubmittedAt)-20*time.Second
 			m.Ready = m.Total - m.Finished - m.Running
-			j.cost = rng.Float64() * 10
+			j.Paid = rng.Float64() * 10
 		}
-		j.red = int64(rng.IntN(1 << 30))
+		j.ReduceInput = int64(rng.IntN(1 << 30))
 		jobs[i] = j
 		if err := s.Submit(now, j); err != nil {
 			b.Fatal(err)
@@ -65,16 +65,16 @@ func dayJobs(b *testing.B, n int, cfg dbs.Config) (*dbs.Scheduler, time.Time) {
 	now := t0.Add(time.Hour)
 	for i := range n {
 		j := mrJob(fmt.Sprintf("job%06d", i), 1, 20+rng.IntN(100), 1+rng.IntN(10), time.Duration(2+rng.IntN(20))*time.Minute, 0)
-		j.sub = t0.Add(time.Duration(rng.IntN(3000)) * time.Second)
-		j.dl = j.sub.Add(time.Duration(2+rng.IntN(20)) * time.Minute)
-		m := &j.ph[0]
+		j.SubmittedAt = t0.Add(time.Duration(rng.IntN(3000)) * time.Second)
+		j.DeadlineAt = j.SubmittedAt.Add(time.Duration(2+rng.IntN(20)) * time.Minute)
+		m := &j.Counters[0]
 		m.Finished, m.FinishedDurationSum = 5, 5*time.Duration(10+rng.IntN(50))*time.Second
 		if i%20 == 0 {
-			m.Running, m.RunningStartSum = 2, 2*now.Sub(j.sub)-20*time.Second
-			j.dl = now.Add(time.Duration(1+rng.IntN(20)) * time.Hour)
+			m.Running, m.RunningStartSum = 2, 2*now.Sub(j.SubmittedAt)-20*time.Second
+			j.DeadlineAt = now.Add(time.Duration(1+rng.IntN(20)) * time.Hour)
 		}
 		m.Ready = m.Total - m.Finished - m.Running
-		j.red = int64(rng.IntN(1 << 30))
+		j.ReduceInput = int64(rng.IntN(1 << 30))
 		if err := s.Submit(now, j); err != nil {
 			b.Fatal(err)
 		}
@@ -220,10 +220,10 @@ func naiveCmp(a, b *naiveJob, k int) int {
 		}
 		return 1
 	}
-	if c := a.j.sub.Compare(b.j.sub); c != 0 {
+	if c := a.j.SubmittedAt.Compare(b.j.SubmittedAt); c != 0 {
 		return c
 	}
-	if a.j.id < b.j.id {
+	if a.j.Key < b.j.Key {
 		return -1
 	}
 	return 1
@@ -232,12 +232,12 @@ func naiveCmp(a, b *naiveJob, k int) int {
 func naiveJobs(b *testing.B, s *dbs.Scheduler, jobs []*hJob) []naiveJob {
 	out := make([]naiveJob, len(jobs))
 	for i, j := range jobs {
-		st, err := s.Status(j.id)
+		st, err := s.Status(j.Key)
 		if err != nil {
 			b.Fatal(err)
 		}
 		out[i] = naiveJob{j: j, queue: st.Queue, w: st.Weight, min: [2]int{st.Min.Map, st.Min.Reduce}, held: st.Held,
-			avail: [2]int{j.ph[0].Ready, j.ph[1].Ready}}
+			avail: [2]int{j.Counters[0].Ready, j.Counters[1].Ready}}
 	}
 	return out
 }
@@ -249,7 +249,7 @@ func BenchmarkTickNaive(b *testing.B) {
 			s, c, jobs, now := benchJobs(b, n, dbs.Config{})
 			nj := naiveJobs(b, s, jobs)
 			var byQueue [3][]*naiveJob
-			capv := [2]float64{c.capv[0], c.capv[1]}
+			capv := [2]float64{c.Cap[0], c.Cap[1]}
 			runtime.GC()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -273,16 +273,16 @@ func BenchmarkHeartbeat(b *testing.B) {
 			for _, j := range jobs[:n/4] {
 				// A quarter have ready reduces, their maps done (dbs
 				// gives reduce slots only then).
-				m := &j.ph[0]
+				m := &j.Counters[0]
 				m.FinishedDurationSum += time.Duration(m.Running+m.Ready) * 30 * time.Second
 				m.Finished, m.Running, m.RunningStartSum, m.Ready = m.Total, 0, 0, 0
-				j.ph[1].Ready = j.ph[1].Total
-				_ = s.Update(j.id)
+				j.Counters[1].Ready = j.Counters[1].Total
+				_ = s.Update(j.Key)
 			}
 			if _, err := s.Tick(now, nil); err != nil {
 				b.Fatal(err)
 			}
-			node := c.nodes[0]
+			node := c.NodeList[0]
 			dst := make([]dbs.Decision, 0, 8)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -330,7 +330,7 @@ func naiveHeartbeat(jobs []naiveJob, queues [3]dbs.QueueConfig, free [2]int, byQ
 			}
 			for _, nj := range byQueue[best] {
 				if nj.avail[k] > 0 {
-					dst = append(dst, dbs.Decision{Action: dbs.Assign, Job: nj.j.id, Phase: schedkit.Phase(k), Count: 1})
+					dst = append(dst, dbs.Decision{Action: dbs.Assign, Job: nj.j.Key, Phase: schedkit.Phase(k), Count: 1})
 					used[best][k]++
 					break
 				}
