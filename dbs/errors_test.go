@@ -426,3 +426,110 @@ func TestErrorTwin(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeRangeRule is the root package's time rule 1 in dbs: a job's
+// submission or deadline more than 2⁶⁰ ns from the first time given is
+// ErrTimeRange (as in lss and fgm), and changes nothing.
+func TestTimeRangeRule(t *testing.T) {
+	far := time.Duration(1<<60) + sec
+	for _, tt := range []struct {
+		name     string
+		sub, due time.Time
+		text     string
+	}{
+		{"deadline", t0, t0.Add(far),
+			`dbs: Submit: job "far": time out of range: deadline 2050-09-12 07:58:25.606846976 +0000 UTC is more than 2^60 ns (about 36 years) from 2014-03-01 08:00:00 +0000 UTC, the first time given`},
+		{"submission", t0.Add(-far), t0.Add(time.Hour),
+			`dbs: Submit: job "far": time out of range: submission 1977-08-18 08:01:34.393153024 +0000 UTC is more than 2^60 ns (about 36 years) from 2014-03-01 08:00:00 +0000 UTC, the first time given`},
+	} {
+		for _, first := range []bool{true, false} {
+			s, err := dbs.New(dbs.Config{Cluster: newCluster(1, 2, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !first {
+				if err := s.Submit(t0, mrJob("a", 1, 2, 1, time.Hour, 0)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j := mrJob("far", 1, 2, 1, time.Hour, 0)
+			j.SubmittedAt, j.DeadlineAt = tt.sub, tt.due
+			err = s.Submit(t0, j)
+			if !errors.Is(err, dbs.ErrTimeRange) || err.Error() != tt.text {
+				t.Errorf("%s (first call %v):\n got %v\nwant %s", tt.name, first, err, tt.text)
+			}
+			if want := map[bool]int{true: 0, false: 1}[first]; s.Len() != want {
+				t.Errorf("%s: %d jobs queued, want %d", tt.name, s.Len(), want)
+			}
+		}
+	}
+}
+
+// TestRefusedUpdateChangesNothing: an Update that fails changes nothing
+// later either. A job holding no slot has its cost corrected and its
+// counters broken by the host; the Update is refused; the scheduler that
+// saw it decides, Tick after Tick, as a twin that never did (neither
+// reads the corrected cost: the refused Update did not pass the notice
+// on). Once the host Updates the job properly, both read it.
+func TestRefusedUpdateChangesNothing(t *testing.T) {
+	c := newCluster(3, 2, 1)
+	jobs := []*hJob{mrJob("a", 0.5, 6, 1, 600*sec, 50), mrJob("b", 0, 6, 1, 600*sec, 50)}
+	var twins [2]*dbs.Scheduler // 0 sees the refused Update, 1 does not
+	for i := range twins {
+		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 20 * sec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			if err := s.Submit(t0, j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Tick(t0, nil); err != nil {
+			t.Fatal(err)
+		}
+		twins[i] = s
+	}
+	a := jobs[0]
+	before, _ := twins[1].Status("a")
+	a.Paid = 30
+	a.Counters[0].Ready = 99
+	err := twins[0].Update("a")
+	const want = `dbs: Update: job "a": invalid job: phase map: inconsistent phase progress {Total:6 Running:0 Finished:0 Ready:99 RunningStartSum:0s FinishedDurationSum:0s}: ready exceeds pending`
+	if !errors.Is(err, dbs.ErrInvalidJob) || err.Error() != want {
+		t.Fatalf("refused Update: %v\nwant %s", err, want)
+	}
+	a.Counters[0].Ready = 6
+	compare := func(when string, now time.Time) {
+		t.Helper()
+		var moves [2][]dbs.Decision
+		for i, s := range twins {
+			var err error
+			if moves[i], err = s.Tick(now, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d := cmp.Diff(moves[1], moves[0]); d != "" {
+			t.Fatalf("%s: moves differ (-twin +refused):\n%s", when, d)
+		}
+		for _, j := range jobs {
+			x, _ := twins[0].Status(j.Key)
+			y, _ := twins[1].Status(j.Key)
+			if d := cmp.Diff(y, x); d != "" {
+				t.Fatalf("%s: Status(%s) differs (-twin +refused):\n%s", when, j.Key, d)
+			}
+		}
+	}
+	for i := range 3 {
+		compare(fmt.Sprintf("Tick %d after the refused Update", i+1), t0.Add(time.Duration(i+1)*dbs.DefaultInterval))
+	}
+	for _, s := range twins {
+		if err := s.Update("a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compare("Tick after a good Update", t0.Add(4*dbs.DefaultInterval))
+	if after, _ := twins[1].Status("a"); after.Model1 == before.Model1 {
+		t.Errorf("the good Update's cost was not read: model 1 %+v before and after", after.Model1)
+	}
+}

@@ -496,24 +496,22 @@ func (s *Scheduler) unplace(e *entry) {
 // Update re-reads job id's counters (and task time hint). Call it after
 // every change to them; it also tells the scheduler that the counters now
 // include every assignment it returned for the job, and that its cost so
-// far may have changed (the next weight update reads it: host duty 3;
-// also when the counters are refused). Weights and minimum
-// slots are re-evaluated at the next weight update. A change that only
+// far may have changed (the next weight update reads it: host duty 3).
+// Weights and minimum slots are re-evaluated at the next weight update. A change that only
 // starts, in full, tasks the scheduler assigned may be passed on later,
 // before the next Tick: until then the assignments count as held and
 // started, which is all a heartbeat reads of them (a weight update reads
-// their start times). On an error (unknown ID, a changed phase count,
-// inconsistent counters, a bad hint) the previous snapshot is kept.
+// their start times). An Update that fails (unknown ID, a changed phase
+// count, inconsistent counters, a bad hint) changes nothing, the notice
+// of a changed cost included: the previous snapshot is kept, and the
+// next weight update trusts the job's cost as last read unless the job
+// holds slots. Correct the job and Update it again.
 func (s *Scheduler) Update(id schedkit.JobID) error {
 	const op = "Update"
 	e, ok := s.jobs[id]
 	if !ok {
 		return &Error{Op: op, Job: id, Err: ErrUnknownJob}
 	}
-	// The cost is re-read at the next weight update even if the
-	// counters are refused: a notice of a changed cost (host duty 3)
-	// must not be lost with them, and reading a cost is never wrong.
-	s.watchCost(e)
 	var tmp counters
 	if err := s.readCounters(op, e.job, id, &tmp); err != nil {
 		return err
@@ -521,6 +519,7 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	if tmp.nph != e.nph {
 		return errf(op, ErrInvalidJob, id, "phase count changed from %d to %d", e.nph, tmp.nph)
 	}
+	s.watchCost(e) // the next weight update reads its cost (host duty 3)
 	s.addUsed(e, -1)
 	e.setCounters(tmp.prog, tmp.nph)
 	s.settle[e.allPos].ok = false
