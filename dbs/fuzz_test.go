@@ -185,13 +185,19 @@ func FuzzScheduler(f *testing.F) {
 			case 4: // tick
 				if len(ids) > 0 {
 					// Host duty 3: a job holding no slot has its cost
-					// changed only with an Update after it.
+					// changed only with an Update after it that succeeds
+					// (a refused one changes nothing: the host keeps the
+					// cost it had).
 					j := jobs[ids[int(next())%len(ids)]]
+					was := j.Paid
 					j.Paid = weird[next()%8] * 10
 					if st, err := s.Status(j.Key); err == nil && st.Held == [2]int{} {
 						err := s.Update(j.Key)
 						check(err)
 						same("Update", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Update(j.Key) })
+						if err != nil {
+							j.Paid = was
+						}
 					}
 				}
 				ds, err := s.Tick(now, nil)
