@@ -35,7 +35,9 @@ import (
 // and dst is returned unchanged: a nil node (also a typed nil pointer),
 // a node that is not among the cluster's nodes (ErrUnknownNode), vectors
 // that do not fit the Space or hold NaN, negative or fractional slots,
-// free slots above the node's capacity (ErrInvalidNode), a now before
+// free slots above the node's capacity, a capacity other than that of
+// the cluster's node of its ID (ErrInvalidNode: a stale node value), a
+// now before
 // the latest now given (ErrStaleTime) or out of range (ErrTimeRange).
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"

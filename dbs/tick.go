@@ -34,6 +34,11 @@ import (
 //     at the previous update too, it is demoted one queue down.
 //   - h = s: W = W₁ and the marks are cleared.
 //
+// A job that cannot reach any minimum and is short at two updates but
+// cannot be promoted (φ < 1: its budget view, unmeetable at its queue's
+// price, is at any higher one) is demoted one queue instead
+// (ReasonBudget) if its budget view can be met at the lower price.
+//
 // A move is taken only if the job would be better off in the target
 // queue (what it lacks of each kind fits in that queue's free guarantee,
 // or that queue uses less of its guarantee) and does not take the job

@@ -18,7 +18,7 @@ import (
 // dropped or altered and no decision is taken.
 var (
 	// ErrConfig reports an invalid Config given to New, or an invalid
-	// speed given to SetNodeSpeed.
+	// speed given to SetNodeSpeed (outside [0.001, 1000]).
 	ErrConfig = errtext.Sentinel("lss", errtext.Config)
 	// ErrInvalidJob reports a job that cannot be queued or updated: nil,
 	// empty ID, too many phases, inconsistent counters, a deadline before
@@ -29,9 +29,11 @@ var (
 	// ErrUnknownJob reports an Update or Remove of an ID not queued
 	// (never submitted, already removed, or killed by a decision).
 	ErrUnknownJob = errtext.Sentinel("lss", errtext.UnknownJob)
-	// ErrInvalidNode reports a nil node or a node or cluster whose vectors
+	// ErrInvalidNode reports a nil node, a node or cluster whose vectors
 	// do not fit the Space, hold NaN, negative or fractional slot counts,
-	// or report more free slots than the node's capacity.
+	// or report more free slots than the node's capacity, or a node value
+	// whose capacity differs from that of the cluster's node of its ID
+	// (a stale node value).
 	ErrInvalidNode = errtext.Sentinel("lss", errtext.InvalidNode)
 	// ErrUnknownNode reports a Heartbeat from a node that is not among
 	// the cluster's live nodes (Cluster.Node). The host must not hand out
@@ -42,9 +44,10 @@ var (
 	// decisions (kills in particular) are not reversible, so time must
 	// not run backwards.
 	ErrStaleTime = errtext.Sentinel("lss", errtext.StaleTime)
-	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
-	// from the first now a Submit or Heartbeat succeeded with, the range
-	// its exact integer arithmetic covers.
+	// ErrTimeRange reports a now, or a job's submission or deadline,
+	// more than 2⁶⁰ ns (about 36 years) away from the first now a Submit
+	// or Heartbeat succeeded with, the range its exact integer arithmetic
+	// covers.
 	ErrTimeRange = errtext.Sentinel("lss", errtext.TimeRange)
 	// ErrNotAdmitted is wrapped by *RefusedError: admission control found
 	// that the job could not meet its deadline even alone on the cluster.
@@ -55,7 +58,7 @@ var (
 // where a host's counters were inconsistent, the *schedkit.ProgressError
 // (Cause).
 type Error struct {
-	Op     string          // the method: "New", "Submit", "Update", "Remove", "Heartbeat", "SetNodeSpeed"
+	Op     string          // the method: "New", "Submit", "Update", "Remove", "Heartbeat", "Order", "Queue", "SetNodeSpeed"
 	Job    schedkit.JobID  // the job concerned, if any
 	Node   schedkit.NodeID // the node concerned, if any
 	Reason string          // what is wrong

@@ -162,7 +162,8 @@ func (s *Scheduler) readHints(op string, j schedkit.Job, id schedkit.JobID, n in
 // phases than configured, inconsistent counters or a bad phase hint, a
 // submission time after now, a deadline before the submission or already
 // passed at now, a now before the latest time given to Submit or
-// Heartbeat (ErrStaleTime), times out of range, or — with Admission — a
+// Heartbeat (ErrStaleTime), a now, submission or deadline more than 2⁶⁰
+// ns from the first time given (ErrTimeRange), or — with Admission — a
 // job refused (*RefusedError). A zero Deadline means the job has none: it is
 // never killed and comes after every deadline job.
 func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
