@@ -49,20 +49,13 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	if err != nil {
 		return dst, err
 	}
-	cn, err := s.member(op, id)
-	if err != nil {
+	if err := s.readFree(op, node); err != nil {
 		return dst, err
 	}
-	capK, guar := s.capK, s.guar
+	if err := s.checkNode(op, node); err != nil {
+		return dst, err
+	}
 	if err := s.readCapacity(op, id); err != nil {
-		return dst, err
-	}
-	err = s.readFree(op, node)
-	if err == nil {
-		err = s.sameNode(op, node, cn)
-	}
-	if err != nil {
-		s.capK, s.guar = capK, guar
 		return dst, err
 	}
 	s.advance(clk)
@@ -233,25 +226,21 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member returns the cluster's node of ID id (see internal/membership:
-// O(1) with a Cluster that implements schedkit.NodeLookup, or while the
-// cluster's membership is unchanged), or ErrUnknownNode.
-func (s *Scheduler) member(op string, id schedkit.NodeID) (schedkit.Node, error) {
-	cn, ok := s.members.Node(s.cluster, id)
-	if !ok {
-		return nil, &Error{Op: op, Node: id, Err: ErrUnknownNode,
-			Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+// checkNode refuses a node value that is not the cluster's node of its
+// ID (internal/membership: O(1) with a Cluster that implements
+// schedkit.NodeLookup, or while the cluster's membership is unchanged):
+// ErrUnknownNode, or ErrInvalidNode for a value whose capacity differs
+// from that node's (a stale value, taken before the node was resized,
+// must not hand out slots the cluster does not count). node's vectors
+// have been checked (readFree).
+func (s *Scheduler) checkNode(op string, node schedkit.Node) error {
+	f, why := s.members.Check(s.cluster, s.r.space, node)
+	sentinel := ErrUnknownNode
+	switch f {
+	case membership.OK:
+		return nil
+	case membership.Disagrees:
+		sentinel = ErrInvalidNode
 	}
-	return cn, nil
-}
-
-// sameNode refuses (ErrInvalidNode) a node value whose capacity is not
-// that of cn, the cluster's node of its ID: a stale value, taken before
-// the node was resized, must not hand out slots the cluster does not
-// count. node's vectors have been checked (readFree).
-func (s *Scheduler) sameNode(op string, node, cn schedkit.Node) error {
-	if why := membership.CapacityDiffers(s.r.space, node.Capacity(), cn.Capacity()); why != "" {
-		return &Error{Op: op, Node: node.ID(), Err: ErrInvalidNode, Reason: why}
-	}
-	return nil
+	return &Error{Op: op, Node: node.ID(), Err: sentinel, Reason: why}
 }

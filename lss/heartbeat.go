@@ -46,17 +46,13 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	if f != clock.OK {
 		return dst, s.timeErr(op, "", id, f, now)
 	}
-	cn, err := s.member(op, id)
-	if err != nil {
-		return dst, err
-	}
-	if err := s.readCapacity(op, s.capsNew); err != nil {
-		return dst, err
-	}
 	if err := s.readFree(op, node); err != nil {
 		return dst, err
 	}
-	if err := s.sameNode(op, node, cn); err != nil {
+	if err := s.checkNode(op, node); err != nil {
+		return dst, err
+	}
+	if err := s.readCapacity(op, s.capsNew); err != nil {
 		return dst, err
 	}
 	s.clock.Commit(r)

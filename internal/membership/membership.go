@@ -72,6 +72,32 @@ func (x *Index) held(c schedkit.Cluster, id schedkit.NodeID) schedkit.Node {
 	return n
 }
 
+// Fault is what is wrong with a node value, if anything.
+type Fault uint8
+
+// Faults.
+const (
+	OK        Fault = iota // the value is the cluster's node of its ID, or agrees with it
+	Unknown                // the cluster holds no node of its ID
+	Disagrees              // the cluster's node of its ID has another capacity
+)
+
+// Check reports whether node (whose vectors the caller has checked) is
+// c's node of its ID, and if not, why, in the words every scheduler's
+// error uses: Unknown if c holds no node of that ID, Disagrees if that
+// node's capacity is not node's (CapacityDiffers). Each scheduler maps
+// the Fault to its own sentinels (ErrUnknownNode, ErrInvalidNode).
+func (x *Index) Check(c schedkit.Cluster, sp *resource.Space, node schedkit.Node) (Fault, string) {
+	cn, ok := x.Node(c, node.ID())
+	if !ok {
+		return Unknown, fmt.Sprintf("none of the cluster's %d nodes has this ID", c.Nodes())
+	}
+	if why := CapacityDiffers(sp, node.Capacity(), cn.Capacity()); why != "" {
+		return Disagrees, why
+	}
+	return OK, ""
+}
+
 // Lookups returns the number of calls the Cluster's NodeLookup answered.
 func (x *Index) Lookups() uint64 { return x.lookups }
 
