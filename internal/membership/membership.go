@@ -1,7 +1,9 @@
 // Package membership answers, for the schedulers that take a host's node
 // values (lss, dbs and fgm), whether a node value is one of the host's
-// nodes: is its ID one of the cluster's (Index), and does it agree with
-// the node the cluster holds under that ID (CapacityDiffers).
+// nodes: is its ID one of the cluster's (Index.Node), and does it agree
+// with the node the cluster holds under that ID (CapacityDiffers); lss
+// and dbs ask both at once (Index.Check), fgm the second of the server
+// it registered.
 //
 // Index finds a node by ID in O(1) whatever the ID when the Cluster
 // implements schedkit.NodeLookup. Without it, it remembers each node's
