@@ -102,18 +102,10 @@ var (
 		lssCol(policy.LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: lssThreeKinds, PerPhaseTaskTime: true}),
 		lssCol(policy.LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: lssThreeKinds, PhaseTaskTimeHints: true}),
 	}
-	// lssFBColumns run the FB-2009 day. LSS soft is second: the
-	// wrong-kill analysis replays each killed job under it.
-	lssFBColumns = []Column{
-		lssCol(policy.LSSOptions{Name: "LSS"}),
-		lssCol(policy.LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
-		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
-		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
-		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
-		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
-		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
-		lssCol(lssRecommended),
-	}
+	// lssFBColumns run the FB-2009 day: the main columns but admission
+	// control (the day has no workflows to hint from). LSS soft is
+	// second: the wrong-kill analysis replays each killed job under it.
+	lssFBColumns = slices.DeleteFunc(slices.Clone(lssMainColumns), func(c Column) bool { return c.Name == "LSS admission" })
 	// lssThreeKinds are the three-phase jobs' phase kinds.
 	lssThreeKinds = []string{resource.MapSlot.Name, resource.ReduceSlot.Name, resource.ReduceSlot.Name}
 )

@@ -35,7 +35,7 @@ const resultsDir = "../../experiment/results"
 var guarded = []string{"../../../README.md", "../../experiment/README.md"}
 
 // resultsBlock matches a generated block of a guarded document.
-var resultsBlock = regexp.MustCompile("(?s)<!-- BEGIN results ([^ >]+) -->\\n(.*?)<!-- END results -->")
+var resultsBlock = regexp.MustCompile(`(?s)<!-- BEGIN results ([^ >]+) -->\n(.*?)<!-- END results -->`)
 
 // cheapTemplate is the one template the -short run renders: its runs
 // take a second, and it uses every template function.
@@ -222,6 +222,33 @@ func (g *generator) value(args, setup, column, figure string) (experiment.Figure
 	return f, n, nil
 }
 
+// table finds the table of the run of args whose title starts with
+// prefix.
+func (g *generator) table(args, prefix string) (metrics.Table, error) {
+	r, err := g.run(args)
+	if err != nil {
+		return metrics.Table{}, err
+	}
+	return r.table(prefix)
+}
+
+// textBlock is a table as schedsim prints it, in a text block after head.
+func textBlock(head string, tb metrics.Table) string {
+	var b bytes.Buffer
+	writeTable(&b, tb)
+	return "```text\n" + head + b.String() + "```"
+}
+
+// pair reads a named figure of two columns of one setup.
+func (g *generator) pair(args, setup, column, against, figure string) (experiment.Figure, float64, float64, error) {
+	f, a, err := g.value(args, setup, column, figure)
+	if err != nil {
+		return f, 0, 0, err
+	}
+	_, b, err := g.value(args, setup, against, figure)
+	return f, a.V, b.V, err
+}
+
 // table finds the table of the run whose title starts with prefix.
 func (r *genRun) table(prefix string) (metrics.Table, error) {
 	var titles []string
@@ -250,17 +277,8 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 		},
 		// table ARGS TITLE: one table of the run, as a text block.
 		"table": func(args, prefix string) (string, error) {
-			r, err := g.run(args)
-			if err != nil {
-				return "", err
-			}
-			tb, err := r.table(prefix)
-			if err != nil {
-				return "", err
-			}
-			var b bytes.Buffer
-			writeTable(&b, tb)
-			return "```text\n" + b.String() + "```", nil
+			tb, err := g.table(args, prefix)
+			return textBlock("", tb), err
 		},
 		// fig ARGS SETUP COLUMN FIGURE: a figure as the results quote it.
 		"fig": func(args, setup, column, figure string) (string, error) {
@@ -275,28 +293,14 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 		// change ARGS SETUP COLUMN AGAINST FIGURE: the relative change of
 		// column against another column, in percent ("−18.1%").
 		"change": func(args, setup, column, against, figure string) (string, error) {
-			f, a, err := g.value(args, setup, column, figure)
-			if err != nil {
-				return "", err
-			}
-			_, b, err := g.value(args, setup, against, figure)
-			if err != nil {
-				return "", err
-			}
-			return f.FormatChange(100*(a.V-b.V)/b.V, true), nil
+			f, a, b, err := g.pair(args, setup, column, against, figure)
+			return f.FormatChange(100*(a-b)/b, true), err
 		},
 		// diff ARGS SETUP COLUMN AGAINST FIGURE: the difference of column
 		// and another column, in the figure's unit ("−20.98").
 		"diff": func(args, setup, column, against, figure string) (string, error) {
-			f, a, err := g.value(args, setup, column, figure)
-			if err != nil {
-				return "", err
-			}
-			_, b, err := g.value(args, setup, against, figure)
-			if err != nil {
-				return "", err
-			}
-			return f.FormatChange(a.V-b.V, false), nil
+			f, a, b, err := g.pair(args, setup, column, against, figure)
+			return f.FormatChange(a-b, false), err
 		},
 		// bound ARGS SETUP NAME: a bound (experiment.BoundNamed) of a
 		// setup of the run, in its figure's unit.
@@ -325,11 +329,7 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 		// cell ARGS TITLE ROW COLUMN: one cell of a table of the run, as
 		// printed.
 		"cell": func(args, prefix, row, column string) (string, error) {
-			r, err := g.run(args)
-			if err != nil {
-				return "", err
-			}
-			tb, err := r.table(prefix)
+			tb, err := g.table(args, prefix)
 			if err != nil {
 				return "", err
 			}
@@ -362,12 +362,7 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 				}
 			}
 			tb, err := experiment.SeedTable(setup, figure, strings.Split(columns, ","), runs)
-			if err != nil {
-				return "", err
-			}
-			var b bytes.Buffer
-			writeTable(&b, tb)
-			return "```text\n$ schedsim " + args + " -seed N\n" + b.String() + "```", nil
+			return textBlock("$ schedsim "+args+" -seed N\n", tb), err
 		},
 		// scorecard ARGS…: the scorecard of the runs' results together.
 		"scorecard": func(args ...string) (string, error) {
@@ -379,9 +374,7 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 				}
 				all = append(all, r.results...)
 			}
-			var b bytes.Buffer
-			writeTable(&b, experiment.Scorecard(all))
-			return "```text\n" + b.String() + "```", nil
+			return textBlock("", experiment.Scorecard(all)), nil
 		},
 		// expect COND TEXT: fails the test with TEXT when a sentence's
 		// claim does not hold for the numbers it quotes.
@@ -419,16 +412,12 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 					if !strings.HasPrefix(s, prefix) {
 						continue
 					}
-					_, a, err := g.value(args, s, column, figure)
-					if err != nil {
-						return "", err
-					}
-					_, b, err := g.value(args, s, against, figure)
+					_, a, b, err := g.pair(args, s, column, against, figure)
 					if err != nil {
 						return "", err
 					}
 					n++
-					if a.V < b.V {
+					if a < b {
 						k++
 					}
 				}
