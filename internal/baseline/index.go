@@ -190,7 +190,7 @@ func (x *index) classFor(p int, req resource.Vector) *class {
 		return nil
 	}
 	c := &class{phase: p, req: append(resource.Vector(nil), req...), of: map[*group]*slot{}}
-	c.slots = slotHeap{order: x.order}
+	c.slots = newSlotHeap(x.order)
 	x.classes = append(x.classes, c)
 	return c
 }
@@ -201,7 +201,7 @@ func (c *class) slotFor(g *group, x *index) *slot {
 	}
 	p := c.phase
 	s := &slot{cls: c, g: g, pos: -1}
-	s.jobs = jobHeap{p: p, order: x.order}
+	s.jobs = newJobHeap(p, x.order, x.keyOf != nil)
 	c.of[g] = s
 	if g != nil {
 		g.slots = append(g.slots, s)
