@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"github.com/schedkit/schedkit/internal/sim"
 	"io"
 	"math"
 	"strings"
@@ -202,7 +203,7 @@ type Result struct {
 	// Runs are the simulations behind the tables (for plots), one per
 	// policy, in column order, grouped per workload when there are
 	// several.
-	Runs []metrics.Run
+	Runs []sim.Run
 }
 
 // List returns the registered experiments in registry order.

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/schedkit/schedkit/internal/sim"
 	"slices"
 	"time"
 
@@ -20,7 +21,7 @@ const heldRows = 24
 // (job class) held over time under each policy, as means over round
 // windows (the smallest giving at most heldRows rows). runs need task
 // records (sim.Config.RecordTasks); columns are their policies.
-func heldTable(title string, runs []metrics.Run) metrics.Table {
+func heldTable(title string, runs []sim.Run) metrics.Table {
 	var end time.Duration
 	var names, classes []string
 	for i := range runs {

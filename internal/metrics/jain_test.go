@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/schedkit/schedkit/internal/sim"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -15,7 +16,7 @@ func TestJainSumsMatchShares(t *testing.T) {
 	for i := range 2000 {
 		n := rng.IntN(40)
 		shares := make([]float64, n)
-		var sums JainSums
+		var sums sim.JainSums
 		for k := range shares {
 			switch rng.IntN(20) {
 			case 0:
@@ -27,8 +28,8 @@ func TestJainSumsMatchShares(t *testing.T) {
 			}
 			sums.Add(shares[k])
 		}
-		a := Sample{Shares: shares}
-		b := Sample{Jain: sums}
+		a := sim.Sample{Shares: shares}
+		b := sim.Sample{Jain: sums}
 		xa, oka, bada := a.Fairness()
 		xb, okb, badb := b.Fairness()
 		if oka != okb || bada != badb || math.Float64bits(xa) != math.Float64bits(xb) || a.Jobs() != b.Jobs() {
@@ -43,14 +44,14 @@ func TestJainSumsMatchShares(t *testing.T) {
 // wanting shares 0.2 and 0.6 ((0.8)²/(2·0.4) = 0.8); sample 3 has none
 // wanting (skipped). UnmetFairness = (1 + 0.8)/2 = 0.9 over 2 samples.
 func TestUnmetFairness(t *testing.T) {
-	sums := func(xs ...float64) JainSums {
-		var j JainSums
+	sums := func(xs ...float64) sim.JainSums {
+		var j sim.JainSums
 		for _, x := range xs {
 			j.Add(x)
 		}
 		return j
 	}
-	run := Run{Policy: "p", Kinds: []string{"cpu"}, Samples: []Sample{
+	run := sim.Run{Policy: "p", Kinds: []string{"cpu"}, Samples: []sim.Sample{
 		{Utilisation: []float64{1}, Jain: sums(0.5, 0.5, 0), Unmet: sums(0.5, 0.5)},
 		{Utilisation: []float64{1}, Jain: sums(0.2, 0.6), Unmet: sums(0.2, 0.6)},
 		{Utilisation: []float64{1}, Jain: sums(0.3)},

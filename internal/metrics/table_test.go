@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/schedkit/schedkit/internal/sim"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 
 func TestCompare(t *testing.T) {
 	a := Summarize(sampleRun())
-	b := Summarize(Run{Policy: "empty", Kinds: []string{"map-slot", "gpu"}})
+	b := Summarize(sim.Run{Policy: "empty", Kinds: []string{"map-slot", "gpu"}})
 	b.Warnings = []string{"w1"}
 	tbl := Compare("t", []Summary{a, b}, StandardMetrics([]Summary{a, b}))
 	if diff := cmp.Diff([]string{"fifo", "empty"}, tbl.Columns); diff != "" {

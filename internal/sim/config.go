@@ -229,6 +229,16 @@ func cfgErr(field, format string, args ...any) error {
 
 // normalize validates c and fills in defaults.
 func (c *Config) normalize() error {
+	for _, check := range []func() error{c.checkNodes, c.checkPeriods, c.checkModel, c.checkOutside, c.checkKinds} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNodes checks the space and the nodes.
+func (c *Config) checkNodes() error {
 	if c.Space == nil {
 		return cfgErr("Space", "nil")
 	}
@@ -263,6 +273,12 @@ func (c *Config) normalize() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkPeriods checks the intervals, durations and counts, filling in
+// their defaults.
+func (c *Config) checkPeriods() error {
 	if c.HeartbeatInterval < 0 {
 		return cfgErr("HeartbeatInterval", "negative %v", c.HeartbeatInterval)
 	}
@@ -273,18 +289,6 @@ func (c *Config) normalize() error {
 		// The stagger computes node·interval, the default StallAfter
 		// rounds·interval.
 		return cfgErr("HeartbeatInterval", "%v × %d nodes overflows int64 nanoseconds", c.HeartbeatInterval, len(c.Nodes))
-	}
-	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
-		return cfgErr("SlowStart", "%v is outside [0, 1]", c.SlowStart)
-	}
-	if !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0) {
-		return cfgErr("Penalty", "%v is not a finite penalty ≥ 0", c.Penalty)
-	}
-	if r := c.Contention.validate(); r != "" {
-		return cfgErr("Contention", "%s", r)
-	}
-	if c.Enforcement > Shares {
-		return cfgErr("Enforcement", "unknown %v", c.Enforcement)
 	}
 	if c.MetricsInterval < 0 {
 		return cfgErr("MetricsInterval", "negative %v", c.MetricsInterval)
@@ -297,9 +301,6 @@ func (c *Config) normalize() error {
 	}
 	if c.SampleInterval == 0 {
 		c.SampleInterval = DefaultUsageSampleInterval
-	}
-	if !(c.SampleNoise >= 0) || math.IsInf(c.SampleNoise, 0) {
-		return cfgErr("SampleNoise", "%v is not a finite deviation ≥ 0", c.SampleNoise)
 	}
 	if c.TickInterval < 0 {
 		return cfgErr("TickInterval", "negative %v", c.TickInterval)
@@ -322,6 +323,33 @@ func (c *Config) normalize() error {
 	if c.StallAfter == 0 {
 		c.StallAfter = defaultStallRounds * c.HeartbeatInterval
 	}
+	return nil
+}
+
+// checkModel checks the rules tasks progress by: slow-start,
+// contention, enforcement, sample noise.
+func (c *Config) checkModel() error {
+	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
+		return cfgErr("SlowStart", "%v is outside [0, 1]", c.SlowStart)
+	}
+	if !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0) {
+		return cfgErr("Penalty", "%v is not a finite penalty ≥ 0", c.Penalty)
+	}
+	if r := c.Contention.validate(); r != "" {
+		return cfgErr("Contention", "%s", r)
+	}
+	if c.Enforcement > Shares {
+		return cfgErr("Enforcement", "unknown %v", c.Enforcement)
+	}
+	if !(c.SampleNoise >= 0) || math.IsInf(c.SampleNoise, 0) {
+		return cfgErr("SampleNoise", "%v is not a finite deviation ≥ 0", c.SampleNoise)
+	}
+	return nil
+}
+
+// checkOutside checks the outside events: background load and nodes
+// going down and up.
+func (c *Config) checkOutside() error {
 	for i, b := range c.Background {
 		f := fmt.Sprintf("Background[%d]", i)
 		if b.At < 0 {
@@ -343,6 +371,11 @@ func (c *Config) normalize() error {
 			return cfgErr(f+".Node", "%d out of range", e.Node)
 		}
 	}
+	return nil
+}
+
+// checkKinds checks the offload kinds and the prices.
+func (c *Config) checkKinds() error {
 	for i, name := range c.OffloadKinds {
 		k, ok := c.Space.Index(name)
 		if !ok {
