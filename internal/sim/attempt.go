@@ -2,70 +2,15 @@ package sim
 
 import (
 	"math"
-	"time"
 
-	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
 )
 
-// attempt is the state of a running task attempt. Attempts are pooled by
-// the simulator, so starting and ending tasks does not allocate.
-type attempt struct {
-	// The fields recompute reads for every running task of a node come
-	// first, with the allocation's storage for up to allocInline kinds
-	// (one or two cache lines instead of three allocations).
-	alloc    resource.Vector
-	profile  []workload.Stage
-	stage    int
-	waiting  bool
-	allocArr [allocInline]float64
-	allocBuf []float64
-	plan     []AllocStep
-	planBuf  []float64
-	planIdx  int
-	rem      float64 // isolated nanoseconds left in the current stage
-	rate     float64
-	// pace is the fraction of its full speed the attempt progresses at,
-	// penalty excluded: the factor its compressible usage is scaled by.
-	pace float64
-	// planRem is the work (isolated nanoseconds) left before the plan's
-	// next step; meaningful only while planNext.
-	planRem    float64
-	last       int64 // when rem was last brought up to date
-	stageStart int64
-	start      int64
-	startSeq   uint64
-	slot       int // position in node.running
-	gslot      int // position in host.guests, -1 if none
-	host       *Node
-	pin        *Node       // Decision.Target of the assignment: host whatever the binding
-	rec        *attemptRec // Config.RecordTasks only
-	fresh      bool        // rem was just set: reschedule whatever the rate
-	planNext   bool
-	toPlan     bool // the scheduled progress event is a plan step, not a stage end
-	// cAlloc and cLoad are the terms the attempt last contributed to its
-	// node's incremental sums (world.fast); cExact says they were exact
-	// (sums.go), cOn that they are in.
-	cAlloc [allocInline]float64
-	cLoad  [allocInline]float64
-	cExact bool
-	cOn    bool
-}
+// The world's side of a task attempt's life: started on a node, its
+// stages and plan steps, stopped (the attempt type is in task.go, with
+// the task it runs).
 
-// attemptRec is what a task record of an attempt accumulates: integrals
-// since the start of allocation, actual usage and true demand (amount ×
-// ns) up to intAt, and cost up to costAt.
-type attemptRec struct {
-	intAt                     int64
-	allocSum, usedSum, demSum []float64
-	cost                      float64
-	costAt                    int64
-}
-
-// allocInline is the number of kinds an attempt's allocation holds in
-// the attempt itself (attempt.allocArr); more are allocated apart.
-const allocInline = 4
-
+// getAttempt returns an attempt to start, from the pool when it can.
 func (w *world) getAttempt() *attempt {
 	if n := len(w.pool); n > 0 {
 		a := w.pool[n-1]
@@ -85,6 +30,7 @@ func (w *world) getAttempt() *attempt {
 	return a
 }
 
+// putAttempt returns an ended attempt to the pool.
 func (w *world) putAttempt(a *attempt) {
 	a.profile, a.plan, a.host, a.pin = nil, a.plan[:0], nil, nil
 	w.pool = append(w.pool, a)
@@ -295,58 +241,4 @@ func (w *world) startComputing(tasks []*Task) {
 			}
 		}
 	}
-}
-
-// progress brings an attempt's remaining work up to now at its current
-// rate.
-func (w *world) progress(a *attempt) {
-	now := w.eng.now
-	if now > a.last && a.rate > 0 {
-		wk := float64(now-a.last) * a.rate
-		a.rem = math.Max(0, a.rem-wk)
-		if a.planNext {
-			a.planRem = math.Max(0, a.planRem-wk)
-		}
-	}
-	a.last = now
-}
-
-// integrate adds the attempt's allocation, actual usage and demand since
-// the last call to its task-record sums.
-func (w *world) integrate(a *attempt) {
-	r := a.rec
-	now := w.eng.now
-	if now <= r.intAt {
-		return
-	}
-	dt := float64(now - r.intAt)
-	for k := 0; k < w.k; k++ {
-		r.allocSum[k] += a.alloc[k] * dt
-		r.usedSum[k] += w.use(a, k) * dt
-		r.demSum[k] += w.demand(a, k) * dt
-	}
-	r.intAt = now
-}
-
-// accrueAttempt charges t's running attempt since its last charge (task
-// records only).
-func (w *world) accrueAttempt(t *Task) {
-	a := t.run
-	r := a.rec
-	now := w.eng.now
-	if p := t.job.Price(); p != nil && now > r.costAt {
-		r.cost += dot(p, a.alloc) * time.Duration(now-r.costAt).Seconds()
-	}
-	r.costAt = now
-}
-
-// dot is Σ p[k]·a[k] over positive amounts.
-func dot(p, a resource.Vector) float64 {
-	c := 0.0
-	for k, x := range a {
-		if x > 0 {
-			c += p[k] * x
-		}
-	}
-	return c
 }

@@ -77,18 +77,6 @@ type readyCounts struct {
 	masks uint64
 }
 
-// init lays out w's jobs in b, none submitted.
-func (b *book) init(cfg *Config, eng *engine, wd *world, w *workload.Workload, computingOnly bool) error {
-	*b = book{eng: eng, w: wd, slowStart: cfg.SlowStart, prices: cfg.Prices, computingOnly: computingOnly}
-	b.vecBuf = wd.space.Zero()
-	l := layout{b: b, k: wd.k}
-	return l.jobs(w)
-}
-
-// maxSupportKinds bounds the kinds tracked in readyCounts.by (2^k
-// counters).
-const maxSupportKinds = 6
-
 // supportMin is the request below which a kind does not count as asked
 // for in a phase's support: a request-based policy comparing amounts
 // with a float tolerance (the baselines use 1e-9) may fit such a sliver

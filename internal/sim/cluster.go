@@ -7,6 +7,8 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
+var _ schedkit.Cluster = (*Cluster)(nil)
+
 // Cluster is the simulator's view of the cluster. It implements
 // schedkit.Cluster.
 type Cluster struct {

@@ -2,22 +2,13 @@ package sim
 
 import (
 	"math"
-
-	"github.com/schedkit/schedkit/resource"
+	"time"
 )
 
 // How the world's nodes compress their tasks (the package doc,
 // "Compression"): a node's allocation and true usage, the formula-(1)
 // compression rate of each compressible kind, incompressible
 // over-commits, and each running attempt's rate and pace.
-
-// markDirty adds n to the nodes the next settle recomputes.
-func (w *world) markDirty(n *Node) {
-	if !n.dirty {
-		n.dirty = true
-		w.dirty = append(w.dirty, n)
-	}
-}
 
 // demand returns what an attempt uses now of kind k: its current stage's
 // demand; while waiting (slow-start), only the incompressible part of its
@@ -52,34 +43,6 @@ func (w *world) use(a *attempt, k int) float64 {
 		return d * a.pace
 	}
 	return d
-}
-
-// recompute brings n's allocation, availability, usage and compression
-// rates up to date (for settle).
-func (w *world) recompute(n *Node) {
-	if w.sumsHold(n) {
-		// the same sums, bit for bit (sums.go)
-		copy(n.alloc, n.incAlloc)
-		for k := range n.used {
-			n.used[k] = n.bg[k] + n.incLoad[k]
-		}
-	} else {
-		w.recomputeFull(n)
-	}
-	for k := range n.avail {
-		n.avail[k] = n.capacity[k] - n.alloc[k]
-	}
-	w.hot[n.idx].free = freeMask(n.avail)
-	for _, k := range w.kinds.compKinds {
-		rc, err := resource.CompressionRate(true, n.used[k], n.capacity[k])
-		if err != nil { // amounts are finite and non-negative by construction
-			rc = 0
-		}
-		if rc != n.rc[k] {
-			n.rateAll = true
-		}
-		n.rc[k] = rc
-	}
 }
 
 // recomputeFull adds up n's allocation and usage over its running tasks
@@ -233,25 +196,45 @@ func (w *world) updateRate(t *Task) {
 	}
 }
 
-// settleRates finishes a settle once no dirty node over-commits: the
-// nodes recomputed again if a task failed (a failure may have ended
-// tasks on nodes recomputed before it, and changed a host's guests;
-// without one, nothing changed since each node's recompute, which
-// depends only on the node's own tasks and guests: doing it again would
-// give the same values), then their tasks' rates updated, the dirty
-// list emptied.
-func (w *world) settleRates(failed bool) {
-	if failed {
-		for _, n := range w.dirty {
-			w.recompute(n)
+// progress brings an attempt's remaining work up to now at its current
+// rate.
+func (w *world) progress(a *attempt) {
+	now := w.eng.now
+	if now > a.last && a.rate > 0 {
+		wk := float64(now-a.last) * a.rate
+		a.rem = math.Max(0, a.rem-wk)
+		if a.planNext {
+			a.planRem = math.Max(0, a.planRem-wk)
 		}
 	}
-	for _, n := range w.dirty {
-		w.rateUpdates(n)
-		n.dirty = false
+	a.last = now
+}
+
+// integrate adds the attempt's allocation, actual usage and demand since
+// the last call to its task-record sums.
+func (w *world) integrate(a *attempt) {
+	r := a.rec
+	now := w.eng.now
+	if now <= r.intAt {
+		return
 	}
-	for i := range w.dirty {
-		w.dirty[i] = nil
+	dt := float64(now - r.intAt)
+	for k := 0; k < w.k; k++ {
+		r.allocSum[k] += a.alloc[k] * dt
+		r.usedSum[k] += w.use(a, k) * dt
+		r.demSum[k] += w.demand(a, k) * dt
 	}
-	w.dirty = w.dirty[:0]
+	r.intAt = now
+}
+
+// accrueAttempt charges t's running attempt since its last charge (task
+// records only).
+func (w *world) accrueAttempt(t *Task) {
+	a := t.run
+	r := a.rec
+	now := w.eng.now
+	if p := t.job.Price(); p != nil && now > r.costAt {
+		r.cost += dot(p, a.alloc) * time.Duration(now-r.costAt).Seconds()
+	}
+	r.costAt = now
 }

@@ -36,10 +36,6 @@ const (
 	defaultStallRounds = 100
 )
 
-// Epoch is virtual time zero: every now a policy sees is Epoch plus the
-// simulated offset. It is fixed so that runs are reproducible.
-var Epoch = time.Date(2009, time.October, 1, 0, 0, 0, 0, time.UTC)
-
 // Config describes the cluster and the simulator's rules.
 type Config struct {
 	// Space is the resource space of every vector (required).

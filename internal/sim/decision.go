@@ -7,6 +7,20 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
+// applyAll applies a policy call's decisions in order (n: the default
+// node, nil for none), until one ends the run (a notification's error).
+func (s *Sim) applyAll(dst []Decision, n *Node) {
+	s.hbNode = n
+	for i := range dst {
+		if s.err == nil {
+			s.apply(&dst[i])
+		}
+		dst[i] = Decision{} // drop references held by the reused buffer
+	}
+	s.dst = dst[:0]
+	s.hbNode = nil
+}
+
 // apply carries out one decision, or counts it invalid (it changes
 // nothing then).
 func (s *Sim) apply(d *Decision) {
@@ -219,9 +233,9 @@ func (s *Sim) bindNode(n, target *Node) {
 		n = s.hbNode
 	}
 	switch {
-	case n == nil || n.w != &s.w:
+	case n == nil || !s.w.owns(n):
 		s.invalid("bind: no node or a node of another simulation")
-	case target != nil && (target.w != &s.w || !target.up || target == n):
+	case target != nil && (!s.w.owns(target) || !target.up || target == n):
 		s.invalid("bind: %s to %s: target down, foreign or the node itself", n.id, target.id)
 	default:
 		if s.w.bind(n, target) {
@@ -238,7 +252,7 @@ func (s *Sim) targetNode(n *Node, what string) *Node {
 	case n == nil:
 		s.invalid("%s: no node", what)
 		return nil
-	case n.w != &s.w:
+	case !s.w.owns(n):
 		s.invalid("%s: node %s belongs to another simulation", what, n.id)
 		return nil
 	case !n.up:
@@ -282,7 +296,7 @@ func (s *Sim) checkAlloc(t *Task, n *Node, alloc resource.Vector, what string) b
 
 // checkPin validates an assignment's Target (nil: none) for node n.
 func (s *Sim) checkPin(target, n *Node, what string) bool {
-	if target != nil && (target.w != &s.w || !target.up || target == n) {
+	if target != nil && (!s.w.owns(target) || !target.up || target == n) {
 		s.invalid("%s: target %s on %s: down, foreign or the node itself", what, target.id, n.id)
 		return false
 	}

@@ -2,6 +2,10 @@ package sim
 
 import "time"
 
+// Epoch is virtual time zero: every now a policy sees is Epoch plus the
+// simulated offset. It is fixed so that runs are reproducible.
+var Epoch = time.Date(2009, time.October, 1, 0, 0, 0, 0, time.UTC)
+
 // engine is the simulator's virtual clock and its queue of pending
 // events: the first part of the simulator, which knows nothing of what
 // the events mean.

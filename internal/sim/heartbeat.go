@@ -17,18 +17,24 @@ func (s *Sim) submit(j *Job) error {
 	err := s.hk.p.Submit(s.eng.Now(), j)
 	s.rec.calls.toc(t0)
 	s.rec.stats.PolicyCalls++
-	var rej *RejectError
-	switch {
-	case err == nil:
-		s.b.unlock(j, 0)
-		s.advance(j)
-	case errors.As(err, &rej):
-		s.rec.stats.RejectedJobs++
-		s.b.checkKill(j)
-		s.killJob(j, Rejected, rej.Reason)
-	default:
-		return s.policyError(err, "Submit of %s", j.id)
+	if err != nil {
+		return s.refused(j, err)
 	}
+	s.b.unlock(j, 0)
+	s.advance(j)
+	return nil
+}
+
+// refused handles Submit's error err for j: a rejection (Reject) ends
+// the job, any other error the run.
+func (s *Sim) refused(j *Job, err error) error {
+	var rej *RejectError
+	if !errors.As(err, &rej) {
+		return s.hk.errorf(err, "Submit of %s", j.id)
+	}
+	s.rec.stats.RejectedJobs++
+	s.b.checkKill(j)
+	s.killJob(j, Rejected, rej.Reason)
 	return nil
 }
 
@@ -75,16 +81,30 @@ func (s *Sim) heartbeat(i int32, oob bool) error {
 		s.rec.stats.QuietHeartbeats++
 		return nil
 	}
-	return s.heartbeatCall(&s.w.nodes[i])
+	n := &s.w.nodes[i]
+	s.rec.stats.Heartbeats++
+	t0 := s.rec.calls.tic()
+	dst, err := s.hk.p.Heartbeat(s.eng.Now(), n, &s.cluster, s.dst[:0])
+	s.rec.calls.toc(t0)
+	s.rec.stats.PolicyCalls++
+	if err != nil {
+		return s.hk.errorf(err, "Heartbeat of %s", n.id)
+	}
+	s.applyAll(dst, n)
+	return nil
 }
 
-// outOfBand schedules an immediate heartbeat of n (a task ended there).
-func (s *Sim) outOfBand(n *Node) {
-	if n.oob || !n.up {
-		return
+// nodeChanged calls NodeWatcher.NodeChanged and applies its decisions.
+func (s *Sim) nodeChanged(n *Node, up bool) error {
+	t0 := s.rec.calls.tic()
+	dst, err := s.hk.nw.NodeChanged(s.eng.Now(), n, up, &s.cluster, s.dst[:0])
+	s.rec.calls.toc(t0)
+	s.rec.stats.PolicyCalls++
+	if err != nil {
+		return s.hk.errorf(err, "NodeChanged of %s", n.id)
 	}
-	n.oob = true
-	s.eng.q.pushOOB(s.eng.now, n.idx)
+	s.applyAll(dst, n)
+	return nil
 }
 
 // nodeEvent takes a node down (its tasks and those pinned to it are
@@ -128,18 +148,4 @@ func (s *Sim) nodeEvent(e *NodeEvent) error {
 		return s.nodeChanged(n, e.Up)
 	}
 	return nil
-}
-
-// applyAll applies a policy call's decisions in order (n: the default
-// node, nil for none), until one ends the run (a notification's error).
-func (s *Sim) applyAll(dst []Decision, n *Node) {
-	s.hbNode = n
-	for i := range dst {
-		if s.err == nil {
-			s.apply(&dst[i])
-		}
-		dst[i] = Decision{} // drop references held by the reused buffer
-	}
-	s.dst = dst[:0]
-	s.hbNode = nil
 }

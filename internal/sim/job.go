@@ -9,13 +9,8 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
-// Compile-time checks: the simulator is a host like any other.
-var (
-	_ schedkit.Job     = (*Job)(nil)
-	_ schedkit.Task    = (*Task)(nil)
-	_ schedkit.Node    = (*Node)(nil)
-	_ schedkit.Cluster = (*Cluster)(nil)
-)
+// Compile-time check: the simulator is a host like any other.
+var _ schedkit.Job = (*Job)(nil)
 
 type jobState uint8
 
@@ -364,4 +359,15 @@ func (j *Job) record(rec *JobRecord) {
 	if j.state != jobEnded && j.state != jobActive {
 		rec.Finish, rec.Start = rec.Submit, rec.Submit
 	}
+}
+
+// dot is Σ p[k]·a[k] over positive amounts.
+func dot(p, a resource.Vector) float64 {
+	c := 0.0
+	for k, x := range a {
+		if x > 0 {
+			c += p[k] * x
+		}
+	}
+	return c
 }

@@ -10,6 +10,14 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
+// init lays out w's jobs in b, none submitted.
+func (b *book) init(cfg *Config, eng *engine, wd *world, w *workload.Workload, computingOnly bool) error {
+	*b = book{eng: eng, w: wd, slowStart: cfg.SlowStart, prices: cfg.Prices, computingOnly: computingOnly}
+	b.vecBuf = wd.space.Zero()
+	l := layout{b: b, k: wd.k}
+	return l.jobs(w)
+}
+
 // layout lays a workload out as a book's jobs, checking it: what New
 // needs of it and the book, once the run starts, does not.
 type layout struct {

@@ -12,6 +12,25 @@ import (
 // book (tasks' and jobs' state, charges) and the recorder (counters,
 // task records), and what the policy hears of them.
 
+// A notification (TaskEnded, JobEnded) happens inside an event: the
+// first error a policy returns from one is kept in s.err, the event
+// finishes without calling the policy again, and the run ends with it
+// (Sim.after).
+
+// taskEnded tells the policy that t's attempt ended (TaskWatcher).
+func (s *Sim) taskEnded(t *Task, state schedkit.TaskState) {
+	if s.err == nil {
+		s.err = s.hk.taskEnded(t, state)
+	}
+}
+
+// jobEnded tells the policy that j ended (JobWatcher).
+func (s *Sim) jobEnded(j *Job, outcome Outcome) {
+	if s.err == nil {
+		s.err = s.hk.jobEnded(j, outcome)
+	}
+}
+
 // startTask starts an attempt of t on n; the decision was validated.
 // pin, if set, serves its offloaded demand instead of n's binding.
 func (s *Sim) startTask(t *Task, n *Node, alloc resource.Vector, plan []AllocStep, pin *Node) {
@@ -33,6 +52,15 @@ func (s *Sim) endAttempt(t *Task, outcome TaskOutcome) {
 	n := s.w.end(t)
 	s.outOfBand(n)
 	s.lastChange = s.eng.now
+}
+
+// outOfBand schedules an immediate heartbeat of n (a task ended there).
+func (s *Sim) outOfBand(n *Node) {
+	if n.oob || !n.up {
+		return
+	}
+	n.oob = true
+	s.eng.q.pushOOB(s.eng.now, n.idx)
 }
 
 func (s *Sim) succeed(t *Task) {

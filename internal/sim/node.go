@@ -5,9 +5,10 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
+var _ schedkit.Node = (*Node)(nil)
+
 // Node is the simulator's view of one server. It implements schedkit.Node.
 type Node struct {
-	w         *world
 	idx       int32
 	id        schedkit.NodeID
 	rack      schedkit.RackID
@@ -106,3 +107,8 @@ func freeMask(avail resource.Vector) uint64 {
 	}
 	return free
 }
+
+// maxSupportKinds bounds the kinds a free mask names (nodeHot.free) and
+// a phase's support (jobPhase.support; the book's ready.by has 2^k
+// counters).
+const maxSupportKinds = 6

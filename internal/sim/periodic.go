@@ -22,7 +22,16 @@ func (s *Sim) tick() error {
 		return nil
 	}
 	s.eng.q.push(s.eng.now+int64(s.cfg.TickInterval), evTick, 0, 0)
-	return s.tickCall()
+	s.rec.stats.Ticks++
+	t0 := s.rec.calls.tic()
+	dst, err := s.hk.tk.Tick(s.eng.Now(), &s.cluster, s.dst[:0])
+	s.rec.calls.toc(t0)
+	s.rec.stats.PolicyCalls++
+	if err != nil {
+		return s.hk.errorf(err, "Tick")
+	}
+	s.applyAll(dst, nil)
+	return nil
 }
 
 // usageSample delivers one round of node-agent measurements: for each
@@ -61,7 +70,7 @@ func (s *Sim) usageSample() error {
 				}
 				u[k] = s.noisy(x)
 			}
-			if err := s.taskSampled(now, t, u); err != nil {
+			if err := s.hk.taskSampled(now, t, u); err != nil {
 				return err
 			}
 			s.rec.stats.TaskSamples++
@@ -77,7 +86,7 @@ func (s *Sim) usageSample() error {
 		for k := range tot {
 			tot[k] = s.noisy(tot[k])
 		}
-		if err := s.nodeSampled(now, n, tot); err != nil {
+		if err := s.hk.nodeSampled(now, n, tot); err != nil {
 			return err
 		}
 	}

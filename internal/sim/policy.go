@@ -233,13 +233,6 @@ type Decision struct {
 	Reason string
 }
 
-// AllocStep is one step of an allocation plan (Decision.Plan): Alloc
-// holds for Duration of the task's work.
-type AllocStep struct {
-	Duration time.Duration
-	Alloc    resource.Vector
-}
-
 // AssignTask returns a decision starting t on n (nil: the heartbeating
 // node) with its requested allocation.
 func AssignTask(t *Task, n *Node) Decision { return Decision{Kind: Assign, Task: t, Node: n} }

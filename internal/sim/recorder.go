@@ -8,6 +8,43 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
+// Stats are the simulator's counters for one run.
+type Stats struct {
+	Events      int // events processed (stale progress events excluded)
+	StaleEvents int // progress events superseded by a rate change
+	Heartbeats  int // heartbeats delivered to the policy
+	// QuietHeartbeats are heartbeats of full nodes not delivered to a
+	// FullNodeSkipper (they count in Events, not in Heartbeats).
+	QuietHeartbeats int
+	Assigned        int // task attempts started
+	Succeeded       int // task attempts that succeeded
+	Failed          int // attempts failed by an incompressible over-commit
+	Lost            int // attempts lost to a node going down
+	Preempted       int // attempts stopped by Preempt decisions
+	Retried         int // attempts started for a task that had run before
+	KilledJobs      int // jobs ended by KillJob decisions
+	RejectedJobs    int // jobs refused at submission
+	FailedJobs      int // jobs ended because a task failed MaxAttempts times
+	Invalid         int // decisions that could not be carried out
+	PolicyCalls     int // Submit, Heartbeat and NodeChanged calls
+	MaxHeap         int // largest event-heap size
+	PlanOvercommit  int // plan steps applied although their incompressible allocation no longer fit
+	Ticks           int // Ticker calls
+	UsageSamples    int // usage sampling rounds delivered to a UsageWatcher
+	TaskSamples     int // per-task usage samples delivered (UsageWatcher.TaskSampled calls)
+}
+
+// Delivered returns st as if every quiet heartbeat had been delivered:
+// the counters a run with Config.DeliverFullHeartbeats has when the
+// skipped calls were indeed no-ops (how tests of a FullNodeSkipper
+// compare the two runs).
+func (st Stats) Delivered() Stats {
+	st.Heartbeats += st.QuietHeartbeats
+	st.PolicyCalls += st.QuietHeartbeats
+	st.QuietHeartbeats = 0
+	return st
+}
+
 // recorder keeps what a run reports: its counters, the invalid
 // decisions, the metrics samples and task records, and the time spent
 // in the policy's calls. It reads the engine's clock, the world and the

@@ -9,43 +9,6 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
-// Stats are the simulator's counters for one run.
-type Stats struct {
-	Events      int // events processed (stale progress events excluded)
-	StaleEvents int // progress events superseded by a rate change
-	Heartbeats  int // heartbeats delivered to the policy
-	// QuietHeartbeats are heartbeats of full nodes not delivered to a
-	// FullNodeSkipper (they count in Events, not in Heartbeats).
-	QuietHeartbeats int
-	Assigned        int // task attempts started
-	Succeeded       int // task attempts that succeeded
-	Failed          int // attempts failed by an incompressible over-commit
-	Lost            int // attempts lost to a node going down
-	Preempted       int // attempts stopped by Preempt decisions
-	Retried         int // attempts started for a task that had run before
-	KilledJobs      int // jobs ended by KillJob decisions
-	RejectedJobs    int // jobs refused at submission
-	FailedJobs      int // jobs ended because a task failed MaxAttempts times
-	Invalid         int // decisions that could not be carried out
-	PolicyCalls     int // Submit, Heartbeat and NodeChanged calls
-	MaxHeap         int // largest event-heap size
-	PlanOvercommit  int // plan steps applied although their incompressible allocation no longer fit
-	Ticks           int // Ticker calls
-	UsageSamples    int // usage sampling rounds delivered to a UsageWatcher
-	TaskSamples     int // per-task usage samples delivered (UsageWatcher.TaskSampled calls)
-}
-
-// Delivered returns st as if every quiet heartbeat had been delivered:
-// the counters a run with Config.DeliverFullHeartbeats has when the
-// skipped calls were indeed no-ops (how tests of a FullNodeSkipper
-// compare the two runs).
-func (st Stats) Delivered() Stats {
-	st.Heartbeats += st.QuietHeartbeats
-	st.PolicyCalls += st.QuietHeartbeats
-	st.QuietHeartbeats = 0
-	return st
-}
-
 // Sim is one simulation of one policy on one workload. It is not safe for
 // concurrent use; run independent simulations in parallel instead.
 //
@@ -92,7 +55,7 @@ func New(cfg Config, w *workload.Workload, p Policy) (*Sim, error) {
 	}
 	s := &Sim{cfg: cfg, name: w.Name}
 	var computingOnly bool
-	s.hk, computingOnly = newHooks(p, &s.cfg)
+	s.hk, computingOnly = newHooks(p, &s.cfg, &s.eng)
 	s.w.init(&s.cfg, &s.eng, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5eed5eed5eed5eed)))
 	if err := s.b.init(&s.cfg, &s.eng, &s.w, w, computingOnly); err != nil {
 		return nil, err

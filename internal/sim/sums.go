@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/schedkit/schedkit/resource"
+)
 
 // A node's allocation and usage are sums over its running attempts
 // (recompute), in the order of Node.running. Floating-point addition is
@@ -129,4 +133,55 @@ func (w *world) rateUpdates(n *Node) {
 	clear(n.changed)
 	n.changed = n.changed[:0]
 	n.rateAll = false
+}
+
+// recompute brings n's allocation, availability, usage and compression
+// rates up to date (for settle).
+func (w *world) recompute(n *Node) {
+	if w.sumsHold(n) {
+		// the same sums, bit for bit (sums.go)
+		copy(n.alloc, n.incAlloc)
+		for k := range n.used {
+			n.used[k] = n.bg[k] + n.incLoad[k]
+		}
+	} else {
+		w.recomputeFull(n)
+	}
+	for k := range n.avail {
+		n.avail[k] = n.capacity[k] - n.alloc[k]
+	}
+	w.hot[n.idx].free = freeMask(n.avail)
+	for _, k := range w.kinds.compKinds {
+		rc, err := resource.CompressionRate(true, n.used[k], n.capacity[k])
+		if err != nil { // amounts are finite and non-negative by construction
+			rc = 0
+		}
+		if rc != n.rc[k] {
+			n.rateAll = true
+		}
+		n.rc[k] = rc
+	}
+}
+
+// settleRates finishes a settle once no dirty node over-commits: the
+// nodes recomputed again if a task failed (a failure may have ended
+// tasks on nodes recomputed before it, and changed a host's guests;
+// without one, nothing changed since each node's recompute, which
+// depends only on the node's own tasks and guests: doing it again would
+// give the same values), then their tasks' rates updated, the dirty
+// list emptied.
+func (w *world) settleRates(failed bool) {
+	if failed {
+		for _, n := range w.dirty {
+			w.recompute(n)
+		}
+	}
+	for _, n := range w.dirty {
+		w.rateUpdates(n)
+		n.dirty = false
+	}
+	for i := range w.dirty {
+		w.dirty[i] = nil
+	}
+	w.dirty = w.dirty[:0]
 }

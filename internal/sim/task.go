@@ -9,6 +9,8 @@ import (
 	"github.com/schedkit/schedkit/resource"
 )
 
+var _ schedkit.Task = (*Task)(nil)
+
 // Task is the simulator's view of one task. It implements schedkit.Task.
 // Its true profile is not visible to policies (TestNoOracle).
 type Task struct {
@@ -141,3 +143,68 @@ func taskID(j *Job, p, i int) schedkit.TaskID {
 	b = strconv.AppendInt(b, int64(i), 10)
 	return schedkit.TaskID(b)
 }
+
+// AllocStep is one step of an allocation plan (Decision.Plan): Alloc
+// holds for Duration of the task's work.
+type AllocStep struct {
+	Duration time.Duration
+	Alloc    resource.Vector
+}
+
+// attempt is the state of a running task attempt. Attempts are pooled by
+// the simulator, so starting and ending tasks does not allocate.
+type attempt struct {
+	// The fields recompute reads for every running task of a node come
+	// first, with the allocation's storage for up to allocInline kinds
+	// (one or two cache lines instead of three allocations).
+	alloc    resource.Vector
+	profile  []workload.Stage
+	stage    int
+	waiting  bool
+	allocArr [allocInline]float64
+	allocBuf []float64
+	plan     []AllocStep
+	planBuf  []float64
+	planIdx  int
+	rem      float64 // isolated nanoseconds left in the current stage
+	rate     float64
+	// pace is the fraction of its full speed the attempt progresses at,
+	// penalty excluded: the factor its compressible usage is scaled by.
+	pace float64
+	// planRem is the work (isolated nanoseconds) left before the plan's
+	// next step; meaningful only while planNext.
+	planRem    float64
+	last       int64 // when rem was last brought up to date
+	stageStart int64
+	start      int64
+	startSeq   uint64
+	slot       int // position in node.running
+	gslot      int // position in host.guests, -1 if none
+	host       *Node
+	pin        *Node       // Decision.Target of the assignment: host whatever the binding
+	rec        *attemptRec // Config.RecordTasks only
+	fresh      bool        // rem was just set: reschedule whatever the rate
+	planNext   bool
+	toPlan     bool // the scheduled progress event is a plan step, not a stage end
+	// cAlloc and cLoad are the terms the attempt last contributed to its
+	// node's incremental sums (world.fast); cExact says they were exact
+	// (sums.go), cOn that they are in.
+	cAlloc [allocInline]float64
+	cLoad  [allocInline]float64
+	cExact bool
+	cOn    bool
+}
+
+// attemptRec is what a task record of an attempt accumulates: integrals
+// since the start of allocation, actual usage and true demand (amount ×
+// ns) up to intAt, and cost up to costAt.
+type attemptRec struct {
+	intAt                     int64
+	allocSum, usedSum, demSum []float64
+	cost                      float64
+	costAt                    int64
+}
+
+// allocInline is the number of kinds an attempt's allocation holds in
+// the attempt itself (attempt.allocArr); more are allocated apart.
+const allocInline = 4

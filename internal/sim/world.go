@@ -99,7 +99,7 @@ func (w *world) buildNodes(cfg *Config, rng *rand.Rand) {
 	for i := range w.nodes {
 		ns := &cfg.Nodes[i]
 		n := &w.nodes[i]
-		n.w, n.idx, n.id, n.rack = w, int32(i), ns.ID, ns.Rack
+		n.idx, n.id, n.rack = int32(i), ns.ID, ns.Rack
 		n.capacity = next()
 		copy(n.capacity, ns.Capacity)
 		n.fullAt = next()
@@ -132,6 +132,14 @@ func (w *world) buildNodes(cfg *Config, rng *rand.Rand) {
 	}
 	w.capacity = w.space.Zero()
 	w.rebuildLive()
+}
+
+// markDirty adds n to the nodes the next settle recomputes.
+func (w *world) markDirty(n *Node) {
+	if !n.dirty {
+		n.dirty = true
+		w.dirty = append(w.dirty, n)
+	}
 }
 
 // rebuildLive lists the live nodes and adds up their capacity.
@@ -256,3 +264,10 @@ func (w *world) fits(req resource.Vector) bool {
 
 // tolerance for comparing float amounts against capacities.
 func slack(c float64) float64 { return 1e-9 * math.Max(1, math.Abs(c)) }
+
+// owns reports whether n is one of w's nodes (not another
+// simulation's).
+func (w *world) owns(n *Node) bool {
+	i := int(n.idx)
+	return i < len(w.nodes) && &w.nodes[i] == n
+}
