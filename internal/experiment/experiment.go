@@ -3,12 +3,12 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"github.com/schedkit/schedkit/internal/sim"
 	"io"
 	"math"
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // Sentinel errors.

@@ -1,10 +1,10 @@
 package experiment
 
 import (
-	"github.com/schedkit/schedkit/internal/sim"
 	"testing"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 func TestBusyJain(t *testing.T) {

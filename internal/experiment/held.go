@@ -1,11 +1,11 @@
 package experiment
 
 import (
-	"github.com/schedkit/schedkit/internal/sim"
 	"slices"
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // heldSteps are the window widths heldTable picks from: round durations.

@@ -2,12 +2,12 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/schedkit/schedkit/internal/sim"
 	"time"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/lss"
 )

@@ -2,10 +2,10 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/schedkit/schedkit/internal/sim"
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // The lss experiment's tables: rows built from the cells of its runs.

@@ -3,12 +3,12 @@ package metrics
 import (
 	"cmp"
 	"fmt"
-	"github.com/schedkit/schedkit/internal/sim"
 	"math"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/schedkit/schedkit/internal/sim"
 	"golang.org/x/exp/stats"
 )
 

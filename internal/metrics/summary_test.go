@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"errors"
-	"github.com/schedkit/schedkit/internal/sim"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -10,37 +9,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 const s = time.Second
-
-func TestJain(t *testing.T) {
-	tests := []struct {
-		name   string
-		shares []float64
-		want   float64
-		ok     bool
-	}{
-		{"equal shares: 1", []float64{0.25, 0.25, 0.25, 0.25}, 1, true},
-		{"one of four has all: 1/4", []float64{1, 0, 0, 0}, 0.25, true},
-		// (1+2+3)² / (3·(1+4+9)) = 36/42 = 6/7.
-		{"1,2,3: 36/42", []float64{1, 2, 3}, 36.0 / 42, true},
-		// (0.5+0.3+0.2)² / (3·(0.25+0.09+0.04)) = 1/1.14.
-		{"0.5,0.3,0.2: 1/1.14", []float64{0.5, 0.3, 0.2}, 1 / 1.14, true},
-		{"single: 1", []float64{0.7}, 1, true},
-		{"none: undefined", nil, 0, false},
-		{"all zero: undefined", []float64{0, 0}, 0, false},
-		{"negative: undefined", []float64{0.5, -0.1}, 0, false},
-		{"NaN: undefined", []float64{0.5, math.NaN()}, 0, false},
-		{"Inf: undefined", []float64{0.5, math.Inf(1)}, 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := sim.Jain(tt.shares)
-		if ok != tt.ok || math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("%s: Jain = %v, %v; want %v, %v", tt.name, got, ok, tt.want, tt.ok)
-		}
-	}
-}
 
 func TestNewDist(t *testing.T) {
 	tests := []struct {

@@ -1,12 +1,12 @@
 package metrics
 
 import (
-	"github.com/schedkit/schedkit/internal/sim"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 func TestCompare(t *testing.T) {

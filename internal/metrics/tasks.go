@@ -1,12 +1,13 @@
 package metrics
 
 import (
-	"github.com/schedkit/schedkit/internal/sim"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // Default size thresholds of CompletionBySize.

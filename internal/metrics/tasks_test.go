@@ -1,13 +1,13 @@
 package metrics
 
 import (
-	"github.com/schedkit/schedkit/internal/sim"
 	"math"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/resource"
 )
 

@@ -3,7 +3,6 @@ package policy_test
 import (
 	"errors"
 	"fmt"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"

@@ -167,11 +167,9 @@ func (s *Sim) phaseFits(d *Decision, tasks []*Task, n *Node) bool {
 		}
 		_ = need.Add(a)
 	}
-	for _, k := range s.w.kinds.incompKinds {
-		if !n.offloaded[k] && need[k] > 0 && need[k] > n.avail[k]+slack(n.capacity[k]) {
-			s.invalid("assign-phase: job %s %v: %d tasks on %s need %g %s, %g free", d.Job.id, d.Phase, d.Count, n.id, need[k], s.w.space.Kind(k).Name, n.avail[k])
-			return false
-		}
+	if k := s.w.overFree(n, need); k >= 0 {
+		s.invalid("assign-phase: job %s %v: %d tasks on %s need %g %s, %g free", d.Job.id, d.Phase, d.Count, n.id, need[k], s.w.space.Kind(k).Name, n.avail[k])
+		return false
 	}
 	return true
 }
@@ -285,11 +283,9 @@ func (s *Sim) checkAlloc(t *Task, n *Node, alloc resource.Vector, what string) b
 		s.invalid("%s: task %s: allocation %v: %v", what, t.ID(), alloc, err)
 		return false
 	}
-	for _, k := range s.w.kinds.incompKinds {
-		if !n.offloaded[k] && alloc[k] > 0 && alloc[k] > n.avail[k]+slack(n.capacity[k]) {
-			s.invalid("%s: task %s on %s: %s %g exceeds the %g free", what, t.ID(), n.id, s.w.space.Kind(k).Name, alloc[k], n.avail[k])
-			return false
-		}
+	if k := s.w.overFree(n, alloc); k >= 0 {
+		s.invalid("%s: task %s on %s: %s %g exceeds the %g free", what, t.ID(), n.id, s.w.space.Kind(k).Name, alloc[k], n.avail[k])
+		return false
 	}
 	return true
 }

@@ -28,13 +28,13 @@ func (s *Sim) submit(j *Job) error {
 // refused handles Submit's error err for j: a rejection (Reject) ends
 // the job, any other error the run.
 func (s *Sim) refused(j *Job, err error) error {
-	var rej *RejectError
+	var rej *rejection
 	if !errors.As(err, &rej) {
 		return s.hk.errorf(err, "Submit of %s", j.id)
 	}
 	s.rec.stats.RejectedJobs++
 	s.b.checkKill(j)
-	s.killJob(j, Rejected, rej.Reason)
+	s.killJob(j, Rejected, rej.reason)
 	return nil
 }
 

@@ -40,15 +40,13 @@ type Policy interface {
 }
 
 // Reject returns the error with which a Policy's Submit refuses a job
-// (admission control).
-func Reject(reason string) error { return &RejectError{Reason: reason} }
+// (admission control): the job ends with outcome Rejected and reason.
+func Reject(reason string) error { return &rejection{reason: reason} }
 
-// RejectError is a policy's refusal of a job at Submit (Reject): the
-// job ends with outcome Rejected and Reason.
-type RejectError struct{ Reason string }
+// rejection is Reject's error.
+type rejection struct{ reason string }
 
-// Error returns "job rejected: " and the reason.
-func (e *RejectError) Error() string { return "job rejected: " + e.Reason }
+func (e *rejection) Error() string { return "job rejected: " + e.reason }
 
 // TaskWatcher is implemented by policies that want to hear when a task
 // attempt ends. state is TaskSucceeded, TaskFailed (an incompressible

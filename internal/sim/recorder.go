@@ -27,7 +27,6 @@ type Stats struct {
 	FailedJobs      int // jobs ended because a task failed MaxAttempts times
 	Invalid         int // decisions that could not be carried out
 	PolicyCalls     int // Submit, Heartbeat and NodeChanged calls
-	MaxHeap         int // largest event-heap size
 	PlanOvercommit  int // plan steps applied although their incompressible allocation no longer fit
 	Ticks           int // Ticker calls
 	UsageSamples    int // usage sampling rounds delivered to a UsageWatcher

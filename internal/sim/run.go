@@ -84,7 +84,6 @@ func (s *Sim) quietRun() bool {
 		return true
 	}
 	src, other := q.firstOther()
-	pending := q.len()
 	interval := int64(s.cfg.HeartbeatInterval)
 	horizon := int64(s.cfg.Horizon)
 	st := &s.rec.stats
@@ -99,9 +98,6 @@ func (s *Sim) quietRun() bool {
 		}
 		at, a := e.at, e.a
 		r.pop()
-		if pending > st.MaxHeap {
-			st.MaxHeap = pending
-		}
 		s.eng.setNow(at)
 		st.Events++
 		if !q.pushPeriodic(at+interval, a) {
@@ -155,14 +151,10 @@ func (s *Sim) Step() (bool, error) {
 			s.finish()
 			return false, nil
 		}
-		pending := q.len()
 		q.drop(src)
 		if e.kind == evStage && !stageCurrent(s.b.tasks.all[e.a], e.ver) {
 			st.StaleEvents++
 			continue
-		}
-		if pending > st.MaxHeap {
-			st.MaxHeap = pending
 		}
 		s.eng.setNow(e.at)
 		st.Events++

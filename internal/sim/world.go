@@ -245,6 +245,18 @@ func (w *world) slotsFor(req []float64) int {
 	return total
 }
 
+// overFree returns the first incompressible kind n serves itself (not
+// offloaded) of which alloc asks more than n has free, or -1 if alloc
+// fits.
+func (w *world) overFree(n *Node, alloc resource.Vector) int {
+	for _, k := range w.kinds.incompKinds {
+		if !n.offloaded[k] && alloc[k] > 0 && alloc[k] > n.avail[k]+slack(n.capacity[k]) {
+			return k
+		}
+	}
+	return -1
+}
+
 // fits reports whether req fits some node in its incompressible kinds.
 func (w *world) fits(req resource.Vector) bool {
 	for n := range w.nodes {

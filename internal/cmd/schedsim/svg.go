@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/schedkit/schedkit/internal/sim"
 	"html"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/experiment"
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // Plot geometry, in SVG user units.
