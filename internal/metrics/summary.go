@@ -165,7 +165,7 @@ type KindUtilisation struct {
 	Mean Number
 }
 
-// Summary is every metric of one Run. Nothing in it is NaN; undefined
+// Summary is every metric of one sim.Run. Nothing in it is NaN; undefined
 // values are invalid Numbers, Spans, Ratios with Total 0, or Dists with
 // N = 0, all printing "n/a".
 type Summary struct {
@@ -213,13 +213,13 @@ type Summary struct {
 	Fairness        Number
 	FairnessSamples int
 	// UnmetFairness is the mean over samples of Jain's index over the
-	// jobs with unmet demand only (Sample.Unmet: the jobs a DRF allocator
+	// jobs with unmet demand only (sim.Sample.Unmet: the jobs a DRF allocator
 	// is still filling, the population paper 004 samples); samples with
 	// no such job, or all their shares 0, are skipped. UnmetSamples
 	// counts the samples used.
 	UnmetFairness Number
 	UnmetSamples  int
-	// Utilisation is the mean over samples, per kind in Run.Kinds order.
+	// Utilisation is the mean over samples, per kind in sim.Run.Kinds order.
 	Utilisation []KindUtilisation
 
 	// Task failures by incompressible over-commit, and retries.
@@ -241,12 +241,12 @@ type Summary struct {
 	End    time.Duration
 
 	// Warnings lists input problems Summarize worked around (invalid
-	// records or samples skipped), one line each; empty for a valid Run.
+	// records or samples skipped), one line each; empty for a valid sim.Run.
 	Warnings []string
 }
 
 // Summarize computes every metric of run. It never panics and never
-// returns NaN: records that Run.Validate would reject are left out of the
+// returns NaN: records that sim.Run.Validate would reject are left out of the
 // metrics they would corrupt and reported in Summary.Warnings.
 func Summarize(run sim.Run) Summary {
 	s := Summary{

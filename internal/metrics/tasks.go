@@ -26,7 +26,7 @@ const (
 // figs. 12 and 15 (small, large and all tasks), and the same for jobs.
 type SizeCompletion struct {
 	// TaskWork and JobTasks are the thresholds: a task is small if its
-	// TaskRecord.Work ≤ TaskWork, a job if its JobRecord.Tasks ≤ JobTasks.
+	// sim.TaskRecord.Work ≤ TaskWork, a job if its sim.JobRecord.Tasks ≤ JobTasks.
 	TaskWork time.Duration
 	JobTasks int
 	// Task completion time is End − Start of a succeeded attempt (the
@@ -37,7 +37,7 @@ type SizeCompletion struct {
 }
 
 // CompletionBySize splits run's task and job completion times by size
-// (thresholds ≤ 0 mean the defaults). Tasks come from Run.Tasks: a run
+// (thresholds ≤ 0 mean the defaults). Tasks come from sim.Run.Tasks: a run
 // recorded without task records has no task figures.
 func CompletionBySize(run sim.Run, taskWork time.Duration, jobTasks int) SizeCompletion {
 	if taskWork <= 0 {

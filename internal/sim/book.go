@@ -23,7 +23,7 @@ type book struct {
 	slowStart float64         // Config.SlowStart
 	prices    resource.Vector // Config.Prices
 	// computingOnly: the policy assigns only tasks of computing phases
-	// (ComputingPhaseAssigner); readyBy counts only those.
+	// (ComputingPhaseAssigner); ready.by counts only those.
 	computingOnly bool
 
 	jobs  []Job

@@ -20,7 +20,7 @@ const (
 	// is taken literally (0 means "at once"); DefaultConfig sets this.
 	DefaultSlowStart = 0.05
 	// DefaultMetricsInterval is the period of metrics samples
-	// (metrics.Run.Samples).
+	// (Run.Samples).
 	DefaultMetricsInterval = time.Minute
 	// DefaultUsageSampleInterval is the node agent's usage sampling period
 	// (Config.SampleInterval, UsageWatcher).
@@ -68,7 +68,7 @@ type Config struct {
 	// (work-conserving). See the package doc, "Compression".
 	Enforcement Enforcement
 	// MetricsInterval is the period of metrics samples
-	// (metrics.Run.Samples); 0 means DefaultMetricsInterval.
+	// (Run.Samples); 0 means DefaultMetricsInterval.
 	MetricsInterval time.Duration
 	// SampleInterval is the node agent's usage sampling period: a policy
 	// implementing UsageWatcher hears every running task's and every live
@@ -123,7 +123,7 @@ type Config struct {
 	// AfterEvent, if set, is called after every event; a non-nil error
 	// stops the run and is returned. Tests pass Sim.CheckInvariants.
 	AfterEvent func(s *Sim) error
-	// RecordTasks records every task attempt in metrics.Run.Tasks (node,
+	// RecordTasks records every task attempt in Run.Tasks (node,
 	// start, end, outcome, allocated and true usage, cost). Off by
 	// default: a trace day has millions of attempts.
 	RecordTasks bool
@@ -137,7 +137,7 @@ type Config struct {
 	// clock (two time.Now calls each) instead of every call; 0 or 1
 	// times every call. The run's DecisionTime is then an estimate: the
 	// timed calls' total scaled by calls/timed calls
-	// (metrics.Run.TimedCalls says how many were timed). Usage-sample
+	// (Run.TimedCalls says how many were timed). Usage-sample
 	// deliveries are always timed. On a trace day, timing every call
 	// costs about a tenth of the run.
 	TimingSample int

@@ -74,7 +74,7 @@ type jobPhase struct {
 	support uint8
 	// shaped is set when the phase is a workload.TaskBatch whose every
 	// task, as its Shaper shapes it, is the same one-stage task but for
-	// its duration (checked task by task at New): Sim.taskSpec then
+	// its duration (checked task by task at New): book.taskSpec then
 	// writes a task from logic, dataSize, req, demand and durs[i]
 	// without going through the batch and its Shaper (fewer cache
 	// misses per materialised task on a trace day).
