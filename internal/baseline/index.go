@@ -182,7 +182,7 @@ func (x *index) insertMisc(e *entry) {
 
 func (x *index) classFor(p int, req resource.Vector) *class {
 	for _, c := range x.classes {
-		if c.phase == p && sameVector(c.req, req) {
+		if c.phase == p && c.req.Equal(req) {
 			return c
 		}
 	}
@@ -207,18 +207,6 @@ func (c *class) slotFor(g *group, x *index) *slot {
 		g.slots = append(g.slots, s)
 	}
 	return s
-}
-
-func sameVector(a, b resource.Vector) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (x *index) markDirty(e *entry) {

@@ -76,7 +76,7 @@ func (s *sharer) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.D
 		}
 		s.kind = k
 	}
-	if !sameVector(s.cap, c.Capacity()) {
+	if !s.cap.Equal(c.Capacity()) {
 		s.cap = append(s.cap[:0], c.Capacity()...)
 		s.idx.refreshAll()
 	}

@@ -132,7 +132,7 @@ func (l *layout) phase(js *workload.JobSpec, p int, ph *jobPhase) error {
 		}
 		if x == 0 {
 			ph.req = l.intern(ts.Requested)
-		} else if ph.req != nil && !sameVector(ph.req, ts.Requested) {
+		} else if ph.req != nil && !ph.req.Equal(ts.Requested) {
 			ph.req = nil
 		}
 		if shaped {
@@ -185,7 +185,7 @@ func (l *layout) checkTask(js *workload.JobSpec, p, x int, ts *workload.TaskSpec
 	}
 	// The request must fit some node in its incompressible kinds, or no
 	// request-based policy could ever place the task.
-	if l.fitReq != nil && sameVector(l.fitReq, ts.Requested) {
+	if l.fitReq != nil && l.fitReq.Equal(ts.Requested) {
 		return nil // the tasks of a phase mostly ask alike
 	}
 	if !w.fits(ts.Requested) {
@@ -239,18 +239,6 @@ func sameBits(a, b resource.Vector) bool {
 	}
 	for i := range a {
 		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameVector(a, b resource.Vector) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
 			return false
 		}
 	}
