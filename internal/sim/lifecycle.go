@@ -15,7 +15,7 @@ import (
 // A notification (TaskEnded, JobEnded) happens inside an event: the
 // first error a policy returns from one is kept in s.err, the event
 // finishes without calling the policy again, and the run ends with it
-// (Sim.after).
+// (Step).
 
 // taskEnded tells the policy that t's attempt ended (TaskWatcher).
 func (s *Sim) taskEnded(t *Task, state schedkit.TaskState) {
@@ -135,6 +135,9 @@ func (s *Sim) endJob(j *Job, outcome Outcome, reason string) {
 // progress rate of every task they affect.
 func (s *Sim) settle() {
 	w := &s.w
+	if len(w.dirty) == 0 {
+		return
+	}
 	failed := false
 	for i := 0; i < len(w.dirty); i++ {
 		n := w.dirty[i]

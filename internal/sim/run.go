@@ -124,7 +124,10 @@ func (s *Sim) stallError() error {
 	return fmt.Errorf("%w: %d jobs waiting, nothing progressing since %v", ErrStalled, s.b.nActive, time.Duration(s.lastChange))
 }
 
-// Step processes one event and reports whether the run continues.
+// Step processes one event and reports whether the run continues. The
+// event settles the nodes it touched; the run ends on an error (the
+// event's, one a policy returned from a notification during it,
+// AfterEvent's), once every job ended, or when it stalled.
 func (s *Sim) Step() (bool, error) {
 	if !s.started {
 		if err := s.start(); err != nil {
@@ -158,35 +161,28 @@ func (s *Sim) Step() (bool, error) {
 		}
 		s.eng.setNow(e.at)
 		st.Events++
-		return s.after(s.dispatch(&e))
+		err := s.dispatch(&e)
+		if err == nil {
+			s.settle()
+			err = s.err // a notification's error, kept during the event
+		}
+		if err == nil && s.cfg.AfterEvent != nil {
+			err = s.cfg.AfterEvent(s)
+		}
+		switch {
+		case err != nil:
+			s.fail(err)
+			return false, err
+		case s.b.ended == len(s.b.jobs):
+			s.finish()
+			return false, nil
+		case s.stalled():
+			s.finish()
+			s.err = s.stallError()
+			return false, s.err
+		}
+		return true, nil
 	}
-}
-
-// after finishes an event whose dispatch returned err: it settles the
-// nodes it touched, ends the run on an error (the dispatch's, one a
-// policy returned from a notification, AfterEvent's), when every job
-// ended, or when the run stalled, and reports whether the run continues.
-func (s *Sim) after(err error) (bool, error) {
-	if err == nil {
-		s.settle()
-		err = s.err // a notification's error, kept during the event
-	}
-	if err == nil && s.cfg.AfterEvent != nil {
-		err = s.cfg.AfterEvent(s)
-	}
-	switch {
-	case err != nil:
-		s.fail(err)
-		return false, err
-	case s.b.ended == len(s.b.jobs):
-		s.finish()
-		return false, nil
-	case s.stalled():
-		s.finish()
-		s.err = s.stallError()
-		return false, s.err
-	}
-	return true, nil
 }
 
 func (s *Sim) fail(err error) {
