@@ -3,8 +3,8 @@
 // slot heaps are all a Heap.
 //
 // Items are ordered by a key of an ordered type, compared inline from a
-// copy the heap keeps beside each item (taken when the item is pushed
-// or fixed), and, among equal keys, by a Less function. A comparison of
+// copy the heap keeps beside each item (taken when the item is pushed,
+// added or fixed), and, among equal keys, by a Less function. A comparison of
 // different keys reads only the heap's own array: no call (Go calls a
 // generic type's functions and methods indirectly, so an order given
 // only as a function costs a call per comparison), and no pointer
@@ -13,7 +13,10 @@
 // component leaves Key nil and orders everything with Less; one whose
 // order has several chooses a key whose order agrees with it wherever
 // two keys differ (lss's staticKey, dbs's queueKey, the baselines'
-// shares or ranks).
+// shares or ranks): every comparison then has the outcome a comparison
+// by the whole order would, and the heap lays its items out as a heap
+// ordered by that would (the equivalence tests of lss, dbs and the
+// baselines check it against the heaps it replaced, kept there).
 //
 // The simulator's event queue is not a Heap: its events are values
 // without a home to record a position in, and it never removes or
