@@ -225,7 +225,7 @@
 // own state and reading only the parts before it, joined by Sim:
 //
 //   - the engine (engine.go): the virtual clock and the event queue;
-//   - the world (world.go, node.go, attempt.go, compression.go,
+//   - the world (world.go, node.go, attempt.go, progress.go,
 //     sums.go): the nodes, the task attempts running on them, and how
 //     they progress under the host's enforcement and contention;
 //   - the job book (book.go, job.go, task.go, live.go, taskrun.go,

@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// How the world's nodes compress their tasks (the package doc,
-// "Compression"): a node's allocation and true usage, the formula-(1)
-// compression rate of each compressible kind, incompressible
-// over-commits, and each running attempt's rate and pace.
+// How running attempts progress (the package doc, "Compression"): what
+// each uses of each kind under the host's enforcement, its rate and
+// pace under contention, the incompressible over-commits that fail one,
+// the work done, and the integrals and charges of its task record.
 
 // demand returns what an attempt uses now of kind k: its current stage's
 // demand; while waiting (slow-start), only the incompressible part of its
