@@ -341,7 +341,7 @@ func runAccel(p Params) (Result, error) {
 	res := accelResults{}
 	for _, c := range plan.cases {
 		j := cells.Get(c.key.String(), c.option.name).Run.Jobs[0]
-		if j.Outcome != metrics.Completed {
+		if j.Outcome != sim.Completed {
 			return Result{}, runErr("accel/"+c.key.String(), fmt.Errorf("job %v", j.Outcome))
 		}
 		res[c.key] = j.Finish - j.Submit

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -36,7 +36,7 @@ func TestDBSPaperMoves(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := cells.Get(tc.name, "DBS")
-			runs := []metrics.Run{c.Run}
+			runs := []sim.Run{c.Run}
 			st := dbsOf(c).Stats()
 			var b strings.Builder
 			for _, m := range st.Moves {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // The dbs experiment's tables, read from its cells by name.
@@ -126,7 +127,7 @@ func dbsPaperTable(w dbsWorld, cells *Cells) metrics.Table {
 		cells := []string{"", "", "", "", ""}
 		for i, c := range []*Cell{fc, sc, ec} {
 			for _, rec := range c.Run.Jobs {
-				if rec.ID == j.ID && rec.Outcome == metrics.Completed {
+				if rec.ID == j.ID && rec.Outcome == sim.Completed {
 					cells[[]int{1, 3, 4}[i]] = fmt.Sprintf("%.0fs · %.2f", (rec.Finish - rec.Submit).Seconds(), rec.Cost)
 				}
 			}

@@ -45,7 +45,7 @@ const fgmBusyJobs = 10
 
 // busyJain is the mean Jain index over run's samples with at least
 // fgmBusyJobs active jobs.
-func busyJain(run metrics.Run) metrics.Number {
+func busyJain(run sim.Run) metrics.Number {
 	sum, n := 0.0, 0
 	for _, sm := range run.Samples {
 		if sm.Jobs() < fgmBusyJobs {
@@ -408,7 +408,7 @@ func fgmAblationTable(title string, drfCell *Cell, cells []*Cell, vars []fgmVari
 // attempts with the attempts' true profiles: relative error of the
 // duration (prediction vs the attempt's isolated work) and of the mean
 // demand per kind.
-func fgmErrorTable(title string, run metrics.Run, pol *policy.FGM) metrics.Table {
+func fgmErrorTable(title string, run sim.Run, pol *policy.FGM) metrics.Table {
 	t := metrics.Table{Title: title, Columns: []string{"p50", "p95", "mean signed", "attempts"}}
 	if pol == nil {
 		return t
@@ -417,7 +417,7 @@ func fgmErrorTable(title string, run metrics.Run, pol *policy.FGM) metrics.Table
 		task    string
 		attempt int
 	}
-	recs := map[key]*metrics.TaskRecord{}
+	recs := map[key]*sim.TaskRecord{}
 	for i := range run.Tasks {
 		r := &run.Tasks[i]
 		recs[key{r.Task, r.Attempt}] = r

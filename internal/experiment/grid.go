@@ -41,7 +41,7 @@ type Grid struct {
 	Columns []Column
 	// Done, if set, is called with each run as soon as its simulation
 	// ends (Case.Done), before the run is summarised.
-	Done func(*metrics.Run)
+	Done func(*sim.Run)
 }
 
 // Named is a list of columns made from named policies (LookupPolicies),
@@ -67,7 +67,7 @@ func Columns(pols ...Policy) []Column {
 type Cell struct {
 	Setup, Column string
 	// Run is the simulation's record, Sum its summary.
-	Run metrics.Run
+	Run sim.Run
 	Sum metrics.Summary
 	// Policy is the policy instance the run used, for its adapter's own
 	// statistics (e.g. *policy.LSS, *policy.DBS, *policy.FGM).
@@ -182,8 +182,8 @@ func Sums(cells []*Cell) []metrics.Summary {
 }
 
 // Runs returns the cells' runs, in order.
-func Runs(cells []*Cell) []metrics.Run {
-	out := make([]metrics.Run, len(cells))
+func Runs(cells []*Cell) []sim.Run {
+	out := make([]sim.Run, len(cells))
 	for i, c := range cells {
 		out[i] = c.Run
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
 
@@ -86,7 +87,7 @@ func refusedCouldHaveMade(c *lssCell) int {
 	n := 0
 	for i := range c.Run.Jobs {
 		j := &c.Run.Jobs[i]
-		if j.Outcome == metrics.Rejected && j.CheckedKill && j.CouldHaveMade {
+		if j.Outcome == sim.Rejected && j.CheckedKill && j.CouldHaveMade {
 			n++
 		}
 	}
@@ -102,7 +103,7 @@ func infeasibleCell(c *lssCell) string {
 	met := 0
 	for _, i := range c.stats.InfeasibleJobs {
 		j := &c.Run.Jobs[i]
-		if j.Outcome == metrics.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline {
+		if j.Outcome == sim.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline {
 			met++
 		}
 	}
