@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,17 +49,22 @@ var (
 // clientset is the simple one (no field management, which the API
 // server, not the scheduler, would pay for).
 //
-// Besides pods/s each schedkit profile reports x-default, its pods/s
-// over the default profile's in the same run (when the run includes
-// the default), and what its plugin did per pod: DeadlineBudget its
-// evaluations (evals/pod, listing the cluster) and the events it passed
-// on lazily (deferred/pod); FineGrained its PreFilter, Filter, Score and
-// Reserve calls (prefilter/pod, filter/pod, score/pod, reserve/pod), to
-// show it runs on every pod.
+// Besides pods/s every profile reports the process's CPU time per pod
+// over the same span (cpu-µs/pod: the scheduler, the fake API and the
+// informers; steadier than pods/s on a shared machine). Each schedkit
+// profile reports x-default, its pods/s over the default profile's in
+// the same run (when the run includes the default), cpu-x-default, its
+// CPU per pod over the default's, and what its plugin did per pod:
+// DeadlineBudget its evaluations (evals/pod, listing the cluster) and
+// the events it passed on lazily (deferred/pod); FineGrained its
+// PreFilter, Filter, Score and Reserve calls (prefilter/pod,
+// filter/pod, score/pod, reserve/pod), to show it runs on every pod,
+// and the node timelines it built (timelines/pod: one per node and
+// scheduling cycle) and found built (shared/pod: Score's).
 //
 //	go test ./integration -run '^$' -bench Throughput -benchtime 1x -count 2 -kube.nodes 5000 -kube.pods 10000
 func BenchmarkThroughput(b *testing.B) {
-	var defaultRate float64 // the latest default run's pods/s
+	var defaultRate, defaultCPU float64 // the latest default run's pods/s and CPU µs per pod
 	for _, pc := range []struct{ name, file, scheduler string }{
 		{"default", "", "default-scheduler"},
 		{"LeastSpareTime", "profile.yaml", "schedkit"},
@@ -67,17 +73,21 @@ func BenchmarkThroughput(b *testing.B) {
 	} {
 		b.Run(pc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			var total time.Duration
+			var total, cpu time.Duration
 			var c throughputCounts
 			for range b.N {
-				total += throughputRun(b, pc.file, pc.scheduler, &c)
+				d, u := throughputRun(b, pc.file, pc.scheduler, &c)
+				total, cpu = total+d, cpu+u
 			}
 			rate := float64(*benchPods*b.N) / total.Seconds()
 			b.ReportMetric(rate, "pods/s")
+			cpuPerPod := cpu.Seconds() * 1e6 / float64(*benchPods*b.N)
+			b.ReportMetric(cpuPerPod, "cpu-µs/pod")
 			if pc.file == "" {
-				defaultRate = rate
+				defaultRate, defaultCPU = rate, cpuPerPod
 			} else if defaultRate > 0 {
 				b.ReportMetric(rate/defaultRate, "x-default")
+				b.ReportMetric(cpuPerPod/defaultCPU, "cpu-x-default")
 			}
 			perPod := func(n uint64, unit string) { b.ReportMetric(float64(n)/float64(*benchPods*b.N), unit) }
 			switch pc.scheduler {
@@ -89,6 +99,8 @@ func BenchmarkThroughput(b *testing.B) {
 				perPod(uint64(c.fgm.filter.Load()), "filter/pod")
 				perPod(uint64(c.fgm.score.Load()), "score/pod")
 				perPod(uint64(c.fgm.reserve.Load()), "reserve/pod")
+				perPod(c.fgm.stats.ServersBuilt, "timelines/pod")
+				perPod(c.fgm.stats.ServersShared, "shared/pod")
 			}
 		})
 	}
@@ -100,8 +112,11 @@ type throughputCounts struct {
 	fgm fgmCalls
 }
 
-// fgmCalls counts FineGrained's calls.
-type fgmCalls struct{ preFilter, filter, score, reserve atomic.Int64 }
+// fgmCalls counts FineGrained's calls, and its Stats summed over runs.
+type fgmCalls struct {
+	preFilter, filter, score, reserve atomic.Int64
+	stats                             finegrained.Stats
+}
 
 // countingFGM is the FineGrained plugin with its calls counted.
 type countingFGM struct {
@@ -130,8 +145,10 @@ func (c countingFGM) Reserve(ctx context.Context, state fwk.CycleState, p *v1.Po
 }
 
 // throughputRun schedules the pods once and returns the time from the
-// scheduler's start to the last binding; it adds the plugins' counts to c.
-func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts) time.Duration {
+// scheduler's start to the last binding and the process's CPU time over
+// it (user and system: the scheduler, the fake API, the informers); it
+// adds the plugins' counts to c.
+func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts) (time.Duration, time.Duration) {
 	b.StopTimer()
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.TODO()))
 	defer cancel()
@@ -193,6 +210,7 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 
 	var opts []scheduler.Option
 	var dbsPlugin *deadlinebudget.Plugin
+	var fgmPlugin *finegrained.Plugin
 	if file != "" {
 		cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", file))
 		if err != nil {
@@ -219,7 +237,8 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 				if err != nil {
 					return nil, err
 				}
-				return countingFGM{Plugin: p.(*finegrained.Plugin), n: &c.fgm}, nil
+				fgmPlugin = p.(*finegrained.Plugin)
+				return countingFGM{Plugin: fgmPlugin, n: &c.fgm}, nil
 			}}))
 	}
 	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster), opts...)
@@ -232,20 +251,35 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 		b.Fatal(err)
 	}
 	b.StartTimer()
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), processCPU(b)
 	go sched.Run(ctx)
 	select {
 	case <-done:
 	case <-time.After(30 * time.Minute):
 		b.Fatalf("%d of %d pods bound", bound.Load(), want)
 	}
-	d := time.Since(t0)
+	d, cpu := time.Since(t0), processCPU(b)-cpu0
 	b.StopTimer()
+	if fgmPlugin != nil {
+		st := fgmPlugin.Stats()
+		c.fgm.stats.ServersBuilt += st.ServersBuilt
+		c.fgm.stats.ServersShared += st.ServersShared
+	}
 	if dbsPlugin != nil {
 		st := dbsPlugin.Stats()
 		c.dbs.Evaluations += st.Evaluations
 		c.dbs.Reorders += st.Reorders
 		c.dbs.Deferred += st.Deferred
 	}
-	return d
+	return d, cpu
+}
+
+// processCPU returns the CPU time the process used so far (user and
+// system).
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
