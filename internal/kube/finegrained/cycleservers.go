@@ -27,8 +27,30 @@ import (
 // cycle's first Filter and its last Score (a feed read, a binding's
 // Unreserve) is seen as it was when the node's server was built.
 type cycleServers struct {
-	mu sync.Mutex
-	m  map[string]*cycleServer
+	mu    sync.Mutex
+	m     map[string]*cycleServer
+	block []cycleServer // the servers not handed out yet (newServer)
+}
+
+// newCycleServers returns an empty set for a cycle that will filter up
+// to nodes nodes (kube-scheduler stops at a share of a large cluster).
+func newCycleServers(nodes int) *cycleServers {
+	return &cycleServers{m: make(map[string]*cycleServer, min(nodes, 1024))}
+}
+
+// serverBlock is how many servers newServer allocates at a time.
+const serverBlock = 32
+
+// newServer returns a zero server for a node's generation, from a
+// block allocated serverBlock at a time. c.mu must be held.
+func (c *cycleServers) newServer(gen int64) *cycleServer {
+	if len(c.block) == 0 {
+		c.block = make([]cycleServer, serverBlock)
+	}
+	s := &c.block[0]
+	c.block = c.block[1:]
+	s.gen = gen
+	return s
 }
 
 // cycleServer is a node's server (or the status that says why it has
@@ -68,12 +90,13 @@ func (pl *Plugin) serverOf(c *cycle, ni fwk.NodeInfo) *cycleServer {
 	gen := ni.GetGeneration()
 	c.servers.mu.Lock()
 	s := c.servers.m[node.Name]
-	c.servers.mu.Unlock()
 	if s != nil && s.gen == gen {
+		c.servers.mu.Unlock()
 		pl.counts.shared.Add(1)
 		return s
 	}
-	s = &cycleServer{gen: gen}
+	s = c.servers.newServer(gen)
+	c.servers.mu.Unlock()
 	s.srv, s.node, s.st = pl.server(ni, c.now, c.uid, &s.free)
 	pl.counts.built.Add(1)
 	c.servers.mu.Lock()

@@ -179,17 +179,18 @@ func randomCluster(t testing.TB, r *rand.Rand, nodes, maxPods int, load float64)
 // they decide on servers built afresh for each call (filterLiteral,
 // scoreLiteral), on random clusters, pods, and what-if clones of the
 // nodes; every node's server is built once per cycle and NodeInfo
-// generation, and each Score finds it built.
+// generation, and each Score finds it built. Every other cluster has
+// more nodes than a block of servers (newServer).
 func TestCycleServersEqualFreshBuilds(t *testing.T) {
 	ctx := context.Background()
 	outcomes := map[fwk.Code]int{}
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 33))
-		pl, nodes := randomCluster(t, r, 8, 5, 1)
+		pl, nodes := randomCluster(t, r, []int{8, serverBlock + 8}[seed%2], 5, 1)
 		for i := range 5 {
 			p := randomPod(r, fmt.Sprintf("q%d", i), 1)
 			state := framework.NewCycleState()
-			if _, st := pl.PreFilter(ctx, state, p, nil); !st.IsSuccess() {
+			if _, st := pl.PreFilter(ctx, state, p, nodes); !st.IsSuccess() {
 				t.Fatal(st)
 			}
 			c, st := readCycle(state)
@@ -320,7 +321,7 @@ func BenchmarkFilterScore(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
 						state := framework.NewCycleState()
-						if _, st := pl.PreFilter(ctx, state, p, nil); !st.IsSuccess() {
+						if _, st := pl.PreFilter(ctx, state, p, nodes); !st.IsSuccess() {
 							b.Fatal(st)
 						}
 						c, _ := readCycle(state)

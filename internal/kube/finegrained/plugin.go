@@ -258,7 +258,7 @@ func (c *cycle) Clone() fwk.StateData { return c }
 // PreFilter translates the pod and asks the History for its stage
 // profile. A pod whose annotations are malformed is
 // UnschedulableAndUnresolvable, with the annotation named.
-func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if p == nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}
@@ -273,7 +273,7 @@ func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod
 	// Retried every FeedInterval until Reserve releases it.
 	pl.holds.Retry(p)
 	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested(),
-		servers: &cycleServers{m: map[string]*cycleServer{}}}
+		servers: newCycleServers(len(nodes))}
 	pl.mu.Lock()
 	c.stages, c.obs = pl.predict(t)
 	pl.mu.Unlock()
