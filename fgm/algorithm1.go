@@ -136,6 +136,9 @@ type scratch struct {
 	peakBuf  resource.Vector
 	one      [1]estimate.Stage // fits: a coarse-grained match's stage
 	hostFree resource.Vector   // HostChecksSteps: the node's Available less this call's placements
+	// checkQoS's formula (15) stages of one running task (endWith).
+	qosWork  []time.Duration
+	qosRates []float64
 }
 
 // schedule is Schedule on valid arguments: Algorithm 1 for server v at

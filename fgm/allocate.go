@@ -5,6 +5,7 @@ package fgm
 // placements back.
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -55,7 +56,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 		p.dueAt, p.predEnd = now+s.cfg.Horizon, now+s.cfg.Horizon
 	} else {
 		clear(p.peak)
-		due, pred := now, float64(now)
+		due := now
 		for si, st := range stages {
 			val := p.vals[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(val, st.Demand)
@@ -68,9 +69,8 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 				}
 				p.peak[k] = max(p.peak[k], val[k])
 			}
-			p.work[si], p.rc[si] = st.Duration, rc
+			p.work[si], p.rc[si] = st.Duration, min(rc, maxRate)
 			due += st.Duration
-			pred += float64(st.Duration) / (1 - min(rc, 0.999)) // formula (15)
 			a := abuf[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(a, val)
 			if s.cfg.CapAtRequest {
@@ -87,7 +87,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 				_ = p.charge.Max(a)
 			}
 		}
-		p.dueAt, p.predEnd = due, time.Duration(pred)
+		p.dueAt, p.predEnd = due, stagedEnd(now, p.work, p.rc, math.MaxInt64)
 		if s.cfg.ChargeMean && due > now {
 			// The work-weighted mean allocation over the plan's steps.
 			clear(p.charge)

@@ -67,9 +67,9 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 	srv := r.smpSrv
 	if srv.sampled && off > srv.lastAt-srv.window() {
 		// Count only the part inside the server's current sample window.
-		dt := (off - max(r.lastSmp, srv.lastAt-srv.window())).Seconds()
+		dt := off - max(r.lastSmp, srv.lastAt-srv.window())
 		for k, x := range used {
-			srv.sumTasks[k] += x * dt
+			srv.win[k].tasks.Add(x, dt)
 		}
 		srv.tasksSampled = true
 	}
@@ -195,24 +195,20 @@ func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc
 		r.smp = make([]float64, 0, s.cfg.MaxSamples*w)
 	}
 	if n := len(r.smp) / w; n == s.cfg.MaxSamples {
-		// Merge neighbouring pairs, time-weighted (formula (14)).
+		// Merge neighbouring pairs: each amount (the rate too) the
+		// time-weighted mean of the two (formula (14)).
 		h := 0
 		for i := 0; i+1 < n; i += 2 {
 			a, b := r.smp[i*w:(i+1)*w:(i+1)*w], r.smp[(i+1)*w:(i+2)*w:(i+2)*w]
 			ad, bd := recDuration(a), recDuration(b)
-			d := ad + bd
-			wa, wb := 0.5, 0.5
-			if d > 0 {
-				wa = float64(ad) / float64(d)
-				wb = 1 - wa
-			}
-			c := wa*a[1] + wb*b[1]
 			v := r.smp[h*w : (h+1)*w : (h+1)*w] // a itself when h = i = 0
-			for k := 2; k < w; k++ {
-				v[k] = wa*a[k] + wb*b[k]
+			for k := 1; k < w; k++ {
+				m := resource.Mean{}
+				m.Add(a[k], ad)
+				m.Add(b[k], bd)
+				v[k] = m.Value()
 			}
-			setRecDuration(v, d)
-			v[1] = c
+			setRecDuration(v, ad+bd)
 			h++
 		}
 		if n%2 == 1 {
@@ -262,7 +258,20 @@ func (r *runState) demandAt(off time.Duration, dims int) resource.Vector {
 // window returns the length of the node-sample window since the last
 // Tick (as recorded so far).
 func (v *server) window() time.Duration {
-	return time.Duration(v.total * float64(time.Second))
+	return time.Duration(v.sampledFor() * float64(time.Second))
+}
+
+// sampledFor returns the seconds of node samples since the last Tick.
+func (v *server) sampledFor() float64 { return v.win[0].used.Total }
+
+// kindSums are one kind's time-weighted sums (formula (14),
+// resource.Mean) over a server's samples since the last Tick: measured
+// usage μ, predicted usage α (our reservations plus the foreign-load
+// estimate in force), our reservations α − foreign, measured idle I, the
+// squared deviation ((μ − α)/N)² of (16); tasks holds our tasks'
+// measured usage (SampleTask) over the same window.
+type kindSums struct {
+	used, pred, ours, idle, sq, tasks resource.Mean
 }
 
 // SampleNode records a usage sample of a server at now: its total
@@ -298,7 +307,7 @@ func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.
 		v.sampled, v.lastAt = true, off
 		return nil
 	}
-	dt := (off - v.lastAt).Seconds()
+	dt := off - v.lastAt
 	v.lastAt = off
 	if dt <= 0 {
 		return nil
@@ -312,15 +321,15 @@ func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.
 		if n > 0 {
 			alpha = min(alpha, n) // usage is measured up to capacity
 		}
-		v.sumUsed[k] += mu * dt
-		v.sumPred[k] += alpha * dt
-		v.sumOurs[k] += ours * dt
-		v.sumIdle[k] += (n - mu) * dt
+		w := &v.win[k]
+		w.used.Add(mu, dt)
+		w.pred.Add(alpha, dt)
+		w.ours.Add(ours, dt)
+		w.idle.Add(n-mu, dt)
 		if n > 0 {
 			d := (mu - alpha) / n
-			v.sumSq[k] += d * d * dt
+			w.sq.Add(d*d, dt)
 		}
 	}
-	v.total += dt
 	return nil
 }

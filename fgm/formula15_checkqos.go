@@ -32,7 +32,7 @@ func (s *Scheduler) checkQoS(v *server, stages []estimate.Stage, now time.Durati
 // endWith is r's formula (15) end with stages (nil: none) added at now.
 func (s *Scheduler) endWith(v *server, r *ptask, stages []estimate.Stage, now time.Duration) time.Duration {
 	dims := s.dims
-	end := float64(now)
+	work, rates := s.qosWork[:0], s.qosRates[:0]
 	t := r.start
 	for i, w := range r.work {
 		a, b := t, t+w
@@ -53,9 +53,23 @@ func (s *Scheduler) endWith(v *server, r *ptask, stages []estimate.Stage, now ti
 				rc = max(rc, -f/(v.capacity[k]-f))
 			}
 		}
-		end += float64(b-a) / (1 - min(rc, 0.999))
+		work, rates = append(work, b-a), append(rates, min(rc, maxRate))
 	}
-	return time.Duration(min(end, float64(1<<62)))
+	s.qosWork, s.qosRates = work, rates
+	return stagedEnd(now, work, rates, 1<<62)
+}
+
+// maxRate caps a compression rate where formula (15) divides by 1 − rc.
+const maxRate = 0.999
+
+// stagedEnd returns now plus the formula (15) duration of stages work
+// at rates (resource.StagedDuration), at most limit.
+func stagedEnd(now time.Duration, work []time.Duration, rates []float64, limit time.Duration) time.Duration {
+	d, err := resource.StagedDuration(work, rates)
+	if err != nil || (now > 0 && d > limit-now) {
+		return limit // overflowed
+	}
+	return min(now+d, limit)
 }
 
 // maxDemand sets dst to the element-wise max demand of stages (starting

@@ -89,17 +89,11 @@ type server struct {
 	lastUsed []float64
 	placed   []float64
 
-	// Samples since the last Tick (formula (14) sums, per kind).
+	// Samples since the last Tick: formula (14) sums, per kind.
 	sampled      bool
 	lastAt       time.Duration
-	total        float64   // seconds sampled
-	sumUsed      []float64 // Σ μ·t
-	sumPred      []float64 // Σ α·t
-	sumOurs      []float64 // Σ (α − foreign)·t: our reservations
-	sumIdle      []float64 // Σ I·t
-	sumTasks     []float64 // Σ over SampleTask of used·t: our tasks' measured usage
+	win          []kindSums
 	tasksSampled bool
-	sumSq        []float64 // Σ ((μ − α)/N)²·t
 	conf         []float64 // ring: ConformityWindow × dims
 	overSA       int       // Ticks in a row whose own figure exceeded ThSA
 	confLen      int
@@ -115,7 +109,7 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	// The per-kind vectors in one block, those every Schedule call reads
 	// first: a heartbeat, and a round of usage samples, touches a few
 	// adjacent cache lines, not one allocation each.
-	buf := make([]float64, (11+s.cfg.ConformityWindow)*d)
+	buf := make([]float64, (5+s.cfg.ConformityWindow)*d)
 	next := func() []float64 {
 		x := buf[:d:d]
 		buf = buf[d:]
@@ -123,8 +117,8 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	}
 	v := &server{s: s, id: id, free: free, nextDue: math.MaxInt64}
 	v.capacity, v.lastUsed, v.placed, v.base, v.foreign = next(), next(), next(), next(), next()
-	v.sumUsed, v.sumPred, v.sumOurs, v.sumIdle, v.sumTasks, v.sumSq = next(), next(), next(), next(), next(), next()
 	v.conf = buf
+	v.win = make([]kindSums, d)
 	copy(v.capacity, capacity)
 	copy(v.base, capacity)
 	return v, nil
