@@ -10,7 +10,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // TestRunSkipMatchesScan drives two schedulers with the same random
@@ -52,7 +54,7 @@ var skipTotals = map[string]uint64{}
 type skipSide struct {
 	s   *fgm.Scheduler
 	h   *estimate.History
-	c   *cluster
+	c   *schedkittest.Cluster
 	ref bool // Schedule walks Algorithm 1 as printed (fgm.ScheduleLiteral)
 }
 
@@ -125,7 +127,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			reqs[i] = resource.Vector{reqs[i][0], ms[0], ms[1]}
 		}
 	}
-	var tasks []*task
+	var tasks []*fgmtest.Task
 	running := map[schedkit.TaskID]bool{}
 	pending := map[schedkit.TaskID]bool{}
 	now := time.Duration(0)
@@ -154,13 +156,13 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			k, q := keys[rng.IntN(len(keys))], reqs[rng.IntN(len(reqs))]
 			run := &taskRun{}
 			for range 1 + rng.IntN(6) {
-				tk := &task{id: schedkit.TaskID(fmt.Sprint("t", len(tasks))), job: j, key: k, req: q}
+				tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("t", len(tasks))), JobKey: j, Similar: k, Request: q}}
 				if seed%3 == 0 && rng.IntN(8) == 0 {
-					tk.locs = []schedkit.NodeID{a.c.nodes[rng.IntN(3)].id}
+					tk.Locations = []schedkit.NodeID{a.c.NodeList[rng.IntN(3)].Key}
 				}
 				tasks = append(tasks, tk)
-				pending[tk.id] = true
-				if runs && len(tk.locs) == 0 {
+				pending[tk.Key] = true
+				if runs && len(tk.Locations) == 0 {
 					run.tasks = append(run.tasks, tk)
 					continue
 				}
@@ -181,7 +183,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			}
 		case r < 12:
 			n := rng.IntN(3)
-			ds := both("Schedule", func(x skipSide) ([]fgm.Decision, error) { return x.schedule(t0.Add(now), x.c.nodes[n]) })
+			ds := both("Schedule", func(x skipSide) ([]fgm.Decision, error) { return x.schedule(t0.Add(now), x.c.NodeList[n]) })
 			for _, d := range ds {
 				delete(pending, d.Task)
 				running[d.Task] = true
@@ -189,8 +191,8 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		case r < 14: // sample then release a running task, maybe resubmit it
 			var ids []schedkit.TaskID
 			for _, tk := range tasks {
-				if running[tk.id] {
-					ids = append(ids, tk.id)
+				if running[tk.Key] {
+					ids = append(ids, tk.Key)
 				}
 			}
 			if len(ids) == 0 {
@@ -208,7 +210,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 				// job's queued tasks; a job emptied in between makes it
 				// a new head.
 				for _, tk := range tasks {
-					if tk.id == id {
+					if tk.Key == id {
 						pending[id] = true
 						both("Resubmit", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Submit(t0.Add(now), tk) })
 					}
@@ -218,11 +220,11 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
 			na, nb := a.s.WithdrawJob(j), 0
 			for _, tk := range tasks {
-				if tk.job == j && pending[tk.id] {
-					if err := b.s.Withdraw(tk.id); err != nil {
+				if tk.JobKey == j && pending[tk.Key] {
+					if err := b.s.Withdraw(tk.Key); err != nil {
 						t.Fatal(err)
 					}
-					delete(pending, tk.id)
+					delete(pending, tk.Key)
 					nb++
 				}
 			}
@@ -232,8 +234,8 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		case r < 15:
 			var ids []schedkit.TaskID
 			for _, tk := range tasks {
-				if pending[tk.id] {
-					ids = append(ids, tk.id)
+				if pending[tk.Key] {
+					ids = append(ids, tk.Key)
 				}
 			}
 			if len(ids) == 0 {
@@ -255,7 +257,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			noisy := []float64{0, 1, 2, 1.04, 2.08, 0.96}
 			used := resource.Vector{float64(rng.IntN(9)), noisy[rng.IntN(6)], noisy[rng.IntN(6)]}
 			both("SampleNode", func(x skipSide) ([]fgm.Decision, error) {
-				return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used)
+				return nil, x.s.SampleNode(t0.Add(now), x.c.NodeList[n].Key, used)
 			})
 		default:
 			now += time.Duration(rng.IntN(4)) * time.Second
@@ -304,14 +306,14 @@ func TestSubmitRunMatchesSubmit(t *testing.T) {
 // taskRun is a test host's run of alike tasks, made in advance; it
 // records which tasks the scheduler asked for.
 type taskRun struct {
-	tasks []*task
+	tasks []*fgmtest.Task
 	asked []int
 }
 
-func (r *taskRun) Job() schedkit.JobID                { return r.tasks[0].job }
-func (r *taskRun) Similarity() schedkit.SimilarityKey { return r.tasks[0].key }
-func (r *taskRun) Requested() resource.Vector         { return r.tasks[0].req }
-func (r *taskRun) Deadline() time.Time                { return r.tasks[0].deadline }
+func (r *taskRun) Job() schedkit.JobID                { return r.tasks[0].JobKey }
+func (r *taskRun) Similarity() schedkit.SimilarityKey { return r.tasks[0].Similar }
+func (r *taskRun) Requested() resource.Vector         { return r.tasks[0].Request }
+func (r *taskRun) Deadline() time.Time                { return r.tasks[0].DueAt }
 func (r *taskRun) Len() int                           { return len(r.tasks) }
 func (r *taskRun) Task(i int) schedkit.Task {
 	r.asked = append(r.asked, i)

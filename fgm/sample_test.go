@@ -11,7 +11,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // TestSampleCursorMatchesLookup is the property test of the sampling
@@ -47,7 +49,7 @@ func TestSampleCursorMatchesLookup(t *testing.T) {
 type cursorSide struct {
 	s      *fgm.Scheduler
 	h      *estimate.History
-	c      *cluster
+	c      *schedkittest.Cluster
 	lookup bool // the reference: every task and server found by ID
 }
 
@@ -115,7 +117,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		}
 		return da
 	}
-	tasks := map[schedkit.TaskID]*task{}
+	tasks := map[schedkit.TaskID]*fgmtest.Task{}
 	var order []schedkit.TaskID // the host's running tasks, in its sampling order
 	var pending []schedkit.TaskID
 	where := map[schedkit.TaskID]int{} // node of each running task
@@ -123,9 +125,9 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 	for i := range up {
 		up[i] = true
 	}
-	submit := func(tk *task) {
+	submit := func(tk *fgmtest.Task) {
 		both("Submit", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.Submit(t0.Add(now), tk) })
-		pending = append(pending, tk.id)
+		pending = append(pending, tk.Key)
 	}
 	drop := func(id schedkit.TaskID) {
 		order = slices.DeleteFunc(order, func(x schedkit.TaskID) bool { return x == id })
@@ -136,7 +138,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		case r < 4:
 			for range 1 + rng.IntN(4) {
 				id := schedkit.TaskID(fmt.Sprint("t", len(tasks)))
-				tk := &task{id: id, job: schedkit.JobID(fmt.Sprint("j", rng.IntN(3))), key: keys[rng.IntN(len(keys))], req: reqs[rng.IntN(len(reqs))]}
+				tk := &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: schedkit.JobID(fmt.Sprint("j", rng.IntN(3))), Similar: keys[rng.IntN(len(keys))], Request: reqs[rng.IntN(len(reqs))]}}
 				tasks[id] = tk
 				submit(tk)
 			}
@@ -145,7 +147,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 			if !up[n] {
 				continue
 			}
-			ds := both("Schedule", func(x cursorSide) ([]fgm.Decision, error) { return x.s.Schedule(t0.Add(now), x.c.nodes[n], nil) })
+			ds := both("Schedule", func(x cursorSide) ([]fgm.Decision, error) { return x.s.Schedule(t0.Add(now), x.c.NodeList[n], nil) })
 			for _, d := range ds {
 				pending = slices.DeleteFunc(pending, func(x schedkit.TaskID) bool { return x == d.Task })
 				// A new task joins the sampling order at its node's
@@ -196,7 +198,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 					used[k] = level() * capacity[k] / 2
 				}
 				both("SampleNode", func(x cursorSide) ([]fgm.Decision, error) {
-					return nil, x.sampleNode(t0.Add(now), x.c.nodes[n].id, used)
+					return nil, x.sampleNode(t0.Add(now), x.c.NodeList[n].Key, used)
 				})
 			}
 		case r < 17: // a running task ends
@@ -222,7 +224,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		case r < 19: // a node goes down (its tasks are lost) or comes back
 			n := rng.IntN(nodes)
 			if up[n] {
-				both("RemoveNode", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.RemoveNode(x.c.nodes[n].id) })
+				both("RemoveNode", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.RemoveNode(x.c.NodeList[n].Key) })
 				up[n] = false
 				for _, id := range slices.Clone(order) {
 					if where[id] == n {
@@ -231,7 +233,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 					}
 				}
 			} else {
-				both("AddNode", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.AddNode(x.c.nodes[n]) })
+				both("AddNode", func(x cursorSide) ([]fgm.Decision, error) { return nil, x.s.AddNode(x.c.NodeList[n]) })
 				up[n] = true
 			}
 		default:
@@ -260,10 +262,10 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 			if x.s == b.s {
 				dst = fb
 			}
-			return nil, x.s.Free(t0.Add(now), x.c.nodes[n].id, dst)
+			return nil, x.s.Free(t0.Add(now), x.c.NodeList[n].Key, dst)
 		})
 		if fmt.Sprint(fa) != fmt.Sprint(fb) {
-			t.Fatalf("Free %s: cursor %v, lookup %v", a.c.nodes[n].id, fa, fb)
+			t.Fatalf("Free %s: cursor %v, lookup %v", a.c.NodeList[n].Key, fa, fb)
 		}
 	}
 	if learned == 0 {
@@ -302,9 +304,9 @@ func BenchmarkSampleTask(b *testing.B) {
 				now := t0
 				var order []schedkit.TaskID
 				next := 0
-				fill := func(n *node) {
+				fill := func(n *schedkittest.Node) {
 					for range 2 {
-						tk := &task{id: schedkit.TaskID(fmt.Sprintf("t%08d", next)), job: "j", key: schedkit.SimilarityKey{Logic: "m", DataSize: 1}, req: resource.Vector{1, 0}}
+						tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("t%08d", next)), JobKey: "j", Similar: schedkit.SimilarityKey{Logic: "m", DataSize: 1}, Request: resource.Vector{1, 0}}}
 						next++
 						if err := s.Submit(now, tk); err != nil {
 							b.Fatal(err)
@@ -312,13 +314,13 @@ func BenchmarkSampleTask(b *testing.B) {
 					}
 					ds, err := s.Schedule(now, n, nil)
 					if err != nil || len(ds) != 2 {
-						b.Fatalf("%s: placed %v, %v (pending %d)", n.id, ds, err, s.Pending())
+						b.Fatalf("%s: placed %v, %v (pending %d)", n.Key, ds, err, s.Pending())
 					}
 					for _, d := range ds {
 						order = append(order, d.Task)
 					}
 				}
-				for _, n := range c.nodes {
+				for _, n := range c.NodeList {
 					fill(n)
 				}
 				used, nodeUsed := resource.Vector{1, 0}, resource.Vector{2, 0}
@@ -337,12 +339,12 @@ func BenchmarkSampleTask(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					for _, n := range c.nodes {
+					for _, n := range c.NodeList {
 						var err error
 						if lookup {
-							err = fgm.SampleNodeLookup(s, now, n.id, nodeUsed)
+							err = fgm.SampleNodeLookup(s, now, n.Key, nodeUsed)
 						} else {
-							err = s.SampleNode(now, n.id, nodeUsed)
+							err = s.SampleNode(now, n.Key, nodeUsed)
 						}
 						if err != nil {
 							b.Fatal(err)
@@ -357,9 +359,9 @@ func BenchmarkSampleTask(b *testing.B) {
 							}
 						}
 						order = order[:0]
-						for _, n := range c.nodes {
+						for _, n := range c.NodeList {
 							// Measured idle again, the node takes two tasks.
-							if err := s.SampleNode(now, n.id, resource.Vector{0, 0}); err != nil {
+							if err := s.SampleNode(now, n.Key, resource.Vector{0, 0}); err != nil {
 								b.Fatal(err)
 							}
 							fill(n)
