@@ -28,6 +28,9 @@ type samples struct {
 	// obsBuf is Release's scratch of samples for History.Observe (views
 	// into a runState's records).
 	obsBuf []estimate.UsageSample
+	// taskCursor and nodeCursor count the SampleTask and SampleNode
+	// calls that found their task and server by the cursor.
+	taskCursor, nodeCursor uint64
 }
 
 // SampleTask records a usage sample of a running task at now: what it
@@ -126,11 +129,11 @@ func (s *Scheduler) badSample(v *server, k int, x float64, n int) *Error {
 // still running, under that ID); else Scheduler.tasks is read, and the
 // task becomes the previous one's successor.
 func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
-	prev := s.smpPrev
+	prev := s.smp.smpPrev
 	if prev != nil {
 		if r := prev.smpNext; r != nil && r.smpID == id && id != "" {
-			s.smpPrev = r
-			s.skips.taskCursor++
+			s.smp.smpPrev = r
+			s.smp.taskCursor++
 			return r
 		}
 	}
@@ -143,7 +146,7 @@ func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
 	if prev != nil && prev != r {
 		prev.smpNext = r
 	}
-	s.smpPrev = r
+	s.smp.smpPrev = r
 	return r
 }
 
@@ -151,18 +154,18 @@ func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
 // the one after the previously sampled server first (nodeNext; a
 // negative nodeNext tries none).
 func (s *Scheduler) sampledNode(id schedkit.NodeID) *server {
-	i := s.nodeNext
+	i := s.smp.nodeNext
 	if i >= len(s.servers) {
 		i = 0
 	}
 	if uint(i) < uint(len(s.servers)) && s.servers[i].id == id {
-		s.nodeNext = i + 1
-		s.skips.nodeCursor++
+		s.smp.nodeNext = i + 1
+		s.smp.nodeCursor++
 		return s.servers[i]
 	}
 	v := s.nodes[id]
 	if v != nil {
-		s.nodeNext = v.pos + 1
+		s.smp.nodeNext = v.pos + 1
 	}
 	return v
 }
@@ -230,12 +233,12 @@ func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc
 // them: Scheduler.obsBuf, its Used vectors views into r's records.
 func (s *Scheduler) usageSamples(r *runState) []estimate.UsageSample {
 	w := s.smpRec()
-	b := s.obsBuf[:0]
+	b := s.smp.obsBuf[:0]
 	for i := 0; i+w <= len(r.smp); i += w {
 		rec := r.smp[i : i+w : i+w]
 		b = append(b, estimate.UsageSample{Duration: recDuration(rec), Used: rec[2:], Compression: rec[1]})
 	}
-	s.obsBuf = b
+	s.smp.obsBuf = b
 	return b
 }
 

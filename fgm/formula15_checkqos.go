@@ -32,7 +32,7 @@ func (s *Scheduler) checkQoS(v *server, stages []estimate.Stage, now time.Durati
 // endWith is r's formula (15) end with stages (nil: none) added at now.
 func (s *Scheduler) endWith(v *server, r *ptask, stages []estimate.Stage, now time.Duration) time.Duration {
 	dims := s.dims
-	work, rates := s.qosWork[:0], s.qosRates[:0]
+	work, rates := s.scr.qosWork[:0], s.scr.qosRates[:0]
 	t := r.start
 	for i, w := range r.work {
 		a, b := t, t+w
@@ -41,21 +41,21 @@ func (s *Scheduler) endWith(v *server, r *ptask, stages []estimate.Stage, now ti
 			continue
 		}
 		a = max(a, now)
-		_ = v.free.Min(a, b, s.tmp)
+		_ = v.free.Min(a, b, s.scr.tmp)
 		if stages != nil {
-			maxDemand(stages, now, a, b, s.tmp2)
-			_ = s.tmp.Sub(s.tmp2)
+			maxDemand(stages, now, a, b, s.scr.tmp2)
+			_ = s.scr.tmp.Sub(s.scr.tmp2)
 		}
 		dem := r.vals[i*dims : (i+1)*dims]
 		rc := 0.0
-		for k, f := range s.tmp {
+		for k, f := range s.scr.tmp {
 			if s.comp[k] && f < 0 && dem[k] > 0 {
 				rc = max(rc, -f/(v.capacity[k]-f))
 			}
 		}
 		work, rates = append(work, b-a), append(rates, min(rc, maxRate))
 	}
-	s.qosWork, s.qosRates = work, rates
+	s.scr.qosWork, s.scr.qosRates = work, rates
 	return stagedEnd(now, work, rates, 1<<62)
 }
 

@@ -231,3 +231,55 @@ func (v *server) usedUp(free resource.Vector) bool {
 	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, free, v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
 	return k >= 0
 }
+
+// closedKinds returns the integral kinds (bit i: s.integral[i]) of which
+// v cannot give a task anything now, 0 if none or if passing by the
+// entries that request them could change more than the walk's cost
+// (closedSound). A kind is closed when v has less than one unit of it
+// free now (requests of integral kinds are whole, so a positive one is
+// at least 1) by one of the tests every placement passes: the free
+// timeline at now (free), the measured idle amount (the first stage's
+// test, measuredFits), or with HostChecksSteps what the host reports
+// free (hostFits). Each holds the request of an integral kind against
+// it: a prediction's integral demands are the request (wholeUnits), its
+// stages begin at now and last 1 ns at least (a History's do; Horizon is
+// positive).
+func (s *Scheduler) closedKinds(v *server, free resource.Vector) int {
+	if !s.closedSound() {
+		return 0
+	}
+	closed := 0
+	for i, k := range s.integral {
+		n := v.capacity[k]
+		if s.comp[k] {
+			continue
+		}
+		if free[k]+slack*n < 1 || (v.measured && n-v.lastUsed[k]-v.placed[k]+slack*n < 1) ||
+			(s.cfg.HostChecksSteps && s.scr.hostFree[k]+slack*n < 1) {
+			closed |= 1 << i
+		}
+	}
+	return closed
+}
+
+// closedSound reports whether a walk that passes by the queue entries
+// requesting a closed kind decides as the walk that tries them: every
+// prediction is valid (none is an error the walk would meet), no
+// pending task with data locations waits under delay scheduling (a
+// visit starts its wait), and 1 to maxNeedKinds integral kinds (the
+// counts by combination, Scheduler.needs, cover them).
+func (s *Scheduler) closedSound() bool {
+	return s.est.valid && len(s.integral) > 0 && len(s.integral) <= maxNeedKinds &&
+		(s.locTasks == 0 || s.cfg.LocalityWait < 0)
+}
+
+// anyOpen reports whether some entry counted in needs requests none of
+// the closed kinds (an entry requesting no integral kind always counts).
+func (s *Scheduler) anyOpen(needs *[1 << maxNeedKinds]int32, closed int) bool {
+	for m := range 1 << len(s.integral) {
+		if needs[m] > 0 && m&closed == 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -28,11 +28,12 @@ import (
 // with few keys, so that evictions (of the least recently observed key)
 // happen often.
 //
-// Each acceleration must have taken its fast path somewhere in the
-// scenarios (fgm.SkipCounts of the skipping side > 0): a fast path that
-// stops being taken fails here rather than going unnoticed.
+// The seeds cycle through the task shapes that make the walk long
+// (walkShape): similarity keys alternating within a job (runs one task
+// long), fragments (requests of 3 cores on servers left with less),
+// demands just above the compression allowance, and every task with a
+// data location.
 func TestRunSkipMatchesScan(t *testing.T) {
-	clear(skipTotals)
 	for seed := range uint64(60) {
 		for _, est := range []string{"history", "none"} {
 			t.Run(fmt.Sprintf("seed=%d/estimator=%s", seed, est), func(t *testing.T) {
@@ -40,16 +41,54 @@ func TestRunSkipMatchesScan(t *testing.T) {
 			})
 		}
 	}
-	for _, k := range []string{"refusals", "unpredictableRefusals", "runTasks", "idleRepeats", "closedCalls", "closedJobs", "setWalks", "sortMoves"} {
-		if skipTotals[k] == 0 {
-			t.Errorf("fast path %s never taken", k)
-		}
-	}
-	t.Logf("fast paths taken: %v", skipTotals)
 }
 
-// skipTotals sums fgm.SkipCounts of the skipping sides of the scenarios.
-var skipTotals = map[string]uint64{}
+// TestAccelerationsTaken requires each acceleration of the walk (and the
+// sampling cursors) to have taken its fast path on the equivalence
+// tests' scenarios (fgm.SkipCounts of the accelerated side > 0): a fast
+// path that stops being taken fails here rather than going unnoticed,
+// each in a subtest of its own.
+func TestAccelerationsTaken(t *testing.T) {
+	totals := map[string]uint64{}
+	for seed := range uint64(30) {
+		for _, est := range []string{"history", "none"} {
+			for k, n := range fgm.SkipCounts(runSkipScenario(t, seed, est, false)) {
+				totals[k] += n
+			}
+		}
+	}
+	for _, c := range []struct{ file, counters string }{
+		{"refusals.go", "refusals unpredictableRefusals idleRepeats"},
+		{"runskip.go", "runTasks"},
+		{"closedkinds.go", "closedCalls closedJobs"},
+		{"jobsets.go", "setWalks"},
+		{"keptorder.go", "sortMoves"},
+		{"classes.go", "classStops classJobs"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			for _, k := range strings.Fields(c.counters) {
+				if totals[k] == 0 {
+					t.Errorf("fast path %s never taken", k)
+				}
+			}
+		})
+	}
+	t.Logf("fast paths taken: %v", totals)
+}
+
+// walkShape is the task shape of a scenario's seed (see
+// TestRunSkipMatchesScan).
+type walkShape int
+
+const (
+	plainShape walkShape = iota
+	alternatingKeys
+	fragments
+	allowance
+	located
+)
+
+func shapeOf(seed uint64) walkShape { return walkShape(seed % 5) }
 
 type skipSide struct {
 	s   *fgm.Scheduler
@@ -73,9 +112,10 @@ func (x skipSide) schedule(now time.Time, n schedkit.Node) ([]fgm.Decision, erro
 // where side b submits its tasks one by one (Submit), and a killed job's
 // pending tasks are dropped with WithdrawJob on a, one by one on b; est
 // "func" uses an Estimator other than a History, which predicts task by
-// task.
-func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
+// task. It returns the accelerated side's scheduler.
+func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) *fgm.Scheduler {
 	rng := rand.New(rand.NewPCG(seed, 77))
+	shape := shapeOf(seed)
 	space := testSpace(t)
 	capacity := resource.Vector{8, 16, 100}
 	// On a quarter of the seeds the second and third kinds are map and
@@ -121,6 +161,15 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		// More signatures: small requests that fit where others do not.
 		reqs = append(reqs, resource.Vector{0.5, 0.5, 0}, resource.Vector{1, 1, 0}, resource.Vector{4, 8, 0}, resource.Vector{0.25, 3, 0})
 	}
+	switch shape {
+	case fragments:
+		// Most tasks want 3 cores of 8: two leave 2, which fits none.
+		reqs = []resource.Vector{{3, 2, 0}, {3, 1, 0}, {3, 4, 0}, {1, 2, 0}}
+	case allowance:
+		// Demands a little above what is free once the cores are
+		// taken, within or beyond the compression allowance 0.8.
+		reqs = []resource.Vector{{2, 2, 0}, {2.5, 1, 0}, {0.5, 1, 0}, {0.9, 2, 0}}
+	}
 	if slots {
 		for i := range reqs {
 			ms := [][2]float64{{1, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 0}, {0, 1}, {2, 0}, {1, 0}}[i]
@@ -155,14 +204,18 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
 			k, q := keys[rng.IntN(len(keys))], reqs[rng.IntN(len(reqs))]
 			run := &taskRun{}
-			for range 1 + rng.IntN(6) {
+			k2 := keys[rng.IntN(len(keys))]
+			for i := range 1 + rng.IntN(6) {
 				tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("t", len(tasks))), JobKey: j, Similar: k, Request: q}}
-				if seed%3 == 0 && rng.IntN(8) == 0 {
+				if shape == alternatingKeys && i%2 == 1 {
+					tk.Similar = k2
+				}
+				if shape == located || seed%3 == 0 && rng.IntN(8) == 0 {
 					tk.Locations = []schedkit.NodeID{a.c.NodeList[rng.IntN(3)].Key}
 				}
 				tasks = append(tasks, tk)
 				pending[tk.Key] = true
-				if runs && len(tk.Locations) == 0 {
+				if runs && len(tk.Locations) == 0 && shape != alternatingKeys {
 					run.tasks = append(run.tasks, tk)
 					continue
 				}
@@ -244,6 +297,16 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			id := ids[rng.IntN(len(ids))]
 			both("Withdraw", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Withdraw(id) })
 			delete(pending, id)
+		case r < 16 && est == "history" && rng.IntN(4) == 0:
+			// The host teaches the History itself (not through a
+			// Release): predictions change behind the scheduler's back.
+			k := keys[rng.IntN(len(keys))]
+			smp := []estimate.UsageSample{{Duration: time.Duration(1+rng.IntN(20)) * time.Second, Used: resource.Vector{float64(rng.IntN(9)) / 2, float64(rng.IntN(5)), 0}}}
+			_, ea := a.h.Observe(k, smp)
+			_, eb := b.h.Observe(k, smp)
+			if (ea == nil) != (eb == nil) {
+				t.Fatalf("Observe: %v, %v", ea, eb)
+			}
 		case r < 16:
 			ds := both("Tick", func(x skipSide) ([]fgm.Decision, error) { return x.s.Tick(t0.Add(now), nil) })
 			for _, d := range ds {
@@ -273,9 +336,6 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 	if a.s.Pending() != b.s.Pending() || a.s.Running() != b.s.Running() {
 		t.Fatalf("pending %d/%d, running %d/%d", a.s.Pending(), b.s.Pending(), a.s.Running(), b.s.Running())
 	}
-	for k, n := range fgm.SkipCounts(a.s) {
-		skipTotals[k] += n
-	}
 	if a.h.Len() != b.h.Len() {
 		t.Fatalf("History keys: skipping %d, reference %d", a.h.Len(), b.h.Len())
 	}
@@ -284,6 +344,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			t.Fatalf("History %v: skipping %d observations, reference %d", k, x, y)
 		}
 	}
+	return a.s
 }
 
 // TestSubmitRunMatchesSubmit is the property test of SubmitRun: a run of
