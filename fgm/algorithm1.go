@@ -52,23 +52,23 @@ import (
 // similarity key are skipped on this server when predictions come from a
 // History (they would fail the same way).
 //
-// Cost: the walk goes run by run, not task by task (a run is a job's
-// consecutive alike pending tasks: same similarity key, same request, no
-// data locations): once a run's first task is refused the rest of it
-// would be too, and a refusal is remembered for the rest of the call
-// until something is placed. With predictions from a History (or none),
-// a call that would repeat the last call that placed nothing — no job
-// and no History change since — only tests that call's refusals on the
-// server. The job order is kept between calls. When the server has
-// less than one unit free of some integral kind (a slot, a device; see
-// closedKinds), tasks requesting it would be refused: the walk is not
-// made when every pending task requests a closed kind (in a slot space,
-// a full server), stops when that becomes so after a placement, and
-// otherwise visits only the jobs with a task that requests none, by
-// merging ordered sets of jobs kept per combination of integral kinds
-// requested (jobsets.go). In a slot space the used-up test ignores
-// slots, so without this a call would visit every queued job. The
-// decisions are those of the task-by-task walk (TestRunSkipMatchesScan).
+// Cost: with predictions from a History (or none) tasks alike are
+// decided alike, and the walk's accelerations (walk.go) use it: it goes
+// run by run, not task by task (a run is a job's consecutive alike
+// pending tasks: same similarity key, same request, no data locations);
+// a refusal is remembered for the rest of the call until something is
+// placed; a call that would repeat the last call that placed nothing —
+// no job and no History change since — only tests that call's
+// refusals; the job order is kept between calls. Pending tasks are
+// indexed by class (key and request) with a lower bound of their demand
+// now: the walk is not made, or stops after a placement, when no class
+// may fit what the server has left (a fragment, or only the compression
+// allowance), and passes by the jobs none of whose classes may. When the
+// server has less than one unit free of some integral kind (a slot, a
+// device), tasks requesting it would be refused: the walk visits only
+// the jobs with a task that requests none, by merging ordered sets of
+// jobs kept per combination of integral kinds requested. The decisions
+// are those of the task-by-task walk (TestRunSkipMatchesScan).
 //
 // With HostChecksSteps, every step's incompressible demand must also fit
 // the node's Available() now, less what this call has already placed

@@ -30,7 +30,11 @@ type classes struct {
 	s     *Scheduler
 	keyed bool // predictions from a History: the key is part of a class
 	bySig map[classSig]*class
-	byKey map[schedkit.SimilarityKey][]*class
+	// keys holds the classes of each key, found by the key or by any
+	// number it was given (ptask.keyID: keyTable renumbers keys now and
+	// then, so one key may have several).
+	byKey map[schedkit.SimilarityKey]*keyClasses
+	byID  map[uint64]*keyClasses
 	list  []*class
 	jobs  slotTable[jobClasses]
 	// freshJobs lists the jobs whose fresh list may hold a task with
@@ -70,6 +74,13 @@ type class struct {
 	pos  int       // in classes.list
 }
 
+// keyClasses is the classes of one key, and the numbers it was given.
+type keyClasses struct {
+	key     schedkit.SimilarityKey
+	ids     []uint64
+	classes []*class
+}
+
 // classGroup is the classes whose bounds are zero in the same kinds.
 type classGroup struct {
 	n   int
@@ -94,7 +105,7 @@ func newClasses(s *Scheduler) stage {
 		return noStage{}
 	}
 	return &classes{s: s, keyed: s.est.hist != nil, bySig: map[classSig]*class{},
-		byKey: map[schedkit.SimilarityKey][]*class{}, room: make([]float64, s.dims)}
+		byKey: map[schedkit.SimilarityKey]*keyClasses{}, byID: map[uint64]*keyClasses{}, room: make([]float64, s.dims)}
 }
 
 func (c *classes) hooks() hookSet { return onQueue | onBegin | onJob | onPlaced }
@@ -185,7 +196,16 @@ func (c *classes) add(g classSig, p *ptask) *class {
 	c.list = append(c.list, cl)
 	c.bySig[g] = cl
 	if c.keyed {
-		c.byKey[p.key] = append(c.byKey[p.key], cl)
+		kc := c.byID[p.keyID]
+		if kc == nil {
+			if kc = c.byKey[p.key]; kc == nil {
+				kc = &keyClasses{key: p.key}
+				c.byKey[p.key] = kc
+			}
+			kc.ids = append(kc.ids, p.keyID)
+			c.byID[p.keyID] = kc
+		}
+		kc.classes = append(kc.classes, cl)
 	}
 	c.bound(cl)
 	c.join(cl)
@@ -201,19 +221,20 @@ func (c *classes) remove(cl *class) {
 	c.list = c.list[:len(c.list)-1]
 	delete(c.bySig, cl.sig)
 	if c.keyed {
-		ks := c.byKey[cl.key]
-		for i, x := range ks {
+		kc := c.byKey[cl.key]
+		for i, x := range kc.classes {
 			if x == cl {
-				ks[i] = ks[len(ks)-1]
-				ks[len(ks)-1] = nil
-				ks = ks[:len(ks)-1]
+				last := len(kc.classes) - 1
+				kc.classes[i], kc.classes[last] = kc.classes[last], nil
+				kc.classes = kc.classes[:last]
 				break
 			}
 		}
-		if len(ks) == 0 {
+		if len(kc.classes) == 0 {
 			delete(c.byKey, cl.key)
-		} else {
-			c.byKey[cl.key] = ks
+			for _, id := range kc.ids {
+				delete(c.byID, id)
+			}
 		}
 	}
 }
@@ -233,7 +254,9 @@ func (c *classes) bound(cl *class) {
 	copy(cl.lb, cl.req)
 	if c.keyed {
 		if prof, ok := s.est.hist.Predict(cl.key); ok {
-			if len(prof.Stages) == 0 || len(prof.Stages) > s.cfg.MaxStages || validStages(prof.Stages, s.dims) != nil {
+			// Profiles a History makes are valid but for their number of
+			// stages, which may exceed MaxStages.
+			if len(prof.Stages) == 0 || len(prof.Stages) > s.cfg.MaxStages {
 				clear(cl.lb)
 			} else {
 				first := prof.Stages[0]
@@ -303,19 +326,28 @@ func (c *classes) rebound(cl *class) {
 	c.join(cl)
 }
 
-// learned computes again the bounds of key's classes (of every class if
+// keyOf returns the classes of p's key, nil if none: found by p's key
+// number, else by its key.
+func (c *classes) keyOf(p *ptask) *keyClasses {
+	if kc := c.byID[p.keyID]; kc != nil {
+		return kc
+	}
+	return c.byKey[p.key]
+}
+
+// learned computes again the bounds of the classes of p's key (of every class if
 // the History changed elsewhere since they were computed). A key the
 // History evicted to make room needs nothing: its tasks become
 // unpredictable, tested at their request, and a bound is never above
 // the request.
-func (c *classes) learned(key schedkit.SimilarityKey, before uint64) {
+func (c *classes) learned(p *ptask, before uint64) {
 	if !c.keyed {
 		return
 	}
 	if before != c.hist {
 		c.stale = true
-	} else {
-		for _, cl := range c.byKey[key] {
+	} else if kc := c.keyOf(p); kc != nil {
+		for _, cl := range kc.classes {
 			c.rebound(cl)
 		}
 	}

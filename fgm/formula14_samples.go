@@ -26,8 +26,9 @@ type samples struct {
 	// nodes in registration order).
 	nodeNext int
 	// obsBuf is Release's scratch of samples for History.Observe (views
-	// into a runState's records).
+	// into a runState's records); round SampleTasks' tasks.
 	obsBuf []estimate.UsageSample
+	round  []*runState
 	// taskCursor and nodeCursor count the SampleTask and SampleNode
 	// calls that found their task and server by the cursor.
 	taskCursor, nodeCursor uint64
@@ -64,8 +65,69 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 		return err
 	}
 	s.clock.Commit(rd)
+	s.record(r, off, used, nil)
+	return nil
+}
+
+// TaskUsage is one running task's measured usage in a round of samples
+// (SampleTasks): what it used on average since its previous sample (or
+// its start).
+type TaskUsage struct {
+	Task schedkit.TaskID
+	Used resource.Vector
+}
+
+// SampleTasks records a round of usage samples of tasks running on node
+// at now, in one call: exactly what SampleTask records for each in
+// order (TestSampleTasksMatchesSampleTask), for a host whose node agent
+// reports a node's tasks together. The scheduler reads the round's
+// time, the node and its free timeline once, not once per task. It
+// fails, changing nothing, with ErrUnknownNode, ErrUnknownTask (a task
+// not running on node), ErrInvalidSample (as SampleTask), ErrStaleTime
+// or ErrTimeRange; the error names the first bad sample.
+func (s *Scheduler) SampleTasks(now time.Time, node schedkit.NodeID, tasks []TaskUsage) error {
+	const op = "SampleTasks"
+	v := s.nodes[node]
+	if v == nil {
+		return &Error{Op: op, Node: node, Err: ErrUnknownNode, Reason: "not registered"}
+	}
+	round := s.smp.round[:0]
+	for _, u := range tasks {
+		r := s.sampled(u.Task)
+		if r == nil || r.smpSrv != v {
+			return &Error{Op: op, Task: u.Task, Node: node, Err: ErrUnknownTask, Reason: "not running on the node"}
+		}
+		if err := s.validSample(u.Used, v); err != nil {
+			err.Op, err.Task = op, u.Task
+			return err
+		}
+		round = append(round, r)
+	}
+	s.smp.round = round
+	rd, off, err := s.check(op, now)
+	if err != nil {
+		return err
+	}
+	s.clock.Commit(rd)
+	var free resource.Vector
+	if s.cfg.History != nil {
+		v.refresh(off) // once: the same call for every task of the round
+		free = v.free.At(off)
+	}
+	for i, r := range round {
+		s.record(r, off, tasks[i].Used, free)
+	}
+	clear(round)
+	return nil
+}
+
+// record records a valid sample of running task r ending at off, the
+// clock committed: its server's window sums, and with a History its
+// buffered samples. free is r's server's free amounts at off, or nil
+// (record reads them).
+func (s *Scheduler) record(r *runState, off time.Duration, used, free resource.Vector) {
 	if off <= r.lastSmp {
-		return nil
+		return
 	}
 	srv := r.smpSrv
 	if srv.sampled && off > srv.lastAt-srv.window() {
@@ -78,15 +140,17 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 	}
 	if s.cfg.History == nil {
 		r.lastSmp = off
-		return nil
+		return
 	}
-	srv.refresh(off)
+	if free == nil {
+		srv.refresh(off)
+		free = srv.free.At(off)
+	}
 	rc := 0.0 // no compressible kind: the rate is 0 whatever the timeline
 	if s.hasComp {
-		rc = srv.compressionAt(off, r.demandAt(off, s.dims))
+		rc = srv.compressionIn(free, r.demandAt(off, s.dims))
 	}
 	s.addSample(r, off, used, rc)
-	return nil
 }
 
 // validSample checks a usage sample measured on server v: its length,

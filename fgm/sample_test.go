@@ -284,7 +284,8 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 // sampled every 3 s in the host's fixed order, then every server, with a
 // History (so each sample is buffered) and tasks released and replaced
 // as their buffers fill (outside the timer). Reported per task sample;
-// "lookup" is the reference path (SampleTaskLookup, SampleNodeLookup:
+// "batch" reports each node's tasks in one call (SampleTasks); "lookup"
+// is the reference path (SampleTaskLookup, SampleNodeLookup:
 // every task and server looked up by ID).
 func BenchmarkSampleTask(b *testing.B) {
 	space, err := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
@@ -292,7 +293,7 @@ func BenchmarkSampleTask(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, running := range []int{256, 4096} {
-		for _, path := range []string{"cursor", "lookup"} {
+		for _, path := range []string{"cursor", "batch", "lookup"} {
 			b.Run(fmt.Sprintf("running=%d/%s", running, path), func(b *testing.B) {
 				c := newCluster(space, running/2, resource.Vector{2, 2})
 				h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space})
@@ -328,29 +329,45 @@ func BenchmarkSampleTask(b *testing.B) {
 				}
 				used, nodeUsed := resource.Vector{1, 0}, resource.Vector{2, 0}
 				rounds := 0
+				var round []fgm.TaskUsage
 				b.ReportAllocs()
 				for b.Loop() {
 					now = now.Add(3 * time.Second)
-					for _, id := range order {
-						var err error
-						if lookup {
-							err = fgm.SampleTaskLookup(s, now, id, used)
-						} else {
-							err = s.SampleTask(now, id, used)
+					switch path {
+					case "batch":
+						// Each node's two tasks (order is node by node) in
+						// one call, then the node.
+						for i, n := range c.NodeList {
+							round = append(round[:0], fgm.TaskUsage{Task: order[2*i], Used: used}, fgm.TaskUsage{Task: order[2*i+1], Used: used})
+							if err := s.SampleTasks(now, n.Key, round); err != nil {
+								b.Fatal(err)
+							}
+							if err := s.SampleNode(now, n.Key, nodeUsed); err != nil {
+								b.Fatal(err)
+							}
 						}
-						if err != nil {
-							b.Fatal(err)
+					default:
+						for _, id := range order {
+							var err error
+							if lookup {
+								err = fgm.SampleTaskLookup(s, now, id, used)
+							} else {
+								err = s.SampleTask(now, id, used)
+							}
+							if err != nil {
+								b.Fatal(err)
+							}
 						}
-					}
-					for _, n := range c.NodeList {
-						var err error
-						if lookup {
-							err = fgm.SampleNodeLookup(s, now, n.Key, nodeUsed)
-						} else {
-							err = s.SampleNode(now, n.Key, nodeUsed)
-						}
-						if err != nil {
-							b.Fatal(err)
+						for _, n := range c.NodeList {
+							var err error
+							if lookup {
+								err = fgm.SampleNodeLookup(s, now, n.Key, nodeUsed)
+							} else {
+								err = s.SampleNode(now, n.Key, nodeUsed)
+							}
+							if err != nil {
+								b.Fatal(err)
+							}
 						}
 					}
 					if rounds++; rounds%100 == 0 {
@@ -374,6 +391,168 @@ func BenchmarkSampleTask(b *testing.B) {
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rounds*running), "ns/sample")
 			})
+		}
+	}
+}
+
+// TestSampleTasksMatchesSampleTask is the property test of SampleTasks:
+// on random scenarios (tasks placed, ended, failed and submitted again,
+// Ticks), a scheduler sampled a node's tasks in one call per round
+// decides, learns and keeps its servers' free timelines exactly as one
+// sampled task by task (SampleTask, in the same order), and a round
+// with a bad sample (an amount above capacity, an unknown task, a task
+// of another node) is refused whole, naming it, and changes nothing.
+func TestSampleTasksMatchesSampleTask(t *testing.T) {
+	for seed := range uint64(30) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { sampleTasksScenario(t, seed) })
+	}
+}
+
+func sampleTasksScenario(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 92))
+	space := testSpace(t)
+	capacity := resource.Vector{8, 16, 100}
+	const nodes = 3
+	type side struct {
+		s *fgm.Scheduler
+		h *estimate.History
+		c *schedkittest.Cluster
+	}
+	mk := func() side {
+		c := newCluster(space, nodes, capacity)
+		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1, Bins: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := fgm.New(fgm.Config{Cluster: c, History: h, MaxSamples: 2 + int(seed%5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return side{s, h, c}
+	}
+	a, b := mk(), mk() // a: SampleTasks; b: SampleTask
+	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 1}, {Logic: "r", DataSize: 1}, {Logic: "x", DataSize: 3}}
+	reqs := []resource.Vector{{1, 2, 0}, {2, 4, 0}, {3, 1, 0}}
+	now := time.Duration(0)
+	same := func(op string, da []fgm.Decision, ea error, db []fgm.Decision, eb error) {
+		if sa, sb := fmt.Sprint(da, ea), fmt.Sprint(db, eb); sa != sb {
+			t.Fatalf("%s at %v: batched %s, one by one %s", op, now, sa, sb)
+		}
+	}
+	tasks := map[schedkit.TaskID]*fgmtest.Task{}
+	on := make([][]schedkit.TaskID, nodes) // running tasks by node, in sampling order
+	submit := func(tk *fgmtest.Task) {
+		same("Submit", nil, a.s.Submit(t0.Add(now), tk), nil, b.s.Submit(t0.Add(now), tk))
+	}
+	for step := 0; step < 500; step++ {
+		switch r := rng.IntN(20); {
+		case r < 5:
+			id := schedkit.TaskID(fmt.Sprint("t", len(tasks)))
+			tk := &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: schedkit.JobID(fmt.Sprint("j", rng.IntN(3))), Similar: keys[rng.IntN(len(keys))], Request: reqs[rng.IntN(len(reqs))]}}
+			tasks[id] = tk
+			submit(tk)
+		case r < 9:
+			n := rng.IntN(nodes)
+			da, ea := a.s.Schedule(t0.Add(now), a.c.NodeList[n], nil)
+			db, eb := b.s.Schedule(t0.Add(now), b.c.NodeList[n], nil)
+			same("Schedule", da, ea, db, eb)
+			for _, d := range da {
+				on[n] = append(on[n], d.Task)
+			}
+		case r < 15: // a sampling round, node by node
+			now += time.Duration(1+rng.IntN(3)) * time.Second
+			for n := range nodes {
+				var round []fgm.TaskUsage
+				for _, id := range on[n] {
+					used := space.Zero()
+					for k := range used {
+						used[k] = float64(rng.IntN(5)) * capacity[k] / 8
+					}
+					round = append(round, fgm.TaskUsage{Task: id, Used: used})
+				}
+				bad := ""
+				if len(round) > 0 && rng.IntN(10) == 0 {
+					i := rng.IntN(len(round))
+					switch rng.IntN(3) {
+					case 0:
+						round[i].Used = resource.Vector{99, 0, 0}
+						bad = "above the node's capacity"
+					case 1:
+						round[i].Task = "nope"
+						bad = "not running on the node"
+					default:
+						if m := (n + 1) % nodes; len(on[m]) > 0 {
+							round[i].Task = on[m][0]
+							bad = "not running on the node"
+						} else {
+							round[i].Task = "nope"
+							bad = "not running on the node"
+						}
+					}
+				}
+				err := a.s.SampleTasks(t0.Add(now), a.c.NodeList[n].Key, round)
+				if bad != "" {
+					if err == nil || !strings.Contains(err.Error(), bad) {
+						t.Fatalf("bad round: %v, want an error saying %q", err, bad)
+					}
+				} else {
+					for _, u := range round {
+						if eb := b.s.SampleTask(t0.Add(now), u.Task, u.Used); eb != nil || err != nil {
+							t.Fatalf("SampleTask %s: %v; SampleTasks: %v", u.Task, eb, err)
+						}
+					}
+				}
+				used := space.Zero()
+				for k := range used {
+					used[k] = float64(rng.IntN(5)) * capacity[k] / 4
+				}
+				same("SampleNode", nil, a.s.SampleNode(t0.Add(now), a.c.NodeList[n].Key, used), nil, b.s.SampleNode(t0.Add(now), b.c.NodeList[n].Key, used))
+			}
+		case r < 18: // a running task ends
+			n := rng.IntN(nodes)
+			if len(on[n]) == 0 {
+				continue
+			}
+			i := rng.IntN(len(on[n]))
+			id := on[n][i]
+			now += time.Duration(rng.IntN(2)) * time.Second
+			ok := rng.IntN(3) > 0
+			same("Release", nil, a.s.Release(t0.Add(now), id, ok), nil, b.s.Release(t0.Add(now), id, ok))
+			on[n] = slices.Delete(on[n], i, i+1)
+			if !ok {
+				submit(tasks[id])
+			}
+		case r < 19:
+			da, ea := a.s.Tick(t0.Add(now), nil)
+			db, eb := b.s.Tick(t0.Add(now), nil)
+			same("Tick", da, ea, db, eb)
+			for _, d := range da {
+				for n := range on {
+					on[n] = slices.DeleteFunc(on[n], func(x schedkit.TaskID) bool { return x == d.Task })
+				}
+				submit(tasks[d.Task])
+			}
+		default:
+			now += time.Duration(rng.IntN(3)) * time.Second
+		}
+	}
+	learned := 0
+	for _, k := range keys {
+		pa, oka := a.h.Predict(k)
+		pb, okb := b.h.Predict(k)
+		if sa, sb := fmt.Sprint(oka, pa), fmt.Sprint(okb, pb); sa != sb {
+			t.Fatalf("History %v: batched %s, one by one %s", k, sa, sb)
+		}
+		learned += a.h.Observations(k)
+	}
+	if learned == 0 {
+		t.Fatal("nothing learned: the scenario does not exercise the sample buffers")
+	}
+	for n := range nodes {
+		fa, fb := space.Zero(), space.Zero()
+		same("Free", nil, a.s.Free(t0.Add(now), a.c.NodeList[n].Key, fa), nil, b.s.Free(t0.Add(now), b.c.NodeList[n].Key, fb))
+		if fmt.Sprint(fa) != fmt.Sprint(fb) {
+			t.Fatalf("Free %d: batched %v, one by one %v", n, fa, fb)
 		}
 	}
 }

@@ -333,7 +333,8 @@ func (s *Scheduler) AddNode(n schedkit.Node) error {
 	s.nodes[id] = srv
 	s.servers = append(s.servers, srv)
 	_ = s.capacity.Add(srv.capacity)
-	s.recountMaxCap()
+	s.maxCap = resize(s.maxCap, s.dims)
+	_ = s.maxCap.Max(srv.capacity)
 	s.reshare()
 	return nil
 }
@@ -602,7 +603,7 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	s.share(j)
 	r := p.runState
 	if learn && s.cfg.History != nil {
-		s.learn(p.key, s.usageSamples(r))
+		s.learn(p, s.usageSamples(r))
 	}
 	// Its placed state (plan, sample buffers) serves the next placement:
 	// the host's views of the plan end with the release.
@@ -613,18 +614,18 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	s.dropJob(j)
 }
 
-// learn has the History learn a finished task of key from its samples
-// (too few samples: nothing is learned) and tells the walk's stages
-// when that changes the predictions.
-func (s *Scheduler) learn(key schedkit.SimilarityKey, samples []estimate.UsageSample) {
+// learn has the History learn finished task p from its samples (too
+// few samples: nothing is learned) and tells the walk's stages when that
+// changes the predictions.
+func (s *Scheduler) learn(p *ptask, samples []estimate.UsageSample) {
 	h := s.cfg.History
 	if h != s.est.hist {
-		_, _ = h.Observe(key, samples) // predictions come from elsewhere
+		_, _ = h.Observe(p.key, samples) // predictions come from elsewhere
 		return
 	}
 	before := h.Version()
-	if ok, _ := h.Observe(key, samples); ok {
-		s.walk.learned(key, before)
+	if ok, _ := h.Observe(p.key, samples); ok {
+		s.walk.learned(p, before)
 	}
 }
 

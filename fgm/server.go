@@ -196,12 +196,11 @@ func (v *server) measuredFits(demand resource.Vector) bool {
 	return !v.measured || measuredShort(v.s.comp, v.capacity, v.lastUsed, v.placed, demand) < 0
 }
 
-// compressionAt returns the largest compression rate the timeline
-// implies at off among the compressible kinds demand uses: where the
-// reservations exceed the capacity (free f < 0), rc = −f/(N − f),
-// formula (1) for the server's total against N.
-func (v *server) compressionAt(off time.Duration, demand resource.Vector) float64 {
-	f := v.free.At(off)
+// compressionIn returns the largest compression rate the free amounts f
+// imply among the compressible kinds demand uses: where the reservations
+// exceed the capacity (f < 0), rc = −f/(N − f), formula (1) for the
+// server's total against N.
+func (v *server) compressionIn(f, demand resource.Vector) float64 {
 	rc := 0.0
 	for k, x := range f {
 		if v.s.comp[k] && x < 0 && demand[k] > 0 {

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 )
 
@@ -48,15 +47,15 @@ type stage interface {
 	// (queued, placed, withdrawn, split off a run, or restored by a
 	// rollback); j's state (what Fairness reads) or being active
 	// changed; every share changed (membership of the cluster); the
-	// History predictions come from learned key, its version before
-	// being before (a key it evicted to make room becomes unpredictable:
-	// its tasks are tested at their request).
+	// History predictions come from learned the key of p (a task that
+	// ended), its version before being before (a key it evicted to make
+	// room becomes unpredictable: its tasks are tested at their request).
 	jobAdded(j *jobEntry)
 	jobDropped(j *jobEntry)
 	counted(j *jobEntry, p *ptask, d int)
 	jobMoved(j *jobEntry)
 	reshared()
-	learned(key schedkit.SimilarityKey, before uint64)
+	learned(p *ptask, before uint64)
 
 	// begin (onBegin) starts a call on w.v at w.now; false: the walk
 	// would place nothing, and is not made.
@@ -119,23 +118,23 @@ const (
 // noStage implements every hook as the walk without the stage.
 type noStage struct{}
 
-func (noStage) hooks() hookSet                         { return 0 }
-func (noStage) counts(func(string, uint64))            {}
-func (noStage) jobAdded(*jobEntry)                     {}
-func (noStage) jobDropped(*jobEntry)                   {}
-func (noStage) counted(*jobEntry, *ptask, int)         {}
-func (noStage) jobMoved(*jobEntry)                     {}
-func (noStage) reshared()                              {}
-func (noStage) learned(schedkit.SimilarityKey, uint64) {}
-func (noStage) begin(*walk) bool                       { return true }
-func (noStage) order(*walk) jobSource                  { return nil }
-func (noStage) passJob(*walk, *jobEntry) bool          { return false }
-func (noStage) passTask(*walk, *try) verdict           { return tryIt }
-func (noStage) refused(*walk, *try)                    {}
-func (noStage) next(_ *walk, _ *jobEntry, i int) int   { return i + 1 }
-func (noStage) placed(*walk) bool                      { return true }
-func (noStage) done(*walk, *jobEntry)                  {}
-func (noStage) end(*walk, bool)                        {}
+func (noStage) hooks() hookSet                       { return 0 }
+func (noStage) counts(func(string, uint64))          {}
+func (noStage) jobAdded(*jobEntry)                   {}
+func (noStage) jobDropped(*jobEntry)                 {}
+func (noStage) counted(*jobEntry, *ptask, int)       {}
+func (noStage) jobMoved(*jobEntry)                   {}
+func (noStage) reshared()                            {}
+func (noStage) learned(*ptask, uint64)               {}
+func (noStage) begin(*walk) bool                     { return true }
+func (noStage) order(*walk) jobSource                { return nil }
+func (noStage) passJob(*walk, *jobEntry) bool        { return false }
+func (noStage) passTask(*walk, *try) verdict         { return tryIt }
+func (noStage) refused(*walk, *try)                  {}
+func (noStage) next(_ *walk, _ *jobEntry, i int) int { return i + 1 }
+func (noStage) placed(*walk) bool                    { return true }
+func (noStage) done(*walk, *jobEntry)                {}
+func (noStage) end(*walk, bool)                      {}
 
 // verdict is passTask's answer.
 type verdict uint8
@@ -242,9 +241,9 @@ func (w *walk) reshared() {
 	}
 }
 
-func (w *walk) learned(key schedkit.SimilarityKey, before uint64) {
+func (w *walk) learned(p *ptask, before uint64) {
 	for _, st := range w.on[hQueue] {
-		st.learned(key, before)
+		st.learned(p, before)
 	}
 }
 

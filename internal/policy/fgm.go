@@ -88,15 +88,19 @@ type FGM struct {
 	mat  []matTask
 	jobs map[*sim.Job]*fgmJob
 	// Which jobs may have ready tasks fgm does not hold (see sync).
-	all     bool      // every job (a node went down)
-	dirty   []*fgmJob // these (each once; marked)
-	runs    int       // runs submitted (fgm.SubmitRun)
-	ds      []fgm.Decision
-	smp     resource.Vector // scratch of clamp
-	ready   []*sim.Task
-	preds   []Prediction
-	record  bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
-	foreign *foreignTracker // FGMConfig.ForeignQuantile; nil when off
+	all   bool      // every job (a node went down)
+	dirty []*fgmJob // these (each once; marked)
+	runs  int       // runs submitted (fgm.SubmitRun)
+	ds    []fgm.Decision
+	smp   resource.Vector // scratch of clamp
+	// The round of usage samples of a node's tasks (TaskSampled), handed
+	// to fgm with the node's (NodeSampled); roundUsed holds their amounts.
+	round     []fgm.TaskUsage
+	roundUsed []float64
+	ready     []*sim.Task
+	preds     []Prediction
+	record    bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
+	foreign   *foreignTracker // FGMConfig.ForeignQuantile; nil when off
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -603,10 +607,9 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 	return dst, nil
 }
 
-// TaskSampled passes a running task's usage to fgm. A task fgm does
-// not hold running (unknown to it, or held pending) is refused by
-// SampleTask with ErrUnknownTask before anything changes, so no lookup
-// in known precedes it.
+// TaskSampled keeps a running task's usage for the node's round: the
+// simulator samples a node's tasks, then the node (sim.UsageWatcher),
+// and NodeSampled hands fgm the round in one call (fgm's host duty 4).
 func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
 	if n := t.Node(); n != nil {
 		used = p.clamp(used, n)
@@ -614,12 +617,24 @@ func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
 	if p.foreign != nil {
 		p.foreign.task(used)
 	}
-	_ = p.s.SampleTask(now, t.ID(), used)
+	k := len(p.roundUsed)
+	p.roundUsed = append(p.roundUsed, used...)
+	p.round = append(p.round, fgm.TaskUsage{Task: t.ID(), Used: p.roundUsed[k:len(p.roundUsed):len(p.roundUsed)]})
 }
 
-// NodeSampled passes a node's measured usage to fgm (raised by the
-// ForeignQuantile option when it is set).
+// NodeSampled passes the round of the node's tasks (SampleTasks) and the
+// node's measured usage (raised by the ForeignQuantile option when it
+// is set) to fgm. A round fgm refuses (a task it does not hold running:
+// unknown to it, or held pending) goes task by task, each refused task
+// changing nothing, as if sampled alone.
 func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+	if len(p.round) > 0 && p.s.SampleTasks(now, n.ID(), p.round) != nil {
+		for _, u := range p.round {
+			_ = p.s.SampleTask(now, u.Task, u.Used)
+		}
+	}
+	clear(p.round)
+	p.round, p.roundUsed = p.round[:0], p.roundUsed[:0]
 	if p.foreign != nil {
 		used = p.foreign.node(now, n.ID(), used, n.Capacity())
 	}
