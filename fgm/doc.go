@@ -55,11 +55,19 @@
 //     (the last step holds until the task ends). The scheduler counts the
 //     task as running from the decision on; if the host cannot start it,
 //     Release it (succeeded false) and Submit it again.
-//  4. Report usage: SampleNode with each server's measured total usage
-//     and SampleTask with each running task's, periodically (the paper's
-//     node agents read /proc; every few seconds); or let nodes implement
-//     UsageNode and tasks UsageTask, and Tick reads them. A sample above
-//     the node's capacity in some kind cannot be true and is refused
+//  4. Report usage each sampling round, server by server: the running
+//     tasks' measured usage in one SampleTasks call (it records exactly
+//     what a SampleTask per task would, reading the server once), then
+//     the server's total with SampleNode; or let nodes implement
+//     UsageNode and tasks UsageTask, and Tick reads them. Sample several
+//     times per task run: the History learns a task from its samples
+//     (MinSamples of them at least) and cuts its stages where they
+//     change. The paper's node agents read /proc every few seconds; a
+//     metrics-server's 15 s suits tasks of minutes, not tasks of tens of
+//     seconds, whose predictions it leaves coarse (a task seen in one or
+//     two samples teaches little about its stages). Each round costs in
+//     proportion to the tasks running. A sample above the node's
+//     capacity in some kind cannot be true and is refused
 //     (ErrInvalidSample): clamp a noisy reading at the capacity.
 //  5. When a task ends, Release(now, id, succeeded). Successful tasks
 //     teach the History; failed or killed ones do not. Submit a failed
