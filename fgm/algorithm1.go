@@ -176,8 +176,8 @@ jobs:
 				i++
 				continue
 			}
-			t := try{j: j, i: i, p: p}
-			switch w.pass(&t) {
+			t := w.try(j, i, p)
+			switch w.pass(t) {
 			case passRefusedPredicted:
 				rule.refused(p)
 				i = w.skip(j, i)
@@ -216,7 +216,7 @@ jobs:
 					rule.refused(p)
 				}
 				t.predicted = ok
-				w.refused(&t)
+				w.refused(t)
 				i = w.skip(j, i)
 				continue
 			}

@@ -1,7 +1,6 @@
 package fgm
 
-// Algorithm 1 line 4: the Fairness order of the jobs (DRF, FIFO) and the
-// job order a Schedule call walks (jobIter), kept between calls.
+// Algorithm 1 line 4: the Fairness order of the jobs (DRF, FIFO).
 
 import (
 	"cmp"

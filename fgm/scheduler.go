@@ -431,11 +431,12 @@ func (t *keyTable) id(key schedkit.SimilarityKey, held int) uint64 {
 // enqueue puts a pending task in its job's queue in submission order.
 //
 // Each pending task has a run label (jobEntry.runs, beside pending, so
-// that skipRun reads a dense array): consecutive pending tasks of a
-// job that are alike (same similarity key, same requested vector, no
-// data locations) usually share one, and a label is never shared by
-// tasks that are not alike or not contiguous in the queue. Schedule
-// skips the rest of a run after its first task failed (see skipRun).
+// that run skipping reads a dense array, runskip.go): consecutive
+// pending tasks of a job that are alike (same similarity key, same
+// requested vector, no data locations) usually share one, and a label
+// is never shared by tasks that are not alike or not contiguous in the
+// queue. Schedule may skip the rest of a run after its first task was
+// refused.
 func (s *Scheduler) enqueue(p *ptask) {
 	j := p.job
 	n := len(j.pending)

@@ -193,6 +193,14 @@ type walk struct {
 	src     jobSource
 	sorted  sortedJobs
 	partial bool
+	cur     try // the task the walk is at (try)
+}
+
+// try starts trying pending entry i of job j, task p: the walk's current
+// task, its prediction not yet asked.
+func (w *walk) try(j *jobEntry, i int, p *ptask) *try {
+	w.cur = try{j: j, i: i, p: p}
+	return &w.cur
 }
 
 // init joins the stages.
