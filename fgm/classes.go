@@ -46,11 +46,13 @@ type classes struct {
 	// updates outnumber the classes (refresh).
 	groups  [1 << 4]classGroup
 	updates int
-	// hist is the History version the bounds were computed at; stale:
-	// they must all be computed again (the History changed elsewhere).
-	hist  uint64
-	stale bool
-	room  []float64
+	// hist is the History version the bounds were computed at, but for
+	// the keys in learnt, learned since; stale: every bound must be
+	// computed again (the History changed elsewhere).
+	hist   uint64
+	stale  bool
+	learnt []*keyClasses
+	room   []float64
 	// stops counts the calls and walks stopped, passes the jobs passed
 	// by.
 	stops, passes uint64
@@ -74,11 +76,14 @@ type class struct {
 	pos  int       // in classes.list
 }
 
-// keyClasses is the classes of one key, and the numbers it was given.
+// keyClasses is the classes of one key, and the numbers it was given;
+// learned: the History learned the key since the classes' bounds were
+// computed (it is in classes.learnt).
 type keyClasses struct {
 	key     schedkit.SimilarityKey
 	ids     []uint64
 	classes []*class
+	learned bool
 }
 
 // classGroup is the classes whose bounds are zero in the same kinds.
@@ -319,11 +324,29 @@ func (c *classes) regroup() {
 	}
 }
 
-// rebound computes cl's bound again.
-func (c *classes) rebound(cl *class) {
-	c.groups[cl.zero].n--
-	c.bound(cl)
-	c.join(cl)
+// rebound computes again the bounds learned keys changed, or every
+// bound if the History changed elsewhere.
+func (c *classes) rebound() {
+	if c.stale || c.hist != c.s.est.hist.Version() {
+		for _, cl := range c.list {
+			c.bound(cl)
+		}
+		c.regroup()
+		c.stale, c.hist = false, c.s.est.hist.Version()
+	} else {
+		for _, kc := range c.learnt {
+			for _, cl := range kc.classes {
+				c.groups[cl.zero].n--
+				c.bound(cl)
+				c.join(cl)
+			}
+		}
+	}
+	for _, kc := range c.learnt {
+		kc.learned = false
+	}
+	clear(c.learnt)
+	c.learnt = c.learnt[:0]
 }
 
 // keyOf returns the classes of p's key, nil if none: found by p's key
@@ -335,21 +358,21 @@ func (c *classes) keyOf(p *ptask) *keyClasses {
 	return c.byKey[p.key]
 }
 
-// learned computes again the bounds of the classes of p's key (of every class if
-// the History changed elsewhere since they were computed). A key the
-// History evicted to make room needs nothing: its tasks become
-// unpredictable, tested at their request, and a bound is never above
-// the request.
+// learned records that the bounds of the classes of p's key must be
+// computed again (of every class if the History changed elsewhere since
+// they were computed), at the next call's begin: a key several of whose
+// tasks end between two calls is computed once. A key the History
+// evicted to make room needs nothing: its tasks become unpredictable,
+// tested at their request, and a bound is never above the request.
 func (c *classes) learned(p *ptask, before uint64) {
 	if !c.keyed {
 		return
 	}
 	if before != c.hist {
 		c.stale = true
-	} else if kc := c.keyOf(p); kc != nil {
-		for _, cl := range kc.classes {
-			c.rebound(cl)
-		}
+	} else if kc := c.keyOf(p); kc != nil && !kc.learned {
+		kc.learned = true
+		c.learnt = append(c.learnt, kc)
 	}
 	c.hist = c.s.est.hist.Version()
 }
@@ -357,12 +380,8 @@ func (c *classes) learned(p *ptask, before uint64) {
 // begin brings the bounds and the fresh tasks up to date, and stops the
 // call if no class may fit the server's room.
 func (c *classes) begin(w *walk) bool {
-	if c.keyed && (c.stale || c.hist != c.s.est.hist.Version()) {
-		for _, cl := range c.list {
-			c.bound(cl)
-		}
-		c.regroup()
-		c.stale, c.hist = false, c.s.est.hist.Version()
+	if c.keyed {
+		c.rebound()
 	}
 	c.compactFresh()
 	return c.fitsAny(w)

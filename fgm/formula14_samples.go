@@ -132,7 +132,7 @@ func (s *Scheduler) record(r *runState, off time.Duration, used, free resource.V
 	srv := r.smpSrv
 	if srv.sampled && off > srv.lastAt-srv.window() {
 		// Count only the part inside the server's current sample window.
-		dt := off - max(r.lastSmp, srv.lastAt-srv.window())
+		dt := (off - max(r.lastSmp, srv.lastAt-srv.window())).Seconds()
 		for k, x := range used {
 			srv.win[k].tasks.Add(x, dt)
 		}
@@ -268,11 +268,12 @@ func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc
 		for i := 0; i+1 < n; i += 2 {
 			a, b := r.smp[i*w:(i+1)*w:(i+1)*w], r.smp[(i+1)*w:(i+2)*w:(i+2)*w]
 			ad, bd := recDuration(a), recDuration(b)
+			ta, tb := float64(ad), float64(bd)  // in ns: one unit for both
 			v := r.smp[h*w : (h+1)*w : (h+1)*w] // a itself when h = i = 0
 			for k := 1; k < w; k++ {
 				m := resource.Mean{}
-				m.Add(a[k], ad)
-				m.Add(b[k], bd)
+				m.Add(a[k], ta)
+				m.Add(b[k], tb)
 				v[k] = m.Value()
 			}
 			setRecDuration(v, ad+bd)
@@ -374,7 +375,7 @@ func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.
 		v.sampled, v.lastAt = true, off
 		return nil
 	}
-	dt := off - v.lastAt
+	dt := (off - v.lastAt).Seconds()
 	v.lastAt = off
 	if dt <= 0 {
 		return nil

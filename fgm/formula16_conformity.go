@@ -44,11 +44,12 @@ func Conformity(segments []Segment, capacity, threshold float64) (float64, error
 		if g.Duration < 0 {
 			return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: fmt.Sprintf("segment %d has negative duration %v", i, g.Duration)}
 		}
+		t := g.Duration.Seconds()
 		d := (g.Used - g.Predicted) / capacity
-		c.used.Add(g.Used, g.Duration)
-		c.pred.Add(g.Predicted, g.Duration)
-		c.idle.Add(g.Idle, g.Duration)
-		c.sq.Add(d*d, g.Duration)
+		c.used.Add(g.Used, t)
+		c.pred.Add(g.Predicted, t)
+		c.idle.Add(g.Idle, t)
+		c.sq.Add(d*d, t)
 	}
 	f := c.conformity(capacity, threshold)
 	if math.IsNaN(f) || math.IsInf(f, 0) {

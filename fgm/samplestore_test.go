@@ -27,8 +27,8 @@ func (n *naiveSamples) add(off time.Duration, used []float64, rc float64) {
 			a, b := n.samples[i], n.samples[i+1]
 			mean := func(x, y float64) float64 {
 				var m resource.Mean
-				m.Add(x, a.Duration)
-				m.Add(y, b.Duration)
+				m.Add(x, float64(a.Duration))
+				m.Add(y, float64(b.Duration))
 				return m.Value()
 			}
 			v := make(resource.Vector, len(a.Used))

@@ -7,9 +7,10 @@ package fgm
 // job order or lets it pass by what it would test in vain, and hears
 // what the queue and the walk do. Each stage is a type in a file of its
 // own, joined to the walk by one line of newStages; deleting the file
-// and the line leaves the decisions exactly as they are (only slower),
-// as the equivalence tests against the literal walk
-// (algorithm1_literal_test.go) check with and without each.
+// and the line leaves the decisions exactly as they are, only slower: a
+// stage passes by only what the walk would try in vain, changing
+// nothing. The equivalence tests compare the walk with its stages to the
+// literal walk (algorithm1_literal_test.go).
 
 import (
 	"slices"
@@ -34,7 +35,7 @@ func newStages(s *Scheduler) []stage {
 
 // stage is an acceleration of Algorithm 1's walk. It implements the
 // hooks its mask names (hooks); noStage gives the others. A stage may
-// keep state per job in a table indexed by jobEntry.slot (see slots).
+// keep state per job in a table indexed by jobEntry.slot (slotTable).
 type stage interface {
 	// hooks returns the hooks the stage implements.
 	hooks() hookSet

@@ -154,20 +154,20 @@ func StagedDuration(stages []time.Duration, rates []float64) (time.Duration, err
 //	r̄ = Σ rᵢ·tᵢ / T,  T = Σ tᵢ
 //
 // of amounts rᵢ each held for tᵢ, kept as its two sums so that samples
-// are averaged as they arrive and none is stored. The zero Mean holds no
-// sample. Add does not check its arguments (it sits on hot paths): with
-// finite amounts and non-negative durations Value is finite unless the
-// sums overflow.
+// are averaged as they arrive and none is stored. The times may be in
+// any unit, the same for every sample (seconds, say: a
+// time.Duration's Seconds). The zero Mean holds no sample. Add does not
+// check its arguments (it sits on hot paths): with finite amounts and
+// non-negative times Value is finite unless the sums overflow.
 type Mean struct {
-	Sum   float64 // Σ rᵢ·tᵢ, tᵢ in seconds
-	Total float64 // T = Σ tᵢ, in seconds
+	Sum   float64 // Σ rᵢ·tᵢ
+	Total float64 // T = Σ tᵢ
 }
 
-// Add adds amount r held for t.
-func (m *Mean) Add(r float64, t time.Duration) {
-	s := t.Seconds()
-	m.Sum += r * s
-	m.Total += s
+// Add adds amount r held for time t.
+func (m *Mean) Add(r, t float64) {
+	m.Sum += r * t
+	m.Total += t
 }
 
 // Value returns Σ rᵢ·tᵢ / T, 0 when T is 0.
