@@ -30,9 +30,9 @@ type classes struct {
 	s     *Scheduler
 	keyed bool // predictions from a History: the key is part of a class
 	bySig map[classSig]*class
-	// keys holds the classes of each key, found by the key or by any
-	// number it was given (ptask.keyID: keyTable renumbers keys now and
-	// then, so one key may have several).
+	// byKey and byID hold the classes of each key, found by the key or
+	// by any number it was given (ptask.keyID: keyTable renumbers keys
+	// now and then, so one key may have several).
 	byKey map[schedkit.SimilarityKey]*keyClasses
 	byID  map[uint64]*keyClasses
 	list  []*class
@@ -43,7 +43,7 @@ type classes struct {
 	// groups holds the classes by the kinds their bound is zero in (a
 	// kind a task does not demand never refuses it), with a lower bound
 	// of each other kind's least bound; raised to the least again after
-	// updates outnumber the classes (refresh).
+	// updates outnumber the classes (regroup).
 	groups  [1 << 4]classGroup
 	updates int
 	// hist is the History version the bounds were computed at, but for
