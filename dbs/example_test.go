@@ -2,6 +2,7 @@ package dbs_test
 
 import (
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -37,27 +38,44 @@ func (j *exJob) CostSoFar() float64        { return j.cost }
 func (j *exJob) DataSizes() (int64, int64) { return 0, 0 }
 
 type exNode struct {
-	id   schedkit.NodeID
-	free resource.Vector
+	id             schedkit.NodeID
+	capacity, free resource.Vector
 }
 
 func (n *exNode) ID() schedkit.NodeID                      { return n.id }
 func (n *exNode) Rack() schedkit.RackID                    { return "r1" }
-func (n *exNode) Capacity() resource.Vector                { return resource.Vector{4, 2} }
+func (n *exNode) Capacity() resource.Vector                { return n.capacity }
 func (n *exNode) Available() resource.Vector               { return n.free }
 func (n *exNode) Accelerators() []schedkit.AcceleratorInfo { return nil }
 
-// exCluster stands for 10 map and 5 reduce slots; its one node the
-// examples show is n1 (the others are not shown).
+// exCluster lists its nodes; its capacity is theirs summed.
 type exCluster struct {
 	space *resource.Space
-	n1    *exNode
+	nodes []*exNode
 }
 
-func (c *exCluster) Space() *resource.Space    { return c.space }
-func (c *exCluster) Nodes() int                { return 1 }
-func (c *exCluster) Node(int) schedkit.Node    { return c.n1 }
-func (c *exCluster) Capacity() resource.Vector { return resource.Vector{10, 5} } // 10 map, 5 reduce slots
+func (c *exCluster) Space() *resource.Space   { return c.space }
+func (c *exCluster) Nodes() int               { return len(c.nodes) }
+func (c *exCluster) Node(i int) schedkit.Node { return c.nodes[i] }
+func (c *exCluster) Capacity() resource.Vector {
+	sum := c.space.Zero()
+	for _, n := range c.nodes {
+		_ = sum.Add(n.capacity)
+	}
+	return sum
+}
+
+// newExCluster returns a cluster of 10 map and 5 reduce slots on three
+// nodes, nothing free yet, and its node n1 (4 map, 2 reduce slots), the
+// one the examples show.
+func newExCluster() (*exCluster, *exNode) {
+	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
+	c := &exCluster{space: space}
+	for i, capacity := range []resource.Vector{{4, 2}, {4, 2}, {2, 1}} {
+		c.nodes = append(c.nodes, &exNode{id: schedkit.NodeID(fmt.Sprintf("n%d", i+1)), capacity: capacity, free: space.Zero()})
+	}
+	return c, c.nodes[0]
+}
 
 // Three jobs of 20 maps and 2 reduces, one per queue, with 30 s tasks
 // known from earlier runs (Config.DefaultTaskTime), on 10 map and 5
@@ -74,9 +92,8 @@ func (c *exCluster) Capacity() resource.Vector { return resource.Vector{10, 5} }
 //   - thrifty (Low): Ĉ = 0.02 × 660 = 13.2 of 25: W = 0.528; the budget
 //     view's window 25/0.02 = 1250 s gives nm = nr = 1.
 func Example() {
-	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
-	node := &exNode{id: "n1"}
-	sched, err := dbs.New(dbs.Config{Cluster: &exCluster{space: space, n1: node}, DefaultTaskTime: 30 * time.Second})
+	cluster, node := newExCluster()
+	sched, err := dbs.New(dbs.Config{Cluster: cluster, DefaultTaskTime: 30 * time.Second})
 	if err != nil {
 		panic(err)
 	}
@@ -122,9 +139,8 @@ func Example() {
 // promoted one queue up if its budget covers what is left at the higher
 // price. The host then charges it the new price.
 func Example_weightUpdate() {
-	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
-	node := &exNode{id: "n1"}
-	sched, _ := dbs.New(dbs.Config{Cluster: &exCluster{space: space, n1: node}, DefaultTaskTime: 30 * time.Second})
+	cluster, node := newExCluster()
+	sched, _ := dbs.New(dbs.Config{Cluster: cluster, DefaultTaskTime: 30 * time.Second})
 	t0 := time.Date(2014, 5, 1, 9, 0, 0, 0, time.UTC)
 	job := &exJob{id: "both", submit: t0, due: t0.Add(400 * time.Second), phi: 0.5, budget: 40,
 		maps: schedkit.PhaseProgress{Total: 20, Ready: 20}, red: schedkit.PhaseProgress{Total: 2}}
@@ -151,4 +167,46 @@ func Example_weightUpdate() {
 	// 500ms: queue mid, held [1 0], min map 2, 0 moves
 	// 1s: queue high, held [1 0], min map 2, 1 moves
 	// promote both mid→high (held 1 needed 2, W 0.878 avg 0.585) at 0.05 per slot-second (cost left 32.95 ≤ budget left 39.97)
+}
+
+// The package Example's three jobs (one per queue, 20 maps each, nothing
+// running): the order in which heartbeats at t0 would hand out their map
+// slots, for a host that places one task at a time. Queues interleave by
+// share, each job first up to its minimum (below minimum), then the rest.
+func ExampleScheduler_Queue() {
+	cluster, _ := newExCluster()
+	sched, _ := dbs.New(dbs.Config{Cluster: cluster, DefaultTaskTime: 30 * time.Second})
+	t0 := time.Date(2014, 5, 1, 9, 0, 0, 0, time.UTC)
+	for _, j := range []*exJob{
+		{id: "urgent", phi: 1, due: t0.Add(200 * time.Second)},
+		{id: "both", phi: 0.5, due: t0.Add(400 * time.Second), budget: 40},
+		{id: "thrifty", phi: 0, due: t0.Add(900 * time.Second), budget: 25},
+	} {
+		j.submit = t0
+		j.maps, j.red = schedkit.PhaseProgress{Total: 20, Ready: 20}, schedkit.PhaseProgress{Total: 2}
+		_ = sched.Submit(t0, j)
+	}
+	picks, _ := sched.Queue(t0, nil)
+	for _, p := range picks[:8] {
+		fmt.Printf("%s %s×%d (%s, below minimum %v)\n", p.Job, p.Phase, p.Count, p.Queue, p.BelowMinimum)
+	}
+	fmt.Println(len(picks), "picks")
+	// Output:
+	// urgent map×1 (high, below minimum true)
+	// both map×1 (mid, below minimum true)
+	// thrifty map×1 (low, below minimum true)
+	// urgent map×1 (high, below minimum true)
+	// both map×1 (mid, below minimum true)
+	// urgent map×1 (high, below minimum true)
+	// thrifty map×1 (low, below minimum false)
+	// urgent map×1 (high, below minimum true)
+	// 49 picks
+}
+
+// The examples' host passes the self-checks a host runs in its tests.
+func TestExampleHostChecks(t *testing.T) {
+	cluster, _ := newExCluster()
+	if err := schedkit.CheckCluster(cluster); err != nil {
+		t.Fatal(err)
+	}
 }

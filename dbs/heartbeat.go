@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 )
 
@@ -34,7 +35,9 @@ import (
 // and dst is returned unchanged: a nil node (also a typed nil pointer),
 // a node that is not among the cluster's nodes (ErrUnknownNode), vectors
 // that do not fit the Space or hold NaN, negative or fractional slots,
-// free slots above the node's capacity (ErrInvalidNode), a now before
+// free slots above the node's capacity, a capacity other than that of
+// the cluster's node of its ID (ErrInvalidNode: a stale node value), a
+// now before
 // the latest now given (ErrStaleTime) or out of range (ErrTimeRange).
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"
@@ -46,15 +49,13 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	if err != nil {
 		return dst, err
 	}
-	if err := s.member(op, id); err != nil {
-		return dst, err
-	}
-	capK, guar := s.capK, s.guar
-	if err := s.readCapacity(op, id); err != nil {
-		return dst, err
-	}
 	if err := s.readFree(op, node); err != nil {
-		s.capK, s.guar = capK, guar
+		return dst, err
+	}
+	if err := s.checkNode(op, node); err != nil {
+		return dst, err
+	}
+	if err := s.readCapacity(op, id); err != nil {
 		return dst, err
 	}
 	s.advance(clk)
@@ -225,12 +226,21 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member checks that node id is one of the cluster's nodes (see
-// internal/membership: O(1) while the cluster's membership is unchanged).
-func (s *Scheduler) member(op string, id schedkit.NodeID) error {
-	if s.members.Has(s.cluster, id) {
+// checkNode refuses a node value that is not the cluster's node of its
+// ID (internal/membership: O(1) with a Cluster that implements
+// schedkit.NodeLookup, or while the cluster's membership is unchanged):
+// ErrUnknownNode, or ErrInvalidNode for a value whose capacity differs
+// from that node's (a stale value, taken before the node was resized,
+// must not hand out slots the cluster does not count). node's vectors
+// have been checked (readFree).
+func (s *Scheduler) checkNode(op string, node schedkit.Node) error {
+	f, why := s.members.Check(s.cluster, s.r.space, node)
+	sentinel := ErrUnknownNode
+	switch f {
+	case membership.OK:
 		return nil
+	case membership.Disagrees:
+		sentinel = ErrInvalidNode
 	}
-	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
-		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+	return &Error{Op: op, Node: node.ID(), Err: sentinel, Reason: why}
 }

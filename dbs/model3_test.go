@@ -14,7 +14,7 @@ import (
 // slot (200 slot-seconds left in 380 s): holding 8, it has a surplus.
 func model3Job() *hJob {
 	j := mrJob("j", 1, 30, 2, 400*sec, 0)
-	m := &j.ph[0]
+	m := &j.Counters[0]
 	m.Finished, m.FinishedDurationSum = 2, 20*sec
 	m.Running, m.RunningStartSum, m.Ready = 8, 8*10*sec, 20
 	return j
@@ -47,7 +47,7 @@ func TestTickUnmeetableNeverSurplus(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := model3Job()
-	m := &j.ph[0]
+	m := &j.Counters[0]
 	m.Finished, m.FinishedDurationSum = 2, 2*400*sec // Tr = 400 s > 380 s left
 	now := t0.Add(20 * sec)
 	if err := s.Submit(now, j); err != nil {
@@ -99,7 +99,7 @@ func TestTickHoldDown(t *testing.T) {
 		}
 		demoted := now
 		// A map finished after 1180 s: Tr = 400 s; 2 maps still run.
-		m := &j.ph[0]
+		m := &j.Counters[0]
 		m.Finished, m.FinishedDurationSum = 3, 1200*sec
 		m.Running, m.RunningStartSum, m.Ready = 2, 2*10*sec, 25
 		if err := s.Update("j"); err != nil {
@@ -135,10 +135,10 @@ func TestTickBudgetRescue(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := mrJob("j", 0.5, 10, 1, 30*sec, 1)
-	m := &j.ph[0]
+	m := &j.Counters[0]
 	m.Finished, m.FinishedDurationSum = 2, 20*sec
 	m.Running, m.RunningStartSum, m.Ready = 1, 35*sec, 7
-	j.cost = 0.75
+	j.Paid = 0.75
 	now := t0.Add(40 * sec)
 	if err := s.Submit(now, j); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -62,15 +63,15 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 	var cs []*cand
 	var used [3][2]int
 	for _, j := range jobs {
-		st, err := s.Status(j.id)
+		st, err := s.Status(j.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := &cand{j: j, st: st}
-		for p := range j.nph {
-			c.avail[p] = j.ph[p].Ready
+		for p := range j.Phases() {
+			c.avail[p] = j.Counters[p].Ready
 		}
-		if j.ph[0].Finished < j.ph[0].Total {
+		if j.Counters[0].Finished < j.Counters[0].Total {
 			c.avail[1] = 0
 		}
 		used[st.Queue][0] += st.Held[0]
@@ -120,11 +121,11 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 					if c.st.Weight > pick.st.Weight {
 						pick = c
 					}
-				case !c.j.sub.Equal(pick.j.sub):
-					if c.j.sub.Before(pick.j.sub) {
+				case !c.j.SubmittedAt.Equal(pick.j.SubmittedAt):
+					if c.j.SubmittedAt.Before(pick.j.SubmittedAt) {
 						pick = c
 					}
-				case c.j.id < pick.j.id:
+				case c.j.Key < pick.j.Key:
 					pick = c
 				}
 			}
@@ -132,11 +133,11 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 			pick.avail[k]--
 			pick.st.Held[k]++
 			used[best][k]++
-			if n := len(out); n > start && out[n-1].Job == pick.j.id && out[n-1].BelowMinimum == below {
+			if n := len(out); n > start && out[n-1].Job == pick.j.Key && out[n-1].BelowMinimum == below {
 				out[n-1].Count++
 				continue
 			}
-			out = append(out, dbs.Pick{Job: pick.j.id, Phase: schedkit.Phase(k), Count: 1, Queue: pick.st.Queue, BelowMinimum: below})
+			out = append(out, dbs.Pick{Job: pick.j.Key, Phase: schedkit.Phase(k), Count: 1, Queue: pick.st.Queue, BelowMinimum: below})
 		}
 	}
 	return out
@@ -222,8 +223,7 @@ func TestQueueWorked(t *testing.T) {
 	}
 	// Queue changed nothing: a heartbeat with 4 free map slots gives the
 	// first four slots (the package Example's output).
-	n := &hNode{id: "n", capv: resource.Vector{4, 1}, free: resource.Vector{4, 1}}
-	c.nodes = append(c.nodes, n)
+	n := c.AddNode("n", "rack0", resource.Vector{4, 1})
 	ds, err := s.Heartbeat(t0, n, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -271,33 +271,84 @@ func TestQueueErrors(t *testing.T) {
 	if err := s.Submit(t0.Add(2*sec), jobs[1]); err != nil {
 		t.Errorf("Submit after a later Queue: %v", err)
 	}
-	c.capv[0] = math.NaN()
+	c.Cap[0] = math.NaN()
 	got, err = s.Queue(t0.Add(10*sec), dst)
 	if !errors.Is(err, dbs.ErrInvalidNode) || !errors.As(err, &de) || de.Op != "Queue" || len(got) != 1 {
 		t.Errorf("NaN capacity: %v, %v", got, err)
 	}
-	c.capv[0] = 10
+	c.Cap[0] = 10
 	if _, err := s.Queue(t0.Add(10*sec), nil); err != nil {
 		t.Errorf("after the capacity is repaired: %v", err)
 	}
 }
 
-// queueConfigs are the configurations the property test runs: the paper's
-// and every option that changes how slots are handed out.
-var queueConfigs = map[string]dbs.Config{
-	"paper":     {},
-	"no-min":    {Ablations: dbs.Ablations{NoMinimumSlots: true}},
-	"min-first": {MinimumFirst: true},
-	"early":     {Ablations: dbs.Ablations{EarlyReduces: true}},
-	"priority":  {QueuePriority: true},
-	"prio+min":  {QueuePriority: true, MinimumFirst: true, Ablations: dbs.Ablations{EarlyReduces: true}},
-	"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
-	"zero-low": {Queues: [3]dbs.QueueConfig{
-		dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},
-	"zero-two": {MinimumFirst: true, Queues: [3]dbs.QueueConfig{
-		dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0, Price: 0.02}, dbs.High: {Share: 0.7, Price: 0.04}}},
-	"odd-shares": {Queues: [3]dbs.QueueConfig{
-		dbs.Low: {Share: 0.13, Price: 0.01}, dbs.Mid: {Share: 0.29, Price: 0.02}, dbs.High: {Share: 0.41, Price: 0.04}}},
+// queueVariants are the values the prefix property gives dbs.Config's
+// fields that are not switches, in turn: queue shares (a zero share
+// included), a default task time, a transfer rate, hold-downs, an
+// interval. MapKind and ReduceKind name the test cluster's kinds: left
+// at their defaults.
+var queueVariants = struct {
+	queues   [][3]dbs.QueueConfig
+	prior    []time.Duration
+	rate     []float64
+	holdDown []time.Duration
+	interval []time.Duration
+}{
+	queues: [][3]dbs.QueueConfig{
+		{},
+		{dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}},
+		{dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0, Price: 0.02}, dbs.High: {Share: 0.7, Price: 0.04}},
+		{dbs.Low: {Share: 0.13, Price: 0.01}, dbs.Mid: {Share: 0.29, Price: 0.02}, dbs.High: {Share: 0.41, Price: 0.04}},
+	},
+	prior:    []time.Duration{0, 5 * time.Second},
+	rate:     []float64{0, 1 << 18},
+	holdDown: []time.Duration{0, -1, 2 * time.Second},
+	interval: []time.Duration{0, 300 * time.Millisecond},
+}
+
+// everyDBSOption returns every combination of dbs.Config's switches (its
+// bool fields and Ablations', found by reflection, so a switch added
+// later is enumerated too), the other fields taking queueVariants's
+// values in turn. A field of any other kind must be handled here, or the
+// test fails.
+func everyDBSOption(t *testing.T) []dbs.Config {
+	t.Helper()
+	type flag struct{ path []int }
+	var flags []flag
+	var walk func(typ reflect.Type, path []int)
+	walk = func(typ reflect.Type, path []int) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			p := append(slices.Clone(path), i)
+			switch {
+			case f.Type.Kind() == reflect.Bool:
+				flags = append(flags, flag{p})
+			case f.Type == reflect.TypeFor[dbs.Ablations]():
+				walk(f.Type, p)
+			case slices.Contains([]string{"Cluster", "MapKind", "ReduceKind", "Queues", "DefaultTaskTime", "TransferRate", "HoldDown", "Interval"}, f.Name):
+			default:
+				t.Fatalf("dbs.Config field %s (%v): an option this test does not enumerate", f.Name, f.Type)
+			}
+		}
+	}
+	walk(reflect.TypeFor[dbs.Config](), nil)
+	v := queueVariants
+	var out []dbs.Config
+	for mask := range 1 << len(flags) {
+		cfg := dbs.Config{
+			Queues:          v.queues[mask%len(v.queues)],
+			DefaultTaskTime: v.prior[mask%len(v.prior)],
+			TransferRate:    v.rate[mask/2%len(v.rate)],
+			HoldDown:        v.holdDown[mask%len(v.holdDown)],
+			Interval:        v.interval[mask/4%len(v.interval)],
+		}
+		rv := reflect.ValueOf(&cfg).Elem()
+		for b, f := range flags {
+			rv.FieldByIndex(f.path).SetBool(mask&(1<<b) != 0)
+		}
+		out = append(out, cfg)
+	}
+	return out
 }
 
 // TestQueueIsHeartbeatPrefix is the property Queue promises, on the
@@ -309,16 +360,17 @@ var queueConfigs = map[string]dbs.Config{
 // them is the rest; and at the end one heartbeat with unlimited free
 // slots assigns exactly Queue's picks.
 func TestQueueIsHeartbeatPrefix(t *testing.T) {
-	seeds := uint64(6)
-	if raceEnabled {
-		seeds = 2
+	seeds, steps := uint64(2), 120
+	if testing.Short() || raceEnabled {
+		seeds, steps = 1, 60
 	}
 	checks := 0
-	for name, cfg := range queueConfigs {
+	for ci, cfg := range everyDBSOption(t) {
 		for seed := range seeds {
-			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
-				w := newWorld(t, seed, cfg)
-				for step := range 120 {
+			t.Run(fmt.Sprintf("config=%d/seed=%d", ci, seed), func(t *testing.T) {
+				t.Logf("%+v", cfg)
+				w := newWorld(t, seed+uint64(ci)<<8, cfg)
+				for step := range steps {
 					if w.rng.IntN(3) == 0 {
 						w.submit()
 					}
@@ -329,11 +381,11 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 						t.Fatal(err)
 					}
 					var got [2][]slotKey
-					for _, i := range w.rng.Perm(len(w.c.nodes)) {
+					for _, i := range w.rng.Perm(len(w.c.NodeList)) {
 						if w.rng.IntN(3) == 0 {
 							continue
 						}
-						ds := w.heartbeat(w.c.nodes[i])
+						ds := w.heartbeat(w.c.NodeList[i])
 						for k := range 2 {
 							got[k] = append(got[k], expandAssigns(ds, k)...)
 						}
@@ -357,10 +409,13 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				big := &hNode{id: "unlimited", capv: resource.Vector{1e6, 1e6}, free: resource.Vector{1e6, 1e6}}
-				w.c.nodes = append(w.c.nodes, big)
+				// A member with unlimited free slots; the cluster's
+				// capacity stays the real nodes' (Queue read it).
+				capv := w.c.Cap
+				big := w.c.AddNode("unlimited", "rack0", resource.Vector{1e6, 1e6})
+				w.c.Cap = capv
 				ds, err := w.s.Heartbeat(w.now, big, nil)
-				w.c.nodes = w.c.nodes[:len(w.c.nodes)-1]
+				w.c.RemoveNode("unlimited")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -403,20 +458,20 @@ func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, []*hJob, 
 		phi := []float64{0, 0.5, 1}[rng.IntN(3)]
 		maps := 1 + rng.IntN(4)
 		j := mrJob(fmt.Sprintf("j%05d", i), phi, maps, 1, time.Duration(200+rng.IntN(2000))*sec, 1+rng.Float64()*20)
-		j.sub = t0.Add(time.Duration(rng.IntN(100)) * sec)
-		j.dl = j.sub.Add(time.Duration(200+rng.IntN(2000)) * sec)
+		j.SubmittedAt = t0.Add(time.Duration(rng.IntN(100)) * sec)
+		j.DeadlineAt = j.SubmittedAt.Add(time.Duration(200+rng.IntN(2000)) * sec)
 		if r := rng.IntN(4); r == 0 { // maps done, reduce ready
-			j.ph[0] = schedkit.PhaseProgress{Total: maps, Finished: maps, FinishedDurationSum: time.Duration(maps) * 20 * sec}
-			j.ph[1].Ready = 1
+			j.Counters[0] = schedkit.PhaseProgress{Total: maps, Finished: maps, FinishedDurationSum: time.Duration(maps) * 20 * sec}
+			j.Counters[1].Ready = 1
 		} else if r == 1 { // one map running
-			j.ph[0].Ready--
-			j.ph[0].Running = 1
+			j.Counters[0].Ready--
+			j.Counters[0].Running = 1
 		}
 		jobs = append(jobs, j)
 	}
-	slices.SortStableFunc(jobs, func(a, b *hJob) int { return a.sub.Compare(b.sub) })
+	slices.SortStableFunc(jobs, func(a, b *hJob) int { return a.SubmittedAt.Compare(b.SubmittedAt) })
 	for _, j := range jobs {
-		if err := s.Submit(j.sub, j); err != nil {
+		if err := s.Submit(j.SubmittedAt, j); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -477,38 +532,4 @@ func BenchmarkQueue(b *testing.B) {
 			}
 		})
 	}
-}
-
-// The package Example's three jobs (one per queue, 20 maps each, nothing
-// running): the order in which heartbeats at t0 would hand out their map
-// slots, for a host that places one task at a time. Queues interleave by
-// share, each job first up to its minimum (below minimum), then the rest.
-func ExampleScheduler_Queue() {
-	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
-	sched, _ := dbs.New(dbs.Config{Cluster: &exCluster{space: space}, DefaultTaskTime: 30 * time.Second})
-	t0 := time.Date(2014, 5, 1, 9, 0, 0, 0, time.UTC)
-	for _, j := range []*exJob{
-		{id: "urgent", phi: 1, due: t0.Add(200 * time.Second)},
-		{id: "both", phi: 0.5, due: t0.Add(400 * time.Second), budget: 40},
-		{id: "thrifty", phi: 0, due: t0.Add(900 * time.Second), budget: 25},
-	} {
-		j.submit = t0
-		j.maps, j.red = schedkit.PhaseProgress{Total: 20, Ready: 20}, schedkit.PhaseProgress{Total: 2}
-		_ = sched.Submit(t0, j)
-	}
-	picks, _ := sched.Queue(t0, nil)
-	for _, p := range picks[:8] {
-		fmt.Printf("%s %s×%d (%s, below minimum %v)\n", p.Job, p.Phase, p.Count, p.Queue, p.BelowMinimum)
-	}
-	fmt.Println(len(picks), "picks")
-	// Output:
-	// urgent map×1 (high, below minimum true)
-	// both map×1 (mid, below minimum true)
-	// thrifty map×1 (low, below minimum true)
-	// urgent map×1 (high, below minimum true)
-	// both map×1 (mid, below minimum true)
-	// urgent map×1 (high, below minimum true)
-	// thrifty map×1 (low, below minimum false)
-	// urgent map×1 (high, below minimum true)
-	// 49 picks
 }

@@ -34,6 +34,11 @@ import (
 //     at the previous update too, it is demoted one queue down.
 //   - h = s: W = W₁ and the marks are cleared.
 //
+// A job that cannot reach any minimum and is short at two updates but
+// cannot be promoted (φ < 1: its budget view, unmeetable at its queue's
+// price, is at any higher one) is demoted one queue instead
+// (ReasonBudget) if its budget view can be met at the lower price.
+//
 // A move is taken only if the job would be better off in the target
 // queue (what it lacks of each kind fits in that queue's free guarantee,
 // or that queue uses less of its guarantee) and does not take the job
@@ -91,23 +96,43 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	}
 	s.advance(clk)
 	s.updated, s.updatedSet = now, true
-
-	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
-	var sum [numQueues]float64
 	nowOff := int64(now.Sub(s.epoch))
+	parts := s.refreshParts()
+	avg := s.averages(s.evaluateJobs(nowOff, &parts)) // models 1 and 2
+	s.moves = s.moves[:0]
+	s.model3(now, nowOff, &avg) // weights, marks and moves
+	s.applyMoves()
+	dst = append(dst, s.moves...)
+	s.settleWatch()
+	s.restoreHeaps()
+	return dst, nil
+}
+
+// refreshParts returns the queues' equal parts of their guarantees at
+// this update, numbering anew (partsGen) each queue whose parts changed:
+// the cached capacities of its jobs (evalKey) are then stale.
+func (s *Scheduler) refreshParts() [numQueues][2]estimate.Capacity {
 	var parts [numQueues][2]estimate.Capacity
 	for q := range numQueues {
 		for k := range 2 {
 			parts[q][k] = s.queuePart(q, k)
 		}
 		if !s.partsSet || parts[q] != s.parts[q] {
-			// A new number for the queue's parts: the jobs' cached
-			// capacities (evalKey) are stale.
 			s.partsSeq++
 			s.parts[q], s.partsGen[q] = parts[q], s.partsSeq
 		}
 	}
 	s.partsSet = true
+	return parts
+}
+
+// evaluateJobs is the update's first pass: models 1 and 2 for every job
+// at nowOff, except those whose figures cannot have moved (settled: each
+// frozen one's W₁ still counts in its queue's sum). It fills s.tk with
+// each job's model-3 inputs and s.evaluated with the jobs it did not
+// skip, and returns the sums of W₁ per queue.
+func (s *Scheduler) evaluateJobs(nowOff int64, parts *[numQueues][2]estimate.Capacity) [numQueues]float64 {
+	var sum [numQueues]float64
 	// Resliced to one length: no bounds checks in the per-job loops.
 	all := s.all
 	costs, tk, settle := s.costs[:len(all)], s.tk[:len(all)], s.settle[:len(all)]
@@ -154,23 +179,32 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			continue
 		}
 		m0 := e.minK
-		f := s.evaluateTick(e, nowOff, costs[i], &parts)
+		f := s.evaluateTick(e, nowOff, costs[i], parts)
 		tk[i] = f
 		sum[e.queue] += f.base
 		if e.minK != m0 {
 			s.markKey(e)
 		}
 	}
+	return sum
+}
+
+// averages returns each queue's mean W₁ from the sums.
+func (s *Scheduler) averages(sum [numQueues]float64) [numQueues]float64 {
 	var avg [numQueues]float64
 	for q := range numQueues {
 		if s.nq[q] > 0 {
 			avg[q] = sum[q] / float64(s.nq[q])
 		}
 	}
+	return avg
+}
 
-	// Pass 2: model 3.
-	s.moves = s.moves[:0]
-	// The jobs pass 1 evaluated, in order (the others it skipped).
+// model3 is the update's second pass over the jobs the first evaluated,
+// in order: each one's weight, marks and move (update), and whether the
+// next update may skip it (settled).
+func (s *Scheduler) model3(now time.Time, nowOff int64, avg *[numQueues]float64) {
+	all, tk, settle := s.all, s.tk[:len(s.all)], s.settle[:len(s.all)]
 	for _, i := range s.evaluated {
 		e, st := all[i], &settle[i]
 		f := &tk[i]
@@ -200,6 +234,12 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			st.ok = false
 		}
 	}
+}
+
+// applyMoves carries out the update's moves (s.moves): each job leaves
+// its queue's heaps for the new queue's, which keep its counts and
+// usage; then the moves are put in decision order.
+func (s *Scheduler) applyMoves() {
 	for i := range s.moves {
 		d := &s.moves[i]
 		e := s.jobs[d.Job]
@@ -212,11 +252,14 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	}
 	s.sortMoves()
-	dst = append(dst, s.moves...)
-	s.settleWatch()
-	// Every heap holds the jobs it held before (moved jobs were moved
-	// above); only weights and minimums changed, of the jobs marked,
-	// unless jobs moved (their removal sifted the heaps).
+}
+
+// restoreHeaps restores the queue heaps' order after an update. Every
+// heap holds the jobs it held before (moved jobs were moved by
+// applyMoves); only weights and minimums changed, of the jobs marked,
+// unless jobs moved (their removal sifted the heaps): those are
+// re-heapified whole.
+func (s *Scheduler) restoreHeaps() {
 	for i := range s.heaps {
 		if len(s.moves) > 0 {
 			s.heaps[i].heapify()
@@ -225,7 +268,6 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 		s.marks[i] = s.marks[i][:0]
 	}
-	return dst, nil
 }
 
 // moveQueue moves e to queue to, keeping the queues' counts and usage.

@@ -1,6 +1,8 @@
 package fgm_test
 
 import (
+	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/fgm"
 	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
 	"github.com/schedkit/schedkit/schedkittest"
@@ -20,4 +22,16 @@ func newCluster(space *resource.Space, n int, capacity resource.Vector) *schedki
 		c.AddNode("", "r0", capacity)
 	}
 	return c
+}
+
+// nodeOf returns the node of ID id in the cluster s was made with (fgm
+// refuses a node value whose capacity is not the one registered), or a
+// node with that ID alone if the cluster has none.
+func nodeOf(s *fgm.Scheduler, id schedkit.NodeID) schedkit.Node {
+	if c, ok := s.Config().Cluster.(*schedkittest.Cluster); ok {
+		if n := c.Lookup(id); n != nil {
+			return n
+		}
+	}
+	return &schedkittest.Node{Key: id}
 }

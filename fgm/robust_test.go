@@ -77,7 +77,7 @@ func TestBadInputErrorTexts(t *testing.T) {
 }
 
 func scheduleErr(s *fgm.Scheduler, now time.Time, n schedkit.NodeID) error {
-	_, err := s.Schedule(now, &schedkittest.Node{Key: n}, nil)
+	_, err := s.Schedule(now, nodeOf(s, n), nil)
 	return err
 }
 

@@ -222,7 +222,10 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				})
 			case 2:
 				if committed {
-					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error { _, err := s.Schedule(stale, &schedkittest.Node{Key: n}, nil); return err })
+					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error {
+						_, err := s.Schedule(stale, &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
+						return err
+					})
 				}
 			case 3:
 				// A Schedule that fails part-way: a poisoned estimate, or
@@ -230,7 +233,7 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				// poison, the call succeeded: b gets it too.
 				a.est.poison = 1 + rng.IntN(3)
 				a.failNext = true
-				ds, err := a.s.Schedule(at(now), &schedkittest.Node{Key: n}, nil)
+				ds, err := a.s.Schedule(at(now), &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
 				a.est.poison, a.failNext = 0, false
 				if err != nil {
 					if !errors.Is(err, fgm.ErrInvalidEstimate) && !errors.Is(err, fgm.ErrInvalidTask) {
@@ -239,7 +242,7 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 					badPlaced++
 					break
 				}
-				db, eb := b.s.Schedule(at(now), &schedkittest.Node{Key: n}, nil)
+				db, eb := b.s.Schedule(at(now), &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
 				last, committed = now, true
 				if eb != nil || fmt.Sprint(ds) != fmt.Sprint(db) {
 					t.Fatalf("unpoisoned Schedule at %v: twins differ:\n a: %v\n b: %v %v", now, ds, db, eb)
@@ -247,7 +250,9 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				track(ds)
 				continue
 			}
-			both("Schedule", func(tw *twin) ([]fgm.Decision, error) { return tw.s.Schedule(at(now), &schedkittest.Node{Key: n}, nil) })
+			both("Schedule", func(tw *twin) ([]fgm.Decision, error) {
+				return tw.s.Schedule(at(now), &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
+			})
 		case 7: // SampleTask
 			ids := sortedRunning()
 			if len(ids) == 0 {
