@@ -289,16 +289,7 @@ func (c *classes) bound(cl *class) {
 
 // join counts cl in its group, lowering the group's bounds to cl's.
 func (c *classes) join(cl *class) {
-	g := &c.groups[cl.zero]
-	if g.n == 0 {
-		for k := range g.min {
-			g.min[k] = math.Inf(1)
-		}
-	}
-	g.n++
-	for k, x := range cl.lb {
-		g.min[k] = min(g.min[k], x)
-	}
+	c.groups[cl.zero].add(cl.lb)
 	if c.updates++; c.updates > 2*len(c.list)+16 {
 		c.regroup()
 	}
@@ -311,16 +302,20 @@ func (c *classes) regroup() {
 		c.groups[i] = classGroup{}
 	}
 	for _, cl := range c.list {
-		g := &c.groups[cl.zero]
-		if g.n == 0 {
-			for k := range g.min {
-				g.min[k] = math.Inf(1)
-			}
+		c.groups[cl.zero].add(cl.lb)
+	}
+}
+
+// add counts a class of bound lb in g, lowering g's bounds to it.
+func (g *classGroup) add(lb []float64) {
+	if g.n == 0 {
+		for k := range g.min {
+			g.min[k] = math.Inf(1)
 		}
-		g.n++
-		for k, x := range cl.lb {
-			g.min[k] = min(g.min[k], x)
-		}
+	}
+	g.n++
+	for k, x := range lb {
+		g.min[k] = min(g.min[k], x)
 	}
 }
 

@@ -70,6 +70,39 @@ func (x cursorSide) sampleNode(now time.Time, id schedkit.NodeID, used resource.
 	return x.s.SampleNode(now, id, used)
 }
 
+// sameHistories requires a's and b's Histories to predict keys alike
+// (sides named na and nb) and returns a's observations of them.
+func sameHistories(t *testing.T, a, b cursorSide, keys []schedkit.SimilarityKey, na, nb string) int {
+	t.Helper()
+	learned := 0
+	for _, k := range keys {
+		pa, oka := a.h.Predict(k)
+		pb, okb := b.h.Predict(k)
+		if sa, sb := fmt.Sprint(oka, pa), fmt.Sprint(okb, pb); sa != sb {
+			t.Fatalf("History %v: %s %s, %s %s", k, na, sa, nb, sb)
+		}
+		learned += a.h.Observations(k)
+	}
+	return learned
+}
+
+// newCursorSide returns a scheduler of nodes servers of capacity over
+// space that learns in a small History (few keys, few bins) from few
+// buffered samples per task (MaxSamples from the seed), so that
+// evictions and merges happen.
+func newCursorSide(t *testing.T, space *resource.Space, nodes int, capacity resource.Vector, seed uint64, lookup bool) cursorSide {
+	c := newCluster(space, nodes, capacity)
+	h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1, Bins: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := fgm.New(fgm.Config{Cluster: c, History: h, MaxSamples: 2 + int(seed%5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cursorSide{s, h, c, lookup}
+}
+
 func sampleCursorScenario(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 91))
 	space := testSpace(t)
@@ -83,19 +116,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		capacity = resource.Vector{2, 2}
 	}
 	const nodes = 4
-	mk := func(lookup bool) cursorSide {
-		c := newCluster(space, nodes, capacity)
-		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1, Bins: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := fgm.New(fgm.Config{Cluster: c, History: h, MaxSamples: 2 + int(seed%5)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cursorSide{s, h, c, lookup}
-	}
-	a, b := mk(false), mk(true)
+	a, b := newCursorSide(t, space, nodes, capacity, seed, false), newCursorSide(t, space, nodes, capacity, seed, true)
 	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 1}, {Logic: "m", DataSize: 2}, {Logic: "r", DataSize: 1}, {Logic: "x", DataSize: 3}}
 	reqs := []resource.Vector{{1, 2, 0}, {2, 4, 0}, {3, 1, 0}}
 	if slots {
@@ -246,15 +267,7 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 	if a.h.Len() != b.h.Len() || a.s.Running() != b.s.Running() || a.s.Pending() != b.s.Pending() {
 		t.Fatalf("History keys %d/%d, running %d/%d, pending %d/%d", a.h.Len(), b.h.Len(), a.s.Running(), b.s.Running(), a.s.Pending(), b.s.Pending())
 	}
-	learned := 0
-	for _, k := range keys {
-		pa, oka := a.h.Predict(k)
-		pb, okb := b.h.Predict(k)
-		if sa, sb := fmt.Sprint(oka, pa), fmt.Sprint(okb, pb); sa != sb {
-			t.Fatalf("History %v: cursor %s, lookup %s", k, sa, sb)
-		}
-		learned += a.h.Observations(k)
-	}
+	learned := sameHistories(t, a, b, keys, "cursor", "lookup")
 	for n := range nodes {
 		if !up[n] {
 			continue
@@ -413,24 +426,8 @@ func sampleTasksScenario(t *testing.T, seed uint64) {
 	space := testSpace(t)
 	capacity := resource.Vector{8, 16, 100}
 	const nodes = 3
-	type side struct {
-		s *fgm.Scheduler
-		h *estimate.History
-		c *schedkittest.Cluster
-	}
-	mk := func() side {
-		c := newCluster(space, nodes, capacity)
-		h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MaxKeys: 3, MinObservations: 1, MinSamples: 1, Bins: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := fgm.New(fgm.Config{Cluster: c, History: h, MaxSamples: 2 + int(seed%5)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return side{s, h, c}
-	}
-	a, b := mk(), mk() // a: SampleTasks; b: SampleTask
+	// a: SampleTasks; b: SampleTask
+	a, b := newCursorSide(t, space, nodes, capacity, seed, false), newCursorSide(t, space, nodes, capacity, seed, false)
 	keys := []schedkit.SimilarityKey{{Logic: "m", DataSize: 1}, {Logic: "r", DataSize: 1}, {Logic: "x", DataSize: 3}}
 	reqs := []resource.Vector{{1, 2, 0}, {2, 4, 0}, {3, 1, 0}}
 	now := time.Duration(0)
@@ -536,16 +533,7 @@ func sampleTasksScenario(t *testing.T, seed uint64) {
 			now += time.Duration(rng.IntN(3)) * time.Second
 		}
 	}
-	learned := 0
-	for _, k := range keys {
-		pa, oka := a.h.Predict(k)
-		pb, okb := b.h.Predict(k)
-		if sa, sb := fmt.Sprint(oka, pa), fmt.Sprint(okb, pb); sa != sb {
-			t.Fatalf("History %v: batched %s, one by one %s", k, sa, sb)
-		}
-		learned += a.h.Observations(k)
-	}
-	if learned == 0 {
+	if learned := sameHistories(t, a, b, keys, "batched", "one by one"); learned == 0 {
 		t.Fatal("nothing learned: the scenario does not exercise the sample buffers")
 	}
 	for n := range nodes {

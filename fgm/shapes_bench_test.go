@@ -109,29 +109,22 @@ func newShapeBench(b *testing.B, shape string, servers, jobs, pending int) *shap
 			}
 		}
 	}
-	// Fill every server (the walks start the waits of located tasks;
-	// they are over a minute later).
-	for k, n := range c.NodeList {
-		ds, err := s.Schedule(x.now, n, nil)
-		if err != nil {
-			b.Fatal(err)
+	// Fill every server, twice: the first walks start the waits of the
+	// located tasks, which are over a minute later.
+	for pass := range 2 {
+		for k, n := range c.NodeList {
+			ds, err := s.Schedule(x.now, n, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, d := range ds {
+				x.running[k] = append(x.running[k], x.byID[d.Task])
+			}
+			if pass == 1 && len(x.running[k]) != perServer {
+				b.Fatalf("server %d runs %d tasks, want %d", k, len(x.running[k]), perServer)
+			}
 		}
-		for _, d := range ds {
-			x.running[k] = append(x.running[k], x.byID[d.Task])
-		}
-	}
-	x.now = x.now.Add(time.Minute)
-	for k, n := range c.NodeList {
-		ds, err := s.Schedule(x.now, n, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, d := range ds {
-			x.running[k] = append(x.running[k], x.byID[d.Task])
-		}
-		if len(x.running[k]) != perServer {
-			b.Fatalf("server %d runs %d tasks, want %d", k, len(x.running[k]), perServer)
-		}
+		x.now = x.now.Add(time.Minute)
 	}
 	if got := s.Pending(); got < pending {
 		b.Fatalf("%d pending, want %d", got, pending)
