@@ -21,16 +21,31 @@ type eval struct {
 }
 
 // capacityFor returns the capacity of kind k available to e, model 1's V:
-// the slots it holds, or its equal part of its queue's guarantee if that
-// is more.
+// the slots it holds, or its equal part of what its queue can use if
+// that is more.
 func (s *Scheduler) capacityFor(e *entry, k int) estimate.Capacity {
 	return max(s.queuePart(e.queue, k), estimate.Capacity(e.held(k))*estimate.Slot)
 }
 
-// queuePart is a job's equal part of queue q's guarantee of kind k.
+// queuePart is a job's equal part of what queue q can use of kind k
+// (queueAvail).
 func (s *Scheduler) queuePart(q Queue, k int) estimate.Capacity {
-	part := s.guar[q][k] / float64(max(s.nq[q], 1))
+	part := s.queueAvail(q, k) / float64(max(s.nq[q], 1))
 	return estimate.Capacity(math.Round(part * float64(estimate.Slot)))
+}
+
+// queueAvail is the capacity of kind k queue q can use, "current load
+// considered": with CapacitySharing its guarantee; with PrioritySharing
+// the slots the queues above it do not hold, at least its floor.
+func (s *Scheduler) queueAvail(q Queue, k int) float64 {
+	if !s.r.priority {
+		return s.guar[q][k]
+	}
+	left := s.capK[k]
+	for h := q + 1; h < numQueues; h++ {
+		left -= float64(s.used[h][k])
+	}
+	return max(s.guar[q][k], left)
 }
 
 // taskTime returns Tm = Tr for e: the pooled formula (2), else its hint,
@@ -134,6 +149,17 @@ func (s *Scheduler) modelInputsAt(e *entry, nowOff int64, cost float64, caps [2]
 		Phi: e.phi, Map: work[0], Reduce: work[1], ReduceCapacity: caps[1],
 		ReduceStarted: e.nph > 1 && e.prog[1].Running+e.prog[1].Finished > 0,
 		DeadlineLeft:  dl, Transfer: transfer,
-		Allowance: (e.budget - cost) / s.r.queues[e.queue].Price, Held: e.held(0) + e.held(1),
+		Allowance: (e.budget - cost) / s.r.queues[e.queue].Price, Held: s.budgetHeld(e.held(0) + e.held(1)),
+		ClusterSlots: [2]int{int(s.capK[0]), int(s.capK[1])},
 	}
+}
+
+// budgetHeld is the slot count model 2's budget view spreads the
+// allowance over for a job holding held slots: held, or 1 with
+// Ablations.BudgetViewOneSlot.
+func (s *Scheduler) budgetHeld(held int) int {
+	if s.cfg.Ablations.BudgetViewOneSlot {
+		return 1
+	}
+	return held
 }

@@ -16,19 +16,31 @@ type qheap struct {
 	items []*entry
 	slot  int // q*2 + kind
 	kind  int
-	noMin bool
+	order order
+}
+
+// order is how a queue orders its jobs for one slot kind (the
+// configuration's switches).
+type order struct {
+	noMin        bool // Ablations.NoMinimumSlots
+	unknownFirst bool // not Ablations.UnknownByWeight
+	lostLast     bool // not Ablations.LostByWeight
 }
 
 // less orders a queue for one kind: jobs below their minimum of the kind
-// first (unless noMin), then weight descending, submission, ID.
+// first (unless noMin), among them those without a task time first
+// (unknownFirst); then the queue's order (entry.ahead).
 func (h *qheap) less(a, b *entry) bool {
-	if !h.noMin {
+	if !h.order.noMin {
 		ab, bb := a.below(h.kind), b.below(h.kind)
 		if ab != bb {
 			return ab
 		}
+		if ab && h.order.unknownFirst && a.ttKnown != b.ttKnown {
+			return !a.ttKnown
+		}
 	}
-	return a.before(b)
+	return a.ahead(b, h.order.lostLast)
 }
 
 func (h *qheap) len() int { return len(h.items) }

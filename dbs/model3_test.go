@@ -123,31 +123,40 @@ func TestTickHoldDown(t *testing.T) {
 	}
 }
 
-// TestTickBudgetRescue: a φ = 0.5 job past its deadline whose budget
-// view cannot be met at Mid's price (0.25 left buys 8.3 s on its one
-// slot, less than its 10 s reduce) but can at Low's (12.5 s) cannot
-// reach any minimum; its promotion is unaffordable, so model 3 moves it
-// down a queue, where its budget can still be met (ReasonBudget).
+// TestTickBudgetRescue: a φ = 0.5 job past its deadline, its maps done
+// and one 10 s reduce left, whose budget view cannot be met at Mid's
+// price (0.25 left buys 8.3 s on its one slot) but can at Low's (12.5 s)
+// cannot reach any minimum; its promotion is unaffordable, so model 3
+// moves it down a queue, where its budget can still be met
+// (ReasonBudget); with Ablations.NoBudgetDemotion it stays.
 func TestTickBudgetRescue(t *testing.T) {
-	c := newCluster(4, 4, 2)
-	s, err := dbs.New(dbs.Config{Cluster: c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := mrJob("j", 0.5, 10, 1, 30*sec, 1)
-	m := &j.Counters[0]
-	m.Finished, m.FinishedDurationSum = 2, 20*sec
-	m.Running, m.RunningStartSum, m.Ready = 1, 35*sec, 7
-	j.Paid = 0.75
-	now := t0.Add(40 * sec)
-	if err := s.Submit(now, j); err != nil {
-		t.Fatal(err)
-	}
-	ds := ticks(t, s, &now, 2)
-	if len(ds) != 1 || ds[0].Action != dbs.Demote || ds[0].Reason != dbs.ReasonBudget || ds[0].To != dbs.Low {
-		t.Fatalf("moves %v, want a demotion to low for the budget", ds)
-	}
-	if st, _ := s.Status("j"); !st.Min.Unmeetable || !st.PromotionUnaffordable {
-		t.Errorf("unmeetable %v, promotion unaffordable %v: want both", st.Min.Unmeetable, st.PromotionUnaffordable)
+	for _, off := range []bool{false, true} {
+		c := newCluster(4, 4, 2)
+		s, err := dbs.New(dbs.Config{Cluster: c, Ablations: dbs.Ablations{NoBudgetDemotion: off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := mrJob("j", 0.5, 10, 1, 30*sec, 1)
+		m := &j.Counters[0]
+		m.Ready, m.Finished, m.FinishedDurationSum = 0, 10, 100*sec
+		j.Counters[1].Ready = 1
+		j.Paid = 0.75
+		now := t0.Add(40 * sec)
+		if err := s.Submit(now, j); err != nil {
+			t.Fatal(err)
+		}
+		ds := ticks(t, s, &now, 2)
+		if off {
+			if len(ds) != 0 {
+				t.Errorf("NoBudgetDemotion: moves %v, want none", ds)
+			}
+			continue
+		}
+		if len(ds) != 1 || ds[0].Action != dbs.Demote || ds[0].Reason != dbs.ReasonBudget || ds[0].To != dbs.Low {
+			t.Fatalf("moves %v, want a demotion to low for the budget", ds)
+		}
+		if st, _ := s.Status("j"); !st.Min.Unmeetable || !st.PromotionUnaffordable {
+			t.Errorf("unmeetable %v, promotion unaffordable %v: want both", st.Min.Unmeetable, st.PromotionUnaffordable)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/internal/baseline"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
@@ -61,14 +62,20 @@ type dbsVariant struct {
 
 var dbsVariants = []dbsVariant{
 	{"DBS", policy.DBSOptions{}},
-	{"no weight update", policy.DBSOptions{Name: "DBS static", StaticWeights: true}},
-	{"no promotion/demotion", policy.DBSOptions{Name: "DBS no-moves", NoQueueMoves: true}},
-	{"no minimum slots", policy.DBSOptions{Name: "DBS no-min", NoMinimumSlots: true}},
-	{"minimums before shares", policy.DBSOptions{Name: "DBS min-first", MinimumFirst: true}},
+	{"no weight update", policy.DBSOptions{Name: "DBS static", Ablations: dbs.Ablations{StaticWeights: true}}},
+	{"no promotion/demotion", policy.DBSOptions{Name: "DBS no-moves", Ablations: dbs.Ablations{NoQueueMoves: true}}},
+	{"no minimum slots", policy.DBSOptions{Name: "DBS no-min", Ablations: dbs.Ablations{NoMinimumSlots: true}}},
 	{"φ-aware moves", policy.DBSOptions{Name: "DBS φ-moves", PhiAwareMoves: true}},
-	{"reduces at slow-start", policy.DBSOptions{Name: "DBS early-reduces", EarlyReduces: true}},
-	{"queues by priority", policy.DBSOptions{Name: "DBS queue-priority", QueuePriority: true}},
+	{"reduces at slow-start", policy.DBSOptions{Name: "DBS early-reduces", Ablations: dbs.Ablations{EarlyReduces: true}}},
 	{"no hold-down", policy.DBSOptions{Name: "DBS no-hold-down", HoldDown: -1}},
+	{"no affordability", policy.DBSOptions{Name: "DBS no-afford", Ablations: dbs.Ablations{NoAffordability: true}}},
+	{"no better-off", policy.DBSOptions{Name: "DBS no-better-off", Ablations: dbs.Ablations{NoBetterOff: true}}},
+	{"no budget demotion", policy.DBSOptions{Name: "DBS no-budget-demotion", Ablations: dbs.Ablations{NoBudgetDemotion: true}}},
+	{"lost jobs by weight", policy.DBSOptions{Name: "DBS lost-by-weight", Ablations: dbs.Ablations{LostByWeight: true}}},
+	{"new jobs by weight", policy.DBSOptions{Name: "DBS unknown-by-weight", Ablations: dbs.Ablations{UnknownByWeight: true}}},
+	{"budget view at one slot", policy.DBSOptions{Name: "DBS budget-one-slot", Ablations: dbs.Ablations{BudgetViewOneSlot: true}}},
+	{"capacity sharing", policy.DBSOptions{Name: "DBS capacity", Sharing: dbs.CapacitySharing}},
+	{"capacity sharing, minimums first", policy.DBSOptions{Name: "DBS capacity min-first", Sharing: dbs.CapacitySharing, MinimumFirst: true}},
 }
 
 // dbsPolicy returns a Policy building a DBS adapter with opt, recording
