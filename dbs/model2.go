@@ -251,11 +251,13 @@ func minView(v *MinView, t *viewTerms, window time.Duration) {
 		v.Map = ceilSlots(x, t.um)
 	}
 	if t.ur > 0 {
-		sr := 0.0
+		// now + W − f·δ·Td − Sr: with maps left Sr = Sr_max, so the
+		// denominator is ⌈Ur/nr⌉·Tr, taken as it is rather than as the
+		// difference of two long windows (rounding).
+		den := ws - t.transfer
 		if t.um > 0 {
-			sr = srMax
+			den = t.waveSecs
 		}
-		den := ws - t.transfer - sr
 		if den <= 0 {
 			v.Unmeetable = true
 			return
@@ -271,10 +273,20 @@ func minView(v *MinView, t *viewTerms, window time.Duration) {
 
 // beyond reports whether x slots, the quotient of a phase with tasks
 // unfinished tasks, are more than it can use (one per task) or, with
-// slots > 0, more than the cluster has of the kind.
+// slots > 0, more than the cluster has of the kind, by more than the
+// rounding of the quotient (a relative beyondTolerance: the reduce
+// quotient while maps remain is R·Tr/(⌈R/nr⌉·Tr), at most R but for
+// rounding).
 func beyond(x float64, tasks, slots int) bool {
-	return x > float64(tasks) || (slots > 0 && x > float64(slots))
+	limit := float64(tasks)
+	if slots > 0 {
+		limit = min(limit, float64(slots))
+	}
+	return x > limit*(1+beyondTolerance)
 }
+
+// beyondTolerance is the relative rounding beyond allows.
+const beyondTolerance = 1e-9
 
 // ceilSlots returns ⌈x⌉ clamped to [1, limit] (a phase with work left
 // needs at least one slot, and can use no more than its tasks).

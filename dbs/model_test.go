@@ -2,6 +2,7 @@ package dbs_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -325,5 +326,33 @@ func TestUpdateWeightModel3(t *testing.T) {
 				t.Errorf("UpdateWeight (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMinimumSlotsReducesInOneWave: while maps remain, model 2 plans the
+// reduces from Sr_max in ⌈R/nr⌉ waves, so their quotient is R/⌈R/nr⌉ —
+// with R ≤ nr every reduce at once, exactly R — whatever the rounding of
+// Sr_max in a long window: the view is never unmeetable for it (it was,
+// at a 9,281.8 s window, when the quotient rounded a hair above R).
+func TestMinimumSlotsReducesInOneWave(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 10000 {
+		tt := time.Duration(1+rng.IntN(100_000)) * time.Millisecond
+		r := 1 + rng.IntN(8)
+		in := dbs.MinInput{Phi: 1,
+			Map:            dbs.PhaseWork{Unfinished: 1 + rng.IntN(10), TaskTime: tt},
+			Reduce:         dbs.PhaseWork{Unfinished: r, TaskTime: tt},
+			ReduceCapacity: estimate.Capacity(r+rng.IntN(4)) * estimate.Slot,
+			DeadlineLeft:   time.Duration(rng.Int64N(int64(1000 * time.Hour))),
+			Transfer:       time.Duration(rng.IntN(100)) * time.Second,
+		}
+		got := dbs.MinimumSlots(in)
+		if !got.Deadline.Unmeetable && got.Reduce != r {
+			t.Fatalf("%+v: reduce minimum %d, want all %d at once", in, got.Reduce, r)
+		}
+		srMax := in.DeadlineLeft - tt - in.Transfer
+		if got.Deadline.Unmeetable && srMax > time.Duration(in.Map.Unfinished)*tt {
+			t.Fatalf("%+v: unmeetable with Sr_max %v, room for every map at once", in, srMax)
+		}
 	}
 }
