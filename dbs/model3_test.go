@@ -160,3 +160,39 @@ func TestTickBudgetRescue(t *testing.T) {
 		}
 	}
 }
+
+// TestTickAffordability: a Mid job (φ = 0.5, 20 maps of 30 s, deadline
+// 400 s) holding one of the two map slots it needs is marked short and,
+// at the next update, promoted to High if its budget covers what is left
+// there (0.05 × 660 slot-s = 33): with a budget of 40 it is; with 30
+// it stays, its promotion unaffordable — unless Ablations.NoAffordability.
+func TestTickAffordability(t *testing.T) {
+	for _, tc := range []struct {
+		budget   float64
+		abl      dbs.Ablations
+		promoted bool
+	}{
+		{40, dbs.Ablations{}, true},
+		{30, dbs.Ablations{}, false},
+		{30, dbs.Ablations{NoAffordability: true}, true},
+	} {
+		c := newCluster(5, 2, 1)
+		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 30 * sec, Ablations: tc.abl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := mrJob("both", 0.5, 20, 2, 400*sec, tc.budget)
+		m := &j.Counters[0]
+		m.Ready, m.Running = 19, 1
+		if err := s.Submit(t0, j); err != nil {
+			t.Fatal(err)
+		}
+		now := t0
+		ds := ticks(t, s, &now, 2)
+		promoted := len(ds) == 1 && ds[0].Action == dbs.Promote && ds[0].To == dbs.High
+		st, _ := s.Status("both")
+		if promoted != tc.promoted || st.PromotionUnaffordable == tc.promoted {
+			t.Errorf("budget %v, %+v: moves %v, unaffordable %v; want promoted %v", tc.budget, tc.abl, ds, st.PromotionUnaffordable, tc.promoted)
+		}
+	}
+}
