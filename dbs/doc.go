@@ -142,10 +142,11 @@
 //     as a job becomes pressing, and weighs the two constraints by φ as
 //     the paper's "time-influence factor" requires. T̂ is formula (3)
 //     of package estimate (paper 000) at the capacity available to the
-//     job, "current load considered": its equal part of what its queue
-//     can use of each kind — with PrioritySharing the slots the queues
-//     above it do not hold (at least its floor), with CapacitySharing
-//     its queue's guaranteed share — or the slots it holds if more. The
+//     job, "current load considered": with PrioritySharing its equal
+//     part of the cluster's slots of each kind among the jobs of its
+//     queue and the queues above it (the jobs it competes with; its part
+//     of its queue's floor if more), with CapacitySharing its equal part
+//     of its queue's guaranteed share — or the slots it holds if more. The
 //     task time is paper 000's formula (2), pooled over map and reduce
 //     tasks — paper 003's own assumption (1) is that nodes take the
 //     same time for a map and a reduce task — or, before any task has

@@ -21,31 +21,27 @@ type eval struct {
 }
 
 // capacityFor returns the capacity of kind k available to e, model 1's V:
-// the slots it holds, or its equal part of what its queue can use if
-// that is more.
+// the slots it holds, or its equal part (queuePart) if that is more.
 func (s *Scheduler) capacityFor(e *entry, k int) estimate.Capacity {
 	return max(s.queuePart(e.queue, k), estimate.Capacity(e.held(k))*estimate.Slot)
 }
 
-// queuePart is a job's equal part of what queue q can use of kind k
-// (queueAvail).
+// queuePart is a job's equal part of the capacity of kind k, "current
+// load considered": with CapacitySharing, of its queue's guarantee
+// among the queue's jobs; with PrioritySharing, of the cluster's slots
+// among the jobs of its queue and the queues above it (the jobs it
+// competes with), or of its queue's floor among the queue's jobs if
+// that is more.
 func (s *Scheduler) queuePart(q Queue, k int) estimate.Capacity {
-	part := s.queueAvail(q, k) / float64(max(s.nq[q], 1))
+	part := s.guar[q][k] / float64(max(s.nq[q], 1))
+	if s.r.priority {
+		n := 0
+		for h := q; h < numQueues; h++ {
+			n += s.nq[h]
+		}
+		part = max(part, s.capK[k]/float64(max(n, 1)))
+	}
 	return estimate.Capacity(math.Round(part * float64(estimate.Slot)))
-}
-
-// queueAvail is the capacity of kind k queue q can use, "current load
-// considered": with CapacitySharing its guarantee; with PrioritySharing
-// the slots the queues above it do not hold, at least its floor.
-func (s *Scheduler) queueAvail(q Queue, k int) float64 {
-	if !s.r.priority {
-		return s.guar[q][k]
-	}
-	left := s.capK[k]
-	for h := q + 1; h < numQueues; h++ {
-		left -= float64(s.used[h][k])
-	}
-	return max(s.guar[q][k], left)
 }
 
 // taskTime returns Tm = Tr for e: the pooled formula (2), else its hint,

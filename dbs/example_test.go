@@ -80,19 +80,20 @@ func newExCluster() (*exCluster, *exNode) {
 // Three jobs of 20 maps and 2 reduces, one per queue, with 30 s tasks
 // known from earlier runs (Config.DefaultTaskTime), on 10 map and 5
 // reduce slots. The queues are priorities (PrioritySharing, no floors);
-// each job, alone in its queue with nothing held above it, is estimated
-// at every slot of the cluster (model 1's V):
+// each job is estimated at its equal part of the cluster among the jobs
+// of its queue and the queues above (model 1's V):
 //
-//   - urgent (High): T̂ = ⌈20/10⌉·30 + ⌈2/5⌉·30 = 90 s of D = 200 s:
-//     W = 0.45. Model 2: Sr_max = 200 − 1·30 = 170 s, nm = ⌈600/170⌉ = 4,
-//     nr = ⌈60/(200 − 170)⌉ = 2.
-//   - both (Mid): T̂ = 90 s of 400 s = 0.225; Ĉ = 0.03 × 660 slot-s =
-//     19.8 of B = 40: 0.495; W = 0.36. Deadline view: Sr_max = 400 − 30
-//     = 370, nm = ⌈600/370⌉ = 2, nr = ⌈60/30⌉ = 2; the budget view (1333
-//     slot-s on one slot) needs less.
-//   - thrifty (Low): Ĉ = 0.02 × 660 = 13.2 of 25: W = 0.528; the budget
-//     view's window 25/0.02 = 1250 s gives nm = ⌈600/1220⌉ = 1, nr =
-//     ⌈60/30⌉ = 2.
+//   - urgent (High, alone: 10 map and 5 reduce slots): T̂ = ⌈20/10⌉·30 +
+//     ⌈2/5⌉·30 = 90 s of D = 200 s: W = 0.45. Model 2: Sr_max = 200 −
+//     1·30 = 170 s, nm = ⌈600/170⌉ = 4, nr = ⌈60/(200 − 170)⌉ = 2.
+//   - both (Mid, with urgent: 5 and 2.5): T̂ = 4·30 + 1·30 = 150 s of
+//     400 s = 0.375; Ĉ = 0.03 × 660 slot-s = 19.8 of B = 40: 0.495;
+//     W = 0.435. Deadline view: Sr_max = 400 − 30 = 370, nm =
+//     ⌈600/370⌉ = 2, nr = ⌈60/30⌉ = 2; the budget view (1333 slot-s on
+//     one slot) needs less.
+//   - thrifty (Low, with both others: 3.33 and 1.67): Ĉ = 0.02 × 660 =
+//     13.2 of 25: W = 0.528; the budget view's window 25/0.02 = 1250 s
+//     gives Sr_max = 1250 − 2·30, nm = ⌈600/1190⌉ = 1, nr = ⌈60/60⌉ = 1.
 //
 // A heartbeat serves minimums first, High to Low: urgent's 4 maps take
 // the node's 4 free map slots.
@@ -130,8 +131,8 @@ func Example() {
 	}
 	// Output:
 	// urgent  high W 0.450  min map 4 reduce 2
-	// both    mid  W 0.360  min map 2 reduce 2
-	// thrifty low  W 0.528  min map 1 reduce 2
+	// both    mid  W 0.435  min map 2 reduce 2
+	// thrifty low  W 0.528  min map 1 reduce 1
 	// assign urgent map×4 on n1 (high, below minimum)
 }
 

@@ -174,15 +174,16 @@ func TestPriorityDemotionFits(t *testing.T) {
 }
 
 // TestPriorityQueueAvail: with PrioritySharing, model 1's V for a job in
-// Mid is its part of what High does not hold: High's job runs 6 of 10
-// map slots, so Mid's two jobs have 2 each (T̂ = ⌈20/2⌉·30 s = 300 s of
-// a 600 s deadline: W₁ = 0.5); with CapacitySharing, their part of Mid's
-// 30% share, 1.5 each (T̂ = ⌈20/1.5⌉·30 s = 420 s: W₁ = 0.7).
+// Mid is its part of the cluster's 10 map slots among the jobs of Mid
+// and High (4: 2.5 each; T̂ = ⌈20/2.5⌉·30 s = 240 s of a 600 s
+// deadline: T̂/D = 0.4), whatever High's job holds; with
+// CapacitySharing, its part of Mid's 30% share, 1 (T̂ = 20·30 s = 600 s:
+// 1).
 func TestPriorityQueueAvail(t *testing.T) {
 	for _, tc := range []struct {
 		sharing dbs.Sharing
 		want    float64
-	}{{dbs.PrioritySharing, 0.5}, {dbs.CapacitySharing, 0.7}} {
+	}{{dbs.PrioritySharing, 0.4}, {dbs.CapacitySharing, 1}} {
 		c := newCluster(5, 2, 1)
 		s, err := dbs.New(dbs.Config{Cluster: c, Sharing: tc.sharing, DefaultTaskTime: 30 * sec})
 		if err != nil {
@@ -194,7 +195,7 @@ func TestPriorityQueueAvail(t *testing.T) {
 		if err := s.Submit(t0, high); err != nil {
 			t.Fatal(err)
 		}
-		for _, id := range []string{"m1", "m2"} {
+		for _, id := range []string{"m1", "m2", "m3"} {
 			j := mrJob(id, 0.5, 20, 0, 600*sec, 1e6)
 			j.Counters = j.Counters[:1]
 			if err := s.Submit(t0, j); err != nil {
