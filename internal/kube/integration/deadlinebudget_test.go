@@ -20,9 +20,9 @@ import (
 )
 
 // dbsScenarios are the hand-made DeadlineBudget cases. Slots are handed
-// out as dbs's Heartbeat does: each slot to the queue using the least
-// of its share (High 50%, Mid 30%, Low 20%; ties to the higher queue),
-// in it to the first job below its model-2 minimum, else by weight.
+// out as dbs's Heartbeat does: each slot to the first job below its
+// model-2 minimum, High to Low, else to the highest queue with a ready
+// task (dbs.DefaultQueues: no floors), in it by weight.
 func dbsScenarios() []*dbsScenario {
 	return []*dbsScenario{
 		{
@@ -31,7 +31,7 @@ func dbsScenarios() []*dbsScenario {
 			// maps are not: its ready reduce is held back (PreEnqueue)
 			// and never attempted. thrifty (φ 0) has no deadline; tail
 			// has data sizes (model 2's shuffle term).
-			name:  "queues by share, reduces after maps",
+			name:  "queues by priority, reduces after maps",
 			nodes: []nodeSpec{{name: "n1", maps: 3, reduces: 1}, {name: "n2", maps: 2, reduces: 1}},
 			jobs: []dbsJob{
 				{jobSpec: jobSpec{name: "urgent", submitted: 30 * sec, deadline: 200 * sec, maps: 4}, phi: 1},
