@@ -363,7 +363,10 @@ type tickFigs struct {
 // (reducesOpen). A job that cannot reach any minimum (e.lost: model 2
 // found no view meetable) needs every slot its ready and running tasks
 // could use, and at least what it holds: it is short while it could use
-// more, never holding a surplus.
+// more, never holding a surplus. A job without a task time, whose
+// minimum is not known yet (model 3 neither marks nor moves it), counts
+// as needing every slot its ready and running tasks could use when other
+// jobs' moves ask what is left (needSums).
 func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
 	f := tickFigs{base: w1, ttKnown: e.ttKnown, lost: e.lost, q: e.queue}
 	for p := range e.nph {
@@ -371,7 +374,7 @@ func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
 		f.held += h
 		n := 0
 		if usable := e.usable[p]; usable > 0 && (p == 0 || s.reducesOpen(e)) {
-			if e.lost {
+			if e.lost || !e.ttKnown {
 				n = usable
 			} else {
 				n = min(e.minOf(p), usable)
@@ -553,7 +556,8 @@ func (s *Scheduler) fitsAt(e *entry, to Queue, needK *[2]int) bool {
 }
 
 // needSums returns, per queue and slot kind, what the queue's jobs that
-// can reach a minimum need at this update (tickFigs.needK), summed once
+// can reach a minimum need at this update (tickFigs.needK: for a job
+// without a task time every slot it could use), summed once
 // per update on first use: from s.tk, which holds every job's figures of
 // its last evaluation (a job the update skipped has the figures it
 // would have).
