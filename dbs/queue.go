@@ -186,7 +186,7 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 		used := [numQueues]int64{}
 		for q := range numQueues {
 			used[q] = int64(s.used[q][k])
-			l := append(sc.lists[q][:0], s.heaps[int(q)*2+k].items...)
+			l := s.heaps[int(q)*2+k].appendTo(sc.lists[q][:0])
 			slices.SortFunc(l, cmp)
 			sc.lists[q] = l
 			sc.curs[q].reset(l, k, o)

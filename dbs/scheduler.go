@@ -8,6 +8,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/indexheap"
 	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 )
@@ -77,7 +78,7 @@ type Scheduler struct {
 	// (weight, minimums) the weight update changed; fix restores the
 	// heaps' order from them (qheap.fixAt).
 	marks [numQueues * 2][]int32
-	fix   fixScratch
+	fix   indexheap.Scratch
 	// parts are the queues' equal parts of their guarantees (queuePart)
 	// at the last weight update (partsSet), and partsGen numbers them:
 	// a queue's number changes (to the next partsSeq) whenever its parts
@@ -239,7 +240,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, r: r, cluster: cfg.Cluster, jobs: make(map[schedkit.JobID]*entry)}
 	for q := range numQueues {
 		for k := range 2 {
-			s.heaps[int(q)*2+k] = qheap{slot: int(q)*2 + k, kind: k, order: r.order}
+			s.heaps[int(q)*2+k] = newQheap(int(q)*2+k, k, r.order)
 		}
 	}
 	return s, nil

@@ -94,10 +94,10 @@ func New(cfg Config) (*Scheduler, error) {
 	s.free = make([]int, nk)
 	s.elig = make([]jheap, nk)
 	for k := range s.elig {
-		s.elig[k] = jheap{slot: k, less: lessStatic}
+		s.elig[k] = newStaticHeap(k)
 	}
-	s.fresh = jheap{slot: nk, less: lessStatic}
-	s.kill = jheap{slot: nk + 1, less: lessKill}
+	s.fresh = newStaticHeap(nk)
+	s.kill = newKillHeap(nk + 1)
 	return s, nil
 }
 

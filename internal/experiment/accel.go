@@ -336,7 +336,7 @@ func runAccel(p Params) (Result, error) {
 	res := accelResults{}
 	for i, run := range runs {
 		j := run.Jobs[0]
-		if j.Outcome != metrics.Completed {
+		if j.Outcome != sim.Completed {
 			return Result{}, runErr(cases[i].Label, fmt.Errorf("job %v", j.Outcome))
 		}
 		res[plan.cases[i].key] = j.Finish - j.Submit

@@ -35,7 +35,7 @@ func runAccelCase(t *testing.T, app, intensity, mb int, cl accelCluster, opt acc
 	if err != nil {
 		t.Fatalf("%s: %v", c.Label, err)
 	}
-	if j := run.Jobs[0]; j.Outcome != metrics.Completed {
+	if j := run.Jobs[0]; j.Outcome != sim.Completed {
 		t.Fatalf("%s: job %v", c.Label, j.Outcome)
 	}
 	return run.Jobs[0].Finish, s.Stats()

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/internal/baseline"
 	"github.com/schedkit/schedkit/internal/metrics"
@@ -403,7 +402,7 @@ func dbsRows(sums []metrics.Summary) []metrics.Metric {
 }
 
 // dbsCompareTable compares runs side by side, with DBS's queue moves.
-func dbsCompareTable(title string, runs []metrics.Run, insts []*policy.DBS) metrics.Table {
+func dbsCompareTable(title string, runs []sim.Run, insts []*policy.DBS) metrics.Table {
 	sums := Summaries(runs)
 	t := metrics.Compare(title, sums, dbsRows(sums))
 	t.Rows = append(t.Rows, dbsMoveRows(runs, insts)...)
@@ -416,7 +415,7 @@ func dbsCompareTable(title string, runs []metrics.Run, insts []*policy.DBS) metr
 // job back in the queue it had left within policy.DBSReversalWindow
 // (queue_moves_reversed_count), and the median and largest number of
 // moves per job. None if no column is DBS.
-func dbsMoveRows(runs []metrics.Run, insts []*policy.DBS) []metrics.Row {
+func dbsMoveRows(runs []sim.Run, insts []*policy.DBS) []metrics.Row {
 	hasDBS := false
 	for _, d := range insts {
 		hasDBS = hasDBS || d != nil
@@ -462,7 +461,7 @@ func dbsMoveRows(runs []metrics.Run, insts []*policy.DBS) []metrics.Row {
 
 // dbsPaperTable sets one paper experiment's FIFO, EDF and DBS runs beside
 // the paper's figures.
-func dbsPaperTable(name string, paper dbsPaper, w *workload.Workload, runs []metrics.Run, d *policy.DBS) metrics.Table {
+func dbsPaperTable(name string, paper dbsPaper, w *workload.Workload, runs []sim.Run, d *policy.DBS) metrics.Table {
 	sums := Summaries(runs)
 	f, e, s := &sums[0], &sums[1], &sums[2]
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
@@ -492,7 +491,7 @@ func dbsPaperTable(name string, paper dbsPaper, w *workload.Workload, runs []met
 		cells := []string{"", "", "", "", ""}
 		for i, c := range []int{1, 3, 4} {
 			for _, rec := range runs[[]int{0, 2, 1}[i]].Jobs {
-				if rec.ID == j.ID && rec.Outcome == metrics.Completed {
+				if rec.ID == j.ID && rec.Outcome == sim.Completed {
 					cells[c] = fmt.Sprintf("%.0fs · %.2f", (rec.Finish - rec.Submit).Seconds(), rec.Cost)
 				}
 			}
@@ -515,77 +514,6 @@ func dbsPaperTable(name string, paper dbsPaper, w *workload.Workload, runs []met
 // byPhiQueue), at DBS's shares, each job charged its queue's price.
 func capacity3Policy() Policy {
 	return Policy{Name: "capacity-3q", Doc: "Capacity with the three DBS queues, their shares and prices", New: func(env Env) (sim.Policy, error) {
-		shares := map[string]float64{"low": policy.DBSShares[0], "mid": policy.DBSShares[1], "high": policy.DBSShares[2]}
-		c, err := baseline.NewCapacity(baseline.CapacityConfig{Shares: shares})
-		if err != nil {
-			return nil, err
-		}
-		if len(env.Config.Prices) != env.Config.Space.Len() {
-			return nil, paramErr("capacity-3q needs Config.Prices")
-		}
-		pr := &queuePriced{Policy: c, name: "Capacity (3 queues)"}
-		for q, f := range map[string]float64{"low": 1 - policy.DBSPriceSpread, "mid": 1, "high": 1 + policy.DBSPriceSpread} {
-			v := env.Config.Prices.Clone()
-			for i := range v {
-				v[i] *= f
-			}
-			pr.prices = append(pr.prices, classPrice{q, v})
-		}
-		return pr, nil
+		return baseline.NewCapacity3(env.Config.Prices, policy.DBSShares, policy.DBSPriceSpread)
 	}}
-}
-
-type classPrice struct {
-	class string
-	price resource.Vector
-}
-
-// queuePriced wraps a policy so that each job is charged the price of its
-// class from its first heartbeat on (before any of its tasks can start).
-type queuePriced struct {
-	sim.Policy
-	name    string
-	prices  []classPrice
-	pending []*sim.Job
-}
-
-func (q *queuePriced) Name() string { return q.name }
-
-func (q *queuePriced) Submit(now time.Time, j *sim.Job) error {
-	if err := q.Policy.Submit(now, j); err != nil {
-		return err
-	}
-	q.pending = append(q.pending, j)
-	return nil
-}
-
-func (q *queuePriced) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
-	for i, j := range q.pending {
-		q.pending[i] = nil
-		if !j.Active() {
-			continue
-		}
-		for _, cp := range q.prices {
-			if cp.class == j.Class() {
-				dst = append(dst, sim.PriceJob(j, cp.price))
-			}
-		}
-	}
-	q.pending = q.pending[:0]
-	return q.Policy.Heartbeat(now, n, c, dst)
-}
-
-// TaskEnded forwards to the wrapped policy if it watches tasks (the
-// baselines' job index relies on hearing of every task end).
-func (q *queuePriced) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
-	if tw, ok := q.Policy.(sim.TaskWatcher); ok {
-		tw.TaskEnded(now, t, state)
-	}
-}
-
-// JobEnded forwards to the wrapped policy if it watches jobs.
-func (q *queuePriced) JobEnded(now time.Time, j *sim.Job, outcome metrics.Outcome) {
-	if jw, ok := q.Policy.(sim.JobWatcher); ok {
-		jw.JobEnded(now, j, outcome)
-	}
 }

@@ -45,7 +45,7 @@ const fgmBusyJobs = 10
 
 // busyJain is the mean Jain index over run's samples with at least
 // fgmBusyJobs active jobs.
-func busyJain(run metrics.Run) metrics.Number {
+func busyJain(run sim.Run) metrics.Number {
 	sum, n := 0.0, 0
 	for _, sm := range run.Samples {
 		if sm.Jobs() < fgmBusyJobs {
@@ -216,7 +216,7 @@ func pct(x, ref time.Duration) string {
 	return fmt.Sprintf("%+.1f%%", 100*(float64(x)-float64(ref))/float64(ref))
 }
 
-func fgmMainTable(title string, sums []metrics.Summary, runs []metrics.Run, timing bool) metrics.Table {
+func fgmMainTable(title string, sums []metrics.Summary, runs []sim.Run, timing bool) metrics.Table {
 	cols := make([]string, len(sums))
 	sizes := make([]metrics.SizeCompletion, len(sums))
 	for i := range sums {
@@ -293,7 +293,7 @@ func relNumber(x, ref metrics.Number) string {
 }
 
 // fgmAblationTable: each variant against DRF.
-func fgmAblationTable(title string, drf metrics.Summary, sums []metrics.Summary, drfRun metrics.Run, runs []metrics.Run, vars []fgmVariant) metrics.Table {
+func fgmAblationTable(title string, drf metrics.Summary, sums []metrics.Summary, drfRun sim.Run, runs []sim.Run, vars []fgmVariant) metrics.Table {
 	busy := fmt.Sprintf("Jain ≥ %d jobs", fgmBusyJobs)
 	t := metrics.Table{Title: title + ": ablation, each against DRF", Columns: []string{"makespan", "vs DRF", "mean job completion", "vs DRF", "failed attempts", "Jain all", busy, "Jain unmet", "vs DRF"}}
 	t.Rows = append(t.Rows, metrics.Row{Name: "DRF", Cells: []string{drf.Makespan.String(), "", drf.Response.MeanSpan().String(), "", strconv.Itoa(drf.FailedTasks), drf.Fairness.String(), busyJain(drfRun).String(), drf.UnmetFairness.String(), ""}})
@@ -313,7 +313,7 @@ func fgmAblationTable(title string, drf metrics.Summary, sums []metrics.Summary,
 // attempts with the attempts' true profiles: relative error of the
 // duration (prediction vs the attempt's isolated work) and of the mean
 // demand per kind.
-func fgmErrorTable(title string, run metrics.Run, pol *policy.FGM) metrics.Table {
+func fgmErrorTable(title string, run sim.Run, pol *policy.FGM) metrics.Table {
 	t := metrics.Table{Title: title, Columns: []string{"p50", "p95", "mean signed", "attempts"}}
 	if pol == nil {
 		return t
@@ -322,7 +322,7 @@ func fgmErrorTable(title string, run metrics.Run, pol *policy.FGM) metrics.Table
 		task    string
 		attempt int
 	}
-	recs := map[key]*metrics.TaskRecord{}
+	recs := map[key]*sim.TaskRecord{}
 	for i := range run.Tasks {
 		r := &run.Tasks[i]
 		recs[key{r.Task, r.Attempt}] = r

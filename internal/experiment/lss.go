@@ -137,7 +137,7 @@ func reduceLikeMap(wc workload.PoissonConfig) (workload.PoissonConfig, time.Dura
 // an LSS column, the adapter's counts.
 type lssCell struct {
 	sum   metrics.Summary
-	run   metrics.Run
+	run   sim.Run
 	stats *policy.LSSStats
 }
 
@@ -173,7 +173,7 @@ func (b *lssBatch) add(label string, cfg sim.Config, w *workload.Workload, cols 
 }
 
 // cells returns the outcomes of n cases from first.
-func (b *lssBatch) cells(runs []metrics.Run, first, n int) []lssCell {
+func (b *lssBatch) cells(runs []sim.Run, first, n int) []lssCell {
 	out := make([]lssCell, n)
 	for k := range out {
 		i := first + k

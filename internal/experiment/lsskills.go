@@ -7,6 +7,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/lss"
 )
@@ -14,7 +15,7 @@ import (
 // The lss experiment's wrong-kill analysis: every early kill (lss's
 // SpareExhausted) of an LSS column, with lss's figures and the job's
 // counters at the kill (policy.LSSKill), judged two ways — the
-// simulator's optimistic check at the kill (metrics.JobRecord
+// simulator's optimistic check at the kill (sim.JobRecord
 // CouldHaveMade), and the replay of the same job under LSS soft, which
 // kills nothing — and set beside the job's true task times (its spec).
 
@@ -54,7 +55,7 @@ func (v lssKillView) softMet(k policy.LSSKill) (met, ok bool) {
 		return false, false
 	}
 	j := &v.soft.run.Jobs[k.Job]
-	return j.Outcome == metrics.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline, true
+	return j.Outcome == sim.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline, true
 }
 
 // phaseMean returns the mean isolated task time of phase p of job i in

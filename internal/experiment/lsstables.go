@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // The lss experiment's tables: rows built from the cells of its runs.
@@ -85,7 +86,7 @@ func refusedCouldHaveMade(c *lssCell) int {
 	n := 0
 	for i := range c.run.Jobs {
 		j := &c.run.Jobs[i]
-		if j.Outcome == metrics.Rejected && j.CheckedKill && j.CouldHaveMade {
+		if j.Outcome == sim.Rejected && j.CheckedKill && j.CouldHaveMade {
 			n++
 		}
 	}
@@ -101,7 +102,7 @@ func infeasibleCell(c *lssCell) string {
 	met := 0
 	for _, i := range c.stats.InfeasibleJobs {
 		j := &c.run.Jobs[i]
-		if j.Outcome == metrics.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline {
+		if j.Outcome == sim.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline {
 			met++
 		}
 	}

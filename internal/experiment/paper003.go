@@ -106,7 +106,7 @@ func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, pape
 		for i := range res.Runs {
 			cell := "n/a"
 			for _, rec := range res.Runs[i].Jobs {
-				if rec.ID == j.ID && rec.Outcome == metrics.Completed {
+				if rec.ID == j.ID && rec.Outcome == sim.Completed {
 					cell = fmt.Sprintf("%.0fs · %s", (rec.Finish - rec.Submit).Seconds(), strconv.FormatFloat(rec.Cost, 'f', 2, 64))
 				}
 			}

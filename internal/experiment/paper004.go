@@ -253,10 +253,10 @@ func paper004Rows(sums []metrics.Summary, timing bool) []metrics.Metric {
 
 // keepCompletions cuts run's task records down to what sizeTable reads:
 // the succeeded attempts, without their resource vectors.
-func keepCompletions(run *metrics.Run) {
-	var kept []metrics.TaskRecord
+func keepCompletions(run *sim.Run) {
+	var kept []sim.TaskRecord
 	for _, r := range run.Tasks {
-		if r.Outcome == metrics.TaskSucceeded {
+		if r.Outcome == sim.TaskSucceeded {
 			r.Alloc, r.Used, r.Demand = nil, nil, nil
 			kept = append(kept, r)
 		}
@@ -269,9 +269,9 @@ func keepCompletions(run *metrics.Run) {
 // runs (grouped per workload, npol policies each, in column order). It
 // then drops the runs' task records: they are only needed here, and a
 // large -scale would otherwise keep every attempt of every run.
-func sizeTable(title string, runs []metrics.Run, npol int) metrics.Table {
+func sizeTable(title string, runs []sim.Run, npol int) metrics.Table {
 	names := make([]string, npol)
-	pooled := make([]metrics.Run, npol)
+	pooled := make([]sim.Run, npol)
 	for i := range runs {
 		k := i % npol
 		names[k] = runs[i].Policy
@@ -282,7 +282,7 @@ func sizeTable(title string, runs []metrics.Run, npol int) metrics.Table {
 	cs := make([]metrics.SizeCompletion, npol)
 	for k := range pooled {
 		cs[k] = metrics.CompletionBySize(pooled[k], 0, 0)
-		pooled[k] = metrics.Run{}
+		pooled[k] = sim.Run{}
 	}
 	t := metrics.SizeTable(title, names, cs)
 	t.Notes = append(t.Notes, "task completion: start to end of a succeeded attempt; job completion: submission to finish of a completed job")

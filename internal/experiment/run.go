@@ -24,7 +24,7 @@ type Case struct {
 	// ends, in the goroutine that ran it: a place to cut per-task records
 	// down before the other cases finish, so that memory holds a few
 	// runs' records at a time, not every run's.
-	Done func(*metrics.Run)
+	Done func(*sim.Run)
 }
 
 // progressEvery is the wall-clock period of progress lines: a run
@@ -42,8 +42,8 @@ const progressCheck = 64
 // the runs in case order. Results do not depend on the parallelism. A
 // case whose simulation returns an error fails the whole call (wrapping
 // ErrRun), since a baseline making an invalid decision is a bug.
-func RunCases(p Params, cases []Case) ([]metrics.Run, error) {
-	runs := make([]metrics.Run, len(cases))
+func RunCases(p Params, cases []Case) ([]sim.Run, error) {
+	runs := make([]sim.Run, len(cases))
 	var mu sync.Mutex // serialises progress lines
 	err := forEach(p.Parallel, len(cases), func(i int) error {
 		var err error
@@ -77,10 +77,10 @@ func forEach(par, n int, f func(i int) error) error {
 	return errors.Join(errs...)
 }
 
-func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
+func runCase(p Params, c *Case, mu *sync.Mutex) (sim.Run, error) {
 	pol, err := c.Policy.New(Env{Config: &c.Config, Workload: c.Workload})
 	if err != nil {
-		return metrics.Run{}, runErr(c.Label, err)
+		return sim.Run{}, runErr(c.Label, err)
 	}
 	cfg := c.Config
 	if !p.Timing && cfg.TimingSample == 0 {
@@ -88,7 +88,7 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 	}
 	s, err := sim.New(cfg, c.Workload, pol)
 	if err != nil {
-		return metrics.Run{}, runErr(c.Label, err)
+		return sim.Run{}, runErr(c.Label, err)
 	}
 	start := time.Now()
 	last := start
@@ -118,7 +118,7 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 }
 
 // Summaries summarises runs.
-func Summaries(runs []metrics.Run) []metrics.Summary {
+func Summaries(runs []sim.Run) []metrics.Summary {
 	out := make([]metrics.Summary, len(runs))
 	for i := range runs {
 		out[i] = metrics.Summarize(runs[i])
@@ -161,7 +161,7 @@ func Rows(sums []metrics.Summary, timing bool) []metrics.Metric {
 
 // UntimedSample is sim.Config.TimingSample for runs whose tables leave
 // the decision time out (Params.Timing unset): one policy call in 64 is
-// timed, which keeps metrics.Run.DecisionTime an estimate without two
+// timed, which keeps sim.Run.DecisionTime an estimate without two
 // clock reads per call. With Params.Timing every call is timed.
 const UntimedSample = 64
 

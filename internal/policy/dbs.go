@@ -8,7 +8,6 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -127,6 +126,8 @@ type DBSStats struct {
 //   - A job one of whose first two phases has tasks that all ask some
 //     of the other phase's slot kind (map tasks asking reduce slots) is
 //     rejected: dbs runs phase p's tasks in slot kind p.
+//   - Any other error dbs returns, from any call, stops the run
+//     (sim.ErrPolicy wrapping it).
 //
 // With a Space of just the two slot kinds, heartbeats of idle nodes are
 // not delivered (SkipFullNodes).
@@ -144,7 +145,6 @@ type DBS struct {
 	jobs    jobTable[*dbsJob]
 	pending []*sim.Job // jobs whose initial price is not yet set
 	stats   DBSStats
-	err     error
 	// slot[p] is the Space index of phase p's slot kind (map, reduce).
 	slot [2]int
 	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
@@ -350,23 +350,21 @@ func (p *DBS) flushPrices(dst []sim.Decision) []sim.Decision {
 // Submit implements sim.Policy.
 func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 	if err := p.flush(); err != nil {
-		p.err = err
 		return err
 	}
 	t := p.jobs.row(j)
 	if err := p.checkSlots(j); err != nil {
 		p.stats.Rejected++
-		return err // the simulator records the job as rejected, with this reason
+		return sim.Reject(err.Error())
 	}
 	t.job = p.newJob(j)
 	t.job.exactStarts = p.exactStarts(j)
 	if err := p.sched.Submit(now, t.job); err != nil {
+		t.job = nil
 		if errors.Is(err, dbs.ErrInvalidJob) {
 			p.stats.Rejected++
-			t.job = nil
-			return err // the simulator records the job as rejected, with this reason
+			return sim.Reject(err.Error())
 		}
-		p.err = err
 		return err
 	}
 	t.queued = true
@@ -378,9 +376,6 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 // Tick implements sim.Ticker: dbs's weight update.
 func (p *DBS) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
-	if p.err != nil {
-		return dst, p.err
-	}
 	if err := p.flush(); err != nil {
 		return dst, err
 	}
@@ -416,9 +411,6 @@ func (p *DBS) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 // Heartbeat implements sim.Policy.
 func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
-	if p.err != nil {
-		return dst, p.err
-	}
 	if err := p.flush(); err != nil {
 		return dst, err
 	}
@@ -460,18 +452,21 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 }
 
 // TaskEnded implements sim.TaskWatcher.
-func (p *DBS) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) { p.jobs.mark(t.Owner()) }
+func (p *DBS) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) error {
+	p.jobs.mark(t.Owner())
+	return nil
+}
 
-// JobEnded implements sim.JobWatcher.
-func (p *DBS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+// JobEnded implements sim.JobWatcher: dbs forgets the job.
+func (p *DBS) JobEnded(_ time.Time, j *sim.Job, _ sim.Outcome) error {
 	t := p.jobs.row(j)
+	var err error
 	if t.queued {
 		t.queued = false
-		if err := p.sched.Remove(j.ID()); err != nil && p.err == nil {
-			p.err = err
-		}
+		err = p.sched.Remove(j.ID())
 	}
 	t.job = nil
+	return err
 }
 
 // NodeChanged implements sim.NodeWatcher: the adapter learns the

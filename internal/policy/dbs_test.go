@@ -11,7 +11,6 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
@@ -54,7 +53,7 @@ func paper003Nodes() []sim.NodeSpec {
 	return nodes
 }
 
-func run(t *testing.T, s *sim.Sim) metrics.Run {
+func run(t *testing.T, s *sim.Sim) sim.Run {
 	t.Helper()
 	for {
 		more, err := s.Step()
@@ -170,12 +169,12 @@ func TestDBSRejectsInvalidJob(t *testing.T) {
 	var rejected, completed int
 	for _, j := range rec.Jobs {
 		switch j.Outcome {
-		case metrics.Rejected:
+		case sim.Rejected:
 			rejected++
 			if j.ID != jobs[1].ID {
 				t.Errorf("rejected %s", j.ID)
 			}
-		case metrics.Completed:
+		case sim.Completed:
 			completed++
 		}
 	}
