@@ -331,30 +331,7 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 					continue
 				}
 				cb, pb := c.held[k] < minOf(c) && !w.noMin, pick.held[k] < minOf(pick) && !w.noMin
-				cu, pu := cb && w.unknown && c.st.TaskTimeUnknown, pb && w.unknown && pick.st.TaskTimeUnknown
-				cl, pl := w.lostLast && c.st.Min.Unmeetable, w.lostLast && pick.st.Min.Unmeetable
-				switch {
-				case cb != pb:
-					if cb {
-						pick = c
-					}
-				case cu != pu:
-					if cu {
-						pick = c
-					}
-				case cl != pl:
-					if pl {
-						pick = c
-					}
-				case c.st.Weight != pick.st.Weight:
-					if c.st.Weight > pick.st.Weight {
-						pick = c
-					}
-				case !c.sub.Equal(pick.sub):
-					if c.sub.Before(pick.sub) {
-						pick = c
-					}
-				case c.st.Job < pick.st.Job:
+				if oracleAhead(oracleCand{c.st, c.sub, cb}, oracleCand{pick.st, pick.sub, pb}, w.unknown, w.lostLast) {
 					pick = c
 				}
 			}
@@ -549,4 +526,35 @@ func TestShareWithinOneRound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// oracleCand is a job as the tests' references order it: its Status,
+// submission and whether it is below its minimum of the slot's kind.
+type oracleCand struct {
+	st    dbs.JobStatus
+	sub   time.Time
+	below bool
+}
+
+// oracleAhead is the queue order the references apply within a queue
+// (entry.ahead with the heap's precedence, from Status): below its
+// minimum first, among those without a task time first (unknownFirst);
+// able to reach a minimum before not (lostLast); weight descending,
+// submission, ID.
+func oracleAhead(a, b oracleCand, unknownFirst, lostLast bool) bool {
+	au, bu := a.below && unknownFirst && a.st.TaskTimeUnknown, b.below && unknownFirst && b.st.TaskTimeUnknown
+	al, bl := lostLast && a.st.Min.Unmeetable, lostLast && b.st.Min.Unmeetable
+	switch {
+	case a.below != b.below:
+		return a.below
+	case au != bu:
+		return au
+	case al != bl:
+		return bl
+	case a.st.Weight != b.st.Weight:
+		return a.st.Weight > b.st.Weight
+	case !a.sub.Equal(b.sub):
+		return a.sub.Before(b.sub)
+	}
+	return a.st.Job < b.st.Job
 }

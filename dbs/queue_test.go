@@ -140,30 +140,7 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, cl *hCluster, jobs []*hJob, capa
 					pick = c
 					continue
 				}
-				cb, pb := below(c, k), below(pick, k)
-				cu, pu := cb && c.st.TaskTimeUnknown, pb && pick.st.TaskTimeUnknown
-				switch {
-				case cb != pb:
-					if cb {
-						pick = c
-					}
-				case cu != pu:
-					if cu {
-						pick = c
-					}
-				case c.st.Min.Unmeetable != pick.st.Min.Unmeetable:
-					if pick.st.Min.Unmeetable {
-						pick = c
-					}
-				case c.st.Weight != pick.st.Weight:
-					if c.st.Weight > pick.st.Weight {
-						pick = c
-					}
-				case !c.j.SubmittedAt.Equal(pick.j.SubmittedAt):
-					if c.j.SubmittedAt.Before(pick.j.SubmittedAt) {
-						pick = c
-					}
-				case c.j.Key < pick.j.Key:
+				if oracleAhead(oracleCand{c.st, c.j.SubmittedAt, below(c, k)}, oracleCand{pick.st, pick.j.SubmittedAt, below(pick, k)}, true, true) {
 					pick = c
 				}
 			}

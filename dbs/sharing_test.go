@@ -38,15 +38,23 @@ func firstAssigned(t *testing.T, cfg dbs.Config, now time.Time, jobs ...*hJob) s
 	return ds[0].Job
 }
 
-// TestLostJobsLast: in High, "lost" is past its deadline (no view of
-// model 2 can be met: W₁ = MaxTerm, minimum 0) and "hopeful" holds its
-// minimum (one map slot, already running); neither is below its minimum.
-// The free slot goes to the job that can still meet its deadline,
-// though the lost one weighs more; with Ablations.LostByWeight, by
-// weight, to the lost one.
-func TestLostJobsLast(t *testing.T) {
-	now := t0.Add(100 * sec)
-	mk := func() (*hJob, *hJob) {
+// TestQueueOrderRules checks the two rules of ours within a queue, each
+// with its ablation, on one free map slot in High:
+//
+//   - lost jobs last: "lost" is past its deadline (no view of model 2 can
+//     be met: W₁ = MaxTerm, minimum 0) and "hopeful" holds its minimum
+//     (one map slot, already running); neither is below its minimum. The
+//     slot goes to the job that can still meet its deadline, though the
+//     lost one weighs more; with Ablations.LostByWeight, by weight, to
+//     the lost one.
+//   - jobs without a task time first: "known" (a finished 10 s map, 20
+//     maps left, 90 s to its deadline: minimum ⌈200/90⌉ = 3, weight above
+//     0) and "new" (no task time yet: weight 0, placeholder minimum of
+//     one map) are both below their minimums. The slot goes to the job
+//     without a task time, which needs it to be measured at all; with
+//     Ablations.UnknownByWeight, by weight, to the known one.
+func TestQueueOrderRules(t *testing.T) {
+	lostJobs := func() []*hJob {
 		lost := mrJob("lost", 1, 10, 0, 50*sec, 0)
 		lost.Counters = lost.Counters[:1]
 		lost.Counters[0].Finished, lost.Counters[0].FinishedDurationSum, lost.Counters[0].Ready = 1, 10*sec, 9
@@ -54,41 +62,28 @@ func TestLostJobsLast(t *testing.T) {
 		hopeful.Counters = hopeful.Counters[:1]
 		h := &hopeful.Counters[0]
 		h.Finished, h.FinishedDurationSum, h.Running, h.RunningStartSum, h.Ready = 1, 10*sec, 1, 95*sec, 8
-		return lost, hopeful
+		return []*hJob{lost, hopeful}
 	}
-	for _, tc := range []struct {
-		abl  dbs.Ablations
-		want schedkit.JobID
-	}{{dbs.Ablations{}, "hopeful"}, {dbs.Ablations{LostByWeight: true}, "lost"}} {
-		lost, hopeful := mk()
-		if got := firstAssigned(t, dbs.Config{Ablations: tc.abl}, now, lost, hopeful); got != tc.want {
-			t.Errorf("%+v: slot to %s, want %s", tc.abl, got, tc.want)
-		}
-	}
-}
-
-// TestUnknownJobsFirst: in High, "known" (a finished 10 s map, 20 maps
-// left, 90 s to its deadline: minimum ⌈200/90⌉ = 3, weight above 0) and "new" (no task
-// time yet: weight 0, placeholder minimum of one map) are both below
-// their minimums. The free slot goes to the job without a task time,
-// which needs it to be measured at all; with Ablations.UnknownByWeight,
-// by weight, to the known one.
-func TestUnknownJobsFirst(t *testing.T) {
-	now := t0.Add(10 * sec)
-	mk := func() (*hJob, *hJob) {
+	unknownJobs := func() []*hJob {
 		known := mrJob("known", 1, 21, 0, 100*sec, 0)
 		known.Counters = known.Counters[:1]
 		known.Counters[0].Finished, known.Counters[0].FinishedDurationSum, known.Counters[0].Ready = 1, 10*sec, 20
 		fresh := mrJob("new", 1, 5, 0, 1000*sec, 0)
 		fresh.Counters = fresh.Counters[:1]
-		return known, fresh
+		return []*hJob{known, fresh}
 	}
 	for _, tc := range []struct {
+		jobs func() []*hJob
+		at   time.Duration
 		abl  dbs.Ablations
 		want schedkit.JobID
-	}{{dbs.Ablations{}, "new"}, {dbs.Ablations{UnknownByWeight: true}, "known"}} {
-		known, fresh := mk()
-		if got := firstAssigned(t, dbs.Config{Ablations: tc.abl}, now, known, fresh); got != tc.want {
+	}{
+		{lostJobs, 100 * sec, dbs.Ablations{}, "hopeful"},
+		{lostJobs, 100 * sec, dbs.Ablations{LostByWeight: true}, "lost"},
+		{unknownJobs, 10 * sec, dbs.Ablations{}, "new"},
+		{unknownJobs, 10 * sec, dbs.Ablations{UnknownByWeight: true}, "known"},
+	} {
+		if got := firstAssigned(t, dbs.Config{Ablations: tc.abl}, t0.Add(tc.at), tc.jobs()...); got != tc.want {
 			t.Errorf("%+v: slot to %s, want %s", tc.abl, got, tc.want)
 		}
 	}
