@@ -16,9 +16,8 @@ type QueueConfig struct {
 	// millionths; the shares of the three queues add up to at most 1.
 	// What it guarantees depends on Config.Sharing: with PrioritySharing
 	// (the default) it is a floor, the slots of each kind the queue's
-	// jobs get before a higher queue's jobs get more than their
-	// minimums; with CapacitySharing it is the queue's guaranteed share,
-	// an idle share lent to the other queues.
+	// jobs get before a higher queue's; with CapacitySharing it is the
+	// queue's guaranteed share, an idle share lent to the other queues.
 	Share float64
 	// Price is c_q, the charge per slot-second of a job in the queue:
 	// finite and positive.
@@ -27,11 +26,9 @@ type QueueConfig struct {
 
 // DefaultQueues are the queues used when Config.Queues is the zero
 // value, indexed by Queue: Low at 0.02, Mid at 0.03, High at 0.05 per
-// slot-second, none with a floor (the lower queues' "certain amount of
-// resources" is their jobs' model-2 minimums, which PrioritySharing
-// serves first). The paper gives no figures (its configuration file is
-// not printed); these are ours, with High the highest price as the paper
-// requires.
+// slot-second, none with a floor. The paper gives no figures (its
+// configuration file is not printed); these are ours, with High the
+// highest price as the paper requires.
 var DefaultQueues = [3]QueueConfig{
 	Low:  {Share: 0, Price: 0.02},
 	Mid:  {Share: 0, Price: 0.03},
@@ -54,19 +51,19 @@ type Sharing uint8
 // The ways to share the slots between the queues.
 const (
 	// PrioritySharing (the default) reads the queues as the paper's
-	// "queues of different priorities": a free slot goes to the first of
-	//  1. a job below its model-2 minimum of the slot's kind, High, Mid,
-	//     then Low (the minimum "guarantees the job's completion time",
-	//     and is the lower queues' "certain amount of resources");
-	//  2. a queue holding less than its floor (QueueConfig.Share) of the
-	//     kind, highest first;
-	//  3. the highest queue with a ready task of the kind.
+	// "queues of different priorities": a free slot goes to the highest
+	// queue, among those with a ready task of the slot's kind, that
+	// holds less than its floor (QueueConfig.Share) of the kind, else to
+	// the highest queue with a ready task; in the queue, to a job below
+	// its model-2 minimum first. Config.MinimumFirst serves every
+	// queue's jobs below their minimums, High to Low, before that.
 	PrioritySharing Sharing = iota
 	// CapacitySharing (option) reads the shares as a capacity
 	// scheduler's guarantees: a free slot goes to the queue using the
 	// smallest fraction of its share (ties to the higher queue), an idle
 	// share is lent to the others and comes back as the lent slots' tasks
-	// end. Config.MinimumFirst serves minimums before shares.
+	// end. Config.MinimumFirst serves every queue's minimums before
+	// shares.
 	CapacitySharing
 )
 
@@ -129,14 +126,15 @@ type Config struct {
 	// finishes (see JobStatus.TaskTimeUnknown).
 	DefaultTaskTime time.Duration
 
-	// MinimumFirst (option, CapacitySharing only) serves minimums before
-	// shares, as Kc & Anyanwu's deadline scheduler guarantees its
-	// minimums: a free slot goes first to a job below its model-2 minimum
-	// of the slot's kind, in queue order (High, Mid, Low) then weight,
-	// even if its queue is at or above its share; only when no queue's
-	// first job is below its minimum are slots divided by share.
-	// PrioritySharing always serves minimums first; New refuses the
-	// option with it.
+	// MinimumFirst (option) serves minimums across the queues, as Kc &
+	// Anyanwu's deadline scheduler guarantees its minimums: a free slot
+	// goes first to a job below its model-2 minimum of the slot's kind,
+	// in queue order (High, Mid, Low) then weight, whatever the queues'
+	// priorities (PrioritySharing: the lower queues' minimums come before
+	// a higher queue's jobs at their minimums) or shares
+	// (CapacitySharing: even if its queue is at or above its share);
+	// only when no queue's first job is below its minimum do the queues'
+	// priorities or shares decide.
 	MinimumFirst bool
 	// PhiAwareMoves (option) lets model 3 promote only jobs with φ > 0
 	// and demote only jobs with φ < 1: a promotion buys time at a higher
@@ -162,9 +160,8 @@ type Ablations struct {
 	// demotes a job.
 	NoQueueMoves bool
 	// NoMinimumSlots drops model 2 from slot assignment: jobs below
-	// their minimum get no precedence (with PrioritySharing the queues
-	// are then strict priorities), a queue's jobs are served by weight
-	// alone. Model 3 still compares held with needed slots.
+	// their minimum get no precedence, a queue's jobs are served by
+	// weight alone. Model 3 still compares held with needed slots.
 	NoMinimumSlots bool
 	// EarlyReduces assigns a job's reduce tasks as soon as the host
 	// reports them ready (Hadoop's reduce slow-start), while its maps
@@ -217,8 +214,7 @@ type resolved struct {
 	holdDown time.Duration // 0: none
 	space    *resource.Space
 	// priority: PrioritySharing; minFirst: minimums served before the
-	// queues' order (PrioritySharing or MinimumFirst, unless
-	// Ablations.NoMinimumSlots).
+	// queues' order (MinimumFirst, unless Ablations.NoMinimumSlots).
 	priority, minFirst bool
 	order              order // a queue's order of its jobs (qheap)
 }
@@ -256,17 +252,11 @@ func (c *Config) resolve() (resolved, error) {
 	if r.kind[0] == r.kind[1] {
 		return fail("map and reduce slots are the same kind %q", names[0])
 	}
-	switch c.Sharing {
-	case PrioritySharing:
-		if c.MinimumFirst {
-			return fail("MinimumFirst applies to CapacitySharing only (PrioritySharing serves minimums first)")
-		}
-	case CapacitySharing:
-	default:
+	if c.Sharing > CapacitySharing {
 		return fail("unknown Sharing %v", c.Sharing)
 	}
 	r.priority = c.Sharing == PrioritySharing
-	r.minFirst = (r.priority || c.MinimumFirst) && !c.Ablations.NoMinimumSlots
+	r.minFirst = c.MinimumFirst && !c.Ablations.NoMinimumSlots
 	r.order = order{noMin: c.Ablations.NoMinimumSlots, unknownFirst: !c.Ablations.UnknownByWeight, lostLast: !c.Ablations.LostByWeight}
 	r.queues = c.Queues
 	if r.queues == ([3]QueueConfig{}) {

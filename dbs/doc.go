@@ -8,12 +8,13 @@
 //
 //   - Queues: High, Mid and Low for φ = 1, 0.5 and 0, each with a price
 //     per slot-second (High the highest), read as priorities
-//     (PrioritySharing): a free slot goes first to a job below its
-//     model-2 minimum, High, Mid, then Low; then to a queue below its
-//     floor (none by default); then to the highest queue with work.
-//     Within a queue jobs are ordered by weight (descending), submission,
-//     ID. Capacity-style shares (guaranteed, an idle share lent to the
-//     other queues) are an option (CapacitySharing).
+//     (PrioritySharing): a free slot goes to a queue below its floor
+//     (none by default), else to the highest queue with work; in the
+//     queue first to a job below its model-2 minimum, then by weight
+//     (descending), submission, ID. Capacity-style shares (guaranteed,
+//     an idle share lent to the other queues) are an option
+//     (CapacitySharing), as is serving every queue's minimums first
+//     (MinimumFirst).
 //   - Reduces after maps: a job is given reduce slots only once none of
 //     its maps is unfinished (model 2 plans the reduces from then on;
 //     a reduce slot held earlier is paid for and idle).
@@ -22,9 +23,9 @@
 //     deadline (φ > 0) and the budget (φ < 1) (MinimumSlots).
 //   - Model 3, the weight update every Δ = 500 ms, with promotion and
 //     demotion between queues (UpdateWeight, Scheduler.Tick).
-//   - Slot assignment on each heartbeat: minimums first, then queues by
-//     priority, within a queue by weight; map slots, then reduce slots,
-//     as a Hadoop-1 JobTracker (Scheduler.Heartbeat).
+//   - Slot assignment on each heartbeat: queues by priority, within a
+//     queue minimums first, then by weight; map slots, then reduce
+//     slots, as a Hadoop-1 JobTracker (Scheduler.Heartbeat).
 //   - Success (the paper's Job4 example): a φ = 1 job succeeds if it
 //     meets its deadline, φ = 0 if it stays within budget, φ = 0.5 if
 //     either holds (Success).
@@ -240,9 +241,10 @@
 //   - Better off (NoBetterOff). The paper moves a job "to increase its
 //     chances of resources and scheduling", so a move is taken only if
 //     the job is better off in the target queue. With PrioritySharing:
-//     what it needs of each kind fits in the kind's capacity less what
-//     the other jobs of the target queue and the queues above it need (a
-//     promotion then gets it its minimum, a demotion keeps it); a job
+//     what it needs of each kind fits in the kind's capacity less the
+//     minimums of the other jobs of the target queue and the queues
+//     above it (a promotion can then get it its minimum, a demotion
+//     keep it); a job
 //     that cannot reach any minimum (given none in any queue) is better
 //     off only in a higher queue. With CapacitySharing: what it lacks
 //     fits in what the target queue's guarantee leaves free, or the
@@ -282,28 +284,32 @@
 // Three readings of the prose decide how slots are handed out; each is
 // stated with the text it rests on (our translation).
 //
-//   - Queues: priorities, minimums first. The paper sets up "queues of
-//     different priorities" (不同優(yōu)先級(jí)的隊(duì)列): High "has the most
-//     scheduling opportunities and computing resources, to guarantee as
-//     far as possible the needs of jobs with high time requirements"
-//     (盡可能地保證對(duì)時(shí)間要求高的用戶作業(yè)的需求); Mid's "priority lies
-//     between the two" and it "can also get some scheduling
-//     opportunities"; Low is "also configured a certain amount of
-//     computing resources, so that jobs with high time requirements do
-//     not monopolise the resources and low-time jobs are not left
-//     without a response for long"; model 2's minimum exists "to
-//     guarantee the job's completion time" (以此保證作業(yè)完成時(shí)間). So a
-//     free slot goes first to a job below its minimum, High, Mid, then
-//     Low — the lower queues' "certain amount" is their jobs' minimums —
-//     then to a queue below its floor (QueueConfig.Share: none in
-//     DefaultQueues), then to the highest queue with work
-//     (PrioritySharing). The proportions of the configuration file are
-//     not printed; read as capacity guarantees (CapacitySharing: a queue
-//     with work holds its share even against higher queues, an idle
-//     share is lent by least used fraction), they cap a deadline-only
-//     job below its minimum while a budget-only job holds its share, which
-//     contradicts "as far as possible the needs of" time-critical jobs;
-//     they are an option, measured beside the default.
+//   - Queues: priorities, minimums first within each. The paper sets up
+//     "queues of different priorities" (不同優(yōu)先級(jí)的隊(duì)列): High "has the
+//     most scheduling opportunities and computing resources, to
+//     guarantee as far as possible the needs of jobs with high time
+//     requirements" (盡可能地保證對(duì)時(shí)間要求高的用戶作業(yè)的需求); Mid's
+//     "priority lies between the two" and it "can also get some
+//     scheduling opportunities"; Low is "also configured a certain
+//     amount of computing resources, so that jobs with high time
+//     requirements do not monopolise the resources and low-time jobs are
+//     not left without a response for long", the proportions set in a
+//     configuration file; model 2's minimum exists "to guarantee the
+//     job's completion time" (以此保證作業(yè)完成時(shí)間). So a free slot goes
+//     to a queue below its configured proportion, read as a floor
+//     (QueueConfig.Share: none in DefaultQueues), else to the highest
+//     queue with work, and in the queue first to a job below its
+//     minimum (PrioritySharing). Two other readings are options,
+//     measured beside it: the lower queues' "certain amount" as their
+//     jobs' minimums, served before a higher queue's jobs above theirs
+//     (MinimumFirst: with it Mid's and Low's minimums take slots from
+//     High's jobs, whose minimums leave them no slack, and time-critical
+//     jobs miss deadlines they meet without it), and the proportions as
+//     capacity guarantees (CapacitySharing: a queue with work holds its
+//     share even against higher queues, an idle share is lent by least
+//     used fraction; it caps a deadline-only job below its minimum while
+//     a budget-only job holds its share, which contradicts "as far as
+//     possible the needs of" time-critical jobs).
 //   - Within a queue, no cap at the minimum. The minimum of model 2 is,
 //     after Kc & Anyanwu, "the minimum resources a job needs ... to
 //     guarantee its completion time and to raise the number of jobs in
@@ -341,10 +347,12 @@
 // algorithm as reconstructed above). The options, each measured against
 // the default by the simulator's dbs experiment:
 //
+//   - MinimumFirst serves every queue's jobs below their minimums, High
+//     to Low, before the queues' priorities (or shares), as Kc &
+//     Anyanwu's deadline scheduler guarantees its minimums.
 //   - Sharing: CapacitySharing reads the queues' shares as a capacity
 //     scheduler's guarantees (DefaultCapacityQueues: High 50%, Mid 30%,
-//     Low 20%); with it MinimumFirst serves minimums before shares, as
-//     Kc & Anyanwu's deadline scheduler guarantees its minimums.
+//     Low 20%).
 //   - QueueConfig.Share with PrioritySharing: a floor per queue.
 //   - PhiAwareMoves promotes only jobs with φ > 0 (a promotion buys time
 //     at a higher price) and demotes only jobs with φ < 1 (a demotion

@@ -34,14 +34,13 @@ func TestNewConfigErrors(t *testing.T) {
 		"negative Δ":     {Cluster: c, Interval: -time.Second},
 		"NaN rate":       {Cluster: c, TransferRate: math.NaN()},
 		"negative prior": {Cluster: c, DefaultTaskTime: -time.Second},
-		"min-first":      {Cluster: c, MinimumFirst: true},
 		"sharing":        {Cluster: c, Sharing: dbs.CapacitySharing + 1},
 	} {
 		if _, err := dbs.New(cfg); !errors.Is(err, dbs.ErrConfig) {
 			t.Errorf("%s: New error %v, want ErrConfig", name, err)
 		}
 	}
-	for _, cfg := range []dbs.Config{{Cluster: c}, {Cluster: c, Sharing: dbs.CapacitySharing, MinimumFirst: true}} {
+	for _, cfg := range []dbs.Config{{Cluster: c}, {Cluster: c, MinimumFirst: true}, {Cluster: c, Sharing: dbs.CapacitySharing, MinimumFirst: true}} {
 		if _, err := dbs.New(cfg); err != nil {
 			t.Fatalf("valid config: %v", err)
 		}

@@ -95,8 +95,8 @@ func newExCluster() (*exCluster, *exNode) {
 //     13.2 of 25: W = 0.528; the budget view's window 25/0.02 = 1250 s
 //     gives Sr_max = 1250 − 2·30, nm = ⌈600/1190⌉ = 1, nr = ⌈60/60⌉ = 1.
 //
-// A heartbeat serves minimums first, High to Low: urgent's 4 maps take
-// the node's 4 free map slots.
+// A heartbeat serves High first, its job's minimum first: urgent's 4
+// maps take the node's 4 free map slots.
 func Example() {
 	cluster, node := newExCluster()
 	sched, err := dbs.New(dbs.Config{Cluster: cluster, DefaultTaskTime: 30 * time.Second})
@@ -174,8 +174,9 @@ func Example_weightUpdate() {
 
 // The package Example's three jobs (one per queue, 20 maps each, nothing
 // running): the order in which heartbeats at t0 would hand out their map
-// slots, for a host that places one task at a time. Each job's minimum
-// first, High to Low (below minimum), then the rest by queue.
+// slots, for a host that places one task at a time. High first, then
+// Mid, then Low; in each queue its jobs' minimums first (below
+// minimum).
 func ExampleScheduler_Queue() {
 	cluster, _ := newExCluster()
 	sched, _ := dbs.New(dbs.Config{Cluster: cluster, DefaultTaskTime: 30 * time.Second})
@@ -196,10 +197,10 @@ func ExampleScheduler_Queue() {
 	fmt.Println(len(picks), "picks")
 	// Output:
 	// urgent map×4 (high, below minimum true)
-	// both map×2 (mid, below minimum true)
-	// thrifty map×1 (low, below minimum true)
 	// urgent map×16 (high, below minimum false)
+	// both map×2 (mid, below minimum true)
 	// both map×18 (mid, below minimum false)
+	// thrifty map×1 (low, below minimum true)
 	// thrifty map×19 (low, below minimum false)
 	// 6 picks
 }

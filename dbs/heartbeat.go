@@ -15,15 +15,14 @@ import (
 // JobTracker does; each free slot goes to
 //
 //  1. a queue, among those with a ready task of the slot's kind: with
-//     PrioritySharing (the default), the highest queue whose first job
-//     is below its model-2 minimum of the kind, else the highest queue
-//     holding less than its floor (QueueConfig.Share) of the kind, else
-//     the highest queue; with CapacitySharing, the queue that uses the
-//     smallest fraction of its guaranteed share of the kind (a queue
-//     below its share is served first, an idle share is lent to the
-//     others, and lent slots come back to their queue as tasks end,
-//     without preemption; ties go to the higher queue), after the
-//     queues' minimums with Config.MinimumFirst;
+//     PrioritySharing (the default), the highest queue holding less than
+//     its floor (QueueConfig.Share) of the kind, else the highest queue;
+//     with CapacitySharing, the queue that uses the smallest fraction of
+//     its guaranteed share of the kind (a queue below its share is
+//     served first, an idle share is lent to the others, and lent slots
+//     come back to their queue as tasks end, without preemption; ties
+//     go to the higher queue); with Config.MinimumFirst, before either,
+//     the highest queue whose first job is below its model-2 minimum;
 //  2. within the queue, the first job holding fewer slots of the kind
 //     than its model-2 minimum (those without a task time first), else
 //     the first job; jobs that can still reach a minimum before those
@@ -107,9 +106,9 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 }
 
 // pickQueue returns the queue that gets the next slot of kind k, -1 if
-// none has a ready task of the kind: the highest queue whose first job
-// is below its minimum, if any (PrioritySharing, or MinimumFirst); then
-// with PrioritySharing, pickPriority; with CapacitySharing, among queues
+// none has a ready task of the kind: with MinimumFirst, the highest
+// queue whose first job is below its minimum, if any; then with
+// PrioritySharing, pickPriority; with CapacitySharing, among queues
 // with a ready task of the kind, the least used relative to its
 // guarantee (a queue with no guarantee only gets what others leave),
 // ties to the higher queue.
@@ -163,11 +162,11 @@ func shareLess(ua, ub, sa, sb int64) bool {
 	return ua*sb < ub*sa
 }
 
-// pickPriority is pickQueue with PrioritySharing once no queue's first
-// job is below its minimum: the highest queue with a ready task of kind
-// k that holds less than its floor of the kind (used/capacity < share,
-// exact in millionths), else the highest queue with a ready task; -1 if
-// none has one.
+// pickPriority is pickQueue with PrioritySharing (after MinimumFirst's
+// minimums): the highest queue with a ready task of kind k that holds
+// less than its floor of the kind (used/capacity < share, exact in
+// millionths), else the highest queue with a ready task; -1 if none has
+// one.
 func (s *Scheduler) pickPriority(k int) int {
 	capk := int64(s.capK[k])
 	first := -1

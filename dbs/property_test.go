@@ -67,7 +67,7 @@ func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
 	}
 	priority := cfg.Sharing == dbs.PrioritySharing
 	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.Ablations.NoMinimumSlots,
-		minFirst: (priority || cfg.MinimumFirst) && !cfg.Ablations.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
+		minFirst: cfg.MinimumFirst && !cfg.Ablations.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
 		early: cfg.Ablations.EarlyReduces, priority: priority, unknown: !cfg.Ablations.UnknownByWeight, lostLast: !cfg.Ablations.LostByWeight, afford: !cfg.Ablations.NoAffordability}
 }
 
@@ -402,6 +402,8 @@ func TestPropertyAgainstOracle(t *testing.T) {
 		"no-moves":      {Ablations: dbs.Ablations{NoQueueMoves: true}},
 		"early":         {Ablations: dbs.Ablations{EarlyReduces: true}},
 		"floors":        {Queues: dbs.DefaultCapacityQueues, Ablations: dbs.Ablations{EarlyReduces: true}},
+		"min-first":     {MinimumFirst: true},
+		"floors+min":    {Queues: dbs.DefaultCapacityQueues, MinimumFirst: true},
 		"static":        {Ablations: dbs.Ablations{StaticWeights: true}},
 		"prior+net":     {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
 		"ours-off":      {Ablations: dbs.Ablations{NoAffordability: true, NoBetterOff: true, NoBudgetDemotion: true, LostByWeight: true, UnknownByWeight: true, BudgetViewOneSlot: true}},

@@ -149,9 +149,10 @@ func cmpLostLast(a, b *entry) int {
 // holds, which Queue tracks slot by slot. After such heartbeats, Queue at
 // now returns the rest of its earlier answer.
 //
-// Queues interleave as in Heartbeat (minimums High to Low, floors, then
-// by queue; with CapacitySharing each slot to the queue using the least
-// fraction of its share); the run of slots a queue keeps is computed in
+// Queues interleave as in Heartbeat (floors, then by queue; with
+// CapacitySharing each slot to the queue using the least fraction of
+// its share; with MinimumFirst every queue's minimums first); the run of
+// slots a queue keeps is computed in
 // exact integer arithmetic rather than slot by slot, so the cost is
 // O(n log n) for n jobs with ready tasks plus one step per Pick.
 //

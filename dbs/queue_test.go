@@ -50,15 +50,15 @@ func expandAssigns(ds []dbs.Decision, k int) []slotKey {
 
 // naiveQueue is the reference for Queue: it hands out slots one at a
 // time with unlimited free slots, reading every job's figures through
-// Status and the host's counters. Per slot, the queue: with
-// PrioritySharing (s's configuration, capacity false) the highest queue
-// with a job below its minimum, else the highest below its floor, else
-// the highest with a ready task; with CapacitySharing (capacity true,
-// without MinimumFirst) the queue least used against its share (ties to
-// the higher queue). In the queue: a job below its minimum (one without
-// a task time first), else any; then a job that can reach a minimum
+// Status and the host's counters. Per slot, the queue: with minFirst
+// (Config.MinimumFirst) the highest queue with a job below its minimum,
+// if any; then with PrioritySharing (capacity false) the highest below
+// its floor, else the highest with a ready task; with CapacitySharing
+// (capacity true) the queue least used against its share (ties to the
+// higher queue). In the queue: a job below its minimum (one without a
+// task time first), else any; then a job that can reach a minimum
 // before one that cannot, then weight, submission, ID. No ablations.
-func naiveQueue(t testing.TB, s *dbs.Scheduler, cl *hCluster, jobs []*hJob, capacity bool) []dbs.Pick {
+func naiveQueue(t testing.TB, s *dbs.Scheduler, cl *hCluster, jobs []*hJob, capacity, minFirst bool) []dbs.Pick {
 	type cand struct {
 		j     *hJob
 		st    dbs.JobStatus
@@ -105,18 +105,18 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, cl *hCluster, jobs []*hJob, capa
 				return false
 			}
 			any := func(*cand) bool { return true }
-			if capacity {
+			for q := 2; q >= 0 && best < 0 && minFirst; q-- {
+				if has(q, func(c *cand) bool { return below(c, k) }) {
+					best = q
+				}
+			}
+			if capacity && best < 0 {
 				for q := 2; q >= 0; q-- {
 					if has(q, any) && (best < 0 || float64(used[q][k])/share(q) < float64(used[best][k])/share(best)) {
 						best = q
 					}
 				}
 			} else {
-				for q := 2; q >= 0 && best < 0; q-- {
-					if has(q, func(c *cand) bool { return below(c, k) }) {
-						best = q
-					}
-				}
 				for q := 2; q >= 0 && best < 0; q-- {
 					if has(q, any) && float64(used[q][k]) < math.Round(share(q)*1e6)/1e6*capk[k] {
 						best = q
@@ -171,12 +171,22 @@ func exampleJobs() (*hCluster, []*hJob) {
 
 // TestQueueWorked checks Queue on the package Example's jobs: urgent
 // (High, minimum 4 maps), both (Mid, 2) and thrifty (Low, 1), nothing
-// held, 10 map slots. With PrioritySharing (no floors) the minimums go
-// first, High to Low — urgent 4, both 2, thrifty 1 — then every
-// remaining map by queue: urgent's 16, both's 18, thrifty's 19.
+// held, 10 map slots. With PrioritySharing (no floors) the queues go in
+// turn, each job's minimum first: urgent 4 then its other 16, both 2
+// then 18, thrifty 1 then 19. With MinimumFirst the minimums go first,
+// High to Low — urgent 4, both 2, thrifty 1 — then every remaining map
+// by queue.
 func TestQueueWorked(t *testing.T) {
 	u, b, th := schedkit.JobID("urgent"), schedkit.JobID("both"), schedkit.JobID("thrifty")
 	checkQueueWorked(t, dbs.Config{}, []dbs.Pick{
+		{Job: u, Count: 4, Queue: dbs.High, BelowMinimum: true},
+		{Job: u, Count: 16, Queue: dbs.High},
+		{Job: b, Count: 2, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: b, Count: 18, Queue: dbs.Mid},
+		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
+		{Job: th, Count: 19, Queue: dbs.Low},
+	})
+	checkQueueWorked(t, dbs.Config{MinimumFirst: true}, []dbs.Pick{
 		{Job: u, Count: 4, Queue: dbs.High, BelowMinimum: true},
 		{Job: b, Count: 2, Queue: dbs.Mid, BelowMinimum: true},
 		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
@@ -258,7 +268,7 @@ func checkQueueWorked(t *testing.T, cfg dbs.Config, want []dbs.Pick) {
 	if diff := cmp.Diff(map[schedkit.JobID]int{"urgent": 20, "both": 20, "thrifty": 20}, total); diff != "" {
 		t.Errorf("slots per job (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(naiveQueue(t, s, c, jobs, cfg.Sharing == dbs.CapacitySharing), got); diff != "" {
+	if diff := cmp.Diff(naiveQueue(t, s, c, jobs, cfg.Sharing == dbs.CapacitySharing, cfg.MinimumFirst), got); diff != "" {
 		t.Errorf("Queue differs from the naive reference (-naive +Queue):\n%s", diff)
 	}
 	n := c.AddNode("n", "rack0", resource.Vector{4, 1})
@@ -349,8 +359,7 @@ var queueVariants = struct {
 var orderSwitches = []string{"MinimumFirst", "NoMinimumSlots", "EarlyReduces", "LostByWeight", "UnknownByWeight"}
 
 // everyDBSOption returns every combination of the order switches
-// (orderSwitches) with each Sharing (MinimumFirst with CapacitySharing
-// only), dbs.Config's other switches (its bool fields and Ablations',
+// (orderSwitches) with each Sharing, dbs.Config's other switches (its bool fields and Ablations',
 // found by reflection, so a switch added later is enumerated too) drawn
 // at random per combination, and the other fields taking
 // queueVariants's values in turn. A field of any other kind must be
@@ -407,9 +416,6 @@ func everyDBSOption(t *testing.T) []dbs.Config {
 			rv := reflect.ValueOf(&cfg).Elem()
 			for b, f := range order {
 				rv.FieldByIndex(f.path).SetBool(mask&(1<<b) != 0)
-			}
-			if sharing == dbs.PrioritySharing && cfg.MinimumFirst {
-				continue // refused: PrioritySharing serves minimums first
 			}
 			for _, f := range other {
 				rv.FieldByIndex(f.path).SetBool(rng.IntN(2) == 0)
@@ -552,21 +558,23 @@ func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, *hCluster
 
 // TestQueueAgainstNaive compares Queue with the slot-by-slot reference on
 // a few hundred jobs in random states, with each sharing (floors given
-// to PrioritySharing).
+// to PrioritySharing) and with and without MinimumFirst.
 func TestQueueAgainstNaive(t *testing.T) {
 	for _, capacity := range []bool{false, true} {
-		cfg := dbs.Config{Queues: dbs.DefaultCapacityQueues}
-		if capacity {
-			cfg.Sharing = dbs.CapacitySharing
-		}
-		for _, n := range []int{1, 7, 300} {
-			s, c, jobs, now := queueState(t, n, cfg)
-			got, err := s.Queue(now, nil)
-			if err != nil {
-				t.Fatal(err)
+		for _, minFirst := range []bool{false, true} {
+			cfg := dbs.Config{Queues: dbs.DefaultCapacityQueues, MinimumFirst: minFirst}
+			if capacity {
+				cfg.Sharing = dbs.CapacitySharing
 			}
-			if diff := cmp.Diff(naiveQueue(t, s, c, jobs, capacity), got); diff != "" {
-				t.Errorf("%v, jobs=%d: Queue differs from the naive reference (-naive +Queue):\n%s", cfg.Sharing, n, diff)
+			for _, n := range []int{1, 7, 300} {
+				s, c, jobs, now := queueState(t, n, cfg)
+				got, err := s.Queue(now, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(naiveQueue(t, s, c, jobs, capacity, minFirst), got); diff != "" {
+					t.Errorf("%v, MinimumFirst %v, jobs=%d: Queue differs from the naive reference (-naive +Queue):\n%s", cfg.Sharing, minFirst, n, diff)
+				}
 			}
 		}
 	}
@@ -604,7 +612,7 @@ func BenchmarkQueue(b *testing.B) {
 		b.Run(fmt.Sprintf("naive/jobs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				naiveQueue(b, s, c, jobs, false)
+				naiveQueue(b, s, c, jobs, false, false)
 			}
 		})
 	}

@@ -489,10 +489,9 @@ func (s *Scheduler) take(e *entry, d Decision) {
 // betterOff reports whether e, needing needK slots of each kind, would
 // be better off in queue to than in its own (always with
 // Ablations.NoBetterOff). With PrioritySharing: for every kind, what it
-// needs fits in what the minimum pass leaves it in queue to — the
-// kind's capacity less what the other jobs of queue to and the queues
-// above it need (fitsAt) — so that a promotion gets it its minimum and a
-// demotion keeps it; a job that cannot reach any minimum (given none in
+// needs fits in the kind's capacity less what the other jobs of queue to
+// and the queues above it need (fitsAt), so that a promotion can get it
+// its minimum and a demotion keep it; a job that cannot reach any minimum (given none in
 // any queue) is better off in a higher queue only. With CapacitySharing:
 // for every kind, what it still lacks (needed − held, its held slots
 // moving with it) fits in what to's guarantee of the kind leaves free
@@ -532,9 +531,8 @@ func (s *Scheduler) betterOff(e *entry, to Queue, needK *[2]int) bool {
 // fitsAt reports whether the needs (needK) of e, a job that can reach a
 // minimum, fit, for every kind, in the kind's capacity less what every
 // other job of queue to and the queues above it needs at this update
-// (needSums: the minimums PrioritySharing serves before e's in queue
-// to; a job that cannot reach any minimum is given none, and counts
-// for none).
+// (needSums: the minimums that come before e's in queue to; a job that
+// cannot reach any minimum is owed none, and counts for none).
 func (s *Scheduler) fitsAt(e *entry, to Queue, needK *[2]int) bool {
 	sums := s.needSums()
 	for k, n := range needK {

@@ -44,11 +44,10 @@
 //     and of the queues), unbound ungated ones ready.
 //  3. The queue order is dbs.Scheduler.Queue: the order in which
 //     heartbeats at now would hand out slots if they were unlimited —
-//     map slots then reduce slots; each slot to the first job below its
-//     model-2 minimum, High to Low, else to a queue below its floor, else
-//     to the highest queue with a ready pod, in the queue by weight —
-//     produced slot by slot because the queue rule depends on what each
-//     queue already holds. A job's ready pods take
+//     map slots then reduce slots; each slot to a queue below its floor,
+//     else to the highest queue with a ready pod, in it to the first job
+//     below its model-2 minimum, else by weight — produced slot by slot
+//     because the queue rule depends on what each queue already holds. A job's ready pods take
 //     its picks in rank order (creation time, then name). A pod that does
 //     not fit makes room for the next, so for each kind the pods that get
 //     slots are a prefix of that order: exactly what any round of

@@ -20,9 +20,9 @@ import (
 )
 
 // dbsScenarios are the hand-made DeadlineBudget cases. Slots are handed
-// out as dbs's Heartbeat does: each slot to the first job below its
-// model-2 minimum, High to Low, else to the highest queue with a ready
-// task (dbs.DefaultQueues: no floors), in it by weight.
+// out as dbs's Heartbeat does: each slot to the highest queue with a
+// ready task (dbs.DefaultQueues: no floors), in it to the first job
+// below its model-2 minimum, else by weight.
 func dbsScenarios() []*dbsScenario {
 	return []*dbsScenario{
 		{
@@ -223,10 +223,9 @@ func checkHeldBack(t *testing.T, r *dbsRun, ds *dbsScenario, pods []*v1.Pod) {
 // demotes hog to Mid (its surplus; its one needed slot fits beside
 // the minimums there) and promotes mid to High and low to Mid (each
 // short of its minimum, which fits in the queue above; the budgets
-// cover the higher prices). Before: minimums first, High to Low, then
-// hog's ready maps ahead of Mid's and Low's; after: mid's maps ahead of
-// Mid's, where hog and low share by weight, with hog's four slots
-// counted in Mid.
+// cover the higher prices). Before: hog's ready maps (High) ahead of
+// Mid's and Low's; after: mid's maps (High) ahead of Mid's, where hog
+// and low share by weight, with hog's four slots counted in Mid.
 func tickScenario() *dbsScenario {
 	return &dbsScenario{
 		name:  "tick moves",
