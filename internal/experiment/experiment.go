@@ -204,6 +204,10 @@ type Result struct {
 	// policy, in column order, grouped per workload when there are
 	// several.
 	Runs []sim.Run
+	// Cells are every simulation of the experiment by setup and column
+	// name, for figures read by name (the results files' sentences, the
+	// scorecard).
+	Cells *Cells
 }
 
 // List returns the registered experiments in registry order.

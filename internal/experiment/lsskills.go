@@ -45,7 +45,7 @@ func (v lssKillView) early() []policy.LSSKill {
 // could reports whether the simulator judged the killed job could have
 // made its deadline.
 func (v lssKillView) could(k policy.LSSKill) bool {
-	j := &v.cell.run.Jobs[k.Job]
+	j := &v.cell.Run.Jobs[k.Job]
 	return j.CheckedKill && j.CouldHaveMade
 }
 
@@ -54,7 +54,7 @@ func (v lssKillView) softMet(k policy.LSSKill) (met, ok bool) {
 	if v.soft == nil {
 		return false, false
 	}
-	j := &v.soft.run.Jobs[k.Job]
+	j := &v.soft.Run.Jobs[k.Job]
 	return j.Outcome == sim.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline, true
 }
 
@@ -104,7 +104,7 @@ func (v lssKillView) pattern(k policy.LSSKill) killPattern {
 func lssKillTable(title string, views []lssKillView) metrics.Table {
 	t := metrics.Table{Title: title}
 	for _, v := range views {
-		t.Columns = append(t.Columns, v.cell.sum.Policy)
+		t.Columns = append(t.Columns, v.cell.Sum.Policy)
 	}
 	row := func(name string, f func(v lssKillView) string) {
 		r := metrics.Row{Name: name, Cells: make([]string, len(views))}
