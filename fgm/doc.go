@@ -70,7 +70,8 @@
 //     change. The paper's node agents read /proc every few seconds; a
 //     metrics-server's 15 s suits tasks of minutes, not tasks of tens of
 //     seconds, whose predictions it leaves coarse (a task seen in one or
-//     two samples teaches little about its stages). Each round costs in
+//     two samples teaches little about its stages;
+//     TestSamplingPeriodEstimateError measures it). Each round costs in
 //     proportion to the tasks running. A sample above the node's
 //     capacity in some kind cannot be true and is refused
 //     (ErrInvalidSample): clamp a noisy reading at the capacity.
