@@ -1,6 +1,9 @@
 package fgm_test
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/fgm"
 	"github.com/schedkit/schedkit/fgm/fgmtest"
@@ -34,4 +37,17 @@ func nodeOf(s *fgm.Scheduler, id schedkit.NodeID) schedkit.Node {
 		}
 	}
 	return &schedkittest.Node{Key: id}
+}
+
+// showDecisions prints a call's decisions and error, for the
+// equivalence tests to compare.
+func showDecisions(ds []fgm.Decision, err error) string {
+	var sb strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&sb, "%s %s %s %v %v|", d.Task, d.Node, d.Mode, d.Plan, d.Action)
+	}
+	if err != nil {
+		sb.WriteString(err.Error())
+	}
+	return sb.String()
 }

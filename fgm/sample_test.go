@@ -122,21 +122,11 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 	if slots {
 		reqs = []resource.Vector{{1, 0}, {0, 1}}
 	}
-	show := func(ds []fgm.Decision, err error) string {
-		var sb strings.Builder
-		for _, d := range ds {
-			fmt.Fprintf(&sb, "%s %s %s %v %v|", d.Task, d.Node, d.Mode, d.Plan, d.Action)
-		}
-		if err != nil {
-			sb.WriteString(err.Error())
-		}
-		return sb.String()
-	}
 	now := time.Duration(0)
 	both := func(op string, f func(x cursorSide) ([]fgm.Decision, error)) []fgm.Decision {
 		da, ea := f(a)
 		db, eb := f(b)
-		if sa, sb := show(da, ea), show(db, eb); sa != sb {
+		if sa, sb := showDecisions(da, ea), showDecisions(db, eb); sa != sb {
 			t.Fatalf("%s at %v: cursor %q, lookup %q", op, now, sa, sb)
 		}
 		return da
@@ -161,9 +151,8 @@ func sampleCursorScenario(t *testing.T, seed uint64) {
 		switch r := rng.IntN(20); {
 		case r < 4:
 			for range 1 + rng.IntN(4) {
-				id := schedkit.TaskID(fmt.Sprint("t", len(tasks)))
-				tk := &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: schedkit.JobID(fmt.Sprint("j", rng.IntN(3))), Similar: keys[rng.IntN(len(keys))], Request: reqs[rng.IntN(len(reqs))]}}
-				tasks[id] = tk
+				tk := randomTask(rng, len(tasks), keys, reqs)
+				tasks[tk.Key] = tk
 				submit(tk)
 			}
 		case r < 8:
@@ -444,9 +433,8 @@ func sampleTasksScenario(t *testing.T, seed uint64) {
 	for step := 0; step < 500; step++ {
 		switch r := rng.IntN(20); {
 		case r < 5:
-			id := schedkit.TaskID(fmt.Sprint("t", len(tasks)))
-			tk := &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: schedkit.JobID(fmt.Sprint("j", rng.IntN(3))), Similar: keys[rng.IntN(len(keys))], Request: reqs[rng.IntN(len(reqs))]}}
-			tasks[id] = tk
+			tk := randomTask(rng, len(tasks), keys, reqs)
+			tasks[tk.Key] = tk
 			submit(tk)
 		case r < 9:
 			n := rng.IntN(nodes)
@@ -543,4 +531,11 @@ func sampleTasksScenario(t *testing.T, seed uint64) {
 			t.Fatalf("Free %d: batched %v, one by one %v", n, fa, fb)
 		}
 	}
+}
+
+// randomTask returns the sampling scenarios' task number i, of one of
+// three jobs, with a key and a request drawn from keys and reqs.
+func randomTask(rng *rand.Rand, i int, keys []schedkit.SimilarityKey, reqs []resource.Vector) *fgmtest.Task {
+	return &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("t", i)), JobKey: schedkit.JobID(fmt.Sprint("j", rng.IntN(3))),
+		Similar: keys[rng.IntN(len(keys))], Request: reqs[rng.IntN(len(reqs))]}}
 }

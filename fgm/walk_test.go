@@ -180,20 +180,10 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) *fgm.Sche
 	running := map[schedkit.TaskID]bool{}
 	pending := map[schedkit.TaskID]bool{}
 	now := time.Duration(0)
-	show := func(ds []fgm.Decision, err error) string {
-		var sb strings.Builder
-		for _, d := range ds {
-			fmt.Fprintf(&sb, "%s %s %s %v %v|", d.Task, d.Node, d.Mode, d.Plan, d.Action)
-		}
-		if err != nil {
-			sb.WriteString(err.Error())
-		}
-		return sb.String()
-	}
 	both := func(op string, f func(x skipSide) ([]fgm.Decision, error)) []fgm.Decision {
 		da, ea := f(a)
 		db, eb := f(b)
-		if sa, sb := show(da, ea), show(db, eb); sa != sb {
+		if sa, sb := showDecisions(da, ea), showDecisions(db, eb); sa != sb {
 			t.Fatalf("%s at %v: skipping %q, reference %q", op, now, sa, sb)
 		}
 		return da
@@ -230,7 +220,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) *fgm.Sche
 						break
 					}
 				}
-				if sa, sb := show(nil, ea), show(nil, eb); sa != sb {
+				if sa, sb := showDecisions(nil, ea), showDecisions(nil, eb); sa != sb {
 					t.Fatalf("SubmitRun at %v: %q, one by one %q", now, sa, sb)
 				}
 			}
@@ -242,16 +232,10 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) *fgm.Sche
 				running[d.Task] = true
 			}
 		case r < 14: // sample then release a running task, maybe resubmit it
-			var ids []schedkit.TaskID
-			for _, tk := range tasks {
-				if running[tk.Key] {
-					ids = append(ids, tk.Key)
-				}
-			}
-			if len(ids) == 0 {
+			id, found := pickTask(rng, tasks, running)
+			if !found {
 				continue
 			}
-			id := ids[rng.IntN(len(ids))]
 			used := resource.Vector{float64(rng.IntN(3)), float64(rng.IntN(5)), 0}
 			both("SampleTask", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.SampleTask(t0.Add(now), id, used) })
 			now += time.Duration(1+rng.IntN(3)) * time.Second
@@ -285,16 +269,10 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) *fgm.Sche
 				t.Fatalf("WithdrawJob %s: dropped %d, one by one %d; pending %d/%d, running %d/%d", j, na, nb, a.s.Pending(), b.s.Pending(), a.s.Running(), b.s.Running())
 			}
 		case r < 15:
-			var ids []schedkit.TaskID
-			for _, tk := range tasks {
-				if pending[tk.Key] {
-					ids = append(ids, tk.Key)
-				}
-			}
-			if len(ids) == 0 {
+			id, ok := pickTask(rng, tasks, pending)
+			if !ok {
 				continue
 			}
-			id := ids[rng.IntN(len(ids))]
 			both("Withdraw", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Withdraw(id) })
 			delete(pending, id)
 		case r < 16 && est == "history" && rng.IntN(4) == 0:
@@ -396,4 +374,19 @@ func (perTaskEstimator) Predict(t schedkit.Task) (estimate.Profile, bool) {
 		{Duration: d, Demand: resource.Vector{r[0], r[1] / 2, r[2]}},
 		{Duration: 2 * d, Demand: resource.Vector{r[0] / 2, r[1], r[2]}},
 	}}, true
+}
+
+// pickTask returns a task of tasks (in their order) that is in set,
+// drawn by rng; false if none is.
+func pickTask(rng *rand.Rand, tasks []*fgmtest.Task, set map[schedkit.TaskID]bool) (schedkit.TaskID, bool) {
+	var ids []schedkit.TaskID
+	for _, tk := range tasks {
+		if set[tk.Key] {
+			ids = append(ids, tk.Key)
+		}
+	}
+	if len(ids) == 0 {
+		return "", false
+	}
+	return ids[rng.IntN(len(ids))], true
 }
