@@ -255,14 +255,28 @@ func TestLeastAfterEqualsReserveThenMin(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 33))
 	now := testNow
 	for i := range 2000 {
-		free, err := skres.NewTimeline(skres.Vector{float64(r.IntN(16)), float64(r.IntN(64))})
-		if err != nil {
-			t.Fatal(err)
+		// free, want and before: one timeline built three times.
+		base := skres.Vector{float64(r.IntN(16)), float64(r.IntN(64))}
+		type sub struct {
+			a, b time.Duration
+			v    skres.Vector
 		}
+		var subs []sub
 		for range r.IntN(6) {
 			a := time.Duration(r.IntN(200)-50) * time.Second
-			_ = free.Sub(a, a+time.Duration(1+r.IntN(300))*time.Second, skres.Vector{r.Float64() * 4, r.Float64() * 8})
+			subs = append(subs, sub{a, a + time.Duration(1+r.IntN(300))*time.Second, skres.Vector{r.Float64() * 4, r.Float64() * 8}})
 		}
+		build := func() *skres.Timeline {
+			tl, err := skres.NewTimeline(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range subs {
+				_ = tl.Sub(s.a, s.b, s.v)
+			}
+			return tl
+		}
+		free := build()
 		var stages []estimate.Stage
 		switch r.IntN(3) {
 		case 0: // unpredictable
@@ -277,7 +291,7 @@ func TestLeastAfterEqualsReserveThenMin(t *testing.T) {
 		requested := skres.Vector{r.Float64() * 2, r.Float64() * 4}
 		h := []time.Duration{0, time.Minute, 24 * time.Hour}[r.IntN(3)]
 
-		want := free.Clone()
+		want := build()
 		self := &plan{start: now, stages: stages, requested: requested}
 		self.setPeak()
 		reserve(want, self, now, h)
@@ -288,7 +302,7 @@ func TestLeastAfterEqualsReserveThenMin(t *testing.T) {
 		wantLeast := make(skres.Vector, 2)
 		_ = want.Min(0, max(span, 1), wantLeast)
 
-		before := free.Clone()
+		before := build()
 		got := make(skres.Vector, 2)
 		leastAfter(free, stages, requested, h, got)
 		if !got.Equal(wantLeast) {
