@@ -394,47 +394,66 @@ func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadca
 }
 
 // filterPods makes pod lists and watches on client honour field
-// selectors on status.phase; a pod that stops matching is deleted from
-// the watch.
+// selectors, as the API server does (the fake clientset ignores them;
+// kube-scheduler's pod informer relies on one to leave out terminal
+// pods, the plugins' own informers of succeeded pods on one that names
+// their scheduler): a watch sends an object that starts matching as an
+// addition, one that stops matching (a pod that succeeds, for the
+// scheduler's informer) as a deletion, and the deletion of an object
+// that matched — including those of the list the informer started from —
+// as a deletion.
 func filterPods(client *fake.Clientset) {
 	gvr := v1.SchemeGroupVersion.WithResource("pods")
 	match := func(sel fields.Selector, obj runtime.Object) bool {
 		p, ok := obj.(*v1.Pod)
-		return !ok || sel == nil || sel.Matches(fields.Set{"status.phase": string(p.Status.Phase)})
+		return !ok || sel == nil || sel.Matches(podFields(p))
+	}
+	list := func(sel fields.Selector, ns string) (*v1.PodList, error) {
+		obj, err := client.Tracker().List(gvr, v1.SchemeGroupVersion.WithKind("Pod"), ns)
+		if err != nil {
+			return nil, err
+		}
+		l := obj.(*v1.PodList)
+		kept := l.Items[:0]
+		for i := range l.Items {
+			if match(sel, &l.Items[i]) {
+				kept = append(kept, l.Items[i])
+			}
+		}
+		l.Items = kept
+		return l, nil
 	}
 	client.PrependReactor("list", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		sel := action.(clienttesting.ListAction).GetListRestrictions().Fields
 		if sel == nil || sel.Empty() {
 			return false, nil, nil
 		}
-		obj, err := client.Tracker().List(gvr, v1.SchemeGroupVersion.WithKind("Pod"), action.GetNamespace())
-		if err != nil {
-			return true, nil, err
-		}
-		list := obj.(*v1.PodList)
-		kept := list.Items[:0]
-		for i := range list.Items {
-			if match(sel, &list.Items[i]) {
-				kept = append(kept, list.Items[i])
-			}
-		}
-		list.Items = kept
-		return true, list, nil
+		l, err := list(sel, action.GetNamespace())
+		return true, l, err
 	})
 	client.PrependWatchReactor("pods", func(action clienttesting.Action) (bool, watch.Interface, error) {
 		sel := action.(clienttesting.WatchAction).GetWatchRestrictions().Fields
 		if sel == nil || sel.Empty() {
 			return false, nil, nil
 		}
-		w, err := client.Tracker().Watch(gvr, action.GetNamespace())
+		var opts metav1.ListOptions
+		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = wa.ListOptions
+		}
+		// What matches when the watch starts: the informer listed it.
+		var mu sync.Mutex
+		matched := map[types.UID]bool{}
+		l, err := list(sel, action.GetNamespace())
 		if err != nil {
 			return true, nil, err
 		}
-		// An object that stops matching (a pod that succeeds, for the
-		// scheduler's informer) is a deletion, as the API server sends it;
-		// one that never matched is not seen at all.
-		var mu sync.Mutex
-		matched := map[types.UID]bool{}
+		for i := range l.Items {
+			matched[l.Items[i].UID] = true
+		}
+		w, err := client.Tracker().Watch(gvr, action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
 		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
 			p, ok := e.Object.(*v1.Pod)
 			if !ok {
@@ -443,7 +462,11 @@ func filterPods(client *fake.Clientset) {
 			mu.Lock()
 			defer mu.Unlock()
 			was := matched[p.UID]
-			if match(sel, e.Object) && e.Type != watch.Deleted {
+			if e.Type == watch.Deleted {
+				delete(matched, p.UID)
+				return e, was || match(sel, e.Object)
+			}
+			if match(sel, e.Object) {
 				matched[p.UID] = true
 				if !was && e.Type == watch.Modified {
 					e.Type = watch.Added
@@ -457,6 +480,13 @@ func filterPods(client *fake.Clientset) {
 			return e, false
 		}), nil
 	})
+}
+
+// podFields are the fields of a pod the API server's field selectors
+// read.
+func podFields(p *v1.Pod) fields.Set {
+	return fields.Set{"metadata.name": p.Name, "metadata.namespace": p.Namespace, "spec.nodeName": p.Spec.NodeName,
+		"spec.schedulerName": p.Spec.SchedulerName, "status.phase": string(p.Status.Phase)}
 }
 
 // playKubelet makes client answer a pod binding as the API server and
