@@ -30,6 +30,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 )
 
 // The FineGrained scenario language: nodes (allocatable CPU and memory,
@@ -108,16 +109,11 @@ func (sc *fgmScenario) recording() finegrained.Recording {
 
 func (sc *fgmScenario) objects() (objs []runtime.Object) {
 	for _, n := range sc.nodes {
-		node := &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: n.name, UID: types.UID("node-" + n.name)},
-			Spec:       v1.NodeSpec{Unschedulable: n.cordoned},
-			Status: v1.NodeStatus{
-				Allocatable: v1.ResourceList{v1.ResourceCPU: fgmCPUQ(n.cores), v1.ResourceMemory: fgmMemQ(n.memGi),
-					v1.ResourcePods: resource.MustParse("110")},
-				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-			},
-		}
-		node.Status.Capacity = node.Status.Allocatable
+		node := kubetest.Node(n.name, 0, 0, func(nd *v1.Node) {
+			nd.Status.Allocatable[v1.ResourceCPU] = fgmCPUQ(n.cores)
+			nd.Status.Allocatable[v1.ResourceMemory] = fgmMemQ(n.memGi)
+		})
+		node.Spec.Unschedulable = n.cordoned
 		objs = append(objs, node)
 	}
 	mk := func(i int, p fgmPod, running bool) *v1.Pod {
@@ -135,25 +131,17 @@ func (sc *fgmScenario) objects() (objs []runtime.Object) {
 		if p.hash != "" {
 			labels = map[string]string{"pod-template-hash": p.hash}
 		}
-		pod := &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, UID: p.uid(), Annotations: ann, Labels: labels,
-				CreationTimestamp: metav1.NewTime(now.Add(-time.Hour + time.Duration(i)*time.Millisecond))},
-			Spec: v1.PodSpec{
-				SchedulerName: fgmScheduler,
-				Containers: []v1.Container{{Name: "task", Image: "task", Resources: v1.ResourceRequirements{
-					Requests: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(p.cpuMilli, resource.DecimalSI),
-						v1.ResourceMemory: *resource.NewQuantity(p.memMi<<20, resource.BinarySI)}}}},
-			},
-			Status: v1.PodStatus{Phase: v1.PodPending},
-		}
+		sched := fgmScheduler
 		if p.foreign {
-			pod.Spec.SchedulerName = v1.DefaultSchedulerName
+			sched = v1.DefaultSchedulerName
 		}
+		pod := kubetest.Pod(ns, p.name, now.Add(-time.Hour+time.Duration(i)*time.Millisecond), kubetest.Scheduler(sched), func(q *v1.Pod) {
+			q.UID, q.Annotations, q.Labels = p.uid(), ann, labels
+			q.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(p.cpuMilli, resource.DecimalSI),
+				v1.ResourceMemory: *resource.NewQuantity(p.memMi<<20, resource.BinarySI)}
+		})
 		if running {
-			pod.Spec.NodeName = p.node
-			pod.Status.Phase = v1.PodRunning
-			st := metav1.NewTime(now.Add(-p.ago))
-			pod.Status.StartTime = &st
+			kubetest.Running(p.node, now.Add(-p.ago))(pod)
 		}
 		return pod
 	}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/profile"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
@@ -80,7 +81,7 @@ type scenario struct {
 	deleteHopeless bool
 }
 
-var now = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+var now = kubetest.Now
 
 const ns = "batch"
 
@@ -88,25 +89,16 @@ const ns = "batch"
 func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1.Pod) {
 	sc.ready, sc.firstPod = map[string]*[2][]string{}, map[string]string{}
 	for _, n := range sc.nodes {
-		cpu := n.cpuMilli
-		if cpu == 0 {
-			cpu = 64000
+		var opts []func(*v1.Node)
+		if n.cpuMilli != 0 {
+			opts = append(opts, func(nd *v1.Node) {
+				nd.Status.Allocatable[v1.ResourceCPU] = *resource.NewMilliQuantity(n.cpuMilli, resource.DecimalSI)
+			})
 		}
-		nodes = append(nodes, &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: n.name, UID: types.UID("node-" + n.name)},
-			Spec:       v1.NodeSpec{Unschedulable: n.cordoned},
-			Status: v1.NodeStatus{
-				Allocatable: v1.ResourceList{
-					v1.ResourceCPU:            *resource.NewMilliQuantity(cpu, resource.DecimalSI),
-					v1.ResourceMemory:         resource.MustParse("256Gi"),
-					v1.ResourcePods:           resource.MustParse("110"),
-					podjob.ResourceMapSlot:    *resource.NewQuantity(int64(n.maps), resource.DecimalSI),
-					podjob.ResourceReduceSlot: *resource.NewQuantity(int64(n.reduces), resource.DecimalSI),
-				},
-				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-			},
-		})
-		nodes[len(nodes)-1].Status.Capacity = nodes[len(nodes)-1].Status.Allocatable
+		if n.cordoned {
+			opts = append(opts, kubetest.Cordoned)
+		}
+		nodes = append(nodes, kubetest.Node(n.name, int64(n.maps), int64(n.reduces), opts...))
 	}
 	for _, js := range sc.jobs {
 		sub := now.Add(-js.submitted)
@@ -126,40 +118,28 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 				ann[k] = v
 			}
 		}
-		var owner []metav1.OwnerReference
-		if !js.group {
-			job := &batchv1.Job{
-				ObjectMeta: metav1.ObjectMeta{Name: js.name, Namespace: ns, UID: types.UID("job-" + js.name),
-					CreationTimestamp: metav1.NewTime(sub), Annotations: ann},
+		var member func(*v1.Pod)
+		if js.group {
+			var kv []string
+			for k, v := range ann {
+				kv = append(kv, k, v)
 			}
+			member = kubetest.Group(js.name, kv...)
+		} else {
+			job := kubetest.Job(ns, js.name, sub)
+			job.Annotations = ann
 			jobs = append(jobs, job)
-			yes := true
-			owner = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: js.name, UID: job.UID, Controller: &yes}}
+			member = kubetest.Of(job)
 		}
 		i := 0
-		pod := func(reduce bool) *v1.Pod {
-			slot, phase, tag := podjob.ResourceMapSlot, "map", "m"
+		pod := func(reduce bool, opts ...func(*v1.Pod)) *v1.Pod {
+			phase, tag := kubetest.Label(podjob.LabelPhase, "map"), "m"
 			if reduce {
-				slot, phase, tag = podjob.ResourceReduceSlot, "reduce", "r"
+				phase, tag = kubetest.Reduce, "r"
 			}
 			name := fmt.Sprintf("%s-%s%02d", js.name, tag, i)
-			p := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("pod-" + name),
-					CreationTimestamp: metav1.NewTime(sub.Add(time.Duration(i) * time.Millisecond)),
-					Labels:            map[string]string{podjob.LabelPhase: phase}, OwnerReferences: owner},
-				Spec: v1.PodSpec{
-					SchedulerName: "schedkit",
-					Containers: []v1.Container{{Name: "task", Image: "task", Resources: v1.ResourceRequirements{
-						Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), slot: resource.MustParse("1")},
-						Limits:   v1.ResourceList{slot: resource.MustParse("1")},
-					}}},
-				},
-				Status: v1.PodStatus{Phase: v1.PodPending},
-			}
-			if js.group {
-				p.Labels[podjob.LabelPodGroup] = js.name
-				p.Annotations = ann
-			}
+			p := kubetest.Pod(ns, name, sub.Add(time.Duration(i)*time.Millisecond),
+				append([]func(*v1.Pod){member, phase, kubetest.Slot}, opts...)...)
 			if i == 0 {
 				sc.firstPod[js.name] = name
 			}
@@ -167,19 +147,11 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 			return p
 		}
 		for _, t := range js.done {
-			p := pod(t.reduce)
-			st := metav1.NewTime(sub.Add(t.start))
-			p.Status.StartTime = &st
+			run := kubetest.Running(t.node, sub.Add(t.start))
 			if t.dur > 0 {
-				p.Spec.NodeName = sc.nodes[0].name
-				p.Status.Phase = v1.PodSucceeded
-				p.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "task", State: v1.ContainerState{
-					Terminated: &v1.ContainerStateTerminated{FinishedAt: metav1.NewTime(sub.Add(t.start + t.dur))}}}}
-			} else {
-				p.Spec.NodeName = t.node
-				p.Status.Phase = v1.PodRunning
+				run = kubetest.Succeeded(sc.nodes[0].name, sub.Add(t.start), t.dur)
 			}
-			pods = append(pods, p)
+			pods = append(pods, pod(t.reduce, run))
 		}
 		ready := &[2][]string{}
 		sc.ready[js.name] = ready
@@ -189,24 +161,19 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 			pods = append(pods, p)
 		}
 		for k := range js.reduces {
-			p := pod(true)
 			if k < js.gated {
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/slow-start"}}
-			} else {
-				ready[1] = append(ready[1], p.Name)
+				pods = append(pods, pod(true, kubetest.Gated))
+				continue
 			}
+			p := pod(true)
+			ready[1] = append(ready[1], p.Name)
 			pods = append(pods, p)
 		}
 	}
 	for k := range sc.plain {
-		name := fmt.Sprintf("plain-%02d", k)
-		pods = append(pods, &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("pod-" + name),
-				CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
-			Spec: v1.PodSpec{SchedulerName: "schedkit", Containers: []v1.Container{{Name: "c", Image: "c",
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}}}},
-			Status: v1.PodStatus{Phase: v1.PodPending},
-		})
+		pods = append(pods, kubetest.Pod(ns, fmt.Sprintf("plain-%02d", k), now.Add(-time.Hour), func(p *v1.Pod) {
+			p.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}
+		}))
 	}
 	return nodes, jobs, pods
 }
