@@ -297,4 +297,3 @@ func (v *view) jobStatus(id schedkit.JobID) *fwk.Status {
 	}
 	return nil
 }
-
