@@ -56,7 +56,7 @@ func TestLeastSpareTimeBackoff(t *testing.T) {
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	broadcaster.StartRecordingToSink(ctx.Done())
 	defer broadcaster.Shutdown()
-	rec := &recorder{seen: map[string]bool{}}
+	rec := newRoundRecorder()
 	clk := clocktesting.NewFakePassiveClock(now)
 	startLSS(ctx, t, client, broadcaster, rec, clk, `{"hopelessCheckInterval":"1h"}`)
 
@@ -69,7 +69,7 @@ func TestLeastSpareTimeBackoff(t *testing.T) {
 		}
 	}
 	attempted := func(name string) func() bool {
-		return func() bool { _, popped := rec.reserved(); return slices.Contains(popped, name) }
+		return func() bool { popped, _ := rec.snapshot(0); return slices.Contains(popped, name) }
 	}
 	waitUntil("early-0 bound, early-1 attempted", func() bool {
 		mu.Lock()

@@ -21,12 +21,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
-	"k8s.io/kubernetes/pkg/scheduler"
-	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	"k8s.io/kubernetes/pkg/scheduler/profile"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
@@ -191,12 +185,6 @@ func runFGM(t *testing.T, sc *fgmScenario) fgmResult {
 	})
 	filterPods(client)
 
-	factory := scheduler.NewInformerFactory(client, 0, nil)
-	factory.Core().V1().Pods().Informer()
-	factory.Core().V1().Nodes().Informer()
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	broadcaster.StartRecordingToSink(ctx.Done())
 	defer broadcaster.Shutdown()
@@ -212,40 +200,17 @@ func runFGM(t *testing.T, sc *fgmScenario) fgmResult {
 	}
 	defer stopWatch()
 
-	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile-fgm.yaml"))
-	if err != nil {
-		t.Fatalf("loading the sample profile: %v", err)
-	}
-	prof := cfg.Profiles[0]
-	// The recorder first, so that it sees pods FineGrained's PreFilter refuses.
-	prof.Plugins.PreFilter.Enabled = slices.Insert(prof.Plugins.PreFilter.Enabled, 0, schedulerapi.Plugin{Name: "Recorder"})
-	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
 	feed, err := finegrained.NewRecordedFeed(sc.recording())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{seen: map[string]bool{}}
-	registry := frameworkruntime.Registry{
-		finegrained.Name: finegrained.NewWithFeed(feed, clocktesting.NewFakePassiveClock(now)),
-		"Recorder":       func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return rec, nil },
-	}
-	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
-		scheduler.WithProfiles(prof),
-		scheduler.WithFrameworkOutOfTreeRegistry(registry),
-	)
-	if err != nil {
-		t.Fatalf("scheduler.New: %v", err)
-	}
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	go sched.Run(ctx)
+	rec := newRoundRecorder()
+	startScheduler(ctx, t, client, broadcaster, schedulerSetup{profile: "profile-fgm.yaml", plugin: finegrained.Name,
+		factory: finegrained.NewWithFeed(feed, clocktesting.NewFakePassiveClock(now)), rec: rec})
 
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		reserved, popped := rec.reserved()
+		popped, reserved := rec.snapshot(0)
 		mu.Lock()
 		nb := len(res.bindings)
 		mu.Unlock()
@@ -262,7 +227,7 @@ func runFGM(t *testing.T, sc *fgmScenario) fgmResult {
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	res.reserved, res.popped = rec.reserved()
+	res.popped, res.reserved = rec.snapshot(0)
 	return res
 }
 

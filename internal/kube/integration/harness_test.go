@@ -178,45 +178,6 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 	return nodes, jobs, pods
 }
 
-// recorder is a PreFilter and Reserve plugin that records the order in
-// which the scheduler popped pods from its queue (first attempts only)
-// and the order in which it reserved them (those that fit).
-type recorder struct {
-	mu     sync.Mutex
-	names  []string
-	popped []string
-	seen   map[string]bool
-}
-
-func (r *recorder) Name() string { return "Recorder" }
-
-func (r *recorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.seen[p.Name] {
-		r.seen[p.Name] = true
-		r.popped = append(r.popped, p.Name)
-	}
-	return nil, nil
-}
-
-func (r *recorder) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
-
-func (r *recorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) *fwk.Status {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.names = append(r.names, p.Name)
-	return nil
-}
-
-func (r *recorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
-
-func (r *recorder) reserved() (reserved, popped []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.names), slices.Clone(r.popped)
-}
-
 // result is what the real scheduler did with a scenario.
 type result struct {
 	reserved []string          // pod names in reserve order
@@ -285,7 +246,7 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	}
 	defer stopWatch()
 
-	rec := &recorder{seen: map[string]bool{}}
+	rec := newRoundRecorder()
 	clk := clocktesting.NewFakePassiveClock(now)
 	startLSS(ctx, t, client, broadcaster, rec, clk, fmt.Sprintf(`{"deleteHopelessJobs":%v,"hopelessCheckInterval":"20ms"}`, sc.deleteHopeless))
 
@@ -309,7 +270,7 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	res.reserved, res.popped = rec.reserved()
+	res.popped, res.reserved = rec.snapshot(0)
 	return res
 }
 
@@ -317,7 +278,29 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 // sample profile.yaml, LeastSpareTime on clk with the given JSON args and
 // rec recording first attempts and reservations; it returns once the
 // scheduler runs (until ctx ends).
-func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, rec *recorder, clk *clocktesting.FakePassiveClock, args string, opts ...scheduler.Option) {
+func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, rec *roundRecorder, clk *clocktesting.FakePassiveClock, args string, opts ...scheduler.Option) {
+	t.Helper()
+	startScheduler(ctx, t, client, broadcaster, schedulerSetup{profile: "profile.yaml", plugin: leastsparetime.Name,
+		factory: leastsparetime.NewWithClock(clk), args: args, rec: rec, opts: opts})
+}
+
+// schedulerSetup is one in-process kube-scheduler: a shipped profile (a
+// file of cmd/schedkit-scheduler), its schedkit plugin's factory (tests
+// give it a fake clock, a feed) and JSON args ("": the profile's), and a
+// recorder of attempts and reservations, first in PreFilter so that it
+// sees the pods the plugin refuses there.
+type schedulerSetup struct {
+	profile, plugin string
+	factory         frameworkruntime.PluginFactory
+	args            string
+	rec             *roundRecorder
+	opts            []scheduler.Option
+}
+
+// startScheduler starts the real kube-scheduler in-process on client
+// (events through broadcaster) as s says; it returns once the scheduler
+// runs (until ctx ends).
+func startScheduler(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, s schedulerSetup) {
 	t.Helper()
 	// Informers first (kube-scheduler's own factory), synced, so that the
 	// scheduler's handlers see the whole state when they are added.
@@ -328,27 +311,31 @@ func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadca
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 
-	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile.yaml"))
+	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", s.profile))
 	if err != nil {
 		t.Fatalf("loading the sample profile: %v", err)
 	}
 	prof := cfg.Profiles[0]
+	prof.Plugins.PreFilter.Enabled = slices.Insert(prof.Plugins.PreFilter.Enabled, 0, schedulerapi.Plugin{Name: "Recorder"})
 	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
-	// Before LeastSpareTime's gate, which refuses the pods whose turn
-	// has not come: the recorder sees every first attempt.
-	prof.Plugins.PreFilter.Enabled = append([]schedulerapi.Plugin{{Name: "Recorder"}}, prof.Plugins.PreFilter.Enabled...)
-	for i := range prof.PluginConfig {
-		if prof.PluginConfig[i].Name == leastsparetime.Name {
-			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON,
-				Raw: []byte(args)}
+	if s.args != "" {
+		found := false
+		for i := range prof.PluginConfig {
+			if prof.PluginConfig[i].Name == s.plugin {
+				prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON, Raw: []byte(s.args)}
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s configures no %s args", s.profile, s.plugin)
 		}
 	}
 	registry := frameworkruntime.Registry{
-		leastsparetime.Name: leastsparetime.NewWithClock(clk),
-		"Recorder":          func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return rec, nil },
+		s.plugin:   s.factory,
+		"Recorder": func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return s.rec, nil },
 	}
 	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
-		append([]scheduler.Option{scheduler.WithProfiles(prof), scheduler.WithFrameworkOutOfTreeRegistry(registry)}, opts...)...)
+		append([]scheduler.Option{scheduler.WithProfiles(prof), scheduler.WithFrameworkOutOfTreeRegistry(registry)}, s.opts...)...)
 	if err != nil {
 		t.Fatalf("scheduler.New: %v", err)
 	}
