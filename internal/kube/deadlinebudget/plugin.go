@@ -116,6 +116,27 @@ func newPlugin(c clock.PassiveClock, args Args) (*Plugin, error) {
 // Name returns Name.
 func (pl *Plugin) Name() string { return Name }
 
+// Footprint counts what the plugin keeps (queuesort.Footprint), and its
+// ledger: the jobs dbs has, the moves and changes of terms not yet
+// acted on.
+type Footprint struct {
+	queuesort.Footprint
+	Jobs, Pending int
+}
+
+// Footprint returns the plugin's footprint.
+func (pl *Plugin) Footprint() Footprint {
+	pl.mu.Lock()
+	f := Footprint{Jobs: len(pl.led.byID), Pending: len(pl.led.moves) + len(pl.led.applied)}
+	pl.mu.Unlock()
+	var o *queuesort.Order
+	if v := pl.view.Load(); v != nil {
+		o = v.Order
+	}
+	f.Footprint = pl.host.Footprint(o)
+	return f
+}
+
 // view is the dbs order over one snapshot.
 type view struct {
 	*queuesort.Order

@@ -149,6 +149,21 @@ func newPlugin(args Args, feed UsageFeed, c clock.PassiveClock) (*Plugin, error)
 // Name returns Name.
 func (pl *Plugin) Name() string { return Name }
 
+// Footprint counts what the plugin keeps, each bounded by the cluster's
+// pods and nodes at the time (and the History by its similarity keys):
+// the plans of pods placed, the node samples in force, the pods it holds
+// for retry, the keys whose prediction fits no node.
+type Footprint struct {
+	Plans, Samples, Held, Unusable int
+}
+
+// Footprint returns the plugin's footprint.
+func (pl *Plugin) Footprint() Footprint {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return Footprint{Plans: len(pl.plans), Samples: pl.usage.len(), Held: pl.holds.Len(), Unusable: len(pl.unusable)}
+}
+
 // Poll reads the feed once: succeeded pods' usage teaches the History,
 // node samples replace the previous ones (stale ones expire: usage.go),
 // and plans of pods that are gone or finished are dropped. It runs every

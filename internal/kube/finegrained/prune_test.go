@@ -39,11 +39,11 @@ func TestPlansPruned(t *testing.T) {
 	if st := p.Reserve(ctx, state, q, "n1"); !st.IsSuccess() {
 		t.Fatal(st)
 	}
-	if n := p.PlanCount(); n != 2 {
+	if n := p.Footprint().Plans; n != 2 {
 		t.Fatalf("%d plans, want 2", n)
 	}
 	p.Poll(ctx)
-	if n := p.PlanCount(); n != 1 {
+	if n := p.Footprint().Plans; n != 1 {
 		t.Errorf("after a feed read: %d plans, want 1 (q is gone)", n)
 	}
 	if err := client.CoreV1().Pods("ns").Delete(ctx, "r", metav1.DeleteOptions{}); err != nil {
@@ -55,7 +55,7 @@ func TestPlansPruned(t *testing.T) {
 		}
 	}
 	p.Poll(ctx)
-	if n := p.PlanCount(); n != 0 {
+	if n := p.Footprint().Plans; n != 0 {
 		t.Errorf("after r was deleted: %d plans, want 0", n)
 	}
 }

@@ -75,6 +75,14 @@ func (r *roundRecorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, 
 
 func (r *roundRecorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
 
+// reset forgets every attempt and reservation.
+func (r *roundRecorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.popped, r.reserved, r.all = [2][]string{}, [2][]string{}, [2][]string{}
+	r.seen = [2]map[string]bool{{}, {}}
+}
+
 func (r *roundRecorder) snapshot(round int) (popped, reserved []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -448,6 +448,11 @@ func podFields(p *v1.Pod) fields.Set {
 // time of now; then bound(pod name, node name) is called (from the
 // scheduler's binding goroutine: guard what it writes).
 func playKubelet(client *fake.Clientset, bound func(pod, node string)) {
+	playKubeletAt(client, func() time.Time { return now }, bound)
+}
+
+// playKubeletAt is playKubelet with the start time start() (a clock's).
+func playKubeletAt(client *fake.Clientset, start func() time.Time, bound func(pod, node string)) {
 	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
 	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		if action.GetSubresource() != "binding" {
@@ -461,7 +466,7 @@ func playKubelet(client *fake.Clientset, bound func(pod, node string)) {
 		p := obj.(*v1.Pod).DeepCopy()
 		p.Spec.NodeName = b.Target.Name
 		p.Status.Phase = v1.PodRunning
-		st := metav1.NewTime(now)
+		st := metav1.NewTime(start())
 		p.Status.StartTime = &st
 		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
 			return true, nil, err

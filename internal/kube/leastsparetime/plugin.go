@@ -104,6 +104,31 @@ func newPlugin(c clock.PassiveClock, args Args) *Plugin {
 // Name returns Name.
 func (pl *Plugin) Name() string { return Name }
 
+// Footprint counts what the plugin keeps (queuesort.Footprint), and its
+// own state: the turn gate's pods (parked, skipped, in a cycle), the
+// hopeless jobs of the kill rule's record, the bindings taken and not
+// yet applied to the view.
+type Footprint struct {
+	queuesort.Footprint
+	Turns, Kills, Pending int
+}
+
+// Footprint returns the plugin's footprint.
+func (pl *Plugin) Footprint() Footprint {
+	pl.mu.Lock()
+	var o *queuesort.Order
+	if pl.view != nil {
+		o = pl.view.Order
+	}
+	f := Footprint{Turns: pl.turns.len(), Kills: pl.kills.len()}
+	pl.mu.Unlock()
+	f.Footprint = pl.host.Footprint(o)
+	pl.pendMu.Lock()
+	f.Pending = len(pl.pending)
+	pl.pendMu.Unlock()
+	return f
+}
+
 // poke wakes the turn loop without blocking: the last view is stale, and
 // a slot may have come free.
 func (pl *Plugin) poke() {

@@ -107,14 +107,24 @@ func nodeGeneration(nodes []fwk.NodeInfo) int64 {
 }
 
 // prune forgets skipped pods that are no longer ready in v (bound,
-// deleted, held back): their entries would only grow.
+// deleted, held back), and the gate's answers for pods v does not list
+// (deleted in their cycle): their entries would only grow. Parked pods
+// are handed back by the turn loop (activateTurns).
 func (t *turns) prune(v *view) {
 	for uid := range t.skipped {
 		if _, ok := v.turn[uid]; !ok {
 			delete(t.skipped, uid)
 		}
 	}
+	for uid := range t.passed {
+		if v.Pods[uid] == nil {
+			delete(t.passed, uid)
+		}
+	}
 }
+
+// len is how many pods the gate keeps.
+func (t *turns) len() int { return len(t.skipped) + len(t.parked) + len(t.passed) }
 
 // ahead is the number of pods before pos in lss's order of its kind that
 // are not skipped at node generation gen. Skips of another generation

@@ -222,6 +222,30 @@ func (h *Host) Failures() uint64 {
 	return h.failures
 }
 
+// Footprint counts what a queue-sort plugin keeps of the cluster, each
+// bounded by the cluster's pods and nodes at the time, none by its
+// history: for tests (the chaos test and the soak require it) and
+// diagnostics.
+type Footprint struct {
+	Listed    int // pods in the latest Order
+	Held      int // pods held back (heldpods)
+	Finishing int // bound pods dropped by kube-scheduler's informer, kept for their grace
+	Refused   int // nodes whose refusal was reported
+}
+
+// Footprint returns the host's part of a plugin's footprint, o its
+// latest Order (nil: none yet).
+func (h *Host) Footprint(o *Order) Footprint {
+	f := Footprint{Held: h.Holds.Len(), Finishing: h.Lis.Finishing()}
+	if o != nil {
+		f.Listed = len(o.Pods)
+	}
+	h.mu.Lock()
+	f.Refused = len(h.refused)
+	h.mu.Unlock()
+	return f
+}
+
 // PreEnqueue is a queue-sort plugin's PreEnqueue: decide's answer for
 // pod (nil: it passes), reported through Holds — a pod held back gets a
 // Warning event (heldpods.EventReasonHeldBack), a log line and the
