@@ -55,7 +55,10 @@ var (
 // Reserve calls (prefilter/pod, filter/pod, score/pod, reserve/pod), to
 // show it runs on every pod.
 //
-//	go test ./integration -run '^$' -bench Throughput -benchtime 1x -count 2 -kube.nodes 5000 -kube.pods 10000
+// With -kube.update the run's passes are written to THROUGHPUT.md (the
+// results the README points to), which TestThroughputFile checks:
+//
+//	go test ./integration -run '^$' -bench Throughput -benchtime 1x -count 3 -kube.nodes 5000 -kube.pods 10000 -kube.update
 func BenchmarkThroughput(b *testing.B) {
 	var defaultRate float64 // the latest default run's pods/s
 	for _, pc := range []struct{ name, file, scheduler string }{
@@ -78,7 +81,13 @@ func BenchmarkThroughput(b *testing.B) {
 			} else if defaultRate > 0 {
 				b.ReportMetric(rate/defaultRate, "x-default")
 			}
-			perPod := func(n uint64, unit string) { b.ReportMetric(float64(n)/float64(*benchPods*b.N), unit) }
+			pass := throughputPass{rate: rate, perPod: map[string]float64{}}
+			perPod := func(n uint64, unit string) {
+				x := float64(n) / float64(*benchPods*b.N)
+				pass.perPod[unit] = x
+				b.ReportMetric(x, unit)
+			}
+			defer func() { recordPass(pc.name, pass) }()
 			switch pc.scheduler {
 			case "schedkit-dbs":
 				perPod(c.dbs.Evaluations, "evals/pod")
