@@ -17,7 +17,6 @@ import (
 	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
-	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
 
 // twin is two plugins over one informer cache and one clock: lazy gets
@@ -76,20 +75,7 @@ func order(t *testing.T, pl *Plugin, pods []*v1.Pod) []string {
 	for _, p := range pods {
 		q = append(q, queued(t, p))
 	}
-	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
-		switch {
-		case pl.Less(x, y):
-			return -1
-		case pl.Less(y, x):
-			return 1
-		}
-		return 0
-	})
-	names := make([]string, len(q))
-	for i, e := range q {
-		names[i] = queuesort.QueuedPod(e).Name
-	}
-	return names
+	return kubetest.SortedNames(q, pl.Less)
 }
 
 // randomCluster loads a random state: nodes with slots, Jobs with random

@@ -225,11 +225,6 @@ func (l *ledger) order(o *queuesort.Order, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return o.Hand(Name, func(yield func(queuesort.Pick) bool) {
-		for _, pk := range picks {
-			if !yield(queuesort.Pick{Job: pk.Job, Phase: pk.Phase, Count: pk.Count}) {
-				return
-			}
-		}
-	}, nil)
+	of := func(pk dbs.Pick) (schedkit.JobID, schedkit.Phase, int) { return pk.Job, pk.Phase, pk.Count }
+	return o.Hand(Name, queuesort.PicksOf(picks, of), nil)
 }

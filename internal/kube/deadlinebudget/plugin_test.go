@@ -243,23 +243,11 @@ func TestLess(t *testing.T) {
 			q = append(q, queued(t, p))
 		}
 	}
-	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
-		switch {
-		case fx.pl.Less(x, y):
-			return -1
-		case fx.pl.Less(y, x):
-			return 1
-		}
-		return 0
-	})
-	var got []string
-	for _, e := range q[:len(q)-1] {
-		got = append(got, queuesort.QueuedPod(e).Name)
-	}
-	if w := want.order(t, now); !slices.Equal(got, w) {
+	got := kubetest.SortedNames(q, fx.pl.Less)
+	if w := want.order(t, now); !slices.Equal(got[:len(got)-1], w) {
 		t.Errorf("queue order\n got %v\nwant %v (dbs.Queue)", got, w)
 	}
-	if last := queuesort.QueuedPod(q[len(q)-1]).Name; last != "plain" {
+	if last := got[len(got)-1]; last != "plain" {
 		t.Errorf("last %s, want the unmanaged pod", last)
 	}
 }

@@ -358,28 +358,15 @@ func (c *chaos) oracle(at time.Time, n *v1.Node) chaosWant {
 			node = snap.Cluster.Node(i)
 		}
 	}
-	var decide func() (assigned []schedkit.JobID, phases []schedkit.Phase, out map[schedkit.JobID]bool)
-	if c.cp.budget {
-		decide = func() ([]schedkit.JobID, []schedkit.Phase, map[schedkit.JobID]bool) {
-			return c.dbsHeartbeat(snap, at, node)
-		}
-	} else {
-		decide = func() ([]schedkit.JobID, []schedkit.Phase, map[schedkit.JobID]bool) {
-			return c.lssHeartbeat(snap, at, node)
-		}
-	}
-	ids, phases, out := decide()
 	w := chaosWant{reduce: map[string]bool{}, good: map[string]bool{}}
-	next := map[string]int{}
-	for i, id := range ids {
-		key := fmt.Sprint(id, phases[i])
-		p := snap.Job(id).Ready(phases[i])[next[key]]
-		next[key]++
-		w.assigned[phases[i]] = append(w.assigned[phases[i]], p.Name)
-		w.reduce[p.Name] = phases[i] == schedkit.PhaseReduce
+	h := &heartbeat{snap: snap, w: &w, next: map[string]int{}, out: map[schedkit.JobID]bool{}}
+	if c.cp.budget {
+		c.dbsHeartbeat(h, at, node)
+	} else {
+		c.lssHeartbeat(h, at, node)
 	}
 	for _, j := range snap.Jobs {
-		if out[j.ID()] {
+		if h.out[j.ID()] {
 			continue
 		}
 		for ph := range 2 {
@@ -391,39 +378,52 @@ func (c *chaos) oracle(at time.Time, n *v1.Node) chaosWant {
 	return w
 }
 
+// heartbeat collects an algorithm's decisions for the oracle: the pods
+// it assigns (each job's ready pods in rank order) and the jobs it
+// leaves out (refused or killed).
+type heartbeat struct {
+	snap *podjob.Snapshot
+	w    *chaosWant
+	next map[string]int
+	out  map[schedkit.JobID]bool
+}
+
+func (h *heartbeat) assign(job schedkit.JobID, phase schedkit.Phase, n int) {
+	key := fmt.Sprint(job, phase)
+	for range n {
+		p := h.snap.Job(job).Ready(phase)[h.next[key]]
+		h.next[key]++
+		h.w.assigned[phase] = append(h.w.assigned[phase], p.Name)
+		h.w.reduce[p.Name] = phase == schedkit.PhaseReduce
+	}
+}
+
 // lssHeartbeat: lss alone, every job submitted at its submission (in
-// that order), a heartbeat of node at at; out holds the jobs lss refused
-// or kills.
-func (c *chaos) lssHeartbeat(snap *podjob.Snapshot, at time.Time, node schedkit.Node) ([]schedkit.JobID, []schedkit.Phase, map[schedkit.JobID]bool) {
-	sched, err := lss.New(lss.Config{Cluster: snap.Cluster})
+// that order), a heartbeat of node at at.
+func (c *chaos) lssHeartbeat(h *heartbeat, at time.Time, node schedkit.Node) {
+	sched, err := lss.New(lss.Config{Cluster: h.snap.Cluster})
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	out := map[schedkit.JobID]bool{}
-	jobs := slices.Clone(snap.Jobs)
+	jobs := slices.Clone(h.snap.Jobs)
 	slices.SortStableFunc(jobs, func(a, b *podjob.Job) int { return a.Submitted().Compare(b.Submitted()) })
 	for _, j := range jobs {
 		if err := sched.Submit(j.Submitted(), j); err != nil {
-			out[j.ID()] = true
+			h.out[j.ID()] = true
 		}
 	}
 	decs, err := sched.Heartbeat(at, node, nil)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	var ids []schedkit.JobID
-	var phases []schedkit.Phase
 	for _, d := range decs {
 		switch d.Action {
 		case lss.Kill:
-			out[d.Job] = true
+			h.out[d.Job] = true
 		case lss.Assign:
-			for range d.Count {
-				ids, phases = append(ids, d.Job), append(phases, d.Phase)
-			}
+			h.assign(d.Job, d.Phase, d.Count)
 		}
 	}
-	return ids, phases, out
 }
 
 // chaosDBSJob is a podjob job for dbs, charged its runs up to at at its
@@ -449,18 +449,16 @@ func (j chaosDBSJob) CostSoFar() float64 {
 }
 
 // dbsHeartbeat: a fresh dbs of the plugin's args (dbsArgs), every job
-// submitted at at (by ID), a Tick, a heartbeat of node; out holds the
-// jobs dbs refused.
-func (c *chaos) dbsHeartbeat(snap *podjob.Snapshot, at time.Time, node schedkit.Node) ([]schedkit.JobID, []schedkit.Phase, map[schedkit.JobID]bool) {
-	sched, err := dbs.New(dbs.Config{Cluster: snap.Cluster, Interval: 500 * time.Millisecond, DefaultTaskTime: 20 * time.Second, TransferRate: 1e6})
+// submitted at at (by ID), a Tick, a heartbeat of node.
+func (c *chaos) dbsHeartbeat(h *heartbeat, at time.Time, node schedkit.Node) {
+	sched, err := dbs.New(dbs.Config{Cluster: h.snap.Cluster, Interval: 500 * time.Millisecond, DefaultTaskTime: 20 * time.Second, TransferRate: 1e6})
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	out := map[schedkit.JobID]bool{}
-	for _, j := range snap.Jobs {
+	for _, j := range h.snap.Jobs {
 		q, _ := dbs.QueueFor(j.Phi())
 		if err := sched.Submit(at, chaosDBSJob{Job: j, price: dbs.DefaultQueues[q].Price, at: at}); err != nil {
-			out[j.ID()] = true
+			h.out[j.ID()] = true
 		}
 	}
 	if _, err := sched.Tick(at, nil); err != nil {
@@ -470,12 +468,7 @@ func (c *chaos) dbsHeartbeat(snap *podjob.Snapshot, at time.Time, node schedkit.
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	var ids []schedkit.JobID
-	var phases []schedkit.Phase
 	for _, d := range decs {
-		for range d.Count {
-			ids, phases = append(ids, d.Job), append(phases, d.Phase)
-		}
+		h.assign(d.Job, d.Phase, d.Count)
 	}
-	return ids, phases, out
 }

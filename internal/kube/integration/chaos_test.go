@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
@@ -82,48 +83,31 @@ var chaosPlugins = []chaosPlugin{
 	{name: leastsparetime.Name, profile: "profile.yaml", sched: "schedkit", other: "schedkit-dbs", hopeless: true,
 		args: `{"deleteHopelessJobs":true,"hopelessCheckInterval":"100ms"}`,
 		factory: func(clk *clocktesting.FakePassiveClock, got func(footprint)) frameworkruntime.PluginFactory {
-			f := leastsparetime.NewWithClock(clk)
-			return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-				p, err := f(ctx, obj, h)
-				if err == nil {
-					pl := p.(*leastsparetime.Plugin)
-					go reportFootprint(ctx, got, func() footprint {
-						fp := pl.Footprint()
-						return footprint{fp.Footprint, map[string]int{"turns": fp.Turns, "kills": fp.Kills, "pending": fp.Pending}}
-					})
-				}
-				return p, err
-			}
+			return reporting(leastsparetime.NewWithClock(clk), got, func(pl *leastsparetime.Plugin) footprint {
+				fp := pl.Footprint()
+				return footprint{fp.Footprint, map[string]int{"turns": fp.Turns, "kills": fp.Kills, "pending": fp.Pending}}
+			})
 		}},
 	{name: deadlinebudget.Name, profile: "profile-dbs.yaml", sched: "schedkit-dbs", other: "schedkit", budget: true, restart: true,
 		args: dbsArgs,
 		factory: func(clk *clocktesting.FakePassiveClock, got func(footprint)) frameworkruntime.PluginFactory {
-			f := deadlinebudget.Factory(clk, true)
-			return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-				p, err := f(ctx, obj, h)
-				if err == nil {
-					pl := p.(*deadlinebudget.Plugin)
-					go reportFootprint(ctx, got, func() footprint {
-						fp := pl.Footprint()
-						return footprint{fp.Footprint, map[string]int{"jobs": fp.Jobs, "pending": fp.Pending}}
-					})
-				}
-				return p, err
-			}
+			return reporting(deadlinebudget.Factory(clk, true), got, func(pl *deadlinebudget.Plugin) footprint {
+				fp := pl.Footprint()
+				return footprint{fp.Footprint, map[string]int{"jobs": fp.Jobs, "pending": fp.Pending}}
+			})
 		}},
 }
 
-// reportFootprint hands read() to got every 50 ms until ctx ends.
-func reportFootprint(ctx context.Context, got func(footprint), read func() footprint) {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			got(read())
+// reporting is factory whose plugins hand their footprint (read) to got
+// every 50 ms, until the scheduler stops.
+func reporting[P fwk.Plugin](factory frameworkruntime.PluginFactory, got func(footprint), read func(P) footprint) frameworkruntime.PluginFactory {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		p, err := factory(ctx, obj, h)
+		if err == nil {
+			pl := p.(P)
+			go wait.UntilWithContext(ctx, func(context.Context) { got(read(pl)) }, 50*time.Millisecond)
 		}
+		return p, err
 	}
 }
 

@@ -103,6 +103,28 @@ func Queued(t testing.TB, p *v1.Pod, at time.Time) fwk.QueuedEntityInfo {
 	return &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: at}}
 }
 
+// SortedNames sorts a queue with a QueueSort plugin's less (stable: as
+// the scheduling queue's heap, ties keep their place) and returns its
+// pods' names in order.
+func SortedNames(q []fwk.QueuedEntityInfo, less func(a, b fwk.QueuedEntityInfo) bool) []string {
+	q = slices.Clone(q)
+	slices.SortStableFunc(q, func(a, b fwk.QueuedEntityInfo) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
+	names := make([]string, len(q))
+	for i, e := range q {
+		pi := e.(*framework.QueuedPodInfo)
+		names[i] = pi.Pod.Name
+	}
+	return names
+}
+
 // Handle is the part of kube-scheduler's framework handle the plugins
 // use: the profile's name, an informer factory, a clientset, an event
 // recorder, and the scheduling queue's Activate, which it records. Other

@@ -19,7 +19,6 @@ import (
 
 	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
-	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
 
 // The plugin in a shared cluster (issue 37): what other tenants' objects
@@ -67,16 +66,7 @@ func TestOtherSchedulersJobs(t *testing.T) {
 		p, _ := fx.pl.host.Lis.Pods.Pods("ns").Get(name)
 		q = append(q, kubetest.Queued(t, p, now))
 	}
-	slices.SortStableFunc(q, func(a, b fwk.QueuedEntityInfo) int {
-		switch {
-		case fx.pl.Less(a, b):
-			return -1
-		case fx.pl.Less(b, a):
-			return 1
-		}
-		return 0
-	})
-	if got := queuedNames(q); !slices.Equal(got[:2], []string{"ours-0", "ours-1"}) {
+	if got := kubetest.SortedNames(q, fx.pl.Less); !slices.Equal(got[:2], []string{"ours-0", "ours-1"}) {
 		t.Errorf("queue order %v: the plugin's own pods first", got)
 	}
 	if acted := fx.pl.ActOnHopeless(ctx); len(acted) != 0 || len(*deleted) != 0 {
@@ -85,14 +75,6 @@ func TestOtherSchedulersJobs(t *testing.T) {
 	if ev := kubetest.Drain(h.Events); len(ev) != 0 {
 		t.Errorf("events %q", ev)
 	}
-}
-
-func queuedNames(q []fwk.QueuedEntityInfo) []string {
-	var out []string
-	for _, e := range q {
-		out = append(out, queuesort.QueuedPod(e).Name)
-	}
-	return out
 }
 
 // Defect 4: a finished pod whose start time reads 1970 (a node before

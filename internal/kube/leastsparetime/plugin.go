@@ -251,13 +251,8 @@ func evaluateLSS(v *view, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return v.Hand(Name, func(yield func(queuesort.Pick) bool) {
-		for _, pk := range picks {
-			if !yield(queuesort.Pick{Job: pk.Job, Phase: pk.Phase, Count: pk.Count}) {
-				return
-			}
-		}
-	}, func(p *v1.Pod, ph schedkit.Phase) {
+	of := func(pk lss.Pick) (schedkit.JobID, schedkit.Phase, int) { return pk.Job, pk.Phase, pk.Count }
+	return v.Hand(Name, queuesort.PicksOf(picks, of), func(p *v1.Pod, ph schedkit.Phase) {
 		k := kindOf(ph)
 		v.turn[p.UID] = turnPos{kind: k, rank: len(v.byKind[k])}
 		v.byKind[k] = append(v.byKind[k], p)

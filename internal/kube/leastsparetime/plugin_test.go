@@ -129,19 +129,7 @@ func TestLess(t *testing.T) {
 	add(pod("c2", "c", 59*time.Second), 0, 0)
 	add(pod("cr", "c", 59*time.Second, reduce), 100, 0)
 	slices.Reverse(q)
-	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
-		switch {
-		case fx.pl.Less(x, y):
-			return -1
-		case fx.pl.Less(y, x):
-			return 1
-		}
-		return 0
-	})
-	var got []string
-	for _, e := range q {
-		got = append(got, queuesort.QueuedPod(e).Name)
-	}
+	got := kubetest.SortedNames(q, fx.pl.Less)
 	want := []string{"b0", "a0", "c2", "c3", "b1", "a1", "a2", "cr", "plain-hi", "plain-lo-early", "plain-lo"}
 	if !slices.Equal(got, want) {
 		t.Errorf("queue order\n got %v\nwant %v", got, want)

@@ -44,6 +44,19 @@ type Pick struct {
 	Count int
 }
 
+// PicksOf adapts an algorithm's hand-out order (lss.Pick, dbs.Pick) to
+// Picks, by the job, phase and count of each.
+func PicksOf[P any](ps []P, of func(P) (schedkit.JobID, schedkit.Phase, int)) iter.Seq[Pick] {
+	return func(yield func(Pick) bool) {
+		for _, p := range ps {
+			job, phase, n := of(p)
+			if !yield(Pick{Job: job, Phase: phase, Count: n}) {
+				return
+			}
+		}
+	}
+}
+
 // Hand places the ready pods in the order of picks: each pick takes the
 // job's next ready pods of its phase in rank order (creation time, then
 // name). place, if not nil, is told each pod as it is placed, with its

@@ -64,19 +64,9 @@ func TestOrder(t *testing.T) {
 	for _, name := range []string{"plain", "a-2", "o-0", "a-r", "b-1", "a-1", "a-0", "b-0"} {
 		q = append(q, kubetest.Queued(t, o.Pods[types.UID("pod-"+name)], now))
 	}
-	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
-		switch {
-		case queuesort.Less(x, y, func(*v1.Pod, *v1.Pod) *queuesort.Order { return o }):
-			return -1
-		case queuesort.Less(y, x, func(*v1.Pod, *v1.Pod) *queuesort.Order { return o }):
-			return 1
-		}
-		return 0
+	got := kubetest.SortedNames(q, func(x, y fwk.QueuedEntityInfo) bool {
+		return queuesort.Less(x, y, func(*v1.Pod, *v1.Pod) *queuesort.Order { return o })
 	})
-	var got []string
-	for _, e := range q {
-		got = append(got, queuesort.QueuedPod(e).Name)
-	}
 	if want := []string{"b-0", "a-0", "a-1", "b-1", "a-r", "plain", "a-2", "o-0"}; !slices.Equal(got, want) {
 		t.Errorf("queue %v, want %v", got, want)
 	}
