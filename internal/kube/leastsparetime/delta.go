@@ -111,7 +111,8 @@ func (pl *Plugin) podUpdate(old, new *v1.Pod) bool {
 
 // podAdded takes an added pod when lss's order of the pods the view has
 // keeps its relative order with it: the view has no job of the pod's (a
-// new job only gets picks of its own; a job with an error stays one), or
+// new job only gets picks of its own; a job with an error stays one;
+// another scheduler's pod joins none), or
 // the view's job of the pod's is a static batch/v1 Job without declared
 // task counts (an addition could make those invalid) and the pod ranks
 // after each of its pods (it only gets the job's last pick). Less and
@@ -132,9 +133,11 @@ func (pl *Plugin) podAdded(p *v1.Pod) bool {
 		return true // listed already (an informer's replay)
 	}
 	keeps := v != nil && v.Err == nil
-	if keeps && managed && p.Spec.SchedulerName == pl.host.Profile {
+	if keeps && managed {
 		if j := v.Snap.Job(id); j != nil {
 			switch {
+			case p.Spec.SchedulerName != pl.host.Profile:
+				keeps = false // another scheduler's pod makes the job a mixed one
 			case j.Kind != podjob.KindJob || j.Object == nil || j.Object.Annotations[podjob.AnnotationTasks] != "" || !staticJob(j):
 				keeps = false
 			default:
