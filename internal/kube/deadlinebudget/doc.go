@@ -140,9 +140,11 @@
 //     backed off bound other maps than dbs's heartbeat).
 //   - The plugin's cached evaluation is invalidated by its own informer
 //     handlers, which run apart from the scheduling queue's: a queue that
-//     moves pods on an event may sort them before the plugin has seen the
-//     event. Deferred events are therefore passed on early when cheap
-//     (earlyFactor), and current waits for an evaluation under way.
+//     moves pods on an event could sort them before the plugin has seen
+//     the event. So its queueing hint, which the queue calls before it
+//     moves pods, marks the order stale for an event that changes it;
+//     deferred events are passed on early when cheap (earlyFactor); and
+//     current waits for an evaluation under way.
 //
 // # How it is tested
 //

@@ -55,6 +55,9 @@ type Plugin struct {
 	mu   sync.Mutex
 	led  *ledger
 	view atomic.Pointer[view] // the latest; written with mu held
+
+	hintMu sync.Mutex
+	hinted any // the object of the last event the queueing hint counted
 }
 
 // RetryInterval is how often the pods PreEnqueue held back retriably
@@ -365,7 +368,32 @@ func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 // changed Job's held pods itself.)
 func (pl *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.All}},
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.All}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.All}, QueueingHintFn: pl.hint},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.All}, QueueingHintFn: pl.hint},
 	}, nil
+}
+
+// hint re-queues the pod, as without a hint, and first makes the order
+// stale when the event changes what dbs reads: the queue sorts the pods
+// it moves right after the hints, and the plugin's own informer handler,
+// which runs apart, may not have counted the event yet (a node's
+// arrival sorted pods by the order from before it).
+// The queue asks once per waiting pod: the event (its object) counts
+// once.
+func (pl *Plugin) hint(_ klog.Logger, _ *v1.Pod, old, cur any) (fwk.QueueingHint, error) {
+	if podjob.ChangeOf(old, cur) != podjob.Changed {
+		return fwk.Queue, nil
+	}
+	obj := cur
+	if obj == nil {
+		obj = old
+	}
+	pl.hintMu.Lock()
+	fresh := pl.hinted != obj
+	pl.hinted = obj
+	pl.hintMu.Unlock()
+	if fresh {
+		pl.host.Changed()
+	}
+	return fwk.Queue, nil
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedkit/schedkit/internal/kube/deadlinebudget"
@@ -40,6 +41,7 @@ const dbsArgs = `{"tickInterval":"500ms","defaultTaskTime":"20s","transferRate":
 // reservations per round.
 type roundRecorder struct {
 	mu       sync.Mutex
+	last     time.Time // the latest attempt
 	round    int
 	popped   [2][]string
 	reserved [2][]string
@@ -56,6 +58,7 @@ func (r *roundRecorder) Name() string { return "Recorder" }
 func (r *roundRecorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.last = time.Now()
 	r.all[r.round] = append(r.all[r.round], p.Name)
 	if !r.seen[r.round][p.Name] {
 		r.seen[r.round][p.Name] = true
@@ -74,6 +77,15 @@ func (r *roundRecorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, 
 }
 
 func (r *roundRecorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
+
+// backedOff waits until d after the latest attempt: with a scheduler
+// whose backoff is at most d, every pod attempted has left its backoff.
+func (r *roundRecorder) backedOff(d time.Duration) {
+	r.mu.Lock()
+	until := r.last.Add(d)
+	r.mu.Unlock()
+	time.Sleep(time.Until(until))
+}
 
 // reset forgets every attempt and reservation.
 func (r *roundRecorder) reset() {
@@ -154,6 +166,7 @@ func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 
 	factoryFn := deadlinebudget.Factory(r.clk, false)
 	startScheduler(ctx, t, client, broadcaster, schedulerSetup{profile: "profile-dbs.yaml", plugin: deadlinebudget.Name, args: args, rec: r.rec,
+		opts: []scheduler.Option{scheduler.WithPodInitialBackoffSeconds(1), scheduler.WithPodMaxBackoffSeconds(1)},
 		factory: func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			if h.ProfileName() != dbsSchedulerName {
 				t.Errorf("profile-dbs.yaml's scheduler is %q", h.ProfileName())
