@@ -77,7 +77,9 @@ import (
 // It fails, deciding nothing, changing nothing and leaving the clock
 // where it was, for a nil node (ErrInvalidNode; or, with
 // HostChecksSteps, an Available vector that does not fit the Space or
-// holds NaN or infinite amounts), an unknown node (ErrUnknownNode),
+// holds NaN or infinite amounts), a node value whose Capacity is not the
+// one registered for its ID (ErrInvalidNode: a stale value; re-register
+// a resized server), an unknown node (ErrUnknownNode),
 // ErrStaleTime, ErrTimeRange, an Estimator prediction that is invalid
 // (ErrInvalidEstimate: no stages, a negative stage length, stages
 // lasting 0 s in all, a demand of the wrong length or with NaN, infinite
@@ -102,6 +104,9 @@ func (s *Scheduler) scheduleBy(now time.Time, node schedkit.Node, dst []Decision
 	v := s.nodes[id]
 	if v == nil {
 		return dst, &Error{Op: op, Node: id, Err: ErrUnknownNode, Reason: "not registered"}
+	}
+	if err := s.sameServer(op, node, v); err != nil {
+		return dst, err
 	}
 	if s.cfg.HostChecksSteps {
 		avail := node.Available()

@@ -132,7 +132,7 @@ func TestPolicyThresholds(t *testing.T) {
 		if tc.want != fgm.StopAllocation {
 			continue
 		}
-		if d, _ := s.Schedule(now, &node{id: "n00"}, nil); len(d) != 0 {
+		if d, _ := s.Schedule(now, nodeOf(s, "n00"), nil); len(d) != 0 {
 			t.Error("stop-allocation placed a task")
 		}
 		for range 5 {

@@ -34,9 +34,10 @@
 //
 // The host keeps its tasks and servers and calls the Scheduler from one
 // scheduling loop. A state-changing call (Submit, Schedule, Sample*,
-// Release, Tick) dated before the latest one is ErrStaleTime; reads
-// (Free, MinFree) take any time and never move the clock; a bad call
-// returns a typed error and changes nothing.
+// Release, Tick) dated before the latest one is ErrStaleTime; a now, or
+// a task's deadline, more than 2⁶⁰ ns from the first now is
+// ErrTimeRange; reads (Free, MinFree) take any time in range and never
+// move the clock; a bad call returns a typed error and changes nothing.
 //
 //  1. Create it with New(Config{Cluster: c, History: h}); the cluster's
 //     live nodes are registered. Call AddNode and RemoveNode when
@@ -46,15 +47,19 @@
 //     reduces after slow-start). A task is read once, at Submit. Tasks
 //     of one job that are alike (same key, request and deadline, no
 //     data locations: a phase's maps that have not started) may be
-//     submitted as one TaskRun with SubmitRun instead; the scheduler
-//     asks the run for each task (TaskRun.Task) when it places it, so
-//     the host need not make millions of task objects in advance.
+//     submitted as one TaskRun of up to 2³¹−1 tasks with SubmitRun
+//     instead; the scheduler asks the run for each task (TaskRun.Task)
+//     when it places it, so the host need not make millions of task
+//     objects in advance.
 //  3. When a server has room (a heartbeat, a task ending), call
-//     Schedule(now, node, dst[:0]) and carry out every Allocate decision:
-//     start the task on the node with the plan's per-stage allocation
-//     (the last step holds until the task ends). The scheduler counts the
-//     task as running from the decision on; if the host cannot start it,
-//     Release it (succeeded false) and Submit it again.
+//     Schedule(now, node, dst[:0]) with the server's node value — its
+//     Capacity the one registered (a value that differs is stale and
+//     refused, ErrInvalidNode: remove and add a resized server) — and
+//     carry out every Allocate decision: start the task on the node with
+//     the plan's per-stage allocation (the last step holds until the task
+//     ends). The scheduler counts the task as running from the decision
+//     on; if the host cannot start it, Release it (succeeded false) and
+//     Submit it again.
 //  4. Report usage: SampleNode with each server's measured total usage
 //     and SampleTask with each running task's, periodically (the paper's
 //     node agents read /proc; every few seconds); or let nodes implement

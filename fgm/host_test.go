@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/fgm"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -39,6 +40,20 @@ func (c *cluster) Capacity() resource.Vector {
 		_ = v.Add(n.cap)
 	}
 	return v
+}
+
+// nodeOf returns the node of ID id in the cluster s was made with (fgm
+// refuses a node value whose capacity is not the one registered), or a
+// node with that ID alone if the cluster has none.
+func nodeOf(s *fgm.Scheduler, id schedkit.NodeID) schedkit.Node {
+	if c, ok := s.Config().Cluster.(*cluster); ok {
+		for _, n := range c.nodes {
+			if n.id == id {
+				return n
+			}
+		}
+	}
+	return &node{id: id}
 }
 
 func newCluster(space *resource.Space, n int, capacity resource.Vector) *cluster {

@@ -75,7 +75,7 @@ func TestBadInputErrorTexts(t *testing.T) {
 }
 
 func scheduleErr(s *fgm.Scheduler, now time.Time, n schedkit.NodeID) error {
-	_, err := s.Schedule(now, &node{id: n}, nil)
+	_, err := s.Schedule(now, nodeOf(s, n), nil)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -265,9 +266,12 @@ func (s *Scheduler) timeErr(op string, f clock.Fault, now time.Time) error {
 }
 
 // AddNode registers a server: its capacity becomes a free-resource
-// timeline, fine-grained with compression. It fails with ErrInvalidNode
-// for a nil node, an empty or known ID, or a capacity that does not fit
-// the Space.
+// timeline, fine-grained with compression. The capacity it reads now is
+// the server's for as long as it is registered: Schedule refuses a node
+// value whose capacity differs (ErrInvalidNode), so a host whose server
+// changed size removes it and adds it again. It fails with
+// ErrInvalidNode for a nil node, an empty ID or a capacity that does not
+// fit the Space, and with ErrDuplicateNode for an ID already registered.
 func (s *Scheduler) AddNode(n schedkit.Node) error {
 	const op = "AddNode"
 	if nilvalue.Is(n) {
@@ -298,6 +302,17 @@ func (s *Scheduler) AddNode(n schedkit.Node) error {
 	return nil
 }
 
+// sameServer refuses (ErrInvalidNode) a node value given to Schedule
+// whose capacity is not the one v was registered with: the rule of every
+// schedkit scheduler for a node value that disagrees with the node its
+// cluster holds under that ID (a stale value, taken before a resize).
+func (s *Scheduler) sameServer(op string, node schedkit.Node, v *server) error {
+	if why := membership.CapacityDiffers(s.space, node.Capacity(), v.capacity); why != "" {
+		return &Error{Op: op, Node: v.id, Err: ErrInvalidNode, Reason: why}
+	}
+	return nil
+}
+
 // RemoveNode forgets a server. Its running tasks are released (not
 // learned from); the host decides whether to Submit them again. It fails
 // with ErrUnknownNode for an unknown ID.
@@ -323,9 +338,11 @@ func (s *Scheduler) RemoveNode(id schedkit.NodeID) error {
 // Submit queues task t as pending at now: it is ready to run and waits
 // for a server. It reads the task's ID, job, similarity key, requested
 // quantity, deadline and data locations once. It fails, changing
-// nothing, on a nil task, an empty task or job ID, a duplicate ID, a
-// requested vector that does not fit the Space (NaN, infinite, negative,
-// fractional slots), or a time before the latest given.
+// nothing, on a nil task, an empty task or job ID, a requested vector
+// that does not fit the Space (NaN, infinite, negative, fractional
+// slots) (ErrInvalidTask), a duplicate ID (ErrDuplicateTask), a now
+// before the latest given (ErrStaleTime), or a now or deadline more than
+// 2⁶⁰ ns from the first time given (ErrTimeRange).
 func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	const op = "Submit"
 	if nilvalue.Is(t) {
@@ -348,17 +365,16 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	if err != nil {
 		return err
 	}
-	dl := t.Deadline()
+	dl, hasDL, err := taskDeadline(op, id, r, t.Deadline())
+	if err != nil {
+		return err
+	}
 	s.clock.Commit(r)
 	p := &ptask{
 		t: t, id: id, key: t.Similarity(),
 		requested: req.Clone(),
 		locs:      slices.Clone(t.DataLocations()),
-	}
-	if !dl.IsZero() {
-		p.hasDL = true
-		d, _ := r.Offset(dl) // saturated when out of range: never or always late
-		p.deadline = time.Duration(d)
+		deadline:  dl, hasDL: hasDL,
 	}
 	s.seq++
 	p.seq = s.seq
@@ -367,6 +383,21 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	s.tasks[id] = p
 	s.enqueue(p)
 	return nil
+}
+
+// taskDeadline returns a task's deadline as an offset from the epoch of
+// reading r (and whether it has one), or, for a deadline more than 2⁶⁰
+// ns from the epoch, ErrTimeRange: the time rule every schedkit
+// scheduler applies to the times a call gives besides now.
+func taskDeadline(op string, id schedkit.TaskID, r clock.Reading, dl time.Time) (time.Duration, bool, error) {
+	if dl.IsZero() {
+		return 0, false, nil
+	}
+	d, ok := r.Offset(dl)
+	if !ok {
+		return 0, false, &Error{Op: op, Task: id, Err: ErrTimeRange, Reason: r.OutOfRange("deadline", dl)}
+	}
+	return time.Duration(d), true, nil
 }
 
 // keyID returns key's number, numbering it if new. Numbers come from a

@@ -39,7 +39,7 @@ func submit(t testing.TB, s *fgm.Scheduler, now time.Time, tk *task) {
 
 func schedule(t testing.TB, s *fgm.Scheduler, now time.Time, n schedkit.NodeID) []fgm.Decision {
 	t.Helper()
-	d, err := s.Schedule(now, &node{id: n}, nil)
+	d, err := s.Schedule(now, nodeOf(s, n), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 	check("time backwards", s.Submit(t0, &task{id: "x", job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrStaleTime)
 	_, err := s.Schedule(now, &node{id: "nope"}, nil)
 	check("unknown node", err, fgm.ErrUnknownNode)
-	_, err = s.Schedule(t0, &node{id: "n00"}, nil)
+	_, err = s.Schedule(t0, nodeOf(s, "n00"), nil)
 	check("schedule backwards", err, fgm.ErrStaleTime)
 	_, err = s.Tick(t0, nil)
 	check("tick backwards", err, fgm.ErrStaleTime)
@@ -295,7 +295,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		id := schedkit.TaskID("bad-" + name)
 		submit(t, s2, now, &task{id: id, job: "b", req: resource.Vector{1, 1, 0}, stages: bad})
 		b2 := snapshot(s2, c, now)
-		_, err := s2.Schedule(now, &node{id: "n00"}, nil)
+		_, err := s2.Schedule(now, nodeOf(s2, "n00"), nil)
 		if !errors.Is(err, fgm.ErrInvalidEstimate) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -305,7 +305,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		_ = s2.Withdraw(id)
 	}
 	// the locality wait of "far" was undone too: it still waits from a later first skip
-	ds, _ := s2.Schedule(now.Add(3*time.Second), &node{id: "n00"}, nil)
+	ds, _ := s2.Schedule(now.Add(3*time.Second), nodeOf(s2, "n00"), nil)
 	if len(ds) != 1 || ds[0].Task != "good" {
 		t.Errorf("after bad estimates: %v", ids(ds))
 	}
@@ -371,19 +371,19 @@ func TestScheduleHostChecksSteps(t *testing.T) {
 	} {
 		s := newSched(t, c, fgm.Config{HostChecksSteps: tc.check})
 		submit(t, s, t0, &task{id: "a", job: "j1", req: resource.Vector{3, 6, 0}, stages: two})
-		if ds, err := s.Schedule(t0, &availNode{node: node{id: "n00"}, avail: resource.Vector{4, 8, 100}}, nil); err != nil || len(ds) != 1 {
+		if ds, err := s.Schedule(t0, &availNode{node: *c.nodes[0], avail: resource.Vector{4, 8, 100}}, nil); err != nil || len(ds) != 1 {
 			t.Fatal(ds, err)
 		}
 		later := t0.Add(10 * time.Second)
 		submit(t, s, later, &task{id: "b", job: "j2", req: resource.Vector{3, 6, 0}, stages: two})
 		// the host allocated a's second step: 6 of 8 GiB taken
-		ds, err := s.Schedule(later, &availNode{node: node{id: "n00"}, avail: resource.Vector{1, 2, 100}}, nil)
+		ds, err := s.Schedule(later, &availNode{node: *c.nodes[0], avail: resource.Vector{1, 2, 100}}, nil)
 		if err != nil || fmt.Sprint(ids(ds)) != tc.want {
 			t.Errorf("check %v: %v %v, want %s", tc.check, ids(ds), err, tc.want)
 		}
 	}
 	s := newSched(t, c, fgm.Config{HostChecksSteps: true})
-	if _, err := s.Schedule(t0, &availNode{node: node{id: "n00"}, avail: resource.Vector{math.NaN(), 1, 1}}, nil); !errors.Is(err, fgm.ErrInvalidNode) {
+	if _, err := s.Schedule(t0, &availNode{node: *c.nodes[0], avail: resource.Vector{math.NaN(), 1, 1}}, nil); !errors.Is(err, fgm.ErrInvalidNode) {
 		t.Errorf("NaN available: %v", err)
 	}
 	if _, err := s.Schedule(t0, nil, nil); !errors.Is(err, fgm.ErrInvalidNode) {

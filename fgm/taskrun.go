@@ -31,7 +31,9 @@ type TaskRun interface {
 	Requested() resource.Vector
 	// Deadline is the tasks' deadline (zero: none).
 	Deadline() time.Time
-	// Len is the number of tasks in the run, at least 1.
+	// Len is the number of tasks in the run, from 1 to 2³¹−1
+	// (math.MaxInt32): a longer run is ErrInvalidTask; submit it as
+	// several runs.
 	Len() int
 	// Task materialises the run's task i (0 ≤ i < Len): the host makes
 	// the task object now. The scheduler calls it when it needs the task
@@ -65,8 +67,10 @@ func (p *ptask) count() int {
 // entry: the same as submitting them one by one with Submit (see
 // TaskRun), but without a task object per task. It reads r's job, key,
 // request, deadline and length once. It fails, changing nothing, on a
-// nil run, a Len below 1, an empty job ID, a requested vector that does
-// not fit the Space, or a time before the latest given.
+// nil run, a Len below 1 or above 2³¹−1, an empty job ID, a requested
+// vector that does not fit the Space (ErrInvalidTask), a now before the
+// latest given (ErrStaleTime), or a now or deadline more than 2⁶⁰ ns
+// from the first time given (ErrTimeRange).
 //
 // A task of the run is materialised (TaskRun.Task) when it is placed:
 // its Decision names it. Until then it has no ID: WithdrawJob drops
@@ -94,14 +98,12 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	if err != nil {
 		return err
 	}
-	dl := r.Deadline()
-	s.clock.Commit(rd)
-	p := &ptask{key: r.Similarity(), requested: req.Clone(), src: &runSrc{r: r, left: n}}
-	if !dl.IsZero() {
-		p.hasDL = true
-		d, _ := rd.Offset(dl) // saturated when out of range
-		p.deadline = time.Duration(d)
+	dl, hasDL, err := taskDeadline(op, "", rd, r.Deadline())
+	if err != nil {
+		return err
 	}
+	s.clock.Commit(rd)
+	p := &ptask{key: r.Similarity(), requested: req.Clone(), src: &runSrc{r: r, left: n}, deadline: dl, hasDL: hasDL}
 	p.seq = s.seq + 1 // the run's tasks take seq+1 … seq+n, in order
 	s.seq += uint64(n)
 	p.keyID = s.keyID(p.key)

@@ -214,7 +214,10 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				bad("Schedule typed nil", fgm.ErrInvalidNode, func(s *fgm.Scheduler) error { _, err := s.Schedule(at(now), (*node)(nil), nil); return err })
 			case 2:
 				if committed {
-					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error { _, err := s.Schedule(stale, &node{id: n}, nil); return err })
+					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error {
+						_, err := s.Schedule(stale, &node{id: n, cap: capacity}, nil)
+						return err
+					})
 				}
 			case 3:
 				// A Schedule that fails part-way: a poisoned estimate, or
@@ -222,7 +225,7 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				// poison, the call succeeded: b gets it too.
 				a.est.poison = 1 + rng.IntN(3)
 				a.failNext = true
-				ds, err := a.s.Schedule(at(now), &node{id: n}, nil)
+				ds, err := a.s.Schedule(at(now), &node{id: n, cap: capacity}, nil)
 				a.est.poison, a.failNext = 0, false
 				if err != nil {
 					if !errors.Is(err, fgm.ErrInvalidEstimate) && !errors.Is(err, fgm.ErrInvalidTask) {
@@ -231,7 +234,7 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 					badPlaced++
 					break
 				}
-				db, eb := b.s.Schedule(at(now), &node{id: n}, nil)
+				db, eb := b.s.Schedule(at(now), &node{id: n, cap: capacity}, nil)
 				last, committed = now, true
 				if eb != nil || fmt.Sprint(ds) != fmt.Sprint(db) {
 					t.Fatalf("unpoisoned Schedule at %v: twins differ:\n a: %v\n b: %v %v", now, ds, db, eb)
@@ -239,7 +242,9 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				track(ds)
 				continue
 			}
-			both("Schedule", func(tw *twin) ([]fgm.Decision, error) { return tw.s.Schedule(at(now), &node{id: n}, nil) })
+			both("Schedule", func(tw *twin) ([]fgm.Decision, error) {
+				return tw.s.Schedule(at(now), &node{id: n, cap: capacity}, nil)
+			})
 		case 7: // SampleTask
 			ids := sortedRunning()
 			if len(ids) == 0 {
