@@ -153,7 +153,7 @@
 //     they follow dbs), PreEnqueue per kind of pod, TestBindingKeepsOrder
 //     (bindings one by one on 40 random clusters beside a plugin that
 //     evaluates after every event: the same order and moves).
-//   - hostile_test.go, one test per shared-cluster defect of issue 37:
+//   - hostile_test.go, one test per shared-cluster defect:
 //     dropped pods forgotten, absurd nodes, a Job from the future,
 //     changed terms, a fixed Job's held pods re-activated.
 //   - In ../integration, the real kube-scheduler against dbs alone
