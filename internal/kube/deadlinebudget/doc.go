@@ -50,13 +50,14 @@
 //     map slots then reduce slots; each slot to a queue below its floor,
 //     else to the highest queue with a ready pod, in it to the first job
 //     below its model-2 minimum, else by weight — produced slot by slot
-//     because the queue rule depends on what each queue already holds. A job's ready pods take
-//     its picks in rank order (creation time, then name). A pod that does
-//     not fit makes room for the next, so for each kind the pods that get
-//     slots are a prefix of that order: exactly what any round of
-//     heartbeats at now would assign, whatever the split of free slots
-//     among nodes (dbs's TestQueueIsHeartbeatPrefix; the integration test
-//     checks it against dbs's own Heartbeat through the real scheduler).
+//     because the queue rule depends on what each queue already holds.
+//     A job's ready pods take its picks in rank order (creation time,
+//     then name). A pod that does not fit makes room for the next, so
+//     for each kind the pods that get slots are a prefix of that order:
+//     exactly what any round of heartbeats at now would assign, whatever
+//     the split of free slots among nodes (dbs's
+//     TestQueueIsHeartbeatPrefix; the integration test checks it against
+//     dbs's own Heartbeat through the real scheduler).
 //  4. Which node is not dbs's decision; it stays with kube-scheduler's
 //     Filter and Score plugins.
 //  5. dbs is stateful (weights, marks, queues), so the plugin keeps one
