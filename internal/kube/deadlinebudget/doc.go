@@ -150,8 +150,9 @@
 // # How it is tested
 //
 //   - Unit tests: args, cost on worked numbers, Less and a promotion
-//     compared with dbs run on its own (not with written-down orders, so
-//     they follow dbs), PreEnqueue per kind of pod, TestBindingKeepsOrder
+//     compared with dbs run on its own and with dbs's worked Example
+//     (High's pods first; the promotion's note and cost), PreEnqueue
+//     per kind of pod, TestBindingKeepsOrder
 //     (bindings one by one on 40 random clusters beside a plugin that
 //     evaluates after every event: the same order and moves).
 //   - hostile_test.go, one test per shared-cluster defect:
