@@ -55,8 +55,11 @@
 //     against fgm.Scheduler.Schedule (TestFitAgreesWithSchedule) and the
 //     differential test in ../integration checks the plugin inside the
 //     real kube-scheduler against one-node fgm.Schedulers.
-//  3. The node's free-resource timeline is rebuilt for each Filter from
-//     the pods the NodeInfo holds: allocatable, minus the foreign load,
+//  3. The node's free-resource timeline is built once per scheduling
+//     cycle, by the cycle's first Filter of the node, and read by its
+//     Score (cycleservers.go; a preemption's what-if NodeInfos get
+//     their own), from the pods the NodeInfo holds: allocatable (as
+//     kube-scheduler parsed it), minus the foreign load,
 //     minus, for each of our pods, its remaining predicted stages from
 //     its start (its request, or the peak of an overdue pod, over
 //     [now, now+horizon)) — what fgm's server keeps. A pod's plan is

@@ -40,6 +40,9 @@ type Plugin struct {
 	// holds reports pods PreFilter refuses and re-activates the pods
 	// attempted but not reserved after every feed read (nil in unit tests).
 	holds *heldpods.Tracker
+	// counts counts the servers Filter and Score build and share
+	// (cycleservers.go).
+	counts serverCounts
 
 	mu        sync.Mutex
 	history   *estimate.History
@@ -218,9 +221,11 @@ type cycle struct {
 	stages    []estimate.Stage // owned copy; nil: unpredictable
 	requested resource.Vector
 	obs       int
+	servers   *cycleServers // the nodes' servers, built once per cycle
 }
 
-// Clone returns c: it is not modified after PreFilter.
+// Clone returns c: it is not modified after PreFilter (its servers are
+// keyed by NodeInfo generation, so a clone's what-ifs may share them).
 func (c *cycle) Clone() fwk.StateData { return c }
 
 // PreFilter translates the pod and asks the History for its stage
@@ -240,7 +245,8 @@ func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod
 	}
 	// Retried every FeedInterval until Reserve releases it.
 	pl.holds.Retry(p)
-	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested()}
+	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested(),
+		servers: newCycleServers(len(nodes))}
 	pl.mu.Lock()
 	c.stages, c.obs = pl.predict(t)
 	if c.stages != nil {
@@ -351,19 +357,19 @@ func (pl *Plugin) Filter(_ context.Context, state fwk.CycleState, p *v1.Pod, ni 
 	if st != nil {
 		return st
 	}
-	srv, node, st := pl.server(ni, c.now, c.uid)
-	if st != nil {
-		return st
+	s := pl.serverOf(c, ni)
+	if s.st != nil {
+		return s.st
 	}
 	rates := make([]float64, len(c.stages)*podtask.Space().Len())
-	v, err := pl.fitter.Fit(srv, c.now, c.stages, c.requested, rates)
+	v, err := pl.fitter.Fit(s.srv, c.now, c.stages, c.requested, rates)
 	if err != nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
 	}
 	if v.Test == fgm.Passed {
 		return nil
 	}
-	return fwk.NewStatus(fwk.Unschedulable, pl.explain(v, c, node))
+	return fwk.NewStatus(fwk.Unschedulable, pl.explain(v, c, s.node))
 }
 
 // explain renders a refusal, e.g. "FineGrained: stage 2 of 3 (+10s to
@@ -407,65 +413,37 @@ func amount(k int, x float64) string {
 
 // server describes node ni at now for fgm: capacity (allocatable), free
 // timeline (capacity minus foreign load minus the remaining stages of
-// our pods there, except self), and the measured usage.
-func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID) (fgm.Server, string, *fwk.Status) {
+// our pods there, except self), and the measured usage. The timeline is
+// built in free, whose storage is reused.
+func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID, free *resource.Timeline) (fgm.Server, string, *fwk.Status) {
 	node := ni.Node()
 	if node == nil {
 		return fgm.Server{}, "", fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": node not found")
 	}
-	capacity, err := podtask.Capacity(node)
+	capacity, err := podtask.NodeCapacity(ni)
 	if err != nil {
 		return fgm.Server{}, node.Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
 	}
-	dims := len(capacity)
-	var plans []*plan
-	ours := map[types.UID]bool{}
+	var buf [16]*plan // most nodes hold few of our pods
+	plans := buf[:0]
 	pl.mu.Lock()
 	for _, pi := range ni.GetPods() {
-		q := pi.GetPod()
-		if q.UID == self || q.Spec.SchedulerName != pl.args.SchedulerName {
-			continue
+		if q := pi.GetPod(); pl.holdsPlan(q, self) {
+			plans = append(plans, pl.planFor(q, node.Name, capacity, now))
 		}
-		ours[q.UID] = true
-		plans = append(plans, pl.planFor(q, node.Name, capacity, now))
 	}
 	sample := pl.usage.of(node, now)
 	pl.mu.Unlock()
 
 	srv := fgm.Server{Capacity: capacity, Epoch: now} // the timeline's offsets are from now
-	foreign := make(resource.Vector, dims)
+	var baseBuf [4]float64
+	base := append(baseBuf[:0], capacity...)
 	if sample != nil {
 		srv.Measured = true
 		srv.Used = sample.Used
-		srv.Placed = make(resource.Vector, dims)
-		mine := make(resource.Vector, dims)
-		for _, u := range sample.Pods {
-			if ours[u.Pod] {
-				_ = mine.Add(u.Used)
-			}
-		}
-		for k := range foreign {
-			foreign[k] = max(0, min(capacity[k], sample.Used[k]-mine[k]))
-		}
-		for _, p := range plans {
-			if !p.fresh || p.gen < sample.gen {
-				continue
-			}
-			first := p.requested
-			if len(p.stages) > 0 {
-				first = p.stages[0].Demand
-			}
-			for k, d := range first {
-				if !podtask.Space().Compressible(k) {
-					srv.Placed[k] += d
-				}
-			}
-		}
+		srv.Placed, base = pl.measured(ni, self, sample, plans, capacity, base)
 	}
-	base := capacity.Clone()
-	_ = base.Sub(foreign)
-	free, err := resource.NewTimeline(base)
-	if err != nil {
+	if err := free.Reset(base); err != nil {
 		return fgm.Server{}, node.Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("%s: node %s: %v", Name, node.Name, err))
 	}
 	h := pl.fitter.Horizon()
@@ -474,6 +452,52 @@ func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID) (fgm.Se
 	}
 	srv.Free = free
 	return srv, node.Name, nil
+}
+
+// holdsPlan says whether pod q, on a node, holds a plan there: it is ours
+// and not self.
+func (pl *Plugin) holdsPlan(q *v1.Pod, self types.UID) bool {
+	return q.UID != self && q.Spec.SchedulerName == pl.args.SchedulerName
+}
+
+// measured returns, for a node with a usage sample, the incompressible
+// demand placed since the sample (the first stages of our pods reserved
+// since, plans) and base less the foreign load: the sample's usage
+// minus that of our pods there (ni's pods of our scheduler but self),
+// within [0, capacity].
+func (pl *Plugin) measured(ni fwk.NodeInfo, self types.UID, sample *nodeSample, plans []*plan, capacity, base resource.Vector) (placed, _ resource.Vector) {
+	dims := len(capacity)
+	ours := make(map[types.UID]bool, len(plans))
+	for _, pi := range ni.GetPods() {
+		if q := pi.GetPod(); pl.holdsPlan(q, self) {
+			ours[q.UID] = true
+		}
+	}
+	placed = make(resource.Vector, dims)
+	mine := make(resource.Vector, dims)
+	for _, u := range sample.Pods {
+		if ours[u.Pod] {
+			_ = mine.Add(u.Used)
+		}
+	}
+	for k := range base {
+		base[k] -= max(0, min(capacity[k], sample.Used[k]-mine[k]))
+	}
+	for _, p := range plans {
+		if !p.fresh || p.gen < sample.gen {
+			continue
+		}
+		first := p.requested
+		if len(p.stages) > 0 {
+			first = p.stages[0].Demand
+		}
+		for k, d := range first {
+			if !podtask.Space().Compressible(k) {
+				placed[k] += d
+			}
+		}
+	}
+	return placed, base
 }
 
 // reserve subtracts what p holds from now on from free (offsets from
@@ -548,21 +572,55 @@ func (pl *Plugin) Score(_ context.Context, state fwk.CycleState, p *v1.Pod, ni f
 	if st != nil {
 		return 0, st
 	}
-	srv, _, st := pl.server(ni, c.now, c.uid)
-	if st != nil {
-		return 0, st
+	s := pl.serverOf(c, ni)
+	if s.st != nil {
+		return 0, s.st
 	}
-	self := &plan{start: c.now, stages: c.stages, requested: c.requested}
-	self.setPeak()
-	h := pl.fitter.Horizon()
-	reserve(srv.Free, self, c.now, h)
-	span := h
-	if c.stages != nil {
-		span = estimate.Profile{Stages: c.stages}.Duration()
+	least := make(resource.Vector, len(s.srv.Capacity))
+	leastAfter(s.srv.Free, c.stages, c.requested, pl.fitter.Horizon(), least)
+	return ScoreOf(least, s.srv.Capacity), nil
+}
+
+// leastAfter sets least to the least free amount of each kind over the
+// pod's life on free (offsets from now) once the pod is reserved from
+// now: its stages (stages non-nil), else its request over the horizon
+// h, as reserve does for a plan starting now. The life is the stages'
+// total duration, or h; 1 ns if that is 0. free is only read (it is shared by the cycle's Filter and Score
+// calls): the least of free minus a stage's demand over the stage is
+// the least of free over it minus the demand.
+func leastAfter(free *resource.Timeline, stages []estimate.Stage, requested resource.Vector, h time.Duration, least resource.Vector) {
+	if stages == nil {
+		_ = free.Min(0, max(h, 1), least)
+		if h > 0 {
+			_ = least.Sub(requested)
+		}
+		return
 	}
-	least := make(resource.Vector, len(srv.Capacity))
-	_ = srv.Free.Min(0, max(span, 1), least)
-	return ScoreOf(least, srv.Capacity), nil
+	tmp := make(resource.Vector, len(least))
+	var at time.Duration
+	first := true
+	for _, st := range stages {
+		if st.Duration == 0 {
+			continue
+		}
+		_ = free.Min(at, at+st.Duration, tmp)
+		at += st.Duration
+		for k, x := range tmp {
+			x -= st.Demand[k]
+			if first || x < least[k] {
+				least[k] = x
+			}
+		}
+		first = false
+	}
+	if first { // no stage lasts: reserved at its peak over the horizon
+		_ = free.Min(0, 1, least)
+		if h > 0 {
+			peak := podtask.Space().Zero()
+			estimate.Profile{Stages: stages}.Peak(peak)
+			_ = least.Sub(peak)
+		}
+	}
 }
 
 // ScoreOf is the score of a node whose least free amounts over the

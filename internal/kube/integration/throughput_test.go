@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,8 +32,9 @@ import (
 )
 
 var (
-	benchNodes = flag.Int("kube.nodes", 5000, "BenchmarkThroughput: nodes")
-	benchPods  = flag.Int("kube.pods", 10000, "BenchmarkThroughput: pods")
+	benchNodes  = flag.Int("kube.nodes", 5000, "BenchmarkThroughput: nodes")
+	benchPods   = flag.Int("kube.pods", 10000, "BenchmarkThroughput: pods")
+	benchPasses = flag.Int("kube.passes", 1, "BenchmarkThroughput: passes, each running every profile once")
 )
 
 // BenchmarkThroughput is scheduler_perf's SchedulingBasic shape for each
@@ -47,20 +49,37 @@ var (
 // clientset is the simple one (no field management, which the API
 // server, not the scheduler, would pay for).
 //
-// Besides pods/s each schedkit profile reports x-default, its pods/s
-// over the default profile's in the same run (when the run includes
-// the default), and what its plugin did per pod: DeadlineBudget its
-// evaluations (evals/pod, listing the cluster) and the events it passed
-// on lazily (deferred/pod); FineGrained its PreFilter, Filter, Score and
-// Reserve calls (prefilter/pod, filter/pod, score/pod, reserve/pod), to
-// show it runs on every pod.
+// Besides pods/s every profile reports the process's CPU time per pod
+// over the same span (cpu-µs/pod: the scheduler, the fake API and the
+// informers; steadier than pods/s on a shared machine). Each schedkit
+// profile reports x-default, its pods/s over the default profile's in
+// the same run (when the run includes the default), cpu-x-default, its
+// CPU per pod over the default's, and what its plugin did per pod:
+// DeadlineBudget its evaluations (evals/pod, listing the cluster) and
+// the events it passed on lazily (deferred/pod); FineGrained its
+// PreFilter, Filter, Score and Reserve calls (prefilter/pod,
+// filter/pod, score/pod, reserve/pod), to show it runs on every pod,
+// and the node timelines it built (timelines/pod: one per node and
+// scheduling cycle) and found built (shared/pod: Score's).
 //
-// With -kube.update the run's passes are written to THROUGHPUT.md (the
-// results the README points to), which TestThroughputFile checks:
+// -kube.passes runs the profiles that many times, interleaved: every
+// profile once, then every profile again (-count would run each
+// profile's passes back to back, so a change of the machine's load
+// between profiles would read as a difference between them); the
+// ratios of a pass are to the same pass's default. With -kube.update
+// the run's passes are written to THROUGHPUT.md (the results the README
+// points to), which TestThroughputFile checks:
 //
-//	go test ./integration -run '^$' -bench Throughput -benchtime 1x -count 3 -kube.nodes 5000 -kube.pods 10000 -kube.update
+//	go test ./integration -run '^$' -bench Throughput -benchtime 1x -kube.passes 3 -kube.nodes 5000 -kube.pods 10000 -kube.update
 func BenchmarkThroughput(b *testing.B) {
-	var defaultRate float64 // the latest default run's pods/s
+	for range *benchPasses {
+		throughputPasses(b)
+	}
+}
+
+// throughputPasses runs one pass of every profile, the default first.
+func throughputPasses(b *testing.B) {
+	var defaultRate, defaultCPU float64 // this pass's default pods/s and CPU µs per pod
 	for _, pc := range []struct{ name, file, scheduler string }{
 		{"default", "", "default-scheduler"},
 		{"LeastSpareTime", "profile.yaml", "schedkit"},
@@ -69,19 +88,23 @@ func BenchmarkThroughput(b *testing.B) {
 	} {
 		b.Run(pc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			var total time.Duration
+			var total, cpu time.Duration
 			var c throughputCounts
 			for range b.N {
-				total += throughputRun(b, pc.file, pc.scheduler, &c)
+				d, u := throughputRun(b, pc.file, pc.scheduler, &c)
+				total, cpu = total+d, cpu+u
 			}
 			rate := float64(*benchPods*b.N) / total.Seconds()
 			b.ReportMetric(rate, "pods/s")
+			cpuPerPod := cpu.Seconds() * 1e6 / float64(*benchPods*b.N)
+			b.ReportMetric(cpuPerPod, "cpu-µs/pod")
 			if pc.file == "" {
-				defaultRate = rate
+				defaultRate, defaultCPU = rate, cpuPerPod
 			} else if defaultRate > 0 {
 				b.ReportMetric(rate/defaultRate, "x-default")
+				b.ReportMetric(cpuPerPod/defaultCPU, "cpu-x-default")
 			}
-			pass := throughputPass{rate: rate, perPod: map[string]float64{}}
+			pass := throughputPass{rate: rate, cpu: cpuPerPod, perPod: map[string]float64{}}
 			perPod := func(n uint64, unit string) {
 				x := float64(n) / float64(*benchPods*b.N)
 				pass.perPod[unit] = x
@@ -97,6 +120,8 @@ func BenchmarkThroughput(b *testing.B) {
 				perPod(uint64(c.fgm.filter.Load()), "filter/pod")
 				perPod(uint64(c.fgm.score.Load()), "score/pod")
 				perPod(uint64(c.fgm.reserve.Load()), "reserve/pod")
+				perPod(c.fgm.stats.ServersBuilt, "timelines/pod")
+				perPod(c.fgm.stats.ServersShared, "shared/pod")
 			}
 		})
 	}
@@ -108,8 +133,11 @@ type throughputCounts struct {
 	fgm fgmCalls
 }
 
-// fgmCalls counts FineGrained's calls.
-type fgmCalls struct{ preFilter, filter, score, reserve atomic.Int64 }
+// fgmCalls counts FineGrained's calls, and its Stats summed over runs.
+type fgmCalls struct {
+	preFilter, filter, score, reserve atomic.Int64
+	stats                             finegrained.Stats
+}
 
 // countingFGM is the FineGrained plugin with its calls counted.
 type countingFGM struct {
@@ -138,8 +166,10 @@ func (c countingFGM) Reserve(ctx context.Context, state fwk.CycleState, p *v1.Po
 }
 
 // throughputRun schedules the pods once and returns the time from the
-// scheduler's start to the last binding; it adds the plugins' counts to c.
-func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts) time.Duration {
+// scheduler's start to the last binding and the process's CPU time over
+// it (user and system: the scheduler, the fake API, the informers); it
+// adds the plugins' counts to c.
+func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts) (time.Duration, time.Duration) {
 	b.StopTimer()
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.TODO()))
 	defer cancel()
@@ -193,6 +223,7 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 
 	var opts []scheduler.Option
 	var dbsPlugin *deadlinebudget.Plugin
+	var fgmPlugin *finegrained.Plugin
 	if file != "" {
 		cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", file))
 		if err != nil {
@@ -219,7 +250,8 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 				if err != nil {
 					return nil, err
 				}
-				return countingFGM{Plugin: p.(*finegrained.Plugin), n: &c.fgm}, nil
+				fgmPlugin = p.(*finegrained.Plugin)
+				return countingFGM{Plugin: fgmPlugin, n: &c.fgm}, nil
 			}}))
 	}
 	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster), opts...)
@@ -232,20 +264,35 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 		b.Fatal(err)
 	}
 	b.StartTimer()
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), processCPU(b)
 	go sched.Run(ctx)
 	select {
 	case <-done:
 	case <-time.After(30 * time.Minute):
 		b.Fatalf("%d of %d pods bound", bound.Load(), want)
 	}
-	d := time.Since(t0)
+	d, cpu := time.Since(t0), processCPU(b)-cpu0
 	b.StopTimer()
+	if fgmPlugin != nil {
+		st := fgmPlugin.Stats()
+		c.fgm.stats.ServersBuilt += st.ServersBuilt
+		c.fgm.stats.ServersShared += st.ServersShared
+	}
 	if dbsPlugin != nil {
 		st := dbsPlugin.Stats()
 		c.dbs.Evaluations += st.Evaluations
 		c.dbs.Reorders += st.Reorders
 		c.dbs.Deferred += st.Deferred
 	}
-	return d
+	return d, cpu
+}
+
+// processCPU returns the CPU time the process used so far (user and
+// system).
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/schedkit/schedkit"
 	skres "github.com/schedkit/schedkit/resource"
@@ -80,16 +81,26 @@ func Space() *skres.Space { return space }
 // in bytes; other resources are left out. Negative quantities are an
 // error.
 func Vector(object string, rl v1.ResourceList) (skres.Vector, error) {
-	v := space.Zero()
+	var milliCPU, bytes int64
 	if q, ok := rl[v1.ResourceCPU]; ok {
-		v[CPU] = float64(q.MilliValue()) / 1000
+		milliCPU = q.MilliValue()
 	}
 	if q, ok := rl[v1.ResourceMemory]; ok {
-		v[Memory] = float64(q.Value())
+		bytes = q.Value()
 	}
+	return amounts(milliCPU, bytes, func() string { return object })
+}
+
+// amounts is the one translation of CPU in millicores and memory in
+// bytes into the space; object names what they belong to in the error
+// (called only on one).
+func amounts(milliCPU, bytes int64, object func() string) (skres.Vector, error) {
+	v := space.Zero()
+	v[CPU] = float64(milliCPU) / 1000
+	v[Memory] = float64(bytes)
 	for k, x := range v {
 		if x < 0 {
-			return nil, &Error{Object: object, Reason: fmt.Sprintf("negative %s %v", space.Kind(k).Name, x)}
+			return nil, &Error{Object: object(), Reason: fmt.Sprintf("negative %s %v", space.Kind(k).Name, x)}
 		}
 	}
 	return v, nil
@@ -101,6 +112,18 @@ func Capacity(n *v1.Node) (skres.Vector, error) {
 		return nil, &Error{Object: "node <nil>", Reason: "nil node"}
 	}
 	return Vector("node "+n.Name, n.Status.Allocatable)
+}
+
+// NodeCapacity returns a scheduler node's allocatable CPU and memory,
+// as Capacity returns them for its node, from the amounts kube-scheduler
+// parsed when it took the node into its cache (so without parsing the
+// node's quantities again on every call).
+func NodeCapacity(ni fwk.NodeInfo) (skres.Vector, error) {
+	if ni == nil || ni.Node() == nil {
+		return nil, &Error{Object: "node <nil>", Reason: "nil node"}
+	}
+	a := ni.GetAllocatable()
+	return amounts(a.GetMilliCPU(), a.GetMemory(), func() string { return "node " + ni.Node().Name })
 }
 
 // Similarity returns a pod's similarity key: Logic from AnnotationLogic,

@@ -2,12 +2,14 @@ package podtask_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/kube/kubetest"
@@ -85,6 +87,32 @@ func TestBadInput(t *testing.T) {
 	n := kubetest.Node("n", 0, 0, kubetest.Resources("8", "16Gi"))
 	if c, err := podtask.Capacity(n); err != nil || c[0] != 8 || c[1] != 16<<30 {
 		t.Errorf("capacity %v %v", c, err)
+	}
+}
+
+// NodeCapacity reads kube-scheduler's parsed allocatable as Capacity
+// reads the node's quantities: the same vector, or the same error.
+func TestNodeCapacityEqualsCapacity(t *testing.T) {
+	for _, rl := range []v1.ResourceList{
+		{v1.ResourceCPU: resource.MustParse("8"), v1.ResourceMemory: resource.MustParse("16Gi")},
+		{v1.ResourceCPU: resource.MustParse("1500m"), v1.ResourceMemory: resource.MustParse("1.5")},
+		{v1.ResourceCPU: resource.MustParse("0.0001"), v1.ResourceMemory: resource.MustParse("100M")},
+		{v1.ResourceMemory: resource.MustParse("1Ei")},
+		{v1.ResourceCPU: resource.MustParse("-1"), v1.ResourceMemory: resource.MustParse("1Gi")},
+		{v1.ResourceCPU: resource.MustParse("1"), v1.ResourceMemory: resource.MustParse("-1Ki")},
+		{},
+	} {
+		n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: v1.NodeStatus{Allocatable: rl}}
+		ni := framework.NewNodeInfo()
+		ni.SetNode(n)
+		want, wantErr := podtask.Capacity(n)
+		got, err := podtask.NodeCapacity(ni)
+		if !got.Equal(want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%v: NodeCapacity %v %v, Capacity %v %v", rl, got, err, want, wantErr)
+		}
+	}
+	if _, err := podtask.NodeCapacity(framework.NewNodeInfo()); !errors.Is(err, podtask.ErrInvalid) {
+		t.Errorf("no node: %v", err)
 	}
 }
 
