@@ -514,6 +514,17 @@ func (t *Task) Started() time.Time {
 // waiting for an earlier phase to finish (slow-start).
 func (t *Task) Waiting() bool { return t.run != nil && t.run.waiting }
 
+// Rate returns the running attempt's progress: isolated work done per
+// unit of virtual time (its node's speed when nothing slows it, less
+// under contention or a limit below its demand, 0 while waiting); 0 if
+// the task is not running.
+func (t *Task) Rate() float64 {
+	if t.run == nil {
+		return 0
+	}
+	return t.run.rate
+}
+
 // Node is the simulator's view of one server. It implements schedkit.Node.
 type Node struct {
 	s         *Sim
