@@ -84,7 +84,7 @@ func fgmDefault() fgm.Config { return fgm.Config{} }
 func fgmVariants() []fgmVariant {
 	mk := func(f func(*fgm.Config)) fgm.Config { c := fgmDefault(); f(&c); return c }
 	return []fgmVariant{
-		{name: "fgm", doc: "as printed (learned estimates)", cfg: fgmDefault()},
+		{name: "fgm", doc: "the paper's method, fgm's defaults (learned estimates)", cfg: fgmDefault()},
 		{name: "fgm-nocompress", doc: "without compression", cfg: mk(func(c *fgm.Config) { c.Ablations.NoCompression = true })},
 		{name: "fgm-coarse", doc: "coarse-grained only", cfg: mk(func(c *fgm.Config) { c.Ablations.CoarseOnly = true })},
 		{name: "fgm-noadjust", doc: "without policy adjustment (Algorithm 3)", cfg: mk(func(c *fgm.Config) { c.Ablations.NoPolicyAdjustment = true })},
