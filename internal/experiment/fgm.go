@@ -103,21 +103,24 @@ func fgmVariants() []fgmVariant {
 // policy does), so that Algorithm 3 runs and the foreign load is
 // estimated in any experiment.
 func newFGMPolicy(env Env) (sim.Policy, error) {
-	if env.Config != nil && env.Config.TickInterval == 0 {
-		env.Config.TickInterval = fgmTick
-	}
-	return policy.NewFGM(env.Config, policy.FGMConfig{Scheduler: fgmDefault()})
+	return newTickedFGM(env, policy.FGMConfig{Scheduler: fgmDefault()})
 }
 
 // newFGMCapPolicy is the "fgm-cap" of -policies: newFGMPolicy with the
 // CapAtRequest option.
 func newFGMCapPolicy(env Env) (sim.Policy, error) {
+	c := fgmDefault()
+	c.CapAtRequest = true
+	return newTickedFGM(env, policy.FGMConfig{Name: "fgm-cap", Scheduler: c})
+}
+
+// newTickedFGM is the fgm policy of c, with ticks every fgmTick unless
+// the configuration sets its TickInterval.
+func newTickedFGM(env Env, c policy.FGMConfig) (sim.Policy, error) {
 	if env.Config != nil && env.Config.TickInterval == 0 {
 		env.Config.TickInterval = fgmTick
 	}
-	c := fgmDefault()
-	c.CapAtRequest = true
-	return policy.NewFGM(env.Config, policy.FGMConfig{Name: "fgm-cap", Scheduler: c})
+	return policy.NewFGM(env.Config, c)
 }
 
 // fgmPolicy returns an experiment Policy for v that stores the policy it
