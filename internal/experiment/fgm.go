@@ -220,7 +220,7 @@ func runFGM(p Params) (Result, error) {
 	res.Tables = append(res.Tables, ft)
 	res.Assumptions = append(res.Assumptions, cl...)
 	res.Assumptions = append(res.Assumptions,
-		fmt.Sprintf("fgm: policy adjustment every %v; estimates learned online from the simulator's usage samples (every %v, %g%% noise) by estimate.History with its defaults; each plan step allocates its predicted demand, compressible kinds at least 0.9 of the request (fgm's allocation floor; the whole request in fgm-cap, fgm.Config.CapAtRequest), the prediction reserved; every plan step checked against the node's free capacity at assignment (HostChecksSteps)", fgmTick, sim.DefaultUsageSampleInterval, 100*sim.DefaultSampleNoise),
+		fmt.Sprintf("fgm: policy adjustment every %v; estimates learned online from the simulator's usage samples (every %v, %g%% noise) by estimate.History with its defaults; each plan step allocates its predicted demand, compressible kinds at least %g of the request (fgm's allocation floor, 1 − its compression limit; the whole request in fgm-cap, fgm.Config.CapAtRequest), the prediction reserved; every plan step checked against the node's free capacity at assignment (HostChecksSteps)", fgmTick, sim.DefaultUsageSampleInterval, 100*sim.DefaultSampleNoise, 1-resource.DefaultCompressionLimit),
 		"paper figures are paper 004 §4 (figs. 7, 9, 11, 13, 14, 18); ours are one seed on our reconstruction of its workloads, not tuned to fgm")
 	return res, nil
 }
