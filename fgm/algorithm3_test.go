@@ -199,7 +199,7 @@ func TestLearnThroughScheduler(t *testing.T) {
 	if len(ds) != 1 || ds[0].Mode != fgm.FineGrained || len(ds[0].Plan) != 2 {
 		t.Fatalf("second: %v", ds)
 	}
-	if p := ds[0].Plan; p[0].Duration != 10*time.Second || math.Abs(p[1].Alloc[0]-6) > 1e-9 || math.Abs(p[1].Alloc[1]-12) > 1e-9 {
+	if p := ds[0].Plan; p[0].Duration != 10*time.Second || math.Abs(p[1].Reserved[0]-6) > 1e-9 || math.Abs(p[1].Reserved[1]-12) > 1e-9 {
 		t.Errorf("plan %v", ds[0])
 	}
 }

@@ -56,6 +56,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	} else {
 		clear(p.peak)
 		due, pred := now, float64(now)
+		floor := s.allocFloor()
 		for si, st := range stages {
 			val := p.vals[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(val, st.Demand)
@@ -73,10 +74,10 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 			pred += float64(st.Duration) / (1 - min(rc, 0.999)) // formula (15)
 			a := abuf[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(a, val)
-			if s.cfg.CapAtRequest {
+			if floor > 0 {
 				for k := range a {
 					if s.comp[k] {
-						a[k] = max(a[k], p.requested[k])
+						a[k] = max(a[k], floor*p.requested[k])
 					}
 				}
 			}
@@ -106,6 +107,24 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	j.state.Running++
 	s.share(j)
 	s.placed = append(s.placed, p)
+}
+
+// allocFloor is the fraction of its request of each compressible kind
+// that every step of a predicted task's plan allocates at least: our
+// rule, not the paper's (see "On a host that enforces limits" in the
+// package doc). It is 1 − CompressionLimit, so that a task whose demand
+// is within its request is compressed by its own allocation (formula
+// (1) with the allocation as R_u) no more than formula (7) lets a
+// server compress it; the whole request with CapAtRequest; 0 (the
+// predicted demand as printed) under Ablations.NoAllocFloor.
+func (s *Scheduler) allocFloor() float64 {
+	switch {
+	case s.cfg.CapAtRequest:
+		return 1
+	case s.cfg.Ablations.NoAllocFloor:
+		return 0
+	}
+	return 1 - s.cfg.CompressionLimit
 }
 
 func resizeF(x []float64, n int) []float64 {

@@ -103,10 +103,11 @@ type Config struct {
 
 	// Options; all off in the paper's method.
 
-	// CapAtRequest allocates compressible kinds up to the task's request
-	// (a host limit such as a cgroup quota at the request) while still
-	// reserving the prediction on the server's timeline; without it the
-	// plan allocates the predicted demand, as the paper does.
+	// CapAtRequest allocates compressible kinds at least the task's full
+	// request (a host limit such as a cgroup quota at the request) while
+	// still reserving the prediction on the server's timeline; without it
+	// the plan allocates the predicted demand, as the paper does, raised
+	// to the allocation floor (1 − CompressionLimit of the request).
 	CapAtRequest bool
 	// Progressive orders the jobs again after every allocation, as DRF's
 	// progressive filling does, instead of once per Schedule call as
@@ -143,6 +144,12 @@ type Ablations struct {
 	NoPolicyAdjustment bool
 	// NoCheckQoS skips the deadline check of running tasks.
 	NoCheckQoS bool
+	// NoAllocFloor allocates each plan step's predicted demand of a
+	// compressible kind even below the allocation floor (the paper's
+	// allocation as printed). A host that enforces allocations as limits
+	// can then stall: see "On a host that enforces limits" in the package
+	// doc.
+	NoAllocFloor bool
 }
 
 // Defaults of Config (and FitConfig) fields.

@@ -95,6 +95,64 @@
 // TestFitAgreesWithSchedule checks Fit against Schedule on random
 // servers.
 //
+// # On a host that enforces limits
+//
+// A host that caps a task's use of a compressible kind at its
+// allocation (a cgroup CPU quota, a disk or network bandwidth limit)
+// runs a task given a of a kind its current stage demands d > a at a/d
+// of its speed: formula (1) with the allocation as R_u, and formula
+// (4). The paper's allocation, each step's predicted demand, is not
+// safe there. Predictions err in timing as well as in amount (the
+// History cuts stages from usage samples seconds apart), so a step can
+// allocate none, or a sliver, of a kind that the task's true stage at
+// that point demands. A task allocated none stops; on a host whose plan
+// steps follow the task's progress it never reaches its next step, and
+// in the last step (which holds until the task ends) on any host. The
+// paper's checks do not notice: checkQoS runs only when a task is
+// placed; conformity (16) counts only usage above the prediction, which
+// a cap at the prediction rules out, so a server of starved tasks reads
+// as idle; isDegradation is asked only under stop-allocation, which
+// (16) then never reaches; and learning sees capped usage, or nothing
+// from a task that never ends.
+//
+// The allocation floor is our rule, not the paper's
+// (Ablations.NoAllocFloor removes it): every step of a predicted task's
+// plan allocates each compressible kind at least 1 − CompressionLimit
+// of the task's request (PlanStep.Alloc; Reserved, what the server's
+// timeline reserves, stays the prediction). With it a host that
+// enforces limits can rely on:
+//
+//   - Minimum fraction: a task whose demand of a compressible kind is
+//     within its request is never slowed by its own allocation of that
+//     kind below 1 − CompressionLimit of its speed (0.9 by default),
+//     from the decision on and whatever its prediction: its allocation
+//     compresses it no more than formula (7) lets a server compress it.
+//     A kind the task requests none of gets its predicted demand (a
+//     request-based host would give it nothing). The floor is the whole
+//     request with CapAtRequest, and under Ablations.NoCompression (a
+//     limit of 0).
+//   - Detection time: a shortfall of the task's own allocation needs no
+//     detection: the bound holds from the decision on, so the time a
+//     task spends below 1 − CompressionLimit of its speed because of
+//     its allocation is 0. A task slowed by its server instead, its
+//     neighbours using more than their predictions reserved, is the
+//     paper's case and is handled as the paper says: usage above the
+//     reservations (up to the floor) is visible to conformity (16)
+//     again and counts in the figure of the first Tick after it; use
+//     above them by u × capacity throughout a Tick, with the kind's
+//     measured idle below IdleThreshold, makes that Tick's figure u²,
+//     which enters the window's mean with weight 1/ConformityWindow (more
+//     while the window fills), and Algorithm 3 changes the server's
+//     policy at the Tick where the mean crosses ThFG, ThCG or ThSA (and
+//     reclaims as described below).
+//
+// TestAllocFloor gives worked plans. In internal/policy,
+// TestFGMLimitsMisalignedStage reproduces the stall with one task, and
+// TestFGMLimitsProperty runs the scheduler on a simulated host that
+// enforces limits, with random workloads and learned, noisy, misaligned
+// or poisoned estimates: every job completes, and after every event
+// every running task is allocated at least the floor and progresses.
+//
 // # Choices where the paper is silent or unclear
 //
 //   - Formula (7) is implemented as its text says (the bound clamped to
@@ -102,11 +160,12 @@
 //     (6) is the server's reserved amount N − n over the overlap and
 //     w_{n+1} the stage's demand; the overlap's length cancels.
 //   - Compression is sharing: a placement that dips into a compressible
-//     kind allocates the full predicted demand, so every task on the
+//     kind allocates the full predicted demand (at least the allocation
+//     floor, see "On a host that enforces limits"), so every task on the
 //     server over that period is slowed, by (Σ reserved − N)/Σ reserved
 //     (formula (1) for the server), which is the rate the plan's
 //     Compression reports and checkQoS applies. With CapAtRequest, the
-//     plan allocates compressible kinds up to the request instead.
+//     plan allocates compressible kinds at least the whole request.
 //   - Reservations follow the predicted (uncompressed) stage timing. A
 //     task still running past it is overdue: its peak stays reserved from
 //     now over Horizon until it is released, so an incompressible kind is
@@ -161,8 +220,9 @@
 //     skipped, then runs anywhere (no rack level; the simulator does not
 //     model one).
 //   - DRF charges a job the sum of its running tasks' peak allocations
-//     (what the host hands out: the prediction, or the request for
-//     compressible kinds with CapAtRequest and for unpredictable tasks);
+//     (what the host hands out: the prediction raised to the allocation
+//     floor, or to the request with CapAtRequest, and the request for
+//     unpredictable tasks);
 //     shares are taken of the registered nodes' total capacity. The paper
 //     names DRF without saying what a share is taken of. With
 //     ChargeMean a predicted task is charged the work-weighted mean of
@@ -202,8 +262,9 @@
 // (FIFO, or the host's own); CapAtRequest and ChargeMean are described
 // above; Progressive orders the jobs again after every allocation.
 // Config.Ablations is not an option but a set of switches for
-// experiments, each removing one part of the method: NoCompression,
-// CoarseOnly, NoPolicyAdjustment, NoCheckQoS.
+// experiments, each removing one part of the method (NoCompression,
+// CoarseOnly, NoPolicyAdjustment, NoCheckQoS) or one rule of ours
+// (NoAllocFloor).
 //
 // # Cost
 //
@@ -233,8 +294,9 @@
 //     (14);
 //   - formula15_checkqos.go: checkQoS, durations by formula (15);
 //   - formula16_conformity.go: conformity (16);
-//   - allocate.go: Algorithm 1's allocation, a placement's plan and
-//     reservations, and the undo log of a failed call;
+//   - allocate.go: Algorithm 1's allocation, a placement's plan (with
+//     the allocation floor) and reservations, and the undo log of a
+//     failed call;
 //   - fit.go: Fitter, the tests for one task; server.go: a server's free
 //     timeline; scheduler.go: the Scheduler, its queue and its calls.
 //

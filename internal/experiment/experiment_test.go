@@ -72,7 +72,7 @@ func TestExperimentsRunSmall(t *testing.T) {
 			case strings.HasPrefix(e.Name, "paper000"):
 				cols = append(cols, "LSS")
 			case strings.HasPrefix(e.Name, "paper004"):
-				cols = append(cols, "fgm")
+				cols = append(cols, "fgm", "fgm-cap")
 			}
 			if res.Experiment != e.Name || len(res.Tables) == 0 || len(res.Assumptions) == 0 || len(res.Runs) != len(cols) {
 				t.Fatalf("result %q: %d tables, %d assumptions, %d runs", res.Experiment, len(res.Tables), len(res.Assumptions), len(res.Runs))

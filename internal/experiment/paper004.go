@@ -14,9 +14,9 @@ import (
 )
 
 // paper004Policies is what the paper-004 experiments compare by default:
-// the paper's baselines (FIFO, Capacity, Fair, DRF), EDF, and the
-// paper's own method, fgm.
-var paper004Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "fgm"}
+// the paper's baselines (FIFO, Capacity, Fair, DRF), EDF, the paper's
+// own method, fgm, and fgm with its CapAtRequest option.
+var paper004Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "fgm", "fgm-cap"}
 
 // paper004 experiments: §4 of paper 004 on its 23-worker cluster, with
 // Facebook-mix MapReduce and Spark jobs in the multi-resource space
