@@ -42,7 +42,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	}
 	p.plan = p.plan[:n]
 	if p.peak == nil {
-		p.peak, p.charge = s.space.Zero(), s.space.Zero()
+		p.peak, p.charge, p.held = s.space.Zero(), s.space.Zero(), s.space.Zero()
 	}
 	if p.open {
 		p.work[0], p.rc[0] = 0, 0
@@ -89,6 +89,12 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 			}
 		}
 		p.dueAt, p.predEnd = due, time.Duration(pred)
+		for k, x := range p.peak {
+			p.held[k] = x
+			if s.comp[k] {
+				p.held[k] = 0
+			}
+		}
 		if s.cfg.ChargeMean && due > now {
 			// The work-weighted mean allocation over the plan's steps.
 			clear(p.charge)

@@ -71,7 +71,8 @@ type Config struct {
 	LocalityWait time.Duration
 	// Horizon is how long an open-ended reservation lasts: an
 	// unpredictable task's requested quantity, or an overdue task's
-	// peak, is reserved over [now, now+Horizon) until the task is
+	// peak of the incompressible kinds, is reserved over
+	// [now, now+Horizon) until the task is
 	// released. Default 24 h.
 	Horizon time.Duration
 	// MaxStages caps the stages of a prediction; more is an

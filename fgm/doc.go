@@ -167,9 +167,19 @@
 //     Compression reports and checkQoS applies. With CapAtRequest, the
 //     plan allocates compressible kinds at least the whole request.
 //   - Reservations follow the predicted (uncompressed) stage timing. A
-//     task still running past it is overdue: its peak stays reserved from
-//     now over Horizon until it is released, so an incompressible kind is
-//     never under-reserved by a task that runs long.
+//     task still running past it is overdue: its peak of each
+//     incompressible kind stays reserved from now over Horizon until it
+//     is released, so memory is never under-reserved by a task that runs
+//     long. Its compressible kinds are not reserved once it is overdue:
+//     what it still uses of them is usage above the reservations, which
+//     conformity (16) counts and Algorithm 3 answers. Holding them too
+//     is not safe for liveness: a task can run past its prediction
+//     without using them, as a reduce placed under slow-start does while
+//     it waits for its job's maps (its measured time includes the wait,
+//     its prediction may not), and when such reservations fill every
+//     server the maps it waits for are never placed.
+//     TestScheduleOverdueHoldsIncompressiblePeak gives the numbers; in
+//     internal/policy, TestFGMLimitsProperty runs with slow-start.
 //   - A kind a stage does not demand never refuses it (the printed line 8
 //     would refuse a task with no CPU on a CPU-compressed server).
 //   - checkQoS takes each running task's remaining stages at their

@@ -62,7 +62,11 @@ func (m *model) reservedAt(node schedkit.NodeID, now, x time.Duration) resource.
 		}
 		if p.open || now >= p.due() {
 			if x < now+m.horizon {
-				_ = sum.Add(p.peak)
+				for k, v := range p.peak {
+					if p.open || !m.space.Compressible(k) {
+						sum[k] += v // an overdue task holds only its incompressible peak
+					}
+				}
 			}
 			continue
 		}

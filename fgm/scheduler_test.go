@@ -197,22 +197,25 @@ func TestScheduleLocality(t *testing.T) {
 	}
 }
 
-// An overdue task (running past its predicted work) keeps its peak
-// reserved until released.
-func TestScheduleOverdueHoldsPeak(t *testing.T) {
+// An overdue task (running past its predicted work) keeps its peak of
+// each incompressible kind reserved until released, and none of its
+// compressible kinds: a task predicted to read 10 s (1 core, 6 GB,
+// 40 MB/s of disk) then compute 10 s (3 cores, 2 GB) holds, once
+// overdue, 6 GB and no CPU or disk.
+func TestScheduleOverdueHoldsIncompressiblePeak(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{4, 8, 100})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{4, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 6, 0), st(10*time.Second, 1, 2, 0)}})
+	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{4, 8, 40}, stages: []estimate.Stage{st(10*time.Second, 1, 6, 40), st(10*time.Second, 3, 2, 0)}})
 	schedule(t, s, t0, "n00")
 	free := space.Zero()
 	_ = s.Free(t0.Add(15*time.Second), "n00", free)
-	if free[1] != 6 {
-		t.Errorf("in stage 2: free memory %v, want 6", free[1])
+	if !free.Equal(resource.Vector{1, 6, 100}) {
+		t.Errorf("in stage 2: free %v, want [1 6 100]", free)
 	}
 	_ = s.Free(t0.Add(25*time.Second), "n00", free)
-	if free[1] != 2 {
-		t.Errorf("overdue: free memory %v, want 2 (peak 6 held)", free[1])
+	if !free.Equal(resource.Vector{4, 2, 100}) {
+		t.Errorf("overdue: free %v, want [4 2 100] (the memory peak 6 held, no CPU, no disk)", free)
 	}
 	_ = s.Release(t0.Add(26*time.Second), "a", true)
 	_ = s.Free(t0.Add(26*time.Second), "n00", free)

@@ -158,7 +158,7 @@ func (v *server) rebuildInto(tl *resource.Timeline, now time.Duration) time.Dura
 	for _, p := range v.running {
 		if p.open || now >= p.dueAt {
 			if h > 0 {
-				_ = tl.Sub(now, now+h, p.peak)
+				_ = tl.Sub(now, now+h, p.openReservation())
 			}
 			continue
 		}
@@ -174,6 +174,23 @@ func (v *server) rebuildInto(tl *resource.Timeline, now time.Duration) time.Dura
 		}
 	}
 	return nextDue
+}
+
+// openReservation is what r holds on its server's timeline over
+// [now, now+Horizon) once its planned stages no longer say: an
+// unpredictable task's request (its peak), and an overdue task's peak of
+// the incompressible kinds (held). An overdue task's use of a
+// compressible kind is not reserved: it counts as usage above the
+// reservations in conformity (16). Reserving it too would keep the
+// kind off the server for as long as the task runs, also while it uses
+// none of it, as a reduce placed under slow-start does while it waits
+// for its job's maps; such reservations filling every server keep the
+// maps off them all.
+func (r *runState) openReservation() resource.Vector {
+	if r.open {
+		return r.peak
+	}
+	return r.held
 }
 
 // reserve subtracts a newly placed task's stages from the timeline.

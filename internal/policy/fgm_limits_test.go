@@ -290,24 +290,18 @@ func floorViolation(s *sim.Sim, w *workload.Workload, frac float64, ample bool) 
 // enforces limits: in the paper's cluster (3 workers of 16 cores, 32 GB,
 // disk 300 MB/s, network 125 MB/s, contention as in the paper-004
 // experiments) or, ample, on workers whose compressible kinds never run
-// short (256 cores, 10 GB/s of disk and of network). It checks the
-// simulator's invariants after every event, and floorViolation too if
-// floor, and returns the run's summary.
-//
-// A phase becomes ready when the previous one is done (SlowStart 1): a
-// task placed under slow-start waits, allocated but not progressing,
-// and says nothing about the floor; and fgm keeps the peak of a task
-// running past its prediction reserved, a waiting one too, which can
-// keep the tasks it waits for off every server whatever the allocation
-// (seed 13 with misaligned estimates stalls so with slow-start, with or
-// without the floor, under Shares as well).
+// short (256 cores, 10 GB/s of disk and of network). Reduces start under
+// the simulator's slow-start (5% of the maps done): one placed early
+// holds its allocation, computing nothing, until its job's maps end, and
+// may run past its prediction while it waits. It checks the simulator's
+// invariants after every event, and floorViolation too if floor, and
+// returns the run's summary.
 func runLimits(t *testing.T, lw limitsWorld, cfg fgm.Config, ample, floor bool) (metrics.Summary, error) {
 	t.Helper()
 	sc := limitsConfig(3, resource.Vector{16, 32, 300, 125}, sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 8})
 	if ample {
 		sc = limitsConfig(3, resource.Vector{256, 32, 10000, 10000}, sim.Contention{})
 	}
-	sc.SlowStart = 1
 	frac := 1 - resource.DefaultCompressionLimit
 	sc.AfterEvent = func(s *sim.Sim) error {
 		if err := s.CheckInvariants(); err != nil || !floor {
@@ -372,4 +366,37 @@ func TestFGMLimitsProperty(t *testing.T) {
 		t.Error("without the allocation floor no run stalled: the worlds do not reproduce the stall")
 	}
 	t.Logf("without the allocation floor, %d of %d runs with misaligned or zeroed estimates stalled", stalled, 4*seeds)
+}
+
+// A reduce placed under slow-start waits for its job's maps, holding its
+// allocation and computing nothing; when its prediction is shorter than
+// the wait, fgm sees it running past its prediction (overdue). Were its
+// peak reserved then, compressible kinds included, such reduces would
+// fill every server's CPU, disk or network on fgm's timelines and the
+// maps they wait for would never be placed: TestFGMLimitsProperty's
+// world of seed 13 with misaligned estimates stalled so, with 5 jobs
+// waiting and only waiting reduces on the servers, under either
+// enforcement and either allocation mode. An overdue task holds only its
+// incompressible peak, and every job completes.
+func TestFGMWaitingReducesOverdue(t *testing.T) {
+	for _, enf := range []sim.Enforcement{sim.Limits, sim.Shares} {
+		for _, capAt := range []bool{false, true} {
+			lw := randomLimitsWorld(rand.New(rand.NewPCG(13, estMisaligned)), estMisaligned)
+			sc := limitsConfig(3, resource.Vector{16, 32, 300, 125}, sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 8})
+			sc.Enforcement = enf
+			sc.AfterEvent = (*sim.Sim).CheckInvariants
+			p := newFGM(t, &sc, policy.FGMConfig{Scheduler: fgm.Config{Estimator: lw.est, CapAtRequest: capAt}})
+			s, err := sim.New(sc, &lw.w, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := s.Run()
+			if err != nil {
+				t.Fatalf("%v, CapAtRequest %v: %v", enf, capAt, err)
+			}
+			if sum := metrics.Summarize(rec); sum.Completed != sum.Jobs {
+				t.Errorf("%v, CapAtRequest %v: %d of %d jobs completed", enf, capAt, sum.Completed, sum.Jobs)
+			}
+		}
+	}
 }
