@@ -298,7 +298,7 @@ func floorViolation(s *sim.Sim, w *workload.Workload, frac float64, ample bool) 
 // returns the run's summary.
 func runLimits(t *testing.T, lw limitsWorld, cfg fgm.Config, ample, floor bool) (metrics.Summary, error) {
 	t.Helper()
-	sc := limitsConfig(3, resource.Vector{16, 32, 300, 125}, sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 8})
+	sc := limitsConfig(3, resource.Vector{16, 32, 300, 125}, sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 6})
 	if ample {
 		sc = limitsConfig(3, resource.Vector{256, 32, 10000, 10000}, sim.Contention{})
 	}
@@ -382,7 +382,7 @@ func TestFGMWaitingReducesOverdue(t *testing.T) {
 	for _, enf := range []sim.Enforcement{sim.Limits, sim.Shares} {
 		for _, capAt := range []bool{false, true} {
 			lw := randomLimitsWorld(rand.New(rand.NewPCG(13, estMisaligned)), estMisaligned)
-			sc := limitsConfig(3, resource.Vector{16, 32, 300, 125}, sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 8})
+			sc := limitsConfig(3, resource.Vector{16, 32, 300, 125}, sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 6})
 			sc.Enforcement = enf
 			sc.AfterEvent = (*sim.Sim).CheckInvariants
 			p := newFGM(t, &sc, policy.FGMConfig{Scheduler: fgm.Config{Estimator: lw.est, CapAtRequest: capAt}})
