@@ -168,6 +168,7 @@ func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]De
 	start := len(dst)
 	s.beginUndo(v)
 	s.refusals.Reset()
+	held := false // StrictOrder: a refused task holds the server
 jobs:
 	for j := jobs.Next(); j != nil; j = jobs.Next() {
 		// Lines 5–18, task by task in submission order.
@@ -187,12 +188,18 @@ jobs:
 				if predicted {
 					rule.refused(p)
 				}
+				if held = len(dst) == start && s.holds(v, p, off); held {
+					break jobs
+				}
 				i = s.skipRun(j, i)
 				continue
 			}
 			// Lines 8–9: predict; an unpredictable task gets its request.
 			prof, ok := s.predict(p)
 			if !ok && s.refusals.CheckUnpredictable() {
+				if held = len(dst) == start && s.holds(v, p, off); held {
+					break jobs
+				}
 				i = s.skipRun(j, i)
 				continue
 			}
@@ -227,6 +234,9 @@ jobs:
 					rule.refused(p)
 				}
 				s.refusals.Record(p, given, ok)
+				if held = len(dst) == start && s.holds(v, p, off); held {
+					break jobs
+				}
 				i = s.skipRun(j, i)
 				continue
 			}
@@ -250,10 +260,24 @@ jobs:
 		}
 		jobs.Done(j)
 	}
-	if len(dst) == start && jobs.Complete() {
+	if len(dst) == start && jobs.Complete() && !held {
 		s.refusals.EndIdle(s.historyVersion(), s.jobsVer)
 	}
 	return dst, nil
+}
+
+// holds reports whether task p, refused on v at now before anything was
+// placed there in the call, holds v under StrictOrder: the walk of
+// Algorithm 1 places nothing there in this call, for p's job or a later
+// one. A task refused for want of an integral kind of which v has no
+// unit free (a slot) does not hold it: it could not take v anyway, and
+// the walk skips the jobs all of whose tasks want one (closedKinds).
+func (s *Scheduler) holds(v *server, p *ptask, now time.Duration) bool {
+	if !s.cfg.StrictOrder {
+		return false
+	}
+	closed := s.closedKinds(v, v.free.At(now))
+	return closed == 0 || s.needMask(p)&closed == 0
 }
 
 // sameKeyRule is Algorithm 1's rule within one job's tasks on one

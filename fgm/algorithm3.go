@@ -53,7 +53,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		for k := range s.dims {
 			n := v.capacity[k]
 			if n > 0 {
-				c := confSums{used: v.sumUsed[k], pred: v.sumPred[k], idle: v.sumIdle[k], sq: v.sumSq[k], total: v.total}
+				c := confSums{used: v.sumUsed[k] + v.sumPinned[k], pred: v.sumPred[k], idle: v.sumIdle[k], sq: v.sumSq[k], total: v.total}
 				row[k] = c.conformity(n, s.cfg.IdleThreshold)
 				worst = max(worst, row[k])
 				explained := v.sumOurs[k] // no task samples: our predictions
@@ -76,6 +76,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		clear(v.sumIdle)
 		clear(v.sumSq)
 		clear(v.sumTasks)
+		clear(v.sumPinned)
 		v.tasksSampled = false
 		v.dirty = true
 		if worst > s.cfg.ThSA {

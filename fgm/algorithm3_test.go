@@ -253,3 +253,51 @@ func TestTickPollsUsage(t *testing.T) {
 		t.Errorf("NaN usage: %v", err)
 	}
 }
+
+// CountPinned, worked: on a 4-core server a task predicted at 1 core but
+// requesting 4 runs capped at its allocation of 1 core (NoAllocFloor),
+// using all of it, beside an unpredictable task at its 3-core request;
+// the node uses its 4 cores, exactly what is reserved. Formula (16) as
+// printed reads a conforming server (μ = α = 4). With CountPinned the
+// pinned task counts as using its request, 4 cores: μ = 7 against α = 4
+// on a busy server, F = ((7 − 4)/4)² = 0.5625, and the server stops
+// allocation.
+func TestConformityCountPinned(t *testing.T) {
+	space := testSpace(t)
+	for _, tc := range []struct {
+		pinned bool
+		want   float64
+		policy fgm.ServerPolicy
+	}{
+		{false, 0, fgm.FineGrainedCompress},
+		{true, 0.5625, fgm.StopAllocation},
+	} {
+		c := newCluster(space, 1, resource.Vector{4, 8, 100})
+		s := newSched(t, c, fgm.Config{CountPinned: tc.pinned, LocalityWait: -1, Ablations: fgm.Ablations{NoAllocFloor: true}})
+		submit(t, s, t0, &task{id: "a", job: "a", req: resource.Vector{4, 2, 0}, stages: []estimate.Stage{st(100*time.Second, 1, 1, 0)}})
+		submit(t, s, t0, &task{id: "b", job: "b", req: resource.Vector{3, 1, 0}})
+		if d := schedule(t, s, t0, "n00"); len(d) != 2 {
+			t.Fatalf("placed %v", d)
+		}
+		at := t0.Add(time.Second)
+		for _, err := range []error{
+			s.SampleNode(at, "n00", resource.Vector{4, 2, 0}),
+			s.SampleTask(at.Add(2*time.Second), "a", resource.Vector{1, 1, 0}),
+			s.SampleTask(at.Add(2*time.Second), "b", resource.Vector{3, 1, 0}),
+			s.SampleNode(at.Add(2*time.Second), "n00", resource.Vector{4, 2, 0}),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Tick(at.Add(2*time.Second), nil); err != nil {
+			t.Fatal(err)
+		}
+		if f, _ := s.ServerConformity("n00"); math.Abs(f-tc.want) > 1e-9 {
+			t.Errorf("CountPinned %v: conformity %v, want %v", tc.pinned, f, tc.want)
+		}
+		if p, _ := s.Policy("n00"); p != tc.policy {
+			t.Errorf("CountPinned %v: policy %v, want %v", tc.pinned, p, tc.policy)
+		}
+	}
+}

@@ -26,6 +26,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 		}
 	}
 	p.running, p.srv, p.start, p.mode = true, v, now, mode
+	p.req = p.requested
 	s.seq++
 	p.startSq = s.seq
 	p.startSamples(now)

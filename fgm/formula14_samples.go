@@ -73,6 +73,9 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 		}
 		srv.tasksSampled = true
 	}
+	if s.cfg.CountPinned {
+		s.pinnedShortfall(r, srv, off, used)
+	}
 	if s.cfg.History == nil {
 		r.lastSmp = off
 		return nil
@@ -243,6 +246,41 @@ func (s *Scheduler) usageSamples(r *runState) []estimate.UsageSample {
 	return b
 }
 
+// pinnedFraction is how close to its allocation a task's sample of a
+// compressible kind must be for CountPinned to read it as pinned at the
+// cap (samples are means over a period, and noisy).
+const pinnedFraction = 0.95
+
+// pinnedShortfall adds to srv's pinned rates, for each compressible kind
+// of which r's sample used shows it pinned at an allocation below its
+// request (at least pinnedFraction of the plan step's allocation at off
+// by the wall clock), the request less the use: the most the task may
+// have wanted beyond what the host let it use (CountPinned).
+func (s *Scheduler) pinnedShortfall(r *runState, srv *server, off time.Duration, used resource.Vector) {
+	if r.open {
+		return // allocated its request
+	}
+	alloc := r.allocAt(off, s.dims)
+	for k, x := range used {
+		if s.comp[k] && alloc[k] < r.req[k] && x >= pinnedFraction*alloc[k] {
+			srv.pinned[k] += max(0, r.req[k]-x)
+		}
+	}
+}
+
+// allocAt returns r's plan allocation at off by the wall clock (its last
+// step once overdue).
+func (r *runState) allocAt(off time.Duration, dims int) resource.Vector {
+	t, n := r.start, len(r.work)
+	for i, w := range r.work {
+		t += w
+		if off < t || i == n-1 {
+			return resource.Vector(r.abuf[i*dims : (i+1)*dims])
+		}
+	}
+	return resource.Vector(r.abuf[(n-1)*dims : n*dims])
+}
+
 // demandAt returns r's planned demand at off (its peak once overdue or
 // for an open-ended reservation).
 func (r *runState) demandAt(off time.Duration, dims int) resource.Vector {
@@ -316,11 +354,14 @@ func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.
 		v.sumPred[k] += alpha * dt
 		v.sumOurs[k] += ours * dt
 		v.sumIdle[k] += (n - mu) * dt
+		pin := v.pinned[k] // CountPinned: use the host's limits hid
+		v.sumPinned[k] += pin * dt
 		if n > 0 {
-			d := (mu - alpha) / n
+			d := (mu + pin - alpha) / n
 			v.sumSq[k] += d * d * dt
 		}
 	}
+	clear(v.pinned)
 	v.total += dt
 	return nil
 }

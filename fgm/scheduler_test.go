@@ -440,6 +440,40 @@ func TestScheduleProgressive(t *testing.T) {
 	}
 }
 
+// StrictOrder: job b runs a 2-core task on a 4-core server; job a, with
+// the smaller share and so first in DRF order, asks for 3 cores
+// (unpredictable, at its request) and does not fit. As printed, the walk
+// goes on and places b's 1-core task; with StrictOrder a's refusal holds
+// the server and nothing is placed until a fits (once b1 ends).
+func TestScheduleStrictOrder(t *testing.T) {
+	space := testSpace(t)
+	for _, tc := range []struct {
+		strict bool
+		want   string
+	}{
+		{false, "[b2/fine-grained]"},
+		{true, "[]"},
+	} {
+		c := newCluster(space, 1, resource.Vector{4, 8, 100})
+		s := newSched(t, c, fgm.Config{StrictOrder: tc.strict, LocalityWait: -1, Ablations: fgm.Ablations{NoCompression: true}})
+		submit(t, s, t0, &task{id: "b1", job: "b", req: resource.Vector{2, 2, 0}, stages: []estimate.Stage{st(100*time.Second, 2, 2, 0)}})
+		if d := schedule(t, s, t0, "n00"); len(d) != 1 {
+			t.Fatalf("b1 not placed: %v", d)
+		}
+		submit(t, s, t0.Add(time.Second), &task{id: "a1", job: "a", req: resource.Vector{3, 2, 0}})
+		submit(t, s, t0.Add(time.Second), &task{id: "b2", job: "b", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 1, 0)}})
+		if got := fmt.Sprint(ids(schedule(t, s, t0.Add(time.Second), "n00"))); got != tc.want {
+			t.Errorf("strict %v: got %s, want %s", tc.strict, got, tc.want)
+		}
+		if err := s.Release(t0.Add(2*time.Second), "b1", true); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(ids(schedule(t, s, t0.Add(2*time.Second), "n00"))); tc.strict && got != "[b2/fine-grained a1/requested]" {
+			t.Errorf("strict, once b1 ended (equal shares, b first by submission): got %s, want both", got)
+		}
+	}
+}
+
 // spy is a Fairness that records each job's Allocated as the scheduler
 // orders jobs (DRF otherwise).
 type spy struct {

@@ -100,10 +100,14 @@ type server struct {
 	sumTasks     []float64 // Σ over SampleTask of used·t: our tasks' measured usage
 	tasksSampled bool
 	sumSq        []float64 // Σ ((μ − α)/N)²·t
-	conf         []float64 // ring: ConformityWindow × dims
-	overSA       int       // Ticks in a row whose own figure exceeded ThSA
-	confLen      int
-	confNext     int
+	// CountPinned: the shortfall rates of our tasks' samples pinned at
+	// their allocation since the last node sample (pinned), and their
+	// time-weighted sum since the last Tick (sumPinned).
+	pinned, sumPinned []float64
+	conf              []float64 // ring: ConformityWindow × dims
+	overSA            int       // Ticks in a row whose own figure exceeded ThSA
+	confLen           int
+	confNext          int
 }
 
 func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*server, error) {
@@ -115,7 +119,7 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	// The per-kind vectors in one block, those every Schedule call reads
 	// first: a heartbeat, and a round of usage samples, touches a few
 	// adjacent cache lines, not one allocation each.
-	buf := make([]float64, (11+s.cfg.ConformityWindow)*d)
+	buf := make([]float64, (13+s.cfg.ConformityWindow)*d)
 	next := func() []float64 {
 		x := buf[:d:d]
 		buf = buf[d:]
@@ -124,6 +128,7 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	v := &server{s: s, id: id, free: free, nextDue: math.MaxInt64}
 	v.capacity, v.lastUsed, v.placed, v.base, v.foreign = next(), next(), next(), next(), next()
 	v.sumUsed, v.sumPred, v.sumOurs, v.sumIdle, v.sumTasks, v.sumSq = next(), next(), next(), next(), next(), next()
+	v.pinned, v.sumPinned = next(), next()
 	v.conf = buf
 	copy(v.capacity, capacity)
 	copy(v.base, capacity)

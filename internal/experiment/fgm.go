@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schedkit/schedkit/fgm"
@@ -93,6 +94,8 @@ func fgmVariants() []fgmVariant {
 		{name: "fgm-progressive", doc: "option: DRF order refreshed after every allocation", cfg: mk(func(c *fgm.Config) { c.Progressive = true })},
 		{name: "fgm-chargemean", doc: "option: DRF charges a task its mean allocation, not its peak", cfg: mk(func(c *fgm.Config) { c.ChargeMean = true })},
 		{name: "fgm-cap", doc: "option: compressible kinds allocated the whole request (CapAtRequest)", cfg: mk(func(c *fgm.Config) { c.CapAtRequest = true })},
+		{name: "fgm-pinned", doc: "option: conformity counts use pinned at the allocation as use of the request (CountPinned)", cfg: mk(func(c *fgm.Config) { c.CountPinned = true })},
+		{name: "fgm-strict", doc: "option: a server's walk stops at the first task refused there (StrictOrder)", cfg: mk(func(c *fgm.Config) { c.StrictOrder = true })},
 	}
 }
 
@@ -150,7 +153,10 @@ func fgmVariantNamed(name string) fgmVariant {
 // The fgm experiment's sets of variants, as data.
 var (
 	// fgmOfflineVariants are the offline ablation's rows (all of them).
-	fgmOfflineVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos", "fgm-oracle", "fgm-progressive", "fgm-chargemean"}
+	fgmOfflineVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos", "fgm-oracle", "fgm-progressive", "fgm-chargemean", "fgm-strict", "fgm-pinned"}
+	// fgmOnlineOptions are the options also run on the online sweeps
+	// (their table against fgm).
+	fgmOnlineOptions = []string{"fgm-strict", "fgm-pinned"}
 	// fgmBoundVariants are the compression-bound experiment's rows.
 	fgmBoundVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos"}
 )
@@ -177,6 +183,7 @@ type fgmPlan struct {
 	dedicated, cloud   []Setup
 	sens               []fgmSensitivity
 	ownCol, foreignCol Column
+	optCols            []Column // fgmOnlineOptions
 	lines              []string
 }
 
@@ -194,8 +201,8 @@ func runFGM(p Params) (Result, error) {
 	cells, err := RunGrids(p, "fgm",
 		Grid{Setups: []Setup{pl.offline}, Columns: append(slices.Clone(pl.base), pl.offCols...)},
 		Grid{Setups: []Setup{pl.bound}, Columns: append(slices.Clone(pl.base), pl.bndCols...)},
-		Grid{Setups: pl.dedicated, Columns: online},
-		Grid{Setups: pl.cloud, Columns: slices.Concat(online, []Column{pl.foreignCol})},
+		Grid{Setups: pl.dedicated, Columns: slices.Concat(online, pl.optCols)},
+		Grid{Setups: pl.cloud, Columns: slices.Concat(online, []Column{pl.foreignCol}, pl.optCols)},
 		Grid{Setups: sens, Columns: slices.Concat(online, []Column{pl.ownCol})},
 	)
 	if err != nil {
@@ -227,6 +234,7 @@ func newFGMPlan(p Params) (*fgmPlan, error) {
 		return nil, err
 	}
 	pl.offVars, pl.offCols = fgmVariantColumns(fgmOfflineVariants)
+	_, pl.optCols = fgmVariantColumns(fgmOnlineOptions)
 	pl.bndVars, pl.bndCols = fgmVariantColumns(fgmBoundVariants)
 	w, err := workload.Paper004Offline(p.Scale, rand.New(rand.NewPCG(p.Seed, 0x004)))
 	if err != nil {
@@ -305,6 +313,7 @@ func (pl *fgmPlan) result(cells *Cells) Result {
 			ss = pl.cloud
 		}
 		res.Tables = append(res.Tables, fgmOnline(cells, ss, append(slices.Clone(pl.base), fgmCol), cloud)...)
+		res.Tables = append(res.Tables, pl.optionsTable(cells, ss, cloud))
 	}
 	res.Tables = append(res.Tables, pl.sensitivityTables(cells)...)
 	res.Tables = append(res.Tables, pl.foreignTable(cells))
@@ -516,6 +525,40 @@ func fgmOnline(cells *Cells, setups []Setup, cols []Column, cloud bool) []metric
 		mk.Rows, jc.Rows, fl.Rows, jn.Rows = append(mk.Rows, r1), append(jc.Rows, r2), append(fl.Rows, r3), append(jn.Rows, r4)
 	}
 	return []metrics.Table{mk, jc, fl, jn}
+}
+
+// optionsTable sets the online options (fgmOnlineOptions) against fgm on
+// the sweep's setups: each one's change of makespan and mean job
+// completion, the fairness over jobs with unmet demand, and the share of
+// map attempts slowed beyond 1.5 times their isolated work.
+func (pl *fgmPlan) optionsTable(cells *Cells, setups []Setup, cloud bool) metrics.Table {
+	env := fgmEnv(cloud)
+	slow, _ := FigureNamed("slow maps")
+	t := metrics.Table{Title: "online, " + env + ": options against fgm (makespan | mean job completion)"}
+	for _, c := range pl.optCols {
+		t.Columns = append(t.Columns, c.Name)
+	}
+	jain := append([]string{"drf", "fgm"}, fgmOnlineOptions...)
+	t.Columns = append(t.Columns, "Jain unmet "+strings.Join(jain, " | "), "slow maps "+strings.Join(jain, " | "))
+	for _, su := range setups {
+		f := &cells.Get(su.Name, "fgm").Sum
+		row := metrics.Row{Name: su.Name[len(env)+2:]}
+		for _, c := range pl.optCols {
+			o := &cells.Get(su.Name, c.Name).Sum
+			row.Cells = append(row.Cells, pct(o.Makespan.D, f.Makespan.D)+" | "+pct(o.Response.Mean, f.Response.Mean))
+		}
+		var js, ss []string
+		for _, n := range jain {
+			c := cells.Get(su.Name, n)
+			js = append(js, c.Sum.UnmetFairness.String())
+			ss = append(ss, slow.Format(slow.Of(c)))
+		}
+		row.Cells = append(row.Cells, strings.Join(js, " | "), strings.Join(ss, " | "))
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = append(t.Notes, "fgm-strict: StrictOrder, a server's first refusal in a call holds it; fgm-pinned: CountPinned, conformity (16) counts use pinned at an allocation below the request as use of the request",
+		"slow maps: the share of succeeded map attempts that ran more than 1.5 times their isolated work (contention, compression or a limit below their demand)")
+	return t
 }
 
 // bestBaseline returns the shortest makespan and mean job completion of
