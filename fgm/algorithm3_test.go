@@ -93,6 +93,63 @@ func TestForeignLoadAbsorbed(t *testing.T) {
 	}
 }
 
+// An integral kind is held in whole units, so its foreign-load estimate
+// is too (rounded down). A task that ends between samples used its slot
+// for part of the node's window but has no sample for that part: the
+// window's mean node usage exceeds our tasks' measured usage by a
+// fraction of a slot. Taken as foreign load, that fraction would leave
+// less than one slot where one is free, and the server would take one
+// task fewer until the next Tick (on a trace day of short maps, most
+// Ticks). A holder of a whole slot all window long is foreign load.
+func TestForeignLoadWholeUnits(t *testing.T) {
+	space, err := resource.NewSpace(resource.MapSlot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		extra float64 // slots in use that no task of ours explains
+		want  float64 // free map slots after the Tick
+	}{
+		{"a task ended between samples", 0, 2},
+		{"a foreign holder of one slot", 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(space, 1, resource.Vector{3})
+			s := newSched(t, c, fgm.Config{ConformityWindow: 1})
+			for _, id := range []schedkit.TaskID{"long", "short"} {
+				submit(t, s, t0, &task{id: id, job: "j", req: resource.Vector{1}, stages: []estimate.Stage{st(100*time.Second, 1)}})
+			}
+			if d := schedule(t, s, t0, "n00"); len(d) != 2 {
+				t.Fatalf("placed %v", ids(d))
+			}
+			at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(s.SampleNode(t0, "n00", resource.Vector{2 + tc.extra}))
+			must(s.SampleTask(at(3), "long", resource.Vector{1}))
+			must(s.SampleTask(at(3), "short", resource.Vector{1}))
+			must(s.SampleNode(at(3), "n00", resource.Vector{2 + tc.extra}))
+			must(s.Release(at(4), "short", true))
+			must(s.SampleTask(at(6), "long", resource.Vector{1}))
+			// the window's mean: short's slot for 1 s of 3, then long's
+			must(s.SampleNode(at(6), "n00", resource.Vector{1 + 1.0/3 + tc.extra}))
+			if _, err := s.Tick(at(6), nil); err != nil {
+				t.Fatal(err)
+			}
+			free := space.Zero()
+			must(s.Free(at(6), "n00", free))
+			if math.Abs(free[0]-tc.want) > 1e-9 {
+				t.Errorf("free map slots %v, want %v", free[0], tc.want)
+			}
+		})
+	}
+}
+
 // Thresholds map conformity to policies (Algorithm 3 lines 2–14), and
 // stop-allocation reclaims the newest task once a task is overdue.
 func TestPolicyThresholds(t *testing.T) {
