@@ -18,7 +18,7 @@ import (
 func TestNewConfigErrors(t *testing.T) {
 	c := newCluster(2, 2, 1)
 	cpuOnly, _ := resource.NewSpace(resource.CPU)
-	q := dbs.DefaultQueues
+	q := dbs.DefaultCapacityQueues
 	bad := func(f func(*[3]dbs.QueueConfig)) [3]dbs.QueueConfig { x := q; f(&x); return x }
 	for name, cfg := range map[string]dbs.Config{
 		"nil cluster":    {},
@@ -34,13 +34,16 @@ func TestNewConfigErrors(t *testing.T) {
 		"negative Δ":     {Cluster: c, Interval: -time.Second},
 		"NaN rate":       {Cluster: c, TransferRate: math.NaN()},
 		"negative prior": {Cluster: c, DefaultTaskTime: -time.Second},
+		"sharing":        {Cluster: c, Sharing: dbs.CapacitySharing + 1},
 	} {
 		if _, err := dbs.New(cfg); !errors.Is(err, dbs.ErrConfig) {
 			t.Errorf("%s: New error %v, want ErrConfig", name, err)
 		}
 	}
-	if _, err := dbs.New(dbs.Config{Cluster: c}); err != nil {
-		t.Fatalf("valid config: %v", err)
+	for _, cfg := range []dbs.Config{{Cluster: c}, {Cluster: c, MinimumFirst: true}, {Cluster: c, Sharing: dbs.CapacitySharing, MinimumFirst: true}} {
+		if _, err := dbs.New(cfg); err != nil {
+			t.Fatalf("valid config: %v", err)
+		}
 	}
 }
 

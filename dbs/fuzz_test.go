@@ -81,7 +81,7 @@ func FuzzScheduler(f *testing.F) {
 		// The options come from the input's length, so the bytes (and the
 		// committed corpus) keep their meaning.
 		cfg := dbs.Config{Cluster: c, DefaultTaskTime: 5 * sec, TransferRate: 1e6,
-			Ablations: dbs.Ablations{EarlyReduces: len(data)%2 == 1}, QueuePriority: len(data)%4 >= 2}
+			Ablations: dbs.Ablations{EarlyReduces: len(data)%2 == 1}, Sharing: dbs.Sharing(len(data) % 4 / 2)}
 		s, err := dbs.New(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package dbs
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -18,17 +19,20 @@ type swapQheap struct {
 	items []*entry
 	slot  int
 	kind  int
-	noMin bool
+	order order
 }
 
 func (h *swapQheap) less(a, b *entry) bool {
-	if !h.noMin {
+	if !h.order.noMin {
 		ab, bb := a.below(h.kind), b.below(h.kind)
 		if ab != bb {
 			return ab
 		}
+		if ab && h.order.unknownFirst && a.ttKnown != b.ttKnown {
+			return !a.ttKnown
+		}
 	}
-	return a.before(b)
+	return a.ahead(b, h.order.lostLast)
 }
 
 func (h *swapQheap) top() *entry { return h.items[0] }
@@ -162,12 +166,23 @@ func heapEntries(n int, seed uint64) []entry {
 		}
 		e.id = schedkit.JobID(fmt.Sprintf("j%06d", i))
 		e.sub = int64(rng.IntN(50))
-		e.w = float64(rng.IntN(8))
+		e.w = heapWeight(rng)
+		e.ttKnown, e.lost = rng.IntN(4) != 0, rng.IntN(4) == 0
 		e.minK = [2]int32{int32(rng.IntN(3)), int32(rng.IntN(3))}
 		e.heldK = [2]int32{int32(rng.IntN(3)), int32(rng.IntN(3))}
 		e.availK = [2]int32{1 + int32(rng.IntN(4)), 1 + int32(rng.IntN(4))}
 	}
 	return es
+}
+
+// heapWeight draws a weight among few values, some a unit or two in the
+// last place apart (queueKey drops the last two bits of the weight).
+func heapWeight(rng *rand.Rand) float64 {
+	w := float64(rng.IntN(8)) / 3
+	for range rng.IntN(3) {
+		w = math.Nextafter(w, 10)
+	}
+	return w
 }
 
 // TestQheapMatchesSwapHeap: qheap and the heap it replaced, given the
@@ -182,8 +197,9 @@ func TestQheapMatchesSwapHeap(t *testing.T) {
 	var rsc swapScratch
 	for round := range 300 {
 		n := 1 + rng.IntN(600)
-		kind, noMin := rng.IntN(2), round%5 == 0
-		h, ref := newQheap(0, kind, noMin), &swapQheap{slot: 0, kind: kind, noMin: noMin}
+		kind := rng.IntN(2)
+		o := order{noMin: round%5 == 0, unknownFirst: round%3 != 0, lostLast: round%2 == 0}
+		h, ref := newQheap(0, kind, o), &swapQheap{slot: 0, kind: kind, order: o}
 		es, fs := heapEntries(n, uint64(round)), heapEntries(n, uint64(round))
 		for i := range es {
 			h.push(&es[i])
@@ -213,14 +229,16 @@ func TestQheapMatchesSwapHeap(t *testing.T) {
 				if es[i].pos[0] < 0 {
 					continue
 				}
-				w, m, held := float64(rng.IntN(8)), int32(rng.IntN(3)), int32(rng.IntN(3))
-				what := rng.IntN(3)
+				w, m, held := heapWeight(rng), int32(rng.IntN(3)), int32(rng.IntN(3))
+				what, lost, known := rng.IntN(4), rng.IntN(3) == 0, rng.IntN(3) != 0
 				for _, e := range []*entry{&es[i], &fs[i]} {
 					switch what {
 					case 0:
 						e.w = w
 					case 1:
 						e.minK[kind] = m
+					case 2:
+						e.lost, e.ttKnown = lost, known
 					default:
 						e.w, e.heldK[kind] = w, held
 					}
@@ -267,9 +285,9 @@ func BenchmarkQueueHeap(b *testing.B) {
 				es := heapEntries(n, 1)
 				var h queueHeap
 				if impl == "swap" {
-					h = &swapQheap{slot: 0, kind: 0}
+					h = &swapQheap{slot: 0, kind: 0, order: order{unknownFirst: true, lostLast: true}}
 				} else {
-					q := newQheap(0, 0, false)
+					q := newQheap(0, 0, order{unknownFirst: true, lostLast: true})
 					h = &q
 				}
 				for i := range es {
@@ -292,7 +310,7 @@ func BenchmarkQueueHeap(b *testing.B) {
 						out = out[:len(out)-1]
 						f.heldK[0] = int32(rng.IntN(3))
 						f.availK[0] = 1 + int32(rng.IntN(4))
-						f.w = float64(rng.IntN(8))
+						f.w = heapWeight(rng)
 						h.upsert(f)
 					}
 				}

@@ -34,8 +34,11 @@ type world struct {
 	noMin    bool
 	minFirst bool
 	early    bool // Config.EarlyReduces
-	priority bool // Config.QueuePriority
+	priority bool // Config.Sharing == PrioritySharing
+	unknown  bool // jobs without a task time first among those below minimum (not UnknownByWeight)
+	lostLast bool // jobs that cannot reach any minimum last (not LostByWeight)
 	phiMoves bool
+	afford   bool   // promotions affordable (not NoAffordability)
 	moves    [2]int // promotions, demotions
 }
 
@@ -62,8 +65,10 @@ func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.Ablations.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.Ablations.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
-		early: cfg.Ablations.EarlyReduces, priority: cfg.QueuePriority}
+	priority := cfg.Sharing == dbs.PrioritySharing
+	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.Ablations.NoMinimumSlots,
+		minFirst: cfg.MinimumFirst && !cfg.Ablations.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
+		early: cfg.Ablations.EarlyReduces, priority: priority, unknown: !cfg.Ablations.UnknownByWeight, lostLast: !cfg.Ablations.LostByWeight, afford: !cfg.Ablations.NoAffordability}
 }
 
 func (w *world) submit() {
@@ -164,7 +169,7 @@ func (w *world) tick() {
 				w.t.Fatalf("promotion %v of a job in %v", d, j.queue)
 			}
 			// Affordable: what is left at the new price fits the budget.
-			if j.Money > 0 && d.Figures.CostAtTo > j.Money-j.Paid+1e-9 {
+			if w.afford && j.Money > 0 && d.Figures.CostAtTo > j.Money-j.Paid+1e-9 {
 				w.t.Fatalf("unaffordable promotion %v: cost at new price %v, budget left %v", d, d.Figures.CostAtTo, j.Money-j.Paid)
 			}
 			if d.Figures.Held >= d.Figures.Needed || (d.Reason != dbs.ReasonShort && d.Reason != dbs.ReasonUnmeetable) {
@@ -326,20 +331,7 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 					continue
 				}
 				cb, pb := c.held[k] < minOf(c) && !w.noMin, pick.held[k] < minOf(pick) && !w.noMin
-				switch {
-				case cb != pb:
-					if cb {
-						pick = c
-					}
-				case c.st.Weight != pick.st.Weight:
-					if c.st.Weight > pick.st.Weight {
-						pick = c
-					}
-				case !c.sub.Equal(pick.sub):
-					if c.sub.Before(pick.sub) {
-						pick = c
-					}
-				case c.st.Job < pick.st.Job:
+				if oracleAhead(oracleCand{c.st, c.sub, cb}, oracleCand{pick.st, pick.sub, pb}, w.unknown, w.lostLast) {
 					pick = c
 				}
 			}
@@ -404,17 +396,21 @@ func (w *world) heartbeat(node *hNode) []dbs.Decision {
 
 func TestPropertyAgainstOracle(t *testing.T) {
 	configs := map[string]dbs.Config{
-		"paper":     {},
-		"no-min":    {Ablations: dbs.Ablations{NoMinimumSlots: true}},
-		"min-first": {MinimumFirst: true},
-		"phi-moves": {PhiAwareMoves: true},
-		"no-moves":  {Ablations: dbs.Ablations{NoQueueMoves: true}},
-		"early":     {Ablations: dbs.Ablations{EarlyReduces: true}},
-		"priority":  {QueuePriority: true},
-		"prio+min":  {QueuePriority: true, MinimumFirst: true, Ablations: dbs.Ablations{EarlyReduces: true}},
-		"static":    {Ablations: dbs.Ablations{StaticWeights: true}},
-		"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
-		"zero-low": {Queues: [3]dbs.QueueConfig{
+		"paper":         {},
+		"no-min":        {Ablations: dbs.Ablations{NoMinimumSlots: true}},
+		"phi-moves":     {PhiAwareMoves: true},
+		"no-moves":      {Ablations: dbs.Ablations{NoQueueMoves: true}},
+		"early":         {Ablations: dbs.Ablations{EarlyReduces: true}},
+		"floors":        {Queues: dbs.DefaultCapacityQueues, Ablations: dbs.Ablations{EarlyReduces: true}},
+		"min-first":     {MinimumFirst: true},
+		"floors+min":    {Queues: dbs.DefaultCapacityQueues, MinimumFirst: true},
+		"static":        {Ablations: dbs.Ablations{StaticWeights: true}},
+		"prior+net":     {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
+		"ours-off":      {Ablations: dbs.Ablations{NoAffordability: true, NoBetterOff: true, NoBudgetDemotion: true, LostByWeight: true, UnknownByWeight: true, BudgetViewOneSlot: true}},
+		"capacity":      {Sharing: dbs.CapacitySharing},
+		"cap+min-first": {Sharing: dbs.CapacitySharing, MinimumFirst: true},
+		"cap+no-min":    {Sharing: dbs.CapacitySharing, Ablations: dbs.Ablations{NoMinimumSlots: true}},
+		"cap+zero-low": {Sharing: dbs.CapacitySharing, Queues: [3]dbs.QueueConfig{
 			dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},
 	}
 	for name, cfg := range configs {
@@ -459,8 +455,9 @@ func TestPropertyAgainstOracle(t *testing.T) {
 }
 
 // TestShareWithinOneRound: a queue with pending work gets at least its
-// guaranteed share of each kind within one heartbeat round once slots
-// free up, even though another queue had borrowed them all.
+// guaranteed share (CapacitySharing) or floor (PrioritySharing) of each
+// kind within one heartbeat round once slots free up, even though
+// another queue had taken them all.
 func TestShareWithinOneRound(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 3))
@@ -468,7 +465,14 @@ func TestShareWithinOneRound(t *testing.T) {
 		c := newCluster(nodes, 2, 1)
 		// Reduces ready before the maps end are the host's to offer
 		// (EarlyReduces); the share of each kind is what is tested here.
-		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec, Ablations: dbs.Ablations{EarlyReduces: true}, QueuePriority: seed%2 == 1})
+		// Capacity shares, or the same figures as PrioritySharing's
+		// floors (without minimums, which come before floors).
+		cfg := dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec, Ablations: dbs.Ablations{EarlyReduces: true}, Sharing: dbs.CapacitySharing}
+		if seed%2 == 1 {
+			cfg.Sharing, cfg.Queues = dbs.PrioritySharing, dbs.DefaultCapacityQueues
+			cfg.Ablations.NoMinimumSlots = true
+		}
+		s, err := dbs.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -524,4 +528,35 @@ func TestShareWithinOneRound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// oracleCand is a job as the tests' references order it: its Status,
+// submission and whether it is below its minimum of the slot's kind.
+type oracleCand struct {
+	st    dbs.JobStatus
+	sub   time.Time
+	below bool
+}
+
+// oracleAhead is the queue order the references apply within a queue
+// (entry.ahead with the heap's precedence, from Status): below its
+// minimum first, among those without a task time first (unknownFirst);
+// able to reach a minimum before not (lostLast); weight descending,
+// submission, ID.
+func oracleAhead(a, b oracleCand, unknownFirst, lostLast bool) bool {
+	au, bu := a.below && unknownFirst && a.st.TaskTimeUnknown, b.below && unknownFirst && b.st.TaskTimeUnknown
+	al, bl := lostLast && a.st.Min.Unmeetable, lostLast && b.st.Min.Unmeetable
+	switch {
+	case a.below != b.below:
+		return a.below
+	case au != bu:
+		return au
+	case al != bl:
+		return bl
+	case a.st.Weight != b.st.Weight:
+		return a.st.Weight > b.st.Weight
+	case !a.sub.Equal(b.sub):
+		return a.sub.Before(b.sub)
+	}
+	return a.st.Job < b.st.Job
 }

@@ -50,11 +50,15 @@ func expandAssigns(ds []dbs.Decision, k int) []slotKey {
 
 // naiveQueue is the reference for Queue: it hands out slots one at a
 // time with unlimited free slots, reading every job's figures through
-// Status and the host's counters — per slot, the queue least used
-// against its share (ties to the higher queue), then in it the job below
-// its minimum, else the first by weight, submission, ID. Paper defaults
-// only (no options).
-func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
+// Status and the host's counters. Per slot, the queue: with minFirst
+// (Config.MinimumFirst) the highest queue with a job below its minimum,
+// if any; then with PrioritySharing (capacity false) the highest below
+// its floor, else the highest with a ready task; with CapacitySharing
+// (capacity true) the queue least used against its share (ties to the
+// higher queue). In the queue: a job below its minimum (one without a
+// task time first), else any; then a job that can reach a minimum
+// before one that cannot, then weight, submission, ID. No ablations.
+func naiveQueue(t testing.TB, s *dbs.Scheduler, cl *hCluster, jobs []*hJob, capacity, minFirst bool) []dbs.Pick {
 	type cand struct {
 		j     *hJob
 		st    dbs.JobStatus
@@ -85,18 +89,43 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 		}
 		return c.st.Min.Reduce
 	}
+	below := func(c *cand, k int) bool { return c.st.Held[k] < minOf(c, k) }
+	capk := cl.Cap
 	var out []dbs.Pick
 	for k := range 2 {
 		start := len(out)
 		for {
 			best := -1
-			for q := 2; q >= 0; q-- {
-				has := false
+			has := func(q int, f func(*cand) bool) bool {
 				for _, c := range cs {
-					has = has || (int(c.st.Queue) == q && c.avail[k] > 0)
+					if int(c.st.Queue) == q && c.avail[k] > 0 && f(c) {
+						return true
+					}
 				}
-				if has && (best < 0 || float64(used[q][k])/share(q) < float64(used[best][k])/share(best)) {
+				return false
+			}
+			any := func(*cand) bool { return true }
+			for q := 2; q >= 0 && best < 0 && minFirst; q-- {
+				if has(q, func(c *cand) bool { return below(c, k) }) {
 					best = q
+				}
+			}
+			if capacity && best < 0 {
+				for q := 2; q >= 0; q-- {
+					if has(q, any) && (best < 0 || float64(used[q][k])/share(q) < float64(used[best][k])/share(best)) {
+						best = q
+					}
+				}
+			} else {
+				for q := 2; q >= 0 && best < 0; q-- {
+					if has(q, any) && float64(used[q][k]) < math.Round(share(q)*1e6)/1e6*capk[k] {
+						best = q
+					}
+				}
+				for q := 2; q >= 0 && best < 0; q-- {
+					if has(q, any) {
+						best = q
+					}
 				}
 			}
 			if best < 0 {
@@ -111,33 +140,19 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 					pick = c
 					continue
 				}
-				cb, pb := c.st.Held[k] < minOf(c, k), pick.st.Held[k] < minOf(pick, k)
-				switch {
-				case cb != pb:
-					if cb {
-						pick = c
-					}
-				case c.st.Weight != pick.st.Weight:
-					if c.st.Weight > pick.st.Weight {
-						pick = c
-					}
-				case !c.j.SubmittedAt.Equal(pick.j.SubmittedAt):
-					if c.j.SubmittedAt.Before(pick.j.SubmittedAt) {
-						pick = c
-					}
-				case c.j.Key < pick.j.Key:
+				if oracleAhead(oracleCand{c.st, c.j.SubmittedAt, below(c, k)}, oracleCand{pick.st, pick.j.SubmittedAt, below(pick, k)}, true, true) {
 					pick = c
 				}
 			}
-			below := pick.st.Held[k] < minOf(pick, k)
+			b := below(pick, k)
 			pick.avail[k]--
 			pick.st.Held[k]++
 			used[best][k]++
-			if n := len(out); n > start && out[n-1].Job == pick.j.Key && out[n-1].BelowMinimum == below {
+			if n := len(out); n > start && out[n-1].Job == pick.j.Key && out[n-1].BelowMinimum == b {
 				out[n-1].Count++
 				continue
 			}
-			out = append(out, dbs.Pick{Job: pick.j.Key, Phase: schedkit.Phase(k), Count: 1, Queue: pick.st.Queue, BelowMinimum: below})
+			out = append(out, dbs.Pick{Job: pick.j.Key, Phase: schedkit.Phase(k), Count: 1, Queue: pick.st.Queue, BelowMinimum: b})
 		}
 	}
 	return out
@@ -155,9 +170,35 @@ func exampleJobs() (*hCluster, []*hJob) {
 }
 
 // TestQueueWorked checks Queue on the package Example's jobs: urgent
-// (High, minimum 4 maps), both (Mid, 2) and thrifty (Low, 1), shares
-// 50/30/20%, nothing held. Slot by slot, the queue using the least of its
-// share gets the next map slot (used/share; ties to the higher queue):
+// (High, minimum 4 maps), both (Mid, 2) and thrifty (Low, 1), nothing
+// held, 10 map slots. With PrioritySharing (no floors) the queues go in
+// turn, each job's minimum first: urgent 4 then its other 16, both 2
+// then 18, thrifty 1 then 19. With MinimumFirst the minimums go first,
+// High to Low — urgent 4, both 2, thrifty 1 — then every remaining map
+// by queue.
+func TestQueueWorked(t *testing.T) {
+	u, b, th := schedkit.JobID("urgent"), schedkit.JobID("both"), schedkit.JobID("thrifty")
+	checkQueueWorked(t, dbs.Config{}, []dbs.Pick{
+		{Job: u, Count: 4, Queue: dbs.High, BelowMinimum: true},
+		{Job: u, Count: 16, Queue: dbs.High},
+		{Job: b, Count: 2, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: b, Count: 18, Queue: dbs.Mid},
+		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
+		{Job: th, Count: 19, Queue: dbs.Low},
+	})
+	checkQueueWorked(t, dbs.Config{MinimumFirst: true}, []dbs.Pick{
+		{Job: u, Count: 4, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 2, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
+		{Job: u, Count: 16, Queue: dbs.High},
+		{Job: b, Count: 18, Queue: dbs.Mid},
+		{Job: th, Count: 19, Queue: dbs.Low},
+	})
+}
+
+// TestQueueWorkedCapacity is TestQueueWorked with CapacitySharing, shares
+// 50/30/20%. Slot by slot, the queue using the least of its share gets
+// the next map slot (used/share; ties to the higher queue):
 //
 //	slot  H    M     L    → queue  job (below minimum?)
 //	 1    0    0     0    → high   urgent (0<4)
@@ -172,11 +213,33 @@ func exampleJobs() (*hCluster, []*hJob) {
 //	10    8    10    10   → high   urgent (4=4: no)
 //	11    10   10    10   → high   urgent (tie: the higher queue)
 //
-// Slots 10 and 11 merge into one pick of 2. Every job's 20 maps are
-// listed; no reduce (none is ready).
-func TestQueueWorked(t *testing.T) {
+// Slots 10 and 11 merge into one pick of 2.
+func TestQueueWorkedCapacity(t *testing.T) {
+	u, b, th := schedkit.JobID("urgent"), schedkit.JobID("both"), schedkit.JobID("thrifty")
+	checkQueueWorked(t, dbs.Config{Sharing: dbs.CapacitySharing}, []dbs.Pick{
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: th, Count: 1, Queue: dbs.Low},
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 1, Queue: dbs.Mid},
+		{Job: u, Count: 2, Queue: dbs.High},
+	})
+}
+
+// checkQueueWorked submits the Example's jobs under cfg (30 s tasks:
+// Config.DefaultTaskTime) and checks Queue's first picks against want,
+// every job's 20 maps listed and no reduce (none is ready), the naive
+// reference, and that Queue changed nothing: a heartbeat with 4 free map
+// slots gives the first four slots, after which Queue lists the rest.
+func checkQueueWorked(t *testing.T, cfg dbs.Config, want []dbs.Pick) {
+	t.Helper()
 	c, jobs := exampleJobs()
-	s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 30 * sec})
+	cfg.Cluster, cfg.DefaultTaskTime = c, 30*sec
+	s, err := dbs.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,19 +251,6 @@ func TestQueueWorked(t *testing.T) {
 	got, err := s.Queue(t0, nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	u, b, th := schedkit.JobID("urgent"), schedkit.JobID("both"), schedkit.JobID("thrifty")
-	want := []dbs.Pick{
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
-		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: th, Count: 1, Queue: dbs.Low},
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: b, Count: 1, Queue: dbs.Mid},
-		{Job: u, Count: 2, Queue: dbs.High},
 	}
 	if len(got) < len(want) {
 		t.Fatalf("Queue = %v, want at least %d picks", got, len(want))
@@ -215,14 +265,12 @@ func TestQueueWorked(t *testing.T) {
 		}
 		total[p.Job] += p.Count
 	}
-	if diff := cmp.Diff(map[schedkit.JobID]int{u: 20, b: 20, th: 20}, total); diff != "" {
+	if diff := cmp.Diff(map[schedkit.JobID]int{"urgent": 20, "both": 20, "thrifty": 20}, total); diff != "" {
 		t.Errorf("slots per job (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(naiveQueue(t, s, jobs), got); diff != "" {
+	if diff := cmp.Diff(naiveQueue(t, s, c, jobs, cfg.Sharing == dbs.CapacitySharing, cfg.MinimumFirst), got); diff != "" {
 		t.Errorf("Queue differs from the naive reference (-naive +Queue):\n%s", diff)
 	}
-	// Queue changed nothing: a heartbeat with 4 free map slots gives the
-	// first four slots (the package Example's output).
 	n := c.AddNode("n", "rack0", resource.Vector{4, 1})
 	ds, err := s.Heartbeat(t0, n, nil)
 	if err != nil {
@@ -231,7 +279,6 @@ func TestQueueWorked(t *testing.T) {
 	if diff := cmp.Diff(expandPicks(got, 0)[:4], expandAssigns(ds, 0)); diff != "" {
 		t.Errorf("heartbeat after Queue (-Queue +heartbeat):\n%s", diff)
 	}
-	// After the heartbeat, Queue lists the rest.
 	rest, err := s.Queue(t0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -306,14 +353,23 @@ var queueVariants = struct {
 	interval: []time.Duration{0, 300 * time.Millisecond},
 }
 
-// everyDBSOption returns every combination of dbs.Config's switches (its
-// bool fields and Ablations', found by reflection, so a switch added
-// later is enumerated too), the other fields taking queueVariants's
-// values in turn. A field of any other kind must be handled here, or the
-// test fails.
+// orderSwitches are dbs.Config's switches that change how Queue and
+// Heartbeat order slots: everyDBSOption runs every combination of them,
+// with each Sharing.
+var orderSwitches = []string{"MinimumFirst", "NoMinimumSlots", "EarlyReduces", "LostByWeight", "UnknownByWeight"}
+
+// everyDBSOption returns every combination of the order switches
+// (orderSwitches) with each Sharing, dbs.Config's other switches (its bool fields and Ablations',
+// found by reflection, so a switch added later is enumerated too) drawn
+// at random per combination, and the other fields taking
+// queueVariants's values in turn. A field of any other kind must be
+// handled here, or the test fails.
 func everyDBSOption(t *testing.T) []dbs.Config {
 	t.Helper()
-	type flag struct{ path []int }
+	type flag struct {
+		path  []int
+		order bool
+	}
 	var flags []flag
 	var walk func(typ reflect.Type, path []int)
 	walk = func(typ reflect.Type, path []int) {
@@ -322,31 +378,50 @@ func everyDBSOption(t *testing.T) []dbs.Config {
 			p := append(slices.Clone(path), i)
 			switch {
 			case f.Type.Kind() == reflect.Bool:
-				flags = append(flags, flag{p})
+				flags = append(flags, flag{p, slices.Contains(orderSwitches, f.Name)})
 			case f.Type == reflect.TypeFor[dbs.Ablations]():
 				walk(f.Type, p)
-			case slices.Contains([]string{"Cluster", "MapKind", "ReduceKind", "Queues", "DefaultTaskTime", "TransferRate", "HoldDown", "Interval"}, f.Name):
+			case slices.Contains([]string{"Cluster", "MapKind", "ReduceKind", "Queues", "DefaultTaskTime", "TransferRate", "HoldDown", "Interval", "Sharing"}, f.Name):
 			default:
 				t.Fatalf("dbs.Config field %s (%v): an option this test does not enumerate", f.Name, f.Type)
 			}
 		}
 	}
 	walk(reflect.TypeFor[dbs.Config](), nil)
+	var order, other []flag
+	for _, f := range flags {
+		if f.order {
+			order = append(order, f)
+		} else {
+			other = append(other, f)
+		}
+	}
+	if len(order) != len(orderSwitches) {
+		t.Fatalf("%d of the order switches %v found", len(order), orderSwitches)
+	}
 	v := queueVariants
+	rng := rand.New(rand.NewPCG(1, 2))
 	var out []dbs.Config
-	for mask := range 1 << len(flags) {
-		cfg := dbs.Config{
-			Queues:          v.queues[mask%len(v.queues)],
-			DefaultTaskTime: v.prior[mask%len(v.prior)],
-			TransferRate:    v.rate[mask/2%len(v.rate)],
-			HoldDown:        v.holdDown[mask%len(v.holdDown)],
-			Interval:        v.interval[mask/4%len(v.interval)],
+	for _, sharing := range []dbs.Sharing{dbs.PrioritySharing, dbs.CapacitySharing} {
+		for mask := range 1 << len(order) {
+			i := len(out)
+			cfg := dbs.Config{
+				Sharing:         sharing,
+				Queues:          v.queues[i%len(v.queues)],
+				DefaultTaskTime: v.prior[i%len(v.prior)],
+				TransferRate:    v.rate[i/2%len(v.rate)],
+				HoldDown:        v.holdDown[i%len(v.holdDown)],
+				Interval:        v.interval[i/4%len(v.interval)],
+			}
+			rv := reflect.ValueOf(&cfg).Elem()
+			for b, f := range order {
+				rv.FieldByIndex(f.path).SetBool(mask&(1<<b) != 0)
+			}
+			for _, f := range other {
+				rv.FieldByIndex(f.path).SetBool(rng.IntN(2) == 0)
+			}
+			out = append(out, cfg)
 		}
-		rv := reflect.ValueOf(&cfg).Elem()
-		for b, f := range flags {
-			rv.FieldByIndex(f.path).SetBool(mask&(1<<b) != 0)
-		}
-		out = append(out, cfg)
 	}
 	return out
 }
@@ -443,7 +518,7 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 // queueState returns a scheduler with n queued jobs in random states
 // (ready maps, some running, reduces ready for some of those whose maps
 // are done), after a weight update.
-func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, []*hJob, time.Time) {
+func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, *hCluster, []*hJob, time.Time) {
 	rng := rand.New(rand.NewPCG(uint64(n), 5))
 	nodes := max(n/10, 1)
 	c := newCluster(nodes, 2, 1)
@@ -478,20 +553,29 @@ func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, []*hJob, 
 	if _, err := s.Tick(now, nil); err != nil {
 		tb.Fatal(err)
 	}
-	return s, jobs, now
+	return s, c, jobs, now
 }
 
 // TestQueueAgainstNaive compares Queue with the slot-by-slot reference on
-// a few hundred jobs in random states.
+// a few hundred jobs in random states, with each sharing (floors given
+// to PrioritySharing) and with and without MinimumFirst.
 func TestQueueAgainstNaive(t *testing.T) {
-	for _, n := range []int{1, 7, 300} {
-		s, jobs, now := queueState(t, n, dbs.Config{})
-		got, err := s.Queue(now, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(naiveQueue(t, s, jobs), got); diff != "" {
-			t.Errorf("jobs=%d: Queue differs from the naive reference (-naive +Queue):\n%s", n, diff)
+	for _, capacity := range []bool{false, true} {
+		for _, minFirst := range []bool{false, true} {
+			cfg := dbs.Config{Queues: dbs.DefaultCapacityQueues, MinimumFirst: minFirst}
+			if capacity {
+				cfg.Sharing = dbs.CapacitySharing
+			}
+			for _, n := range []int{1, 7, 300} {
+				s, c, jobs, now := queueState(t, n, cfg)
+				got, err := s.Queue(now, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(naiveQueue(t, s, c, jobs, capacity, minFirst), got); diff != "" {
+					t.Errorf("%v, MinimumFirst %v, jobs=%d: Queue differs from the naive reference (-naive +Queue):\n%s", cfg.Sharing, minFirst, n, diff)
+				}
+			}
 		}
 	}
 }
@@ -500,7 +584,7 @@ func TestQueueZeroAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
-	s, _, now := queueState(t, 500, dbs.Config{})
+	s, _, _, now := queueState(t, 500, dbs.Config{})
 	dst, err := s.Queue(now, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -514,7 +598,7 @@ func TestQueueZeroAllocs(t *testing.T) {
 // (per slot: a scan for the queue, a scan of its jobs).
 func BenchmarkQueue(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
-		s, jobs, now := queueState(b, n, dbs.Config{})
+		s, c, jobs, now := queueState(b, n, dbs.Config{})
 		dst, err := s.Queue(now, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -528,7 +612,7 @@ func BenchmarkQueue(b *testing.B) {
 		b.Run(fmt.Sprintf("naive/jobs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				naiveQueue(b, s, jobs)
+				naiveQueue(b, s, c, jobs, false, false)
 			}
 		})
 	}

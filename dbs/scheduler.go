@@ -87,6 +87,12 @@ type Scheduler struct {
 	partsGen [numQueues]uint64
 	partsSeq uint64
 	partsSet bool
+	partsCap [2]float64 // the cluster's slots when parts were last numbered
+
+	// needSum is what each queue's jobs need per slot kind at the
+	// current weight update, once needSet (needSums).
+	needSum [numQueues][2]int
+	needSet bool
 
 	qs queueScratch // Queue's lists (queue.go)
 
@@ -159,7 +165,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 28
+const entryPad = 12
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -195,7 +201,16 @@ func (e *entry) setCounters(prog [2]schedkit.PhaseProgress, nph int) {
 	}
 }
 
-// before orders jobs within a queue: weight descending, submission, ID.
+// ahead orders jobs within a queue: with lostLast, a job that cannot
+// reach any minimum after one that can; then before.
+func (e *entry) ahead(b *entry, lostLast bool) bool {
+	if lostLast && e.lost != b.lost {
+		return b.lost
+	}
+	return e.before(b)
+}
+
+// before orders jobs by weight descending, submission, ID.
 func (e *entry) before(b *entry) bool {
 	if e.w != b.w {
 		return e.w > b.w
@@ -225,7 +240,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, r: r, cluster: cfg.Cluster, jobs: make(map[schedkit.JobID]*entry)}
 	for q := range numQueues {
 		for k := range 2 {
-			s.heaps[int(q)*2+k] = newQheap(int(q)*2+k, k, cfg.Ablations.NoMinimumSlots)
+			s.heaps[int(q)*2+k] = newQheap(int(q)*2+k, k, r.order)
 		}
 	}
 	return s, nil
@@ -549,6 +564,7 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	s.all[n] = nil
 	s.all = s.all[:n]
 	s.costs[e.allPos] = s.costs[n]
+	s.tk[e.allPos] = s.tk[n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
 	s.settle[e.allPos] = s.settle[n]
 	s.settle = s.settle[:n]

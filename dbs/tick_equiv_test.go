@@ -30,7 +30,10 @@ func TestTickEquivalence(t *testing.T) {
 		{DefaultTaskTime: 30 * time.Second, TransferRate: 50 << 20},
 		{PhiAwareMoves: true, TransferRate: 1 << 20},
 		{Ablations: dbs.Ablations{NoMinimumSlots: true}, DefaultTaskTime: 10 * time.Second},
-		{MinimumFirst: true},
+		{Sharing: dbs.CapacitySharing, MinimumFirst: true},
+		{Sharing: dbs.CapacitySharing, PhiAwareMoves: true},
+		{Queues: dbs.DefaultCapacityQueues, Ablations: dbs.Ablations{NoBetterOff: true, NoAffordability: true, BudgetViewOneSlot: true}},
+		{Ablations: dbs.Ablations{LostByWeight: true, UnknownByWeight: true, NoBudgetDemotion: true}},
 	}
 	seeds := 6
 	if raceEnabled {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
@@ -42,28 +43,83 @@ const (
 
 // The dbs experiment's columns, as data: adding a variant is a line.
 var (
-	// dbsPaperColumns are the paper experiments' policies.
-	dbsPaperColumns = []Column{namedColumn("fifo"), namedColumn("edf"), dbsColumn("DBS", policy.DBSOptions{})}
+	// dbsPaperColumns are the paper experiments' policies: the paper's
+	// FIFO (Hadoop's, reduce slow-start 0.05), FIFO given DBS's reduce
+	// rule (reduces ready only when the maps end), EDF and DBS.
+	dbsPaperColumns = []Column{namedColumn("fifo"), fifoAfterMapsColumn(), namedColumn("edf"), dbsColumn("DBS", policy.DBSOptions{})}
 	// dbsBigColumns are the larger workloads' policies, in column order;
 	// Capacity with three fixed queues runs on a copy of the workload
 	// whose classes are the φ queues.
 	dbsBigColumns = []Column{namedColumn("fifo"), namedColumn("fair"),
 		{Name: "capacity-3q", Policy: capacity3Policy(), Workload: byPhiQueue},
 		namedColumn("edf"), {Name: "lss", Policy: lssPolicy()}, dbsColumn("DBS", policy.DBSOptions{})}
-	// dbsVariants are the ablation's columns: DBS without each of its
-	// parts, and its options. Header is the ablation table's column.
+	// dbsTraceColumns are the trace replay's policies: the baselines,
+	// Capacity with its classes (the trace's size bins) and with the
+	// three priced φ queues, LSS, DBS and the DBS variants the replay
+	// tells apart.
+	dbsTraceColumns = []Column{namedColumn("fifo"), namedColumn("edf"), namedColumn("capacity"),
+		{Name: "capacity-3q", Policy: capacity3Policy(), Workload: byPhiQueue},
+		{Name: "lss", Policy: lssPolicy()}, dbsColumn("DBS", policy.DBSOptions{}),
+		dbsColumn("DBS lost-by-weight", policy.DBSOptions{Name: "DBS lost-by-weight", Ablations: dbs.Ablations{LostByWeight: true}}),
+		dbsColumn("DBS unknown-by-weight", policy.DBSOptions{Name: "DBS unknown-by-weight", Ablations: dbs.Ablations{UnknownByWeight: true}}),
+		dbsColumn("DBS no-min", policy.DBSOptions{Name: "DBS no-min", Ablations: dbs.Ablations{NoMinimumSlots: true}}),
+		dbsColumn("DBS capacity", policy.DBSOptions{Name: "DBS capacity", Sharing: dbs.CapacitySharing})}
+	// dbsVariants are the ablation's rows: DBS, without each part of the
+	// paper's algorithm, with each option, and without each rule of
+	// ours. Header is the ablation table's row.
 	dbsVariants = []dbsVariant{
 		{"DBS", policy.DBSOptions{}},
-		{"no weight update", policy.DBSOptions{Name: "DBS static", StaticWeights: true}},
-		{"no promotion/demotion", policy.DBSOptions{Name: "DBS no-moves", NoQueueMoves: true}},
-		{"no minimum slots", policy.DBSOptions{Name: "DBS no-min", NoMinimumSlots: true}},
-		{"minimums before shares", policy.DBSOptions{Name: "DBS min-first", MinimumFirst: true}},
-		{"φ-aware moves", policy.DBSOptions{Name: "DBS φ-moves", PhiAwareMoves: true}},
-		{"reduces at slow-start", policy.DBSOptions{Name: "DBS early-reduces", EarlyReduces: true}},
-		{"queues by priority", policy.DBSOptions{Name: "DBS queue-priority", QueuePriority: true}},
-		{"no hold-down", policy.DBSOptions{Name: "DBS no-hold-down", HoldDown: -1}},
+		{"no weight update", policy.DBSOptions{Name: "DBS static", Ablations: dbs.Ablations{StaticWeights: true}}},
+		{"no promotion/demotion", policy.DBSOptions{Name: "DBS no-moves", Ablations: dbs.Ablations{NoQueueMoves: true}}},
+		{"no minimum slots (strict priorities)", policy.DBSOptions{Name: "DBS no-min", Ablations: dbs.Ablations{NoMinimumSlots: true}}},
+		{"reduces at slow-start", policy.DBSOptions{Name: "DBS early-reduces", Ablations: dbs.Ablations{EarlyReduces: true}}},
+		{"option: every queue's minimums first", policy.DBSOptions{Name: "DBS min-first", MinimumFirst: true}},
+		{"option: a 10% floor for Low", policy.DBSOptions{Name: "DBS low-floor", Queues: dbsLowFloorQueues(0.1)}},
+		{"option: capacity shares", policy.DBSOptions{Name: "DBS capacity", Sharing: dbs.CapacitySharing}},
+		{"option: capacity shares, minimums first", policy.DBSOptions{Name: "DBS capacity min-first", Sharing: dbs.CapacitySharing, MinimumFirst: true}},
+		{"option: φ-aware moves", policy.DBSOptions{Name: "DBS φ-moves", PhiAwareMoves: true}},
+		{"ours off: affordability", policy.DBSOptions{Name: "DBS no-afford", Ablations: dbs.Ablations{NoAffordability: true}}},
+		{"ours off: better off", policy.DBSOptions{Name: "DBS no-better-off", Ablations: dbs.Ablations{NoBetterOff: true}}},
+		{"ours off: hold-down", policy.DBSOptions{Name: "DBS no-hold-down", HoldDown: -1}},
+		{"ours off: budget demotion", policy.DBSOptions{Name: "DBS no-budget-demotion", Ablations: dbs.Ablations{NoBudgetDemotion: true}}},
+		{"ours off: lost jobs last", policy.DBSOptions{Name: "DBS lost-by-weight", Ablations: dbs.Ablations{LostByWeight: true}}},
+		{"ours off: jobs without a task time first", policy.DBSOptions{Name: "DBS unknown-by-weight", Ablations: dbs.Ablations{UnknownByWeight: true}}},
+		{"budget view at one slot", policy.DBSOptions{Name: "DBS budget-one-slot", Ablations: dbs.Ablations{BudgetViewOneSlot: true}}},
 	}
 )
+
+// dbsLowFloorQueues are the adapter's queues (prices spread around the
+// reference price) with a floor of share for Low.
+func dbsLowFloorQueues(share float64) [3]dbs.QueueConfig {
+	p := workload.Paper003Price
+	return [3]dbs.QueueConfig{
+		dbs.Low:  {Share: share, Price: (1 - policy.DBSPriceSpread) * p},
+		dbs.Mid:  {Price: p},
+		dbs.High: {Price: (1 + policy.DBSPriceSpread) * p},
+	}
+}
+
+// dbsSlowStart1Columns are cols without the columns that change the
+// slow-start (on a setup at 1.0 they would repeat FIFO's run).
+func dbsSlowStart1Columns(cols []Column) []Column {
+	var out []Column
+	for _, c := range cols {
+		if c.Config == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fifoAfterMapsColumn is FIFO given DBS's reduce rule: its cluster readies
+// reduces only when a job's maps have ended (slow-start 1.0), so FIFO
+// pays for no reduce slot held idle during the map phase either.
+func fifoAfterMapsColumn() Column {
+	c := namedColumn("fifo")
+	c.Name, c.Label = "fifo-after-maps", "FIFO, reduces after maps"
+	c.Config = func(cfg *sim.Config) { cfg.SlowStart = dbsSlowStartAll }
+	return c
+}
 
 // dbsVariant is one DBS configuration of the ablation.
 type dbsVariant struct {
@@ -116,8 +172,9 @@ func lssPolicy() Policy {
 type dbsWorld struct {
 	setup Setup
 	title string // the comparison table's title (larger workloads)
-	row   string // the ablation's row name
+	row   string // the ablation's column name
 	exp   string // the paper experiment ("exp. 1"), "" for a larger workload
+	order string // the completion order the paper reports (paper experiments)
 }
 
 // slowStartAll is s with reduces readied at the end of the maps for
@@ -144,20 +201,27 @@ func runDBSExp(p Params) (Result, error) {
 		return Result{}, err
 	}
 	res.Assumptions = append(res.Assumptions, lines...)
+	trace, lines, err := dbsTraceWorld(p)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Assumptions = append(res.Assumptions, lines...)
 	res.Assumptions = append(res.Assumptions, dbsAssumptions(workload.Paper003Price)...)
 
 	var grids []Grid
 	all := append(append([]dbsWorld(nil), paper...), bigs...)
 	for _, ws := range []struct {
-		worlds []dbsWorld
-		cols   []Column
-	}{{paper, dbsPaperColumns}, {bigs, dbsBigColumns}} {
-		var ss []Setup
+		worlds    []dbsWorld
+		cols, ss1 []Column // at the simulator's slow-start, at 1.0
+	}{{paper, dbsPaperColumns, dbsSlowStart1Columns(dbsPaperColumns)}, {bigs, dbsBigColumns, dbsBigColumns}} {
+		var ss, ss1 []Setup
 		for _, w := range ws.worlds {
-			ss = append(ss, w.setup, slowStartAll(w.setup))
+			ss, ss1 = append(ss, w.setup), append(ss1, slowStartAll(w.setup))
 		}
-		grids = append(grids, Grid{Setups: ss, Columns: ws.cols})
+		grids = append(grids, Grid{Setups: ss, Columns: ws.cols}, Grid{Setups: ss1, Columns: ws.ss1})
 	}
+	grids = append(grids, Grid{Setups: []Setup{trace.setup}, Columns: dbsTraceColumns})
+	all = append(all, trace)
 	var abl []Setup
 	for _, w := range all {
 		abl = append(abl, w.setup)
@@ -173,7 +237,7 @@ func runDBSExp(p Params) (Result, error) {
 		res.Tables = append(res.Tables, dbsPaperTable(w, cells))
 		s1 := slowStartAll(w.setup).Name
 		res.Tables = append(res.Tables, dbsCompareTable(fmt.Sprintf("paper 003 %s with reduces ready only when the maps end (slow-start 1.0, every policy)", w.exp),
-			cells.Row(s1, dbsPaperColumns)))
+			cells.Row(s1, dbsSlowStart1Columns(dbsPaperColumns))))
 	}
 	for _, w := range bigs {
 		res.Tables = append(res.Tables, dbsCompareTable(w.title, cells.Row(w.setup.Name, dbsBigColumns)))
@@ -182,6 +246,7 @@ func runDBSExp(p Params) (Result, error) {
 		res.Tables = append(res.Tables, dbsCompareTable(w.row+" with reduces ready only when the maps end (slow-start 1.0, every policy)",
 			cells.Row(slowStartAll(w.setup).Name, dbsBigColumns)))
 	}
+	res.Tables = append(res.Tables, dbsCompareTable(trace.title, cells.Row(trace.setup.Name, dbsTraceColumns)))
 	res.Tables = append(res.Tables, dbsAblationTable(all, cells))
 	for _, w := range paper {
 		res.Runs = append(res.Runs, Runs(cells.Row(w.setup.Name, dbsPaperColumns))...)
@@ -206,9 +271,15 @@ func dbsPaperWorlds(p Params) ([]dbsWorld, []string, error) {
 	var out []dbsWorld
 	var lines, cl []string
 	for i, e := range []struct {
-		name string
-		jobs []workload.Paper003Job
-	}{{"exp. 1", workload.Paper003Exp1()}, {"exp. 2", workload.Paper003Exp2()}} {
+		name  string
+		jobs  []workload.Paper003Job
+		order string
+	}{
+		// Exp. 1: Job1 first, Job3 before Job4 (about together), Job2
+		// last (fig. 1's text); exp. 2: Job3 before Job1 (fig. 2's).
+		{"exp. 1", workload.Paper003Exp1(), "Job1, Job3, Job4, Job2"},
+		{"exp. 2", workload.Paper003Exp2(), "Job3 before Job1"},
+	} {
 		w, wl, err := Paper003Workload("paper003-"+e.name, e.jobs, p)
 		if err != nil {
 			return nil, nil, err
@@ -221,7 +292,7 @@ func dbsPaperWorlds(p Params) ([]dbsWorld, []string, error) {
 		if i == 0 {
 			cl = c
 		}
-		out = append(out, dbsWorld{setup: Setup{Name: e.name, Config: cfg, Workload: w}, row: "paper 003 " + e.name, exp: e.name})
+		out = append(out, dbsWorld{setup: Setup{Name: e.name, Config: cfg, Workload: w}, row: e.name, exp: e.name, order: e.order})
 	}
 	return out, append(lines, cl...), nil
 }
@@ -246,7 +317,7 @@ func dbsBigWorlds(p Params) ([]dbsWorld, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, dbsWorld{setup: Setup{Name: wc.Name, Config: cfg, Workload: &w}, row: wc.Name + " workflows",
+		out = append(out, dbsWorld{setup: Setup{Name: wc.Name, Config: cfg, Workload: &w}, row: wc.Name,
 			title: fmt.Sprintf("%s workflows (%d jobs, %v of arrivals) on 5 workers × (2 map + 1 reduce)", wc.Name, len(w.Jobs), wc.Horizon)})
 		lines = append(lines, fmt.Sprintf("%s: %d jobs over %v; %s", wc.Name, len(w.Jobs), wc.Horizon, cl[0]))
 	}
@@ -268,10 +339,42 @@ func dbsBigWorlds(p Params) ([]dbsWorld, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	out = append(out, dbsWorld{setup: Setup{Name: "FB-2009", Config: cfg, Workload: w}, row: "FB-2009 day",
+	out = append(out, dbsWorld{setup: Setup{Name: "FB-2009", Config: cfg, Workload: w}, row: "FB-2009",
 		title: fmt.Sprintf("FB-2009 day (%d jobs) on %d workers × (2 map + 2 reduce)", len(w.Jobs), n)})
 	lines = append(append(append(lines, tl...), cl...), ruleLines...)
 	return out, lines, nil
+}
+
+// dbsTraceLoad is the offered load of the trace replay.
+const dbsTraceLoad = 0.8
+
+// dbsTraceWorld is the FB-2009 day replayed as a trace replay is by
+// default (the trace's generated deadlines, every job φ = 1: deadline
+// only), on the fewest workers that keep the busier slot kind's offered
+// load at 80%: every job in High, so the queues' reading does not matter,
+// model 2 and the order within High do.
+func dbsTraceWorld(p Params) (dbsWorld, []string, error) {
+	w, lines, err := TraceWorkload(p, bytes.NewReader(fbTrace), FBTraceName, workload.FormatSWIM)
+	if err != nil {
+		return dbsWorld{}, nil, err
+	}
+	one, _, err := dbsCluster(1, fbMaps, fbReduces, p.Seed)
+	if err != nil {
+		return dbsWorld{}, nil, err
+	}
+	n, err := nodesForLoad(w, one.Space, one.Nodes[0].Capacity, dbsTraceLoad)
+	if err != nil {
+		return dbsWorld{}, nil, err
+	}
+	cfg, _, err := dbsCluster(n, fbMaps, fbReduces, p.Seed)
+	if err != nil {
+		return dbsWorld{}, nil, err
+	}
+	name := fmt.Sprintf("FB-2009 at %g%% load", 100*dbsTraceLoad)
+	lines = append([]string{name + ": the trace replay's own rules (below), not the dbs rules"}, lines...)
+	lines = append(lines, fmt.Sprintf("%s: %d workers × (2 map + 2 reduce), the fewest that keep the busier slot kind's offered load at most %g", name, n, dbsTraceLoad))
+	return dbsWorld{setup: Setup{Name: name, Config: cfg, Workload: w}, row: name,
+		title: fmt.Sprintf("FB-2009 day (%d jobs, the trace's deadlines, every job φ = 1) on %d workers: %g%% offered load", len(w.Jobs), n, 100*dbsTraceLoad)}, lines, nil
 }
 
 // dbsAssumptions states the pricing and the rules of the experiment.
@@ -279,9 +382,10 @@ func dbsAssumptions(price float64) []string {
 	return []string{
 		fmt.Sprintf("prices: every baseline pays the reference price %.6g per slot-second (workload.Paper003Price); DBS and Capacity (3 queues) pay their queue's price: Low %.6g, Mid %.6g, High %.6g (reference ±%g%%, ours: the paper prints none)",
 			price, (1-policy.DBSPriceSpread)*price, price, (1+policy.DBSPriceSpread)*price, 100*policy.DBSPriceSpread),
-		fmt.Sprintf("DBS queue shares (ours): High %g, Mid %g, Low %g; weight update every %v on simulator ticks; no task time prior (models 1-2 wait for a finished task)",
-			policy.DBSShares[2], policy.DBSShares[1], policy.DBSShares[0], 500*time.Millisecond),
-		"Capacity (3 queues): the Capacity baseline with one queue per φ (High/Mid/Low) at DBS's shares and prices, jobs never move",
+		fmt.Sprintf("DBS: queues as priorities, no floors; weight update every %v on simulator ticks; no task time prior (models 1-2 wait for a finished task); with capacity shares (DBS capacity): High %g, Mid %g, Low %g",
+			500*time.Millisecond, policy.DBSShares[2], policy.DBSShares[1], policy.DBSShares[0]),
+		"Capacity (3 queues): the Capacity baseline with one queue per φ (High/Mid/Low) at DBS's capacity shares and prices, jobs never move",
+		"FIFO, reduces after maps: FIFO on a cluster whose reduces are ready only when their job's maps have ended (slow-start 1.0): DBS's reduce rule",
 		"larger workloads: workload.DefaultDBSRules at the reference price, seeded (seed, 0x003) for the paper-000 workflows and (seed, 0x003fb) for FB-2009; the paper-000 workflows keep their D",
 		"LSS: paper 000 defaults (kills jobs that can no longer make their deadline); its φ and budget are ignored",
 		"success (paper 003): φ = 1 meets its deadline, φ = 0 stays within budget, φ = 0.5 either",

@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,11 +94,13 @@ func dbsMoveRows(cells []*Cell) []metrics.Row {
 	return rows
 }
 
-// dbsPaperTable sets one paper experiment's FIFO, EDF and DBS cells
-// beside the paper's figures.
+// dbsPaperTable sets one paper experiment's FIFO (and FIFO given DBS's
+// reduce rule), EDF and DBS cells beside the paper's figures, with the
+// least mean response any order reaches and the completion orders.
 func dbsPaperTable(w dbsWorld, cells *Cells) metrics.Table {
-	fc, ec, sc := cells.Get(w.setup.Name, "fifo"), cells.Get(w.setup.Name, "edf"), cells.Get(w.setup.Name, "DBS")
-	f, e, s := &fc.Sum, &ec.Sum, &sc.Sum
+	fc, ac := cells.Get(w.setup.Name, "fifo"), cells.Get(w.setup.Name, "fifo-after-maps")
+	ec, sc := cells.Get(w.setup.Name, "edf"), cells.Get(w.setup.Name, "DBS")
+	f, a, e, s := &fc.Sum, &ac.Sum, &ec.Sum, &sc.Sum
 	paper := func(col, fig string) float64 { return mustPaper(w.exp, col, fig, "").Value }
 	pfResp, pfCost := paper("fifo", "mean response"), paper("fifo", "mean cost")
 	pdResp, pdCost := paper("DBS", "mean response"), paper("DBS", "mean cost")
@@ -104,14 +108,20 @@ func dbsPaperTable(w dbsWorld, cells *Cells) metrics.Table {
 	sec := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "s" }
 	t := metrics.Table{
 		Title:   "paper 003 " + w.exp + ": paper vs ours (5 workers × (2 map + 2 reduce), reduce slow-start 0.05)",
-		Columns: []string{"FIFO paper", "FIFO ours", "DBS paper", "DBS ours", "EDF ours"},
+		Columns: []string{"FIFO paper", "FIFO ours", "FIFO, reduces after maps", "DBS paper", "DBS ours", "EDF ours"},
 	}
 	row := func(n string, cells ...string) { t.Rows = append(t.Rows, metrics.Row{Name: n, Cells: cells}) }
-	row("mean response", sec(pfResp), sec(f.Response.Mean.Seconds()), sec(pdResp), sec(s.Response.Mean.Seconds()), sec(e.Response.Mean.Seconds()))
-	row("mean cost", num(pfCost), num(f.MeanCost.V), num(pdCost), num(s.MeanCost.V), num(e.MeanCost.V))
-	row("DBS − FIFO response", "", "", sec(pdResp-pfResp), sec(s.Response.Mean.Seconds()-f.Response.Mean.Seconds()), "")
-	row("DBS − FIFO cost", "", "", num(pdCost-pfCost), num(s.MeanCost.V-f.MeanCost.V), "")
-	row("φ success (paper 003)", "", f.PhiSuccess.String(), "", s.PhiSuccess.String(), e.PhiSuccess.String())
+	resp := func(x *metrics.Summary) string { return sec(x.Response.Mean.Seconds()) }
+	row("mean response", sec(pfResp), resp(f), resp(a), sec(pdResp), resp(s), resp(e))
+	for _, b := range []*Bound{&SubmittedTogetherBound, &TwoSideBySideBound} {
+		if v, ok := b.Of(&w.setup); ok {
+			row("mean response: "+b.Name, "", "", "", "", sec(v), "")
+		}
+	}
+	row("mean cost", num(pfCost), num(f.MeanCost.V), num(a.MeanCost.V), num(pdCost), num(s.MeanCost.V), num(e.MeanCost.V))
+	row("DBS − FIFO response", "", "", "", sec(pdResp-pfResp), sec(s.Response.Mean.Seconds()-f.Response.Mean.Seconds()), "")
+	row("DBS − FIFO cost", "", "", "", num(pdCost-pfCost), num(s.MeanCost.V-f.MeanCost.V), "")
+	row("φ success (paper 003)", "", f.PhiSuccess.String(), a.PhiSuccess.String(), "", s.PhiSuccess.String(), e.PhiSuccess.String())
 	for _, phi := range []float64{0, 0.5, 1} {
 		find := func(x *metrics.Summary) string {
 			for _, ps := range x.Phi {
@@ -121,38 +131,62 @@ func dbsPaperTable(w dbsWorld, cells *Cells) metrics.Table {
 			}
 			return metrics.NA
 		}
-		row(fmt.Sprintf("φ=%g success", phi), "", find(f), "", find(s), find(e))
+		row(fmt.Sprintf("φ=%g success", phi), "", find(f), find(a), "", find(s), find(e))
 	}
 	for _, j := range w.setup.Workload.Jobs {
-		cells := []string{"", "", "", "", ""}
-		for i, c := range []*Cell{fc, sc, ec} {
+		cells := []string{"", "", "", "", "", ""}
+		for i, c := range []*Cell{fc, ac, sc, ec} {
 			for _, rec := range c.Run.Jobs {
 				if rec.ID == j.ID && rec.Outcome == sim.Completed {
-					cells[[]int{1, 3, 4}[i]] = fmt.Sprintf("%.0fs · %.2f", (rec.Finish - rec.Submit).Seconds(), rec.Cost)
+					cells[[]int{1, 2, 4, 5}[i]] = fmt.Sprintf("%.0fs · %.2f", (rec.Finish - rec.Submit).Seconds(), rec.Cost)
 				}
 			}
 		}
 		row(fmt.Sprintf("%s (φ %g) response · cost", j.ID, j.Phi), cells...)
 	}
+	row("completion order", "", completionOrder(fc), completionOrder(ac), w.order, completionOrder(sc), completionOrder(ec))
 	for _, r := range dbsMoveRows([]*Cell{sc}) {
 		r.Name = "DBS " + r.Name
-		r.Cells = []string{"", "", "", r.Cells[0], ""}
-		r.Values = []metrics.Number{{}, {}, {}, r.Values[0], {}}
+		r.Cells = []string{"", "", "", "", r.Cells[0], ""}
+		r.Values = []metrics.Number{{}, {}, {}, {}, r.Values[0], {}}
 		t.Rows = append(t.Rows, r)
 	}
 	return t
 }
 
-// dbsAblationTable is DBS without each of its parts, and its options, on
-// every workload: φ success · mean response · mean cost · moves.
-func dbsAblationTable(worlds []dbsWorld, cells *Cells) metrics.Table {
-	abl := metrics.Table{Title: fmt.Sprintf("ablation: DBS without each of its parts, and its options, φ success · mean response · mean cost · moves (reversed within %v)", policy.DBSReversalWindow)}
-	for _, v := range dbsVariants {
-		abl.Columns = append(abl.Columns, v.header)
+// completionOrder lists c's completed jobs by completion, earliest first
+// (ties by ID).
+func completionOrder(c *Cell) string {
+	var done []sim.JobRecord
+	for _, rec := range c.Run.Jobs {
+		if rec.Outcome == sim.Completed {
+			done = append(done, rec)
+		}
 	}
+	slices.SortFunc(done, func(a, b sim.JobRecord) int {
+		if a.Finish != b.Finish {
+			return cmp.Compare(a.Finish, b.Finish)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	ids := make([]string, len(done))
+	for i, rec := range done {
+		ids[i] = rec.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// dbsAblationTable is DBS, without each part of the paper's algorithm,
+// with each option and without each rule of ours (rows), on every
+// workload (columns): φ success · mean response · mean cost · moves.
+func dbsAblationTable(worlds []dbsWorld, cells *Cells) metrics.Table {
+	abl := metrics.Table{Title: fmt.Sprintf("ablation: DBS without each of its parts, its options and without each rule of ours, φ success · mean response · mean cost · moves (reversed within %v)", policy.DBSReversalWindow)}
 	for _, w := range worlds {
-		r := metrics.Row{Name: w.row}
-		for _, v := range dbsVariants {
+		abl.Columns = append(abl.Columns, w.row)
+	}
+	for _, v := range dbsVariants {
+		r := metrics.Row{Name: v.header}
+		for _, w := range worlds {
 			c := cells.Get(w.setup.Name, v.column().Name)
 			s := &c.Sum
 			moves := "-"

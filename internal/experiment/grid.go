@@ -33,6 +33,14 @@ type Column struct {
 	// the setup's (e.g. Capacity with three queues runs on a copy of it
 	// whose job classes are the φ queues).
 	Workload func(*workload.Workload) *workload.Workload
+	// Config, if set, changes the copy of the setup's simulator
+	// configuration this column runs with (e.g. FIFO given DBS's reduce
+	// rule: reduces readied when the maps end); it may set fields, not
+	// change the slices the copy shares with the setup's.
+	Config func(*sim.Config)
+	// Label, if set, names the column's runs in tables instead of the
+	// policy's own name (a policy run in two configurations).
+	Label string
 }
 
 // A Grid runs every column on every setup.
@@ -74,6 +82,7 @@ type Cell struct {
 	Policy sim.Policy
 	// Workload is the workload the column ran.
 	Workload *workload.Workload
+	label    string // Column.Label
 }
 
 // Cells are the outcomes of one RunGrids call, addressed by setup and
@@ -155,8 +164,12 @@ func RunGrids(p Params, label string, grids ...Grid) (*Cells, error) {
 				if s.Name == label {
 					name = label + "/" + col.Name
 				}
-				cases = append(cases, Case{Label: name, Config: s.Config, Workload: w, Policy: col.Policy, Done: g.Done})
-				c := &Cell{Setup: s.Name, Column: col.Name, Workload: w}
+				cfg := s.Config
+				if col.Config != nil {
+					col.Config(&cfg)
+				}
+				cases = append(cases, Case{Label: name, Config: cfg, Workload: w, Policy: col.Policy, Done: g.Done})
+				c := &Cell{Setup: s.Name, Column: col.Name, Workload: w, label: col.Label}
 				out.list = append(out.list, c)
 				out.at[k] = c
 			}
@@ -168,6 +181,9 @@ func RunGrids(p Params, label string, grids ...Grid) (*Cells, error) {
 	}
 	for i, c := range out.list {
 		c.Run, c.Sum, c.Policy = done[i].run, done[i].sum, done[i].policy
+		if c.label != "" {
+			c.Run.Policy, c.Sum.Policy = c.label, c.label
+		}
 	}
 	return out, nil
 }

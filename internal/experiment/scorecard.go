@@ -73,8 +73,11 @@ var claims = []Claim{
 		Figure: "makespan", Ours: "paper", Against: "paper", AgainstSetup: "LU/Cluster4-2/x1/10MB", NoBaseline: true, Kind: Within, Tolerance: 1, Ratio: "4-3 ÷ 4-2", Stated: "equal (fig. 5)"},
 	{Paper: "003", Text: "exp. 1: DBS cheaper than FIFO", Experiment: "paper003-exp1", Setup: "paper003-exp1",
 		Figure: "mean cost", Ours: "dbs", Against: "fifo", Kind: Margin, Target: paperChange("exp. 1", "mean cost")},
+	// Exp. 1's four equal jobs, as the paper's fig. 1 describes them, run
+	// two side by side (Job3 and Job4): no such schedule passes
+	// TwoSideBySideBound.
 	{Paper: "003", Text: "exp. 1: DBS responds faster than FIFO", Experiment: "paper003-exp1", Setup: "paper003-exp1",
-		Figure: "mean response", Ours: "dbs", Against: "fifo", Kind: Margin, Target: paperChange("exp. 1", "mean response"), Bound: &SubmittedTogetherBound},
+		Figure: "mean response", Ours: "dbs", Against: "fifo", Kind: Margin, Target: paperChange("exp. 1", "mean response"), Bound: &TwoSideBySideBound},
 	{Paper: "003", Text: "exp. 2: DBS cheaper than FIFO", Experiment: "paper003-exp2", Setup: "paper003-exp2",
 		Figure: "mean cost", Ours: "dbs", Against: "fifo", Kind: Margin, Target: paperChange("exp. 2", "mean cost")},
 	{Paper: "003", Text: "exp. 2: DBS responds faster than FIFO", Experiment: "paper003-exp2", Setup: "paper003-exp2",

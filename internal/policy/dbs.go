@@ -19,28 +19,30 @@ import (
 // at p, so DBS is not cheaper by construction.
 const DBSPriceSpread = 0.25
 
-// DBSShares are the adapter's default queue shares, indexed by dbs.Queue
-// (dbs.DefaultQueues' shares: High 50%, Mid 30%, Low 20%).
+// DBSShares are the adapter's default queue shares with
+// dbs.CapacitySharing, indexed by dbs.Queue (dbs.DefaultCapacityQueues'
+// shares: High 50%, Mid 30%, Low 20%). With dbs.PrioritySharing (the
+// default) the queues have no floor (dbs.DefaultQueues).
 var DBSShares = [3]float64{dbs.Low: 0.2, dbs.Mid: 0.3, dbs.High: 0.5}
 
 // DBSOptions selects how a DBS adapter runs. The zero value is the
-// paper's algorithm with DBSShares and prices spread DBSPriceSpread
-// around the simulator's reference price.
+// paper's algorithm (dbs.PrioritySharing, no floors) with prices spread
+// DBSPriceSpread around the simulator's reference price.
 type DBSOptions struct {
 	// Name is the policy's column name; "" means "DBS".
 	Name string
 	// Queues overrides the queue shares and prices (per slot-second);
-	// the zero value means DBSShares with the spread prices.
+	// the zero value means no floors (DBSShares with
+	// dbs.CapacitySharing) at the spread prices.
 	Queues [3]dbs.QueueConfig
-	// StaticWeights, NoQueueMoves and NoMinimumSlots are the ablations
-	// of dbs.Config.Ablations.
-	StaticWeights, NoQueueMoves, NoMinimumSlots bool
-	// MinimumFirst, PhiAwareMoves and QueuePriority are the dbs.Config
+	// Sharing, MinimumFirst and PhiAwareMoves are the dbs.Config
 	// options.
-	MinimumFirst, PhiAwareMoves, QueuePriority bool
-	// EarlyReduces is the dbs.Config.Ablations ablation: reduces
-	// assigned as soon as the simulator's slow-start makes them ready.
-	EarlyReduces bool
+	Sharing                     dbs.Sharing
+	MinimumFirst, PhiAwareMoves bool
+	// Ablations are dbs.Config.Ablations. With EarlyReduces, reduces
+	// are assigned as soon as the simulator's slow-start makes them
+	// ready.
+	Ablations dbs.Ablations
 	// Interval is dbs.Config.Interval (0: 500 ms).
 	Interval time.Duration
 	// HoldDown is dbs.Config.HoldDown (0: the default; negative: none).
@@ -187,15 +189,17 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 			return nil, fmt.Errorf("%w: dbs policy needs Config.Prices with a positive map-slot price, or explicit queues", ErrConfig)
 		}
 		ref := cfg.Prices[mi]
-		for i := range q {
-			q[i].Share = DBSShares[i]
+		if opt.Sharing == dbs.CapacitySharing {
+			for i := range q {
+				q[i].Share = DBSShares[i]
+			}
 		}
 		q[dbs.Low].Price = (1 - DBSPriceSpread) * ref
 		q[dbs.Mid].Price = ref
 		q[dbs.High].Price = (1 + DBSPriceSpread) * ref
 	}
 	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q,
-		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2, holdReduces: !opt.EarlyReduces}
+		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2, holdReduces: !opt.Ablations.EarlyReduces}
 	if p.name == "" {
 		p.name = "DBS"
 	}
@@ -210,10 +214,8 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 	}
 	s, err := dbs.New(dbs.Config{
 		Cluster: &p.cluster, Queues: q, Interval: interval, HoldDown: opt.HoldDown,
-		MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
-		QueuePriority: opt.QueuePriority,
-		Ablations: dbs.Ablations{StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves,
-			NoMinimumSlots: opt.NoMinimumSlots, EarlyReduces: opt.EarlyReduces},
+		Sharing: opt.Sharing, MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
+		Ablations: opt.Ablations,
 	})
 	if err != nil {
 		return nil, err // a *dbs.Error wrapping dbs.ErrConfig

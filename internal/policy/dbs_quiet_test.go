@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
@@ -106,9 +107,10 @@ func runDBS(t *testing.T, cfg sim.Config, w *workload.Workload, opt policy.DBSOp
 func TestDBSQuietHeartbeatsChangeNothing(t *testing.T) {
 	opts := []policy.DBSOptions{
 		{},
-		{MinimumFirst: true, PhiAwareMoves: true},
-		{QueuePriority: true, EarlyReduces: true},
-		{NoMinimumSlots: true},
+		{Sharing: dbs.CapacitySharing, MinimumFirst: true, PhiAwareMoves: true},
+		{Sharing: dbs.CapacitySharing, Ablations: dbs.Ablations{EarlyReduces: true}},
+		{Ablations: dbs.Ablations{NoMinimumSlots: true}},
+		{Ablations: dbs.Ablations{EarlyReduces: true, LostByWeight: true, UnknownByWeight: true}},
 	}
 	type setup struct {
 		name string

@@ -206,7 +206,7 @@ func TestNewDBSErrors(t *testing.T) {
 // reduces ready much earlier; with EarlyReduces some do.
 func TestDBSReducesAfterMaps(t *testing.T) {
 	for _, early := range []bool{false, true} {
-		s, _, _ := paper003Sim(t, workload.Paper003Exp1(), policy.DBSOptions{EarlyReduces: early})
+		s, _, _ := paper003Sim(t, workload.Paper003Exp1(), policy.DBSOptions{Ablations: dbs.Ablations{EarlyReduces: early}})
 		rec := run(t, s)
 		lastMap := map[string]time.Duration{}
 		for _, r := range rec.Tasks {

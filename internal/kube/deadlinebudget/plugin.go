@@ -499,9 +499,9 @@ func (pl *Plugin) annotate(ctx context.Context, j *podjob.Job, q dbs.Queue) {
 
 // Less orders the scheduling queue: the ready pods of dbs jobs first, in
 // the order dbs.Queue hands out their slots (map slots, then reduce
-// slots; queues by share, jobs below their minimum first, then weight);
-// then every other pod (unmanaged pods, pods of jobs with errors) by
-// priority and queue time, as PrioritySort.
+// slots; queues by priority, in each jobs below their minimum first,
+// then weight); then every other pod (unmanaged pods, pods of jobs with
+// errors) by priority and queue time, as PrioritySort.
 func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	pa, pb := podjob.QueuedPod(a), podjob.QueuedPod(b)
 	if pa == nil || pb == nil {

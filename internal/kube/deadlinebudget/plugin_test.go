@@ -199,10 +199,11 @@ func exampleCluster(t *testing.T, fx *fixture) map[string][]*v1.Pod {
 	return pods
 }
 
-// TestLess sorts dbs's package Example with the plugin's Less: the first
-// eleven map slots go urgent, both, thrifty, urgent, both, urgent,
-// thrifty, urgent, both, urgent, urgent (dbs's TestQueueWorked), each
-// job's pods in rank order; then unmanaged pods.
+// TestLess sorts dbs's package Example with the plugin's Less: the queues
+// are priorities, so the first eleven map slots go to urgent (High: its
+// minimum of 4, then its other maps; dbs's TestQueueWorked), its pods in
+// rank order, and after all of High's come Mid's and Low's; then
+// unmanaged pods.
 func TestLess(t *testing.T) {
 	fx := newFixture(t, `{"defaultTaskTime":"30s"}`)
 	pods := exampleCluster(t, fx)
@@ -228,9 +229,12 @@ func TestLess(t *testing.T) {
 	for _, e := range q[:11] {
 		got = append(got, podjob.QueuedPod(e).Name)
 	}
-	want := []string{"urgent-m00", "both-m00", "thrifty-m00", "urgent-m01", "both-m01", "urgent-m02", "thrifty-m01", "urgent-m03", "both-m02", "urgent-m04", "urgent-m05"}
+	want := []string{"urgent-m00", "urgent-m01", "urgent-m02", "urgent-m03", "urgent-m04", "urgent-m05", "urgent-m06", "urgent-m07", "urgent-m08", "urgent-m09", "urgent-m10"}
 	if !slices.Equal(got, want) {
 		t.Errorf("queue order\n got %v\nwant %v", got, want)
+	}
+	if a, b := podjob.QueuedPod(q[20]).Name, podjob.QueuedPod(q[40]).Name; a != "both-m00" || b != "thrifty-m00" {
+		t.Errorf("Mid's first pod at 20 is %s, Low's at 40 %s; want both-m00, thrifty-m00", a, b)
 	}
 	if last := podjob.QueuedPod(q[len(q)-1]).Name; last != "plain" {
 		t.Errorf("last %s, want the unmanaged pod", last)
@@ -298,7 +302,7 @@ func TestTickPromotes(t *testing.T) {
 	if len(moves) != 1 || moves[0].Decision.Action != dbs.Promote || moves[0].Decision.To != dbs.High || moves[0].Job.Name != "both" {
 		t.Fatalf("second update: %v", moves)
 	}
-	want := "promote Job/ns/both mid→high (held 1 needed 2, W 0.878 avg 0.585); price 0.05 per slot-second from now"
+	want := "promote Job/ns/both mid→high (held 1 needed 2, W 0.54 avg 0.36); price 0.05 per slot-second from now"
 	if got := MoveNote(moves[0].Decision); got != want {
 		t.Errorf("note %q\nwant %q", got, want)
 	}
