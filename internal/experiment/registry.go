@@ -16,6 +16,7 @@ var registry = []Experiment{
 	paper003Exp1,
 	paper003Exp2,
 	fgmExp,
+	fgmTraceExp,
 	dbsExp,
 }
 
