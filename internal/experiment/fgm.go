@@ -153,10 +153,10 @@ func fgmVariantNamed(name string) fgmVariant {
 // The fgm experiment's sets of variants, as data.
 var (
 	// fgmOfflineVariants are the offline ablation's rows (all of them).
-	fgmOfflineVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos", "fgm-oracle", "fgm-progressive", "fgm-chargemean", "fgm-strict", "fgm-pinned"}
+	fgmOfflineVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos", "fgm-oracle", "fgm-cap", "fgm-progressive", "fgm-chargemean", "fgm-strict", "fgm-pinned"}
 	// fgmOnlineOptions are the options also run on the online sweeps
 	// (their table against fgm).
-	fgmOnlineOptions = []string{"fgm-strict", "fgm-pinned"}
+	fgmOnlineOptions = []string{"fgm-cap", "fgm-strict", "fgm-pinned"}
 	// fgmBoundVariants are the compression-bound experiment's rows.
 	fgmBoundVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos"}
 )
@@ -556,7 +556,7 @@ func (pl *fgmPlan) optionsTable(cells *Cells, setups []Setup, cloud bool) metric
 		row.Cells = append(row.Cells, strings.Join(js, " | "), strings.Join(ss, " | "))
 		t.Rows = append(t.Rows, row)
 	}
-	t.Notes = append(t.Notes, "fgm-strict: StrictOrder, a server's first refusal in a call holds it; fgm-pinned: CountPinned, conformity (16) counts use pinned at an allocation below the request as use of the request",
+	t.Notes = append(t.Notes, "fgm-cap: CapAtRequest, compressible kinds allocated the whole request; fgm-strict: StrictOrder, a server's first refusal in a call holds it; fgm-pinned: CountPinned, conformity (16) counts use pinned at an allocation below the request as use of the request",
 		"slow maps: the share of succeeded map attempts that ran more than 1.5 times their isolated work (contention, compression or a limit below their demand)")
 	return t
 }
