@@ -10,17 +10,25 @@ import (
 	"github.com/schedkit/schedkit/internal/sim"
 )
 
-func TestFGMExperimentSmall(t *testing.T) {
-	e, err := experiment.Lookup("fgm")
+// runSmall runs experiment name with the default parameters at scale,
+// returning the experiment, the parameters and the result.
+func runSmall(t *testing.T, name string, scale float64) (experiment.Experiment, experiment.Params, experiment.Result) {
+	t.Helper()
+	e, err := experiment.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := experiment.Defaults()
-	p.Scale = 0.05
+	p.Scale = scale
 	res, err := e.Run(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, p, res
+}
+
+func TestFGMExperimentSmall(t *testing.T) {
+	e, p, res := runSmall(t, "fgm", 0.05)
 	var titles []string
 	for _, tb := range res.Tables {
 		titles = append(titles, tb.Title)
@@ -66,16 +74,7 @@ func TestFGMExperimentSmall(t *testing.T) {
 // each day's jobs: two tables (FB-2009, the synthetic day) with fgm
 // beside the slot baselines, every job ended, runs valid.
 func TestFGMTraceSmall(t *testing.T) {
-	e, err := experiment.Lookup("fgm-trace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := experiment.Defaults()
-	p.Scale = 0.05
-	res, err := e.Run(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, p, res := runSmall(t, "fgm-trace", 0.05)
 	if len(res.Tables) != 2 || len(res.Runs) != 10 {
 		t.Fatalf("%d tables, %d runs; want 2, 10", len(res.Tables), len(res.Runs))
 	}
