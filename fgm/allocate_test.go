@@ -7,7 +7,9 @@ import (
 
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // The allocation floor, worked: a task requesting 2 cores, 4 GB and
@@ -51,7 +53,7 @@ func TestAllocFloor(t *testing.T) {
 			cfg := tc.cfg
 			cfg.LocalityWait = -1
 			s := newSched(t, c, cfg)
-			submit(t, s, t0, &task{id: "a", job: "j", req: req, stages: tc.stages})
+			submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: req}, Usage: tc.stages})
 			ds := schedule(t, s, t0, "n00")
 			if len(ds) != 1 || ds[0].Mode != tc.mode || len(ds[0].Plan) != len(tc.alloc) {
 				t.Fatalf("got %v, want one %v placement of %d steps", ds, tc.mode, len(tc.alloc))

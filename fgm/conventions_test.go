@@ -7,7 +7,9 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // The root package's conventions as fgm keeps them: the time rule for a
@@ -36,9 +38,9 @@ func TestTimeRangeRule(t *testing.T) {
 	for _, first := range []bool{true, false} {
 		s := newSched(t, newCluster(space, 1, resource.Vector{16, 32, 4}), fgm.Config{})
 		if !first {
-			submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 1, 0}})
+			submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{1, 1, 0}}})
 		}
-		err := s.Submit(t0, &task{id: "far", job: "j", req: resource.Vector{1, 1, 0}, deadline: far})
+		err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "far", JobKey: "j", Request: resource.Vector{1, 1, 0}, DueAt: far}})
 		if !errors.Is(err, fgm.ErrTimeRange) || err.Error() != submitText {
 			t.Errorf("Submit (first call %v):\n got %v\nwant %s", first, err, submitText)
 		}
@@ -53,7 +55,7 @@ func TestTimeRangeRule(t *testing.T) {
 		}
 		// The first refused call set no epoch: an earlier now is still
 		// valid.
-		if err := s.Submit(t0.Add(-time.Hour), &task{id: "b", job: "j", req: resource.Vector{1, 1, 0}}); first && err != nil {
+		if err := s.Submit(t0.Add(-time.Hour), &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j", Request: resource.Vector{1, 1, 0}}}); first && err != nil {
 			t.Errorf("Submit before t0 after the refusals: %v", err)
 		}
 	}
@@ -68,8 +70,8 @@ func TestStaleNodeValueRefused(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{16, 32, 4})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 2, 0}})
-	stale := &node{id: "n00", rack: "r0", cap: resource.Vector{160, 32, 4}}
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{1, 2, 0}}})
+	stale := &schedkittest.Node{Key: "n00", RackName: "r0", Cap: resource.Vector{160, 32, 4}}
 	ds, err := s.Schedule(t0, stale, nil)
 	const want = `fgm: Schedule: node "n00": invalid node: capacity of "cpu" is 160, the cluster's node of this ID has 16 (a stale node value?)`
 	if !errors.Is(err, fgm.ErrInvalidNode) || err.Error() != want || len(ds) != 0 {

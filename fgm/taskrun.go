@@ -106,7 +106,7 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	p := &ptask{key: r.Similarity(), requested: req.Clone(), src: &runSrc{r: r, left: n}, deadline: dl, hasDL: hasDL}
 	p.seq = s.seq + 1 // the run's tasks take seq+1 … seq+n, in order
 	s.seq += uint64(n)
-	p.keyID = s.keyID(p.key)
+	p.keyID = s.keys.id(p.key, len(s.tasks))
 	p.job = s.jobEntry(job, now, off)
 	s.enqueue(p)
 	return nil
@@ -116,23 +116,13 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 func (s *Scheduler) jobEntry(id schedkit.JobID, now time.Time, off time.Duration) *jobEntry {
 	j := s.jobs[id]
 	if j == nil {
-		j = &jobEntry{activePos: -1, sub: off}
+		j = &jobEntry{activePos: -1, sub: off, slot: s.slots.get()}
 		j.state = JobState{ID: id, Submitted: now, Allocated: s.space.Zero()}
 		s.jobs[id] = j
-		if hasMonotonic(now) != hasMonotonic(s.clock.Epoch()) {
-			// time.Time.Before compares monotonic clock readings when
-			// both times have one, off came from the wall clock: the
-			// orders may differ. The jobs so far (same kind of reading
-			// as the epoch) order alike both ways.
-			s.drfKey = false
-		}
+		s.walk.jobAdded(j)
 	}
 	return j
 }
-
-// hasMonotonic reports whether t carries a monotonic clock reading
-// (Round(0) strips it).
-func hasMonotonic(t time.Time) bool { return t != t.Round(0) }
 
 // materialise makes the head task of run entry p (pending at index i of
 // its job's queue) a task of its own: the host's TaskRun.Task, checked.
@@ -175,7 +165,7 @@ func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 		return nil, err
 	}
 	s.tasks[q.id] = q
-	s.undos = append(s.undos, undo{entry: p, q: q, i: i, run: j.runs[i], split: true, removed: p.src.left == 1})
+	s.undo.undos = append(s.undo.undos, undo{entry: p, q: q, i: i, run: j.runs[i], split: true, removed: p.src.left == 1})
 	if p.src.left == 1 {
 		j.pending[i] = q
 		return q, nil
@@ -183,7 +173,7 @@ func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 	p.src.next++
 	p.src.left--
 	p.seq++
-	s.need(j, q, 1)
+	s.count(j, q, 1)
 	j.pending = append(j.pending, nil)
 	copy(j.pending[i+1:], j.pending[i:])
 	j.pending[i] = q
@@ -208,7 +198,7 @@ func (s *Scheduler) WithdrawJob(id schedkit.JobID) int {
 		if len(p.locs) > 0 {
 			s.locTasks--
 		}
-		s.need(j, p, -1)
+		s.count(j, p, -1)
 	}
 	clear(j.pending)
 	j.pending, j.runs = j.pending[:0], j.runs[:0]

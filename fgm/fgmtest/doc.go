@@ -14,6 +14,7 @@
 //     nodes, tasks with staged true usage (Task), noisy usage samples
 //     clamped at capacity, every decision applied as the package doc's
 //     host duties say, and the Checker run after every operation.
+//   - Oracle, an fgm.Estimator that predicts each Task's true usage.
 //   - RandomEvent, seeded random events (arrivals, heartbeats, samples,
 //     task ends and failures, Ticks, node joins and removals), and
 //     Drive, which performs an event on an Integration: Host is one

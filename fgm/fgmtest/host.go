@@ -39,6 +39,23 @@ func (t *Task) UsedAt(d time.Duration) resource.Vector {
 	return t.Usage[len(t.Usage)-1].Demand
 }
 
+// Oracle is an fgm.Estimator that knows the truth: it predicts a *Task's
+// Usage stages. Any other task, and a Task whose Usage is nil, is
+// unpredictable (an empty non-nil Usage is a prediction of no stages,
+// which fgm refuses as invalid).
+type Oracle struct{}
+
+// Predict returns t's Usage as its profile.
+func (Oracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
+	tk, ok := t.(*Task)
+	if !ok || tk == nil || tk.Usage == nil {
+		return estimate.Profile{}, false
+	}
+	return estimate.Profile{Stages: tk.Usage, Observations: 1}, true
+}
+
+var _ fgm.Estimator = Oracle{}
+
 // Host is a reference in-memory host of one fgm.Scheduler: a
 // schedkittest cluster, tasks with staged true usage drawn from a few
 // similarity keys, noisy usage samples (clamped at each node's

@@ -87,15 +87,19 @@ type FGM struct {
 	mat  []matTask
 	jobs map[*sim.Job]*fgmJob
 	// Which jobs may have ready tasks fgm does not hold (see sync).
-	all     bool      // every job (a node went down)
-	dirty   []*fgmJob // these (each once; marked)
-	runs    int       // runs submitted (fgm.SubmitRun)
-	ds      []fgm.Decision
-	smp     resource.Vector // scratch of clamp
-	ready   []*sim.Task
-	preds   []Prediction
-	record  bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
-	foreign *foreignTracker // FGMConfig.ForeignQuantile; nil when off
+	all   bool      // every job (a node went down)
+	dirty []*fgmJob // these (each once; marked)
+	runs  int       // runs submitted (fgm.SubmitRun)
+	ds    []fgm.Decision
+	smp   resource.Vector // scratch of clamp
+	// The round of usage samples of a node's tasks (TaskSampled), handed
+	// to fgm with the node's (NodeSampled); roundUsed holds their amounts.
+	round     []fgm.TaskUsage
+	roundUsed []float64
+	ready     []*sim.Task
+	preds     []Prediction
+	record    bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
+	foreign   *foreignTracker // FGMConfig.ForeignQuantile; nil when off
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -602,10 +606,9 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 	return dst, nil
 }
 
-// TaskSampled passes a running task's usage to fgm. A task fgm does
-// not hold running (unknown to it, or held pending) is refused by
-// SampleTask with ErrUnknownTask before anything changes, so no lookup
-// in known precedes it, and the refusal is no error here.
+// TaskSampled keeps a running task's usage for the node's round: the
+// simulator samples a node's tasks, then the node (sim.UsageWatcher),
+// and NodeSampled hands fgm the round in one call (fgm's host duty 4).
 func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) error {
 	if n := t.Node(); n != nil {
 		used = p.clamp(used, n)
@@ -613,19 +616,42 @@ func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) erro
 	if p.foreign != nil {
 		p.foreign.task(used)
 	}
-	if err := p.s.SampleTask(now, t.ID(), used); err != nil && !errors.Is(err, fgm.ErrUnknownTask) {
-		return err
-	}
+	k := len(p.roundUsed)
+	p.roundUsed = append(p.roundUsed, used...)
+	p.round = append(p.round, fgm.TaskUsage{Task: t.ID(), Used: p.roundUsed[k:len(p.roundUsed):len(p.roundUsed)]})
 	return nil
 }
 
-// NodeSampled passes a node's measured usage to fgm (raised by the
-// ForeignQuantile option when it is set).
+// NodeSampled passes the round of the node's tasks (SampleTasks) and the
+// node's measured usage (raised by the ForeignQuantile option when it
+// is set) to fgm. A round fgm refuses goes task by task, as if each
+// were sampled alone: a task fgm does not hold running (unknown to it,
+// or held pending) is refused with ErrUnknownTask, changing nothing, and
+// that is no error here.
 func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) error {
+	err := p.sampleRound(now, n)
+	clear(p.round)
+	p.round, p.roundUsed = p.round[:0], p.roundUsed[:0]
+	if err != nil {
+		return err
+	}
 	if p.foreign != nil {
 		used = p.foreign.node(now, n.ID(), used, n.Capacity())
 	}
 	return p.s.SampleNode(now, n.ID(), p.clamp(used, n))
+}
+
+// sampleRound hands fgm the round of n's tasks (see NodeSampled).
+func (p *FGM) sampleRound(now time.Time, n *sim.Node) error {
+	if len(p.round) == 0 || p.s.SampleTasks(now, n.ID(), p.round) == nil {
+		return nil
+	}
+	for _, u := range p.round {
+		if err := p.s.SampleTask(now, u.Task, u.Used); err != nil && !errors.Is(err, fgm.ErrUnknownTask) {
+			return err
+		}
+	}
+	return nil
 }
 
 // clamp returns used with every amount above n's capacity cut to it (in
