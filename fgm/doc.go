@@ -221,8 +221,8 @@
 //     too, as it has no prediction to be overdue against, so waiting
 //     reduces of unpredictable keys can still fill a server while maps
 //     of their job must run again: over 200 seeds of
-//     TestFGMLimitsProperty's worlds (both enforcements, both
-//     allocation modes, StrictOrder on and off: 9,600 runs) 4 stall so,
+//     TestFGMLimitsProperty's worlds (both enforcements, the floor and
+//     CapAtRequest, StrictOrder on and off: 19,200 runs) 8 stall so,
 //     1 of the 2,400 with fgm's defaults on a host that enforces
 //     limits; the baselines run the same worlds without a stall.
 //     TestScheduleOverdueHoldsIncompressiblePeak gives the numbers; in
