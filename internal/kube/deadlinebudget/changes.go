@@ -1,13 +1,7 @@
 package deadlinebudget
 
 import (
-	"maps"
-	"slices"
 	"time"
-
-	batchv1 "k8s.io/api/batch/v1"
-	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
@@ -70,70 +64,21 @@ func (pl *Plugin) Stats() Stats {
 	return Stats{Evaluations: pl.evaluations.Load(), Reorders: pl.reorders.Load(), Deferred: pl.deferred.Load()}
 }
 
-// changed counts an informer event that changes the order.
-func (pl *Plugin) changed() { pl.gen.Add(1) }
-
-// take is the informer hook (podjob.NewListersWith): an update that
-// leaves the order as it was (changesOrder) is counted as deferred and
-// taken; every other event goes to changed.
+// take is the informer hook (queuesort.Config.Take): an update that
+// changes nothing podjob reads is taken as it is (a node's status
+// report, a failed attempt's condition); a binding or a bound pod's
+// status change is counted as deferred and taken; every other event
+// makes the order stale (podjob.ChangeOf).
 func (pl *Plugin) take(old, cur any) bool {
-	if old == nil || changesOrder(old, cur) {
+	if old == nil {
 		return false
 	}
-	pl.deferred.Add(1)
-	return true
-}
-
-// changesOrder reports whether an update from old to cur can change
-// dbs's order: anything but a pod's binding or a bound pod's status, a
-// Job's status, or a node's status other than its slot capacity.
-func changesOrder(old, cur any) bool {
-	switch o := old.(type) {
-	case *v1.Pod:
-		c, ok := cur.(*v1.Pod)
-		return !ok || podChangesOrder(o, c)
-	case *batchv1.Job:
-		c, ok := cur.(*batchv1.Job)
-		return !ok || o.UID != c.UID || !o.CreationTimestamp.Equal(&c.CreationTimestamp) ||
-			!maps.Equal(o.Annotations, c.Annotations) || !maps.Equal(o.Labels, c.Labels)
-	case *v1.Node:
-		c, ok := cur.(*v1.Node)
-		return !ok || o.Spec.Unschedulable != c.Spec.Unschedulable || !maps.Equal(o.Labels, c.Labels) ||
-			!sameQuantity(o.Status.Allocatable, c.Status.Allocatable, podjob.ResourceMapSlot) ||
-			!sameQuantity(o.Status.Allocatable, c.Status.Allocatable, podjob.ResourceReduceSlot)
-	}
-	return true
-}
-
-// podChangesOrder is changesOrder for pods: everything podjob reads of
-// a pod but its binding, start time and non-terminal phase.
-func podChangesOrder(o, c *v1.Pod) bool {
-	switch {
-	case o.UID != c.UID, !o.CreationTimestamp.Equal(&c.CreationTimestamp),
-		(o.DeletionTimestamp == nil) != (c.DeletionTimestamp == nil),
-		!maps.Equal(o.Labels, c.Labels), !maps.Equal(o.Annotations, c.Annotations),
-		!slices.EqualFunc(o.OwnerReferences, c.OwnerReferences, sameOwner),
-		len(o.Spec.SchedulingGates) != len(c.Spec.SchedulingGates),
-		terminal(o) || terminal(c),
-		o.Spec.NodeName != "" && o.Spec.NodeName != c.Spec.NodeName, // unbound or moved: not a binding
-		o.Spec.NodeName == "" && c.Spec.NodeName == "" && o.Spec.SchedulerName != c.Spec.SchedulerName:
+	switch podjob.ChangeOf(old, cur) {
+	case podjob.Unchanged:
+		return true
+	case podjob.Bound, podjob.Started:
+		pl.deferred.Add(1)
 		return true
 	}
 	return false
-}
-
-// terminal reports a pod that finished or failed.
-func terminal(p *v1.Pod) bool {
-	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
-}
-
-func sameOwner(a, b metav1.OwnerReference) bool {
-	return a.UID == b.UID && a.Kind == b.Kind && a.Name == b.Name && a.APIVersion == b.APIVersion &&
-		(a.Controller == nil) == (b.Controller == nil) && (a.Controller == nil || *a.Controller == *b.Controller)
-}
-
-func sameQuantity(a, b v1.ResourceList, name v1.ResourceName) bool {
-	qa, oka := a[name]
-	qb, okb := b[name]
-	return oka == okb && qa.Cmp(qb) == 0
 }

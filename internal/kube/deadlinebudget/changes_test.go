@@ -8,100 +8,42 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	fwk "k8s.io/kube-scheduler/framework"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
 
-// TestChangesOrder classifies updates: a binding and a bound pod's
-// status leave the order; anything podjob reads of a pod, a Job's
-// annotations, a node's slots or schedulability change it.
-func TestChangesOrder(t *testing.T) {
-	ready := pod("a", "j", 0)
-	bound := ready.DeepCopy()
-	runningSince(now)(bound)
-	later := bound.DeepCopy()
-	later.Status.StartTime = &metav1.Time{Time: now.Add(time.Second)}
-	later.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}
-	failedAttempt := ready.DeepCopy()
-	failedAttempt.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: "Unschedulable"}}
-	mut := func(p *v1.Pod, f func(*v1.Pod)) *v1.Pod { q := p.DeepCopy(); f(q); return q }
-	job := kjob("j", podjob.AnnotationPhi, "1")
-	n := node("n1", 2, 1)
-	for _, tc := range []struct {
-		name     string
-		old, cur runtime.Object
-		want     bool
-	}{
-		{"binding", ready, bound, false},
-		{"bound pod's status", bound, later, false},
-		{"failed attempt's condition", ready, failedAttempt, false},
-		{"finished", bound, mut(bound, func(p *v1.Pod) { p.Status.Phase = v1.PodSucceeded }), true},
-		{"failed", bound, mut(bound, func(p *v1.Pod) { p.Status.Phase = v1.PodFailed }), true},
-		{"terminating", bound, mut(bound, func(p *v1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: now} }), true},
-		{"ungated", mut(ready, func(p *v1.Pod) { p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "g"}} }), ready, true},
-		{"phase label", ready, mut(ready, func(p *v1.Pod) { p.Labels = map[string]string{podjob.LabelPhase: "reduce"} }), true},
-		{"annotation", ready, mut(ready, func(p *v1.Pod) { p.Annotations = map[string]string{podjob.AnnotationPhi: "0"} }), true},
-		{"owner", ready, mut(ready, func(p *v1.Pod) { p.OwnerReferences = nil }), true},
-		{"moved", bound, mut(bound, func(p *v1.Pod) { p.Spec.NodeName = "n2" }), true},
-		{"unbound", bound, mut(bound, func(p *v1.Pod) { p.Spec.NodeName = "" }), true},
-		{"Job status", job, mut2(job, func(j *batchv1.Job) { j.Status.Active = 3 }), false},
-		{"Job annotation", job, mut2(job, func(j *batchv1.Job) { j.Annotations[podjob.AnnotationBudget] = "5" }), true},
-		{"node condition", n, mutNode(n, func(n *v1.Node) { n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady}} }), false},
-		{"node slots", n, mutNode(n, func(n *v1.Node) { n.Status.Allocatable[podjob.ResourceMapSlot] = resource.MustParse("3") }), true},
-		{"cordoned", n, mutNode(n, func(n *v1.Node) { n.Spec.Unschedulable = true }), true},
-		{"rack", n, mutNode(n, func(n *v1.Node) { n.Labels = map[string]string{podjob.LabelRack: "r2"} }), true},
-		{"type changed", ready, n, true},
-	} {
-		if got := changesOrder(tc.old, tc.cur); got != tc.want {
-			t.Errorf("%s: changesOrder %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-func mut2(j *batchv1.Job, f func(*batchv1.Job)) *batchv1.Job { k := j.DeepCopy(); f(k); return k }
-func mutNode(n *v1.Node, f func(*v1.Node)) *v1.Node          { m := n.DeepCopy(); f(m); return m }
-
 // twin is two plugins over one informer cache and one clock: lazy gets
-// the events through take and changed, as in a scheduler; eager, the
-// reference, evaluates again after every event (every event bumps its
-// gen), as a plugin that ignores what an event changed.
+// the events through take and its host's Changed, as in a scheduler;
+// eager, the reference, evaluates again after every event (every event
+// moves its host's Gen), as a plugin that ignores what an event changed.
 type twin struct {
 	lazy, eager *Plugin
-	handler     func(old, cur any)
 	clk         *clocktesting.FakePassiveClock
-	factory     informers.SharedInformerFactory
+	cache       *kubetest.Cache
 }
 
 func newTwin(t *testing.T, raw string) *twin {
 	t.Helper()
-	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 	args, err := decodeArgs(&runtime.Unknown{Raw: []byte(raw)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakePassiveClock(now)
-	tw := &twin{clk: clk, factory: f}
+	tw := &twin{clk: clk, cache: kubetest.NewCache()}
 	for _, p := range []**Plugin{&tw.lazy, &tw.eager} {
 		if *p, err = newPlugin(clk, args); err != nil {
 			t.Fatal(err)
 		}
-		(*p).pods, (*p).jobs, (*p).nodes = f.Core().V1().Pods().Lister(), f.Batch().V1().Jobs().Lister(), f.Core().V1().Nodes().Lister()
+		(*p).host = testHost(tw.cache)
 	}
-	tw.lazy.earlyFactor = 0           // bindings wait for the Tick: the equivalence tested
-	tw.handler = func(old, cur any) { // podjob.NewListersWith's update handler
-		if !tw.lazy.take(old, cur) {
-			tw.lazy.changed()
-		}
-	}
+	tw.lazy.earlyFactor = 0 // bindings wait for the Tick: the equivalence tested
 	return tw
 }
 
@@ -109,31 +51,21 @@ func newTwin(t *testing.T, raw string) *twin {
 func (tw *twin) add(t *testing.T, objs ...runtime.Object) {
 	t.Helper()
 	for _, o := range objs {
-		var err error
-		switch o := o.(type) {
-		case *v1.Pod:
-			err = tw.factory.Core().V1().Pods().Informer().GetIndexer().Add(o)
-		case *batchv1.Job:
-			err = tw.factory.Batch().V1().Jobs().Informer().GetIndexer().Add(o)
-		case *v1.Node:
-			err = tw.factory.Core().V1().Nodes().Informer().GetIndexer().Add(o)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		tw.lazy.gen.Add(1)
-		tw.eager.gen.Add(1)
+		tw.cache.Add(t, o)
+		tw.lazy.host.Changed()
+		tw.eager.host.Changed()
 	}
 }
 
-// update replaces a pod, as the informer would on an update event.
+// update replaces a pod, as the informer would on an update event
+// (podjob.NewListers's update handler for lazy).
 func (tw *twin) update(t *testing.T, old, cur *v1.Pod) {
 	t.Helper()
-	if err := tw.factory.Core().V1().Pods().Informer().GetIndexer().Update(cur); err != nil {
-		t.Fatal(err)
+	tw.cache.Update(t, cur)
+	if !tw.lazy.take(old, cur) {
+		tw.lazy.host.Changed()
 	}
-	tw.handler(old, cur)
-	tw.eager.gen.Add(1)
+	tw.eager.host.Changed()
 }
 
 // order sorts the ready pods with pl's Less.
@@ -143,20 +75,7 @@ func order(t *testing.T, pl *Plugin, pods []*v1.Pod) []string {
 	for _, p := range pods {
 		q = append(q, queued(t, p))
 	}
-	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
-		switch {
-		case pl.Less(x, y):
-			return -1
-		case pl.Less(y, x):
-			return 1
-		}
-		return 0
-	})
-	names := make([]string, len(q))
-	for i, e := range q {
-		names[i] = podjob.QueuedPod(e).Name
-	}
-	return names
+	return kubetest.SortedNames(q, pl.Less)
 }
 
 // randomCluster loads a random state: nodes with slots, Jobs with random
@@ -218,7 +137,7 @@ func TestBindingKeepsOrder(t *testing.T) {
 		ready := func() []*v1.Pod {
 			var out []*v1.Pod
 			for _, p := range pods {
-				cur, err := tw.lazy.pods.Pods(p.Namespace).Get(p.Name)
+				cur, err := tw.lazy.host.Lis.Pods.Pods(p.Namespace).Get(p.Name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -233,7 +152,7 @@ func TestBindingKeepsOrder(t *testing.T) {
 			// jobs with maps left are held back by PreEnqueue).
 			var queue []*v1.Pod
 			for _, p := range ready() {
-				if _, ok := tw.lazy.current(ctx, p, false).seq[p.UID]; ok {
+				if _, ok := tw.lazy.current(ctx, p, false).Seq[p.UID]; ok {
 					queue = append(queue, p)
 				}
 			}
@@ -260,7 +179,7 @@ func TestBindingKeepsOrder(t *testing.T) {
 			if rng.IntN(5) == 0 { // a pod finishes: both evaluate again
 				var running []*v1.Pod
 				for _, p := range pods {
-					if cur, _ := tw.lazy.pods.Pods(p.Namespace).Get(p.Name); cur.Spec.NodeName != "" && cur.Status.Phase == v1.PodRunning {
+					if cur, _ := tw.lazy.host.Lis.Pods.Pods(p.Namespace).Get(p.Name); cur.Spec.NodeName != "" && cur.Status.Phase == v1.PodRunning {
 						running = append(running, cur)
 					}
 				}
@@ -294,9 +213,18 @@ func TestBindingKeepsOrder(t *testing.T) {
 
 // decisions renders moves without their jobs' objects.
 func decisions(moves []Move) string {
+	ds := make([]dbs.Decision, len(moves))
+	for i, m := range moves {
+		ds[i] = m.Decision
+	}
+	return render(ds)
+}
+
+// render renders decisions with their figures.
+func render(ds []dbs.Decision) string {
 	var out []string
-	for _, m := range moves {
-		out = append(out, fmt.Sprintf("%s %+v", m.Decision, m.Decision.Figures))
+	for _, d := range ds {
+		out = append(out, fmt.Sprintf("%s %+v", d, d.Figures))
 	}
 	return fmt.Sprint(out)
 }

@@ -6,7 +6,10 @@
 // (model 3) with its promotions and demotions as events. It is a
 // translation only: package podjob turns pods, Jobs and nodes into
 // schedkit jobs and a slot cluster, and every order and move comes from
-// dbs.Scheduler (Queue and Tick).
+// dbs.Scheduler (Queue and Tick). What it shares with LeastSpareTime
+// (listing, Less, PreEnqueue's holds, refused nodes) is package
+// queuesort's; it acts only on the pods of its own profile (their
+// spec.schedulerName).
 //
 // # Usage
 //
@@ -47,21 +50,28 @@
 //     map slots then reduce slots; each slot to a queue below its floor,
 //     else to the highest queue with a ready pod, in it to the first job
 //     below its model-2 minimum, else by weight — produced slot by slot
-//     because the queue rule depends on what each queue already holds. A job's ready pods take
-//     its picks in rank order (creation time, then name). A pod that does
-//     not fit makes room for the next, so for each kind the pods that get
-//     slots are a prefix of that order: exactly what any round of
-//     heartbeats at now would assign, whatever the split of free slots
-//     among nodes (dbs's TestQueueIsHeartbeatPrefix; the integration test
-//     checks it against dbs's own Heartbeat through the real scheduler).
+//     because the queue rule depends on what each queue already holds.
+//     A job's ready pods take its picks in rank order (creation time,
+//     then name). A pod that does not fit makes room for the next, so
+//     for each kind the pods that get slots are a prefix of that order:
+//     exactly what any round of heartbeats at now would assign, whatever
+//     the split of free slots among nodes (dbs's
+//     TestQueueIsHeartbeatPrefix; the integration test checks it against
+//     dbs's own Heartbeat through the real scheduler).
 //  4. Which node is not dbs's decision; it stays with kube-scheduler's
 //     Filter and Score plugins.
 //  5. dbs is stateful (weights, marks, queues), so the plugin keeps one
-//     dbs.Scheduler: a Job seen for the first time is submitted at the
-//     clock's now into its φ's queue, later views Update it, a Job gone
-//     is removed. A job whose phase count changes (its first reduce pod
-//     created without schedkit.io/tasks) is submitted again, into its
-//     φ's queue. φ and budget are read when a job is first submitted.
+//     dbs.Scheduler (the ledger, ledger.go): a Job seen for the first
+//     time is submitted at the clock's now into its φ's queue, later
+//     views Update it, a Job gone is removed. A job whose phase count
+//     changes (its first reduce pod created without schedkit.io/tasks),
+//     or whose terms change (deadline, φ, budget, data sizes: a user's
+//     kubectl annotate --overwrite), is submitted again at now, into its
+//     φ's queue, keeping its price history — what a restarted replica
+//     does with it, so replicas agree; a change of terms gets a Normal
+//     event (reason EventReasonTermsApplied). A Job deleted and
+//     re-created under its name is a new job. The clock never steps back
+//     for dbs (a now before the last is held at the last).
 //  6. Cost so far (dbs.Job.CostSoFar): each pod's time on its slot
 //     (status.startTime to its container's finish, or to now) at the
 //     price of the queue the job was in at each second. The plugin keeps
@@ -77,10 +87,11 @@
 //     pod) naming the figures, and with writeQueueAnnotation the
 //     annotation schedkit.io/queue.
 //  8. When the order is evaluated: on the first Less or PreEnqueue after
-//     an informer event that can change it (a pod added, deleted,
-//     finished, failed, terminating, ungated, relabelled or
-//     re-annotated; a Job added, deleted or re-annotated; a node added,
-//     deleted, cordoned or with other slots or rack), for a pod the
+//     an informer event that can change it (podjob.ChangeOf: a pod
+//     added, deleted, finished, failed, terminating, ungated, relabelled
+//     or re-annotated; a Job added, deleted or re-annotated; a node
+//     added, deleted, cordoned or with other slots or rack — not a node's
+//     status report, which changes nothing dbs reads), for a pod the
 //     last evaluation did not see, and at every Tick. A binding (an
 //     unbound pod becoming bound) and a bound pod's status changes do
 //     not make it evaluate: they are passed on to dbs at the next Tick,
@@ -121,4 +132,33 @@
 //     events, e.g. when a map pod finishes).
 //   - Each pod is one task on one slot; a pod requesting more slots is
 //     charged and counted as one.
+//   - The order holds among the pods waiting in the active queue
+//     together. kube-scheduler's per-pod backoff releases pods one by
+//     one, and with the active queue empty it pops from its backoff queue
+//     by backoff expiry, so a pod whose backoff ends first can take a
+//     slot dbs gives another job's pod: the plugin has no turn gate like
+//     LeastSpareTime's (an end-to-end run that added the node while pods
+//     backed off bound other maps than dbs's heartbeat).
+//   - The plugin's cached evaluation is invalidated by its own informer
+//     handlers, which run apart from the scheduling queue's: a queue that
+//     moves pods on an event could sort them before the plugin has seen
+//     the event. So its queueing hint, which the queue calls before it
+//     moves pods, marks the order stale for an event that changes it;
+//     deferred events are passed on early when cheap (earlyFactor); and
+//     current waits for an evaluation under way.
+//
+// # How it is tested
+//
+//   - Unit tests: args, cost on worked numbers, Less and a promotion
+//     compared with dbs run on its own and with dbs's worked Example
+//     (High's pods first; the promotion's note and cost), PreEnqueue
+//     per kind of pod, TestBindingKeepsOrder
+//     (bindings one by one on 40 random clusters beside a plugin that
+//     evaluates after every event: the same order and moves).
+//   - hostile_test.go, one test per shared-cluster defect:
+//     dropped pods forgotten, absurd nodes, a Job from the future,
+//     changed terms, a fixed Job's held pods re-activated.
+//   - In ../integration, the real kube-scheduler against dbs alone
+//     (TestDeadlineBudgetDifferential, TestDeadlineBudgetTick), and the
+//     chaos test and soak (TestChaos, TestChaosSoak).
 package deadlinebudget

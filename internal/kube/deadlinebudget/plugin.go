@@ -2,21 +2,17 @@ package deadlinebudget
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	batchlisters "k8s.io/client-go/listers/batch/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -24,9 +20,8 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
-	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
-	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
 
 // Name is the plugin's name in the registry and in profiles.
@@ -38,43 +33,31 @@ const (
 	EventReasonDemoted  = "QueueDemoted"
 )
 
-// Plugin is the DeadlineBudget QueueSort and PreEnqueue plugin. It keeps
-// one dbs.Scheduler for the life of the scheduler: dbs's weights, marks
-// and queue moves are state, and each job's price history (for its cost
-// so far) is the plugin's.
+// Plugin is the DeadlineBudget QueueSort and PreEnqueue plugin. Its
+// state: the ledger (the dbs.Scheduler it keeps for its life — dbs's
+// weights, marks and queue moves are state — and each job's price
+// history, for its cost so far) and the view (the latest evaluation);
+// the host lists the cluster and holds back pods (queuesort).
 type Plugin struct {
 	handle fwk.Handle
 	clock  clock.PassiveClock
 	args   Args
-	pods   corelisters.PodLister // the scheduler's: non-terminal pods
-	// succeeded lists finished pods, which the scheduler's informer
-	// leaves out; dbs needs them for task times and costs.
-	succeeded corelisters.PodLister
-	jobs      batchlisters.JobLister
-	nodes     corelisters.NodeLister
+	host   *queuesort.Host
 
-	// gen counts the informer events that change dbs's order
-	// (changesOrder), deferred the others; evaluations and reorders
-	// count the work done (Stats).
-	gen, deferred, evaluations, reorders atomic.Uint64
+	// deferred counts the informer events passed on lazily (take);
+	// evaluations and reorders the work done (Stats).
+	deferred, evaluations, reorders atomic.Uint64
 	// earlyFactor: deferred events make the order evaluate again before
 	// the next Tick once the last evaluation is this many times its own
 	// duration old (passOnEarly); 0: only at the Tick.
 	earlyFactor int
 
-	mu      sync.Mutex
-	sched   *dbs.Scheduler
-	cluster *liveCluster
-	prices  [3]float64 // per dbs.Queue
-	byID    map[schedkit.JobID]*job
-	costNow time.Time            // the now CostSoFar charges running pods up to
-	last    time.Time            // latest now given to dbs
-	view    atomic.Pointer[view] // the latest; written with mu held
-	pending []Move               // moves not yet acted on
+	mu   sync.Mutex
+	led  *ledger
+	view atomic.Pointer[view] // the latest; written with mu held
 
-	// holds reports the pods PreEnqueue holds back and re-activates the
-	// retriable ones every RetryInterval.
-	holds *heldpods.Tracker
+	hintMu sync.Mutex
+	hinted any // the object of the last event the queueing hint counted
 }
 
 // RetryInterval is how often the pods PreEnqueue held back retriably
@@ -112,147 +95,60 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 			return nil, err
 		}
 		pl.handle = h
-		pl.holds = heldpods.New(Name, h)
-		l, err := podjob.NewListersWith(ctx, h, pl.changed, pl.take)
+		pl.host, err = queuesort.NewHost(ctx, queuesort.Config{Name: Name, Handle: h, Options: podjob.Options{Budget: true}, Take: pl.take})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", Name, err)
+			return nil, err
 		}
-		pl.pods, pl.succeeded, pl.jobs, pl.nodes = l.Pods, l.Succeeded, l.Jobs, l.Nodes
 		if ticker {
 			go wait.UntilWithContext(ctx, func(ctx context.Context) { pl.Tick(ctx) }, args.tickPeriod())
-			go pl.holds.Run(ctx, RetryInterval)
+			go pl.host.Holds.Run(ctx, RetryInterval)
 		}
 		return pl, nil
 	}
 }
 
-// newPlugin returns a plugin without listers or handle (tests add them).
+// newPlugin returns a plugin without host or handle (tests add them).
 func newPlugin(c clock.PassiveClock, args Args) (*Plugin, error) {
-	cluster := &liveCluster{}
-	cfg, err := args.dbsConfig(cluster)
+	l, err := newLedger(args)
 	if err != nil {
 		return nil, err
 	}
-	sched, err := dbs.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", Name, err)
-	}
-	pl := &Plugin{clock: c, args: args, sched: sched, cluster: cluster, byID: map[schedkit.JobID]*job{}, earlyFactor: earlyFactor}
-	for q, qc := range sched.Queues() {
-		pl.prices[q] = qc.Price
-	}
-	return pl, nil
+	return &Plugin{clock: c, args: args, led: l, earlyFactor: earlyFactor}, nil
 }
 
 // Name returns Name.
 func (pl *Plugin) Name() string { return Name }
 
-// liveCluster is the schedkit.Cluster dbs reads: the latest snapshot's.
-type liveCluster struct{ c *podjob.Cluster }
+// Footprint counts what the plugin keeps (queuesort.Footprint), and its
+// ledger: the jobs dbs has, the moves and changes of terms not yet
+// acted on.
+type Footprint struct {
+	queuesort.Footprint
+	Jobs, Pending int
+}
 
-func (l *liveCluster) Space() *resource.Space { return podjob.Space() }
-func (l *liveCluster) Nodes() int {
-	if l.c == nil {
-		return 0
+// Footprint returns the plugin's footprint.
+func (pl *Plugin) Footprint() Footprint {
+	pl.mu.Lock()
+	f := Footprint{Jobs: len(pl.led.byID), Pending: len(pl.led.moves) + len(pl.led.applied)}
+	pl.mu.Unlock()
+	var o *queuesort.Order
+	if v := pl.view.Load(); v != nil {
+		o = v.Order
 	}
-	return l.c.Nodes()
-}
-func (l *liveCluster) Node(i int) schedkit.Node { return l.c.Node(i) }
-func (l *liveCluster) Capacity() resource.Vector {
-	if l.c == nil {
-		return podjob.Space().Zero()
-	}
-	return l.c.Capacity()
-}
-
-// pricePoint is a price in force from a time on.
-type pricePoint struct {
-	from  time.Time // zero: since ever
-	price float64
-}
-
-// job is the dbs.Job the plugin submits: the latest translation of a
-// Job or pod group, and the prices it was charged.
-type job struct {
-	pl     *Plugin
-	cur    *podjob.Job
-	queue  dbs.Queue
-	prices []pricePoint
-}
-
-var _ dbs.Job = (*job)(nil)
-
-func (j *job) ID() schedkit.JobID                               { return j.cur.ID() }
-func (j *job) Submitted() time.Time                             { return j.cur.Submitted() }
-func (j *job) Deadline() time.Time                              { return j.cur.Deadline() }
-func (j *job) Phases() int                                      { return j.cur.Phases() }
-func (j *job) Progress(p schedkit.Phase) schedkit.PhaseProgress { return j.cur.Progress(p) }
-func (j *job) Budget() float64                                  { return j.cur.Budget() }
-func (j *job) Phi() float64                                     { return j.cur.Phi() }
-func (j *job) DataSizes() (int64, int64)                        { return j.cur.DataSizes() }
-
-// CostSoFar charges each of the job's pods, for the time it held its
-// slot (a running pod up to now), the price of the queue the job was in
-// at each second (one slot per pod).
-func (j *job) CostSoFar() float64 {
-	return cost(j.cur.Runs(), j.prices, j.pl.costNow)
-}
-
-// cost is Σ over runs of the slot-seconds up to now, each at the price
-// in force (prices: from times ascending, the first from the zero time).
-func cost(runs []podjob.Run, prices []pricePoint, now time.Time) float64 {
-	total := 0.0
-	for _, r := range runs {
-		end := r.End
-		if end.IsZero() || end.After(now) {
-			end = now
-		}
-		for i, p := range prices {
-			lo, hi := r.Start, end
-			if p.from.After(lo) {
-				lo = p.from
-			}
-			if i+1 < len(prices) && prices[i+1].from.Before(hi) {
-				hi = prices[i+1].from
-			}
-			if hi.After(lo) {
-				total += hi.Sub(lo).Seconds() * p.price
-			}
-		}
-	}
-	return total
-}
-
-// setQueue records that the job is in queue q from now on.
-func (j *job) setQueue(now time.Time, q dbs.Queue) {
-	switch {
-	case len(j.prices) == 0: // since ever: time before the plugin saw the job
-		now = time.Time{}
-	case q == j.queue:
-		return
-	}
-	j.queue = q
-	j.prices = append(j.prices, pricePoint{from: now, price: j.pl.prices[q]})
+	f.Footprint = pl.host.Footprint(o)
+	return f
 }
 
 // view is the dbs order over one snapshot.
 type view struct {
+	*queuesort.Order
 	// gen and deferred are the event counts the snapshot was listed at.
 	gen, deferred uint64
 	// listed is when (wall clock) the snapshot was listed, cost how long
 	// the evaluation took (passOnEarly).
 	listed time.Time
 	cost   time.Duration
-	now    time.Time
-	snap   *podjob.Snapshot
-	known  map[types.UID]bool
-	// seq is each ready pod's place in dbs.Queue's hand-out order.
-	seq map[types.UID]int
-	// jobErr holds jobs dbs refused (e.g. a deadline before submission).
-	jobErr map[schedkit.JobID]error
-	// err is set when dbs could not evaluate at all; every managed pod
-	// then sorts as an unmanaged one.
-	err error
 }
 
 // current returns the view, recomputing it when the cluster changed or
@@ -263,142 +159,51 @@ type view struct {
 // were ordered partly by the order from before it (TestDeadlineBudgetTick
 // failed about one run in six).
 func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
-	gen := pl.gen.Load()
+	gen := pl.host.Gen()
 	pl.mu.Lock()
 	v := pl.view.Load()
-	if force || v == nil || v.gen != gen || (pod != nil && !v.known[pod.UID]) || pl.passOnEarly(v) {
-		now := pl.clock.Now()
-		if now.Before(pl.last) { // a clock that stepped back: hold dbs's time
-			now = pl.last
-		}
-		pl.last = now
-		v = pl.evaluate(now, gen)
+	if force || v == nil || v.gen != gen || (pod != nil && v.Pods[pod.UID] == nil) || pl.passOnEarly(v) {
+		v = pl.evaluate(ctx, pl.led.at(pl.clock.Now()), gen)
 		pl.view.Store(v)
 	}
-	moves := pl.pending
-	pl.pending = nil
+	moves, applied := pl.led.moves, pl.led.applied
+	pl.led.moves, pl.led.applied = nil, nil
 	pl.mu.Unlock()
-	if len(moves) > 0 {
+	if len(moves)+len(applied) > 0 {
 		// Called from the scheduling queue (Less, PreEnqueue): record
 		// events and write annotations off its path.
-		go pl.act(ctx, moves)
+		go pl.act(context.WithoutCancel(ctx), moves, applied)
 	}
 	return v
 }
 
 // evaluate lists the cluster, brings dbs up to date and reads its order.
 // gen is the count of order-changing events the caller read before it.
-func (pl *Plugin) evaluate(now time.Time, gen uint64) (v *view) {
+func (pl *Plugin) evaluate(ctx context.Context, now time.Time, gen uint64) (v *view) {
 	pl.evaluations.Add(1)
 	start := time.Now()
 	defer func() { v.cost = time.Since(start) }()
-	v = &view{gen: gen, deferred: pl.deferred.Load(), listed: start, now: now, known: map[types.UID]bool{}, seq: map[types.UID]int{}, jobErr: map[schedkit.JobID]error{}}
-	pods, err := podjob.ListPods(pl.pods, pl.succeeded)
-	var nodes []*v1.Node
-	if err == nil {
-		nodes, err = pl.nodes.List(labels.Everything())
+	v = &view{Order: pl.host.List(ctx, now), gen: gen, deferred: pl.deferred.Load(), listed: start}
+	if v.Err == nil {
+		v.Err = pl.led.sync(v.Order, now)
+		pl.host.Failed(ctx, v.Err)
 	}
-	if err != nil {
-		v.snap = podjob.BuildWith(now, nil, nil, nil, podjob.Options{Budget: true})
-		v.err = err
-		return v
-	}
-	lookup := func(ns, name string) (*batchv1.Job, error) { return pl.jobs.Jobs(ns).Get(name) }
-	v.snap = podjob.BuildWith(now, pods, lookup, nodes, podjob.Options{Budget: true})
-	for _, p := range pods {
-		v.known[p.UID] = true
-	}
-	v.err = pl.sync(v, now)
 	return v
-}
-
-// sync submits new jobs to dbs, updates known ones, removes gone ones,
-// and reads the order (order).
-func (pl *Plugin) sync(v *view, now time.Time) error {
-	pl.cluster.c = v.snap.Cluster
-	pl.costNow = now
-	seen := make(map[schedkit.JobID]bool, len(v.snap.Jobs))
-	for _, pj := range v.snap.Jobs { // by ID: a fixed submission order
-		id := pj.ID()
-		seen[id] = true
-		j := pl.byID[id]
-		if j != nil {
-			j.cur = pj
-			if err := pl.sched.Update(id); err == nil {
-				continue
-			}
-			// A changed phase count (a job's first reduce pod created):
-			// dbs takes it as a new job, in its φ's queue.
-			_ = pl.sched.Remove(id)
-			delete(pl.byID, id)
-		} else {
-			j = &job{pl: pl, cur: pj}
-		}
-		q, _ := dbs.QueueFor(pj.Phi()) // podjob checked φ
-		j.setQueue(now, q)
-		if err := pl.sched.Submit(now, j); err != nil {
-			v.jobErr[id] = err
-			continue
-		}
-		pl.byID[id] = j
-	}
-	for id := range pl.byID {
-		if !seen[id] {
-			_ = pl.sched.Remove(id)
-			delete(pl.byID, id)
-		}
-	}
-	return pl.order(v, now)
 }
 
 // reorder is evaluate without listing the cluster, when no event came
 // since v was listed: dbs already has every job as it is, so only time
 // moved (a weight update may be due). It returns a new view over v's
 // snapshot.
-func (pl *Plugin) reorder(v *view, now time.Time) *view {
+func (pl *Plugin) reorder(ctx context.Context, v *view, now time.Time) *view {
 	pl.reorders.Add(1)
-	w := &view{gen: v.gen, deferred: v.deferred, listed: v.listed, cost: v.cost, now: now, snap: v.snap, known: v.known, jobErr: v.jobErr, seq: make(map[types.UID]int, len(v.seq))}
-	pl.costNow = now
-	w.err = pl.order(w, now)
+	o := *v.Order
+	o.Now, o.Seq = now, make(map[types.UID]int, len(v.Seq))
+	w := &view{Order: &o, gen: v.gen, deferred: v.deferred, listed: v.listed, cost: v.cost}
+	pl.led.costNow = now
+	w.Err = pl.led.order(w.Order, now)
+	pl.host.Failed(ctx, w.Err)
 	return w
-}
-
-// order runs dbs's Tick (dbs updates weights when TickInterval has
-// passed), keeps its moves for act, and reads dbs.Queue into v.seq.
-func (pl *Plugin) order(v *view, now time.Time) error {
-	moves, err := pl.sched.Tick(now, nil)
-	if err != nil {
-		return err
-	}
-	for _, d := range moves {
-		j := pl.byID[d.Job]
-		j.setQueue(now, d.To)
-		pl.pending = append(pl.pending, Move{Decision: d, Job: j.cur})
-	}
-	picks, err := pl.sched.Queue(now, nil)
-	if err != nil {
-		return err
-	}
-	next := map[schedkit.JobID]*[2]int{}
-	n := 0
-	for _, pk := range picks {
-		pj := v.snap.Job(pk.Job)
-		at := next[pk.Job]
-		if at == nil {
-			at = new([2]int)
-			next[pk.Job] = at
-		}
-		ready := pj.Ready(pk.Phase)
-		for range pk.Count {
-			if at[pk.Phase] >= len(ready) {
-				return fmt.Errorf("%s: dbs picked more %s tasks of %s than it has ready pods", Name, pk.Phase, pk.Job)
-			}
-			v.seq[ready[at[pk.Phase]].UID] = n
-			at[pk.Phase]++
-			n++
-		}
-	}
-	return nil
 }
 
 // Tick brings dbs up to date and runs its weight update (model 3) if
@@ -408,26 +213,22 @@ func (pl *Plugin) order(v *view, now time.Time) error {
 // TickInterval.
 //
 // Bindings and bound pods' status changes do not make the plugin
-// evaluate between Ticks (changesOrder); Tick passes them on to dbs: it
-// lists the cluster if any event came since the last evaluation, and
+// evaluate between Ticks (take); Tick passes them on to dbs: it lists
+// the cluster if any event came since the last evaluation, and
 // otherwise only re-reads dbs's order at now.
 func (pl *Plugin) Tick(ctx context.Context) []Move {
-	var moves []Move
 	pl.mu.Lock()
-	gen, deferred := pl.gen.Load(), pl.deferred.Load()
-	now := pl.clock.Now()
-	if now.Before(pl.last) {
-		now = pl.last
-	}
-	pl.last = now
-	if v := pl.view.Load(); v != nil && v.err == nil && v.gen == gen && v.deferred == deferred {
-		pl.view.Store(pl.reorder(v, now))
+	gen, deferred := pl.host.Gen(), pl.deferred.Load()
+	now := pl.led.at(pl.clock.Now())
+	if v := pl.view.Load(); v != nil && v.Err == nil && v.gen == gen && v.deferred == deferred {
+		pl.view.Store(pl.reorder(ctx, v, now))
 	} else {
-		pl.view.Store(pl.evaluate(now, gen))
+		pl.view.Store(pl.evaluate(ctx, now, gen))
 	}
-	moves, pl.pending = pl.pending, nil
+	moves, applied := pl.led.moves, pl.led.applied
+	pl.led.moves, pl.led.applied = nil, nil
 	pl.mu.Unlock()
-	pl.act(ctx, moves)
+	pl.act(ctx, moves, applied)
 	return moves
 }
 
@@ -436,37 +237,59 @@ func (pl *Plugin) Tick(ctx context.Context) []Move {
 func (pl *Plugin) Status(id schedkit.JobID) (dbs.JobStatus, error) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	return pl.sched.Status(id)
+	return pl.led.sched.Status(id)
 }
 
-// act records the events of moves and, with WriteQueueAnnotation,
-// writes schedkit.io/queue.
-func (pl *Plugin) act(ctx context.Context, moves []Move) {
-	if len(moves) == 0 {
-		return
-	}
+// Reason of the Normal event recorded on a job whose changed terms the
+// plugin applied by submitting it to dbs again.
+const EventReasonTermsApplied = "TermsApplied"
+
+// act records the events of moves and applied changes of terms and,
+// with WriteQueueAnnotation, writes schedkit.io/queue.
+func (pl *Plugin) act(ctx context.Context, moves []Move, applied []Applied) {
 	logger := klog.FromContext(ctx)
+	for _, a := range applied {
+		note := AppliedNote(a)
+		pl.event(a.Job, EventReasonTermsApplied, "Resubmit", note)
+		logger.Info("Job's terms changed", "plugin", Name, "job", a.Job.ID(), "message", note)
+		if pl.args.WriteQueueAnnotation && pl.handle != nil {
+			pl.annotate(ctx, a.Job, a.Queue)
+		}
+	}
 	for _, m := range moves {
 		d := m.Decision
 		reason := EventReasonPromoted
 		if d.Action == dbs.Demote {
 			reason = EventReasonDemoted
 		}
-		var regarding runtime.Object = m.Job.Object
-		if m.Job.Object == nil {
-			regarding = m.Job.Pods[0]
-		}
-		note := MoveNote(d)
-		if pl.handle != nil {
-			if r := pl.handle.EventRecorder(); r != nil {
-				r.Eventf(regarding, nil, v1.EventTypeNormal, reason, d.Action.String(), "%s", note)
-			}
-		}
+		pl.event(m.Job, reason, d.Action.String(), MoveNote(d))
 		logger.V(2).Info("dbs queue move", "job", d.Job, "from", d.From.String(), "to", d.To.String())
 		if pl.args.WriteQueueAnnotation && pl.handle != nil {
 			pl.annotate(ctx, m.Job, d.To)
 		}
 	}
+}
+
+// event records a Normal event on job j (on a pod group's first pod).
+func (pl *Plugin) event(j *podjob.Job, reason, action, note string) {
+	if pl.handle == nil {
+		return
+	}
+	var regarding runtime.Object = j.Object
+	if j.Object == nil {
+		regarding = j.Pods[0]
+	}
+	if r := pl.handle.EventRecorder(); r != nil {
+		r.Eventf(regarding, nil, v1.EventTypeNormal, reason, action, "%s", note)
+	}
+}
+
+// AppliedNote describes an applied change of terms, e.g. "Job/ns/x:
+// schedkit.io/phi "1" → "0.5": submitted to dbs again, in the mid queue
+// (its weight, mark and moves start afresh, as on a restart)".
+func AppliedNote(a Applied) string {
+	return fmt.Sprintf("%s: %s: submitted to dbs again, in the %s queue (its weight, mark and moves start afresh, as on a restart)",
+		a.Job.ID(), strings.Join(a.Changes, ", "), a.Queue)
 }
 
 // MoveNote describes a move, e.g. "promote Job/ns/x mid→high (held 1
@@ -501,82 +324,77 @@ func (pl *Plugin) annotate(ctx context.Context, j *podjob.Job, q dbs.Queue) {
 // the order dbs.Queue hands out their slots (map slots, then reduce
 // slots; queues by priority, in each jobs below their minimum first,
 // then weight); then every other pod (unmanaged pods, pods of jobs with
-// errors) by priority and queue time, as PrioritySort.
+// errors, pods of other profiles) by priority and queue time, as
+// PrioritySort.
 func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
-	pa, pb := podjob.QueuedPod(a), podjob.QueuedPod(b)
-	if pa == nil || pb == nil {
-		return podjob.PriorityLess(a, b)
-	}
-	ctx := context.Background()
-	v := pl.current(ctx, pa, false)
-	if !v.known[pb.UID] {
-		v = pl.current(ctx, pb, false)
-	}
-	sa, oka := v.seq[pa.UID]
-	sb, okb := v.seq[pb.UID]
-	switch {
-	case oka && okb:
-		return sa < sb
-	case oka != okb:
-		return oka
-	}
-	return podjob.PriorityLess(a, b)
+	return queuesort.Less(a, b, func(pa, pb *v1.Pod) *queuesort.Order {
+		ctx := context.Background()
+		v := pl.current(ctx, pa, false)
+		if v.Pods[pb.UID] == nil {
+			v = pl.current(ctx, pb, false)
+		}
+		return v.Order
+	})
 }
 
 // PreEnqueue holds back the pods of jobs dbs cannot schedule: a job
 // whose annotations are missing or malformed, or which dbs refused; and,
 // retriably, a ready pod dbs gives no slot at now (a reduce of a job
-// whose maps have not all finished). Unmanaged pods pass. Each pod held
-// back gets a Warning event (heldpods.EventReasonHeldBack) and a log
-// line with the message, once per message; the retriable ones are
-// re-activated every RetryInterval as well as on pod and node events.
+// whose maps have not all finished). Unmanaged pods (and pods of other
+// profiles) pass. Each pod held back gets a Warning event
+// (heldpods.EventReasonHeldBack) and a log line with the message, once
+// per message; the retriable ones are re-activated every RetryInterval
+// as well as on pod and node events.
 func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
-	st := pl.preEnqueue(ctx, pod)
-	if pod != nil {
-		if st.IsSuccess() {
-			pl.holds.Release(pod.UID)
-		} else {
-			pl.holds.Hold(ctx, pod, st.Message(), st.Code() == fwk.Unschedulable)
+	return pl.host.PreEnqueue(ctx, pod, func(pod *v1.Pod) *fwk.Status {
+		v := pl.current(ctx, pod, false)
+		st, ref, ok := v.Status(Name, pod)
+		if st != nil || !ok {
+			return st
 		}
-	}
-	return st
-}
-
-func (pl *Plugin) preEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
-	if pod == nil {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
-	}
-	v := pl.current(ctx, pod, false)
-	if err := v.snap.PodError(pod.UID); err != nil {
-		if errors.Is(err, podjob.ErrNotFound) {
-			return fwk.NewStatus(fwk.Unschedulable, Name+": "+err.Error())
+		if _, listed := v.Seq[pod.UID]; ref.Rank >= 0 && !listed && v.Err == nil {
+			// Ready, but dbs hands out no slot to it at now: a reduce whose
+			// job still has maps to finish (dbs's reduces-after-maps rule).
+			return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: job %s: dbs gives it %s slots only once its maps have finished (%d unfinished)",
+				Name, ref.Job.ID(), ref.Phase, ref.Job.Progress(schedkit.PhaseMap).Unfinished()))
 		}
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
-	}
-	ref, ok := v.snap.Pod(pod.UID)
-	if !ok {
 		return nil
-	}
-	if err := v.jobErr[ref.Job.ID()]; err != nil {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
-	}
-	if _, listed := v.seq[pod.UID]; ref.Rank >= 0 && !listed && v.err == nil {
-		// Ready, but dbs hands out no slot to it at now: a reduce whose
-		// job still has maps to finish (dbs's reduces-after-maps rule).
-		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: job %s: dbs gives it %s slots only once its maps have finished (%d unfinished)",
-			Name, ref.Job.ID(), ref.Phase, ref.Job.Progress(schedkit.PhaseMap).Unfinished()))
-	}
-	return nil
+	})
 }
 
 // EventsToRegister asks kube-scheduler to retry the pods PreEnqueue held
 // back on any pod or node event: a bound pod that finishes may open a
 // job's reduces, a pod group's fixed annotations arrive as pod updates.
-// (Job updates are not scheduler events; a fixed Job's pods are retried
-// on the next pod or node event.)
+// (Job updates are not scheduler events; the plugin re-activates a
+// changed Job's held pods itself.)
 func (pl *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.All}},
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.All}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.All}, QueueingHintFn: pl.hint},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.All}, QueueingHintFn: pl.hint},
 	}, nil
+}
+
+// hint re-queues the pod, as without a hint, and first makes the order
+// stale when the event changes what dbs reads: the queue sorts the pods
+// it moves right after the hints, and the plugin's own informer handler,
+// which runs apart, may not have counted the event yet (a node's
+// arrival sorted pods by the order from before it).
+// The queue asks once per waiting pod: the event (its object) counts
+// once.
+func (pl *Plugin) hint(_ klog.Logger, _ *v1.Pod, old, cur any) (fwk.QueueingHint, error) {
+	if podjob.ChangeOf(old, cur) != podjob.Changed {
+		return fwk.Queue, nil
+	}
+	obj := cur
+	if obj == nil {
+		obj = old
+	}
+	pl.hintMu.Lock()
+	fresh := pl.hinted != obj
+	pl.hinted = obj
+	pl.hintMu.Unlock()
+	if fresh {
+		pl.host.Changed()
+	}
+	return fwk.Queue, nil
 }

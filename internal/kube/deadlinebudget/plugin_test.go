@@ -11,32 +11,28 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
+	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
 
-var now = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+var now = kubetest.Now
 
 // fixture is a plugin over in-memory listers (no informers running).
 type fixture struct {
-	pl      *Plugin
-	clk     *clocktesting.FakePassiveClock
-	factory informers.SharedInformerFactory
+	pl    *Plugin
+	clk   *clocktesting.FakePassiveClock
+	cache *kubetest.Cache
 }
 
 func newFixture(t *testing.T, raw string) *fixture {
 	t.Helper()
-	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 	args, err := decodeArgs(&runtime.Unknown{Raw: []byte(raw)})
 	if err != nil {
 		t.Fatal(err)
@@ -46,73 +42,39 @@ func newFixture(t *testing.T, raw string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl.pods, pl.jobs, pl.nodes = f.Core().V1().Pods().Lister(), f.Batch().V1().Jobs().Lister(), f.Core().V1().Nodes().Lister()
-	return &fixture{pl: pl, clk: clk, factory: f}
+	c := kubetest.NewCache()
+	pl.host = testHost(c)
+	return &fixture{pl: pl, clk: clk, cache: c}
 }
 
+// testHost is the plugin's host over c's listers.
+func testHost(c *kubetest.Cache) *queuesort.Host {
+	return &queuesort.Host{Name: Name, Profile: kubetest.DefaultScheduler, Options: podjob.Options{Budget: true}, Lis: c.Listers()}
+}
+
+// add adds objects, as an informer event that changes the order.
 func (fx *fixture) add(t *testing.T, objs ...runtime.Object) {
 	t.Helper()
-	for _, o := range objs {
-		var err error
-		switch o := o.(type) {
-		case *v1.Pod:
-			err = fx.factory.Core().V1().Pods().Informer().GetIndexer().Add(o)
-		case *batchv1.Job:
-			err = fx.factory.Batch().V1().Jobs().Informer().GetIndexer().Add(o)
-		case *v1.Node:
-			err = fx.factory.Core().V1().Nodes().Informer().GetIndexer().Add(o)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	fx.pl.gen.Add(1)
+	fx.cache.Add(t, objs...)
+	fx.pl.host.Changed()
 }
 
-func kjob(name string, ann ...string) *batchv1.Job {
-	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("job-" + name),
-		CreationTimestamp: metav1.NewTime(now), Annotations: map[string]string{}}}
-	for i := 0; i+1 < len(ann); i += 2 {
-		j.Annotations[ann[i]] = ann[i+1]
-	}
-	return j
-}
+// kjob is Job ns/name submitted now.
+func kjob(name string, ann ...string) *batchv1.Job { return kubetest.Job("ns", name, now, ann...) }
 
+// pod is pod ns/name of Job ns/jobName (none: "") created i ms after now.
 func pod(name, jobName string, i int, mutate ...func(*v1.Pod)) *v1.Pod {
-	yes := true
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("pod-" + name),
-		CreationTimestamp: metav1.NewTime(now.Add(time.Duration(i) * time.Millisecond))}, Status: v1.PodStatus{Phase: v1.PodPending}}
 	if jobName != "" {
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: jobName, Controller: &yes}}
+		mutate = append([]func(*v1.Pod){kubetest.Of(kjob(jobName))}, mutate...)
 	}
-	for _, m := range mutate {
-		m(p)
-	}
-	return p
+	return kubetest.Pod("ns", name, now.Add(time.Duration(i)*time.Millisecond), mutate...)
 }
 
-func runningSince(start time.Time) func(*v1.Pod) {
-	return func(p *v1.Pod) {
-		p.Spec.NodeName = "n1"
-		p.Status.Phase = v1.PodRunning
-		st := metav1.NewTime(start)
-		p.Status.StartTime = &st
-	}
-}
+func runningSince(start time.Time) func(*v1.Pod) { return kubetest.Running("n1", start) }
 
-func node(name string, maps, reduces int64) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-		podjob.ResourceMapSlot: *resource.NewQuantity(maps, resource.DecimalSI), podjob.ResourceReduceSlot: *resource.NewQuantity(reduces, resource.DecimalSI)}}}
-}
+func node(name string, maps, reduces int64) *v1.Node { return kubetest.Node(name, maps, reduces) }
 
-func queued(t *testing.T, p *v1.Pod) fwk.QueuedEntityInfo {
-	t.Helper()
-	pi, err := framework.NewPodInfo(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: now}}
-}
+func queued(t *testing.T, p *v1.Pod) fwk.QueuedEntityInfo { return kubetest.Queued(t, p, now) }
 
 func TestDecodeArgs(t *testing.T) {
 	a, err := decodeArgs(nil)
@@ -199,16 +161,83 @@ func exampleCluster(t *testing.T, fx *fixture) map[string][]*v1.Pod {
 	return pods
 }
 
-// TestLess sorts dbs's package Example with the plugin's Less: the queues
-// are priorities, so the first eleven map slots go to urgent (High: its
-// minimum of 4, then its other maps; dbs's TestQueueWorked), its pods in
-// rank order, and after all of High's come Mid's and Low's; then
-// unmanaged pods.
+// direct is dbs alone over the plugin's translation of the cluster: a
+// ledger of the same args whose jobs are submitted at one instant and
+// ticked straight through dbs.Scheduler — no listing, views, Less or
+// events — the reference the plugin's order and moves are compared with,
+// so the tests follow whatever dbs decides.
+type direct struct {
+	l    *ledger
+	snap *podjob.Snapshot
+}
+
+func newDirect(t *testing.T, fx *fixture, at time.Time) *direct {
+	t.Helper()
+	o := fx.pl.host.List(context.Background(), at)
+	l, err := newLedger(fx.pl.args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.cluster.c, l.costNow = o.Snap.Cluster, at
+	for _, pj := range o.Snap.Jobs {
+		j := &job{l: l, cur: pj}
+		q, _ := dbs.QueueFor(pj.Phi())
+		j.setQueue(at, q)
+		if err := l.sched.Submit(at, j); err != nil {
+			t.Fatal(err)
+		}
+		l.byID[pj.ID()] = j
+	}
+	return &direct{l: l, snap: o.Snap}
+}
+
+// tick is dbs's Tick at at, the moves' prices recorded.
+func (d *direct) tick(t *testing.T, at time.Time) []dbs.Decision {
+	t.Helper()
+	d.l.costNow = at
+	ds, err := d.l.sched.Tick(at, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dd := range ds {
+		d.l.byID[dd.Job].setQueue(at, dd.To)
+	}
+	return ds
+}
+
+// order is dbs.Queue at at as pod names: each pick takes its job's next
+// ready pods in rank order.
+func (d *direct) order(t *testing.T, at time.Time) []string {
+	t.Helper()
+	picks, err := d.l.sched.Queue(at, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	next := map[string]int{}
+	for _, pk := range picks {
+		ready := d.snap.Job(pk.Job).Ready(pk.Phase)
+		key := fmt.Sprint(pk.Job, pk.Phase)
+		for range pk.Count {
+			out = append(out, ready[next[key]].Name)
+			next[key]++
+		}
+	}
+	return out
+}
+
+// TestLess sorts dbs's package Example with the plugin's Less: the ready
+// pods in dbs.Queue's order (each job's pods in rank order), then the
+// unmanaged pod. The queues are priorities, so the first eleven map slots
+// go to urgent (High: its minimum of 4, then its other maps; dbs's
+// TestQueueWorked), and after all of High's come Mid's and Low's.
 func TestLess(t *testing.T) {
 	fx := newFixture(t, `{"defaultTaskTime":"30s"}`)
 	pods := exampleCluster(t, fx)
 	plain := pod("plain", "", 0)
 	fx.add(t, plain)
+	want := newDirect(t, fx, now)
+	want.tick(t, now)
 	var q []fwk.QueuedEntityInfo
 	q = append(q, queued(t, plain))
 	for _, name := range []string{"thrifty", "both", "urgent"} {
@@ -216,27 +245,18 @@ func TestLess(t *testing.T) {
 			q = append(q, queued(t, p))
 		}
 	}
-	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
-		switch {
-		case fx.pl.Less(x, y):
-			return -1
-		case fx.pl.Less(y, x):
-			return 1
-		}
-		return 0
-	})
-	var got []string
-	for _, e := range q[:11] {
-		got = append(got, podjob.QueuedPod(e).Name)
+	got := kubetest.SortedNames(q, fx.pl.Less)
+	if w := want.order(t, now); !slices.Equal(got[:len(got)-1], w) {
+		t.Errorf("queue order\n got %v\nwant %v (dbs.Queue)", got, w)
 	}
-	want := []string{"urgent-m00", "urgent-m01", "urgent-m02", "urgent-m03", "urgent-m04", "urgent-m05", "urgent-m06", "urgent-m07", "urgent-m08", "urgent-m09", "urgent-m10"}
-	if !slices.Equal(got, want) {
-		t.Errorf("queue order\n got %v\nwant %v", got, want)
+	first := []string{"urgent-m00", "urgent-m01", "urgent-m02", "urgent-m03", "urgent-m04", "urgent-m05", "urgent-m06", "urgent-m07", "urgent-m08", "urgent-m09", "urgent-m10"}
+	if !slices.Equal(got[:len(first)], first) {
+		t.Errorf("first %d\n got %v\nwant %v", len(first), got[:len(first)], first)
 	}
-	if a, b := podjob.QueuedPod(q[20]).Name, podjob.QueuedPod(q[40]).Name; a != "both-m00" || b != "thrifty-m00" {
+	if a, b := got[20], got[40]; a != "both-m00" || b != "thrifty-m00" {
 		t.Errorf("Mid's first pod at 20 is %s, Low's at 40 %s; want both-m00, thrifty-m00", a, b)
 	}
-	if last := podjob.QueuedPod(q[len(q)-1]).Name; last != "plain" {
+	if last := got[len(got)-1]; last != "plain" {
 		t.Errorf("last %s, want the unmanaged pod", last)
 	}
 }
@@ -282,10 +302,10 @@ func TestPreEnqueue(t *testing.T) {
 }
 
 // TestTickPromotes is dbs's weight-update Example through the plugin:
-// "both" (Mid, minimum 2 maps) runs one map pod; the first update marks
-// it (short, at its queue's average), the next, 500 ms later, promotes
-// it to High. Its running pod is charged Mid's price until then and
-// High's after; gone jobs leave dbs.
+// "both" (Mid, minimum 2 maps) runs one map pod; two weight updates 500
+// ms apart (dbs's Example promotes it to High at the second) make the
+// moves dbs makes on its own, with the same figures; its running pod is
+// charged each queue's price while it is in it; gone jobs leave dbs.
 func TestTickPromotes(t *testing.T) {
 	fx := newFixture(t, `{"defaultTaskTime":"30s"}`)
 	fx.add(t, node("n1", 4, 2), node("n2", 6, 3),
@@ -294,35 +314,45 @@ func TestTickPromotes(t *testing.T) {
 	for i := 1; i < 20; i++ {
 		fx.add(t, pod(fmt.Sprintf("both-m%02d", i), "both", i))
 	}
-	if moves := fx.pl.Tick(context.Background()); len(moves) != 0 {
-		t.Fatalf("first update moved %v", moves)
-	}
-	fx.clk.SetTime(now.Add(500 * time.Millisecond))
-	moves := fx.pl.Tick(context.Background())
-	if len(moves) != 1 || moves[0].Decision.Action != dbs.Promote || moves[0].Decision.To != dbs.High || moves[0].Job.Name != "both" {
-		t.Fatalf("second update: %v", moves)
-	}
-	want := "promote Job/ns/both mid→high (held 1 needed 2, W 0.54 avg 0.36); price 0.05 per slot-second from now"
-	if got := MoveNote(moves[0].Decision); got != want {
-		t.Errorf("note %q\nwant %q", got, want)
+	want := newDirect(t, fx, now)
+	for _, at := range []time.Time{now, now.Add(500 * time.Millisecond)} {
+		fx.clk.SetTime(at)
+		moves := fx.pl.Tick(context.Background())
+		if got, w := decisions(moves), render(want.tick(t, at)); got != w {
+			t.Fatalf("at %v: moves %s\nwant %s (dbs's Tick)", at.Sub(now), got, w)
+		}
+		if at.Equal(now) {
+			if len(moves) != 0 {
+				t.Fatalf("first update moved %v", moves)
+			}
+			continue
+		}
+		// dbs's Example: the second update promotes both to High.
+		if len(moves) != 1 || moves[0].Decision.Action != dbs.Promote || moves[0].Decision.To != dbs.High || moves[0].Job.Name != "both" {
+			t.Fatalf("second update: %v", moves)
+		}
+		note := "promote Job/ns/both mid→high (held 1 needed 2, W 0.54 avg 0.36); price 0.05 per slot-second from now"
+		if got := MoveNote(moves[0].Decision); got != note {
+			t.Errorf("note %q\nwant %q", got, note)
+		}
 	}
 	st, err := fx.pl.Status("Job/ns/both")
-	if err != nil || st.Queue != dbs.High {
-		t.Errorf("status %+v, %v", st, err)
+	if w, _ := want.l.sched.Status("Job/ns/both"); err != nil || st.Queue != w.Queue || st.Queue != dbs.High {
+		t.Errorf("status %+v, %v; dbs's %+v", st, err, w)
 	}
-	fx.clk.SetTime(now.Add(1500 * time.Millisecond))
+	later := now.Add(1500 * time.Millisecond)
+	fx.clk.SetTime(later)
 	fx.pl.mu.Lock()
-	fx.pl.costNow = fx.clk.Now()
-	got := fx.pl.byID["Job/ns/both"].CostSoFar()
+	fx.pl.led.costNow = later
+	got := fx.pl.led.byID["Job/ns/both"].CostSoFar()
 	fx.pl.mu.Unlock()
-	if want := 0.5*0.03 + 1*0.05; math.Abs(got-want) > 1e-12 {
-		t.Errorf("cost %v, want %v", got, want)
+	want.l.costNow = later
+	if w := want.l.byID["Job/ns/both"].CostSoFar(); math.Abs(got-w) > 1e-12 || math.Abs(got-(0.5*0.03+1*0.05)) > 1e-12 {
+		t.Errorf("cost %v, want %v (dbs's) and %v (half a second at Mid's price, one at High's)", got, w, 0.5*0.03+1*0.05)
 	}
 	// The Job goes: dbs forgets it.
-	if err := fx.factory.Batch().V1().Jobs().Informer().GetIndexer().Delete(kjob("both")); err != nil {
-		t.Fatal(err)
-	}
-	fx.pl.gen.Add(1)
+	fx.cache.Delete(t, kjob("both"))
+	fx.pl.host.Changed()
 	fx.pl.Tick(context.Background())
 	if _, err := fx.pl.Status("Job/ns/both"); err == nil {
 		t.Error("a job whose Job is gone is still in dbs")
@@ -376,7 +406,7 @@ func TestCostBeforeFirstSeen(t *testing.T) {
 	fx.clk.SetTime(now.Add(30 * time.Second))
 	fx.pl.Tick(context.Background())
 	fx.pl.mu.Lock()
-	got := fx.pl.byID["Job/ns/j"].CostSoFar()
+	got := fx.pl.led.byID["Job/ns/j"].CostSoFar()
 	fx.pl.mu.Unlock()
 	if want := 30 * 0.03; math.Abs(got-want) > 1e-12 {
 		t.Errorf("cost %v, want %v", got, want)

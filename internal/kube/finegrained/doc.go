@@ -80,6 +80,24 @@
 //     usage of our pods there (fgm: formula (14)'s time-weighted mean of
 //     the samples between Ticks). Measured idle: the sample's idle
 //     memory, minus the first stages of pods reserved since.
+//  8. A prediction whose peak exceeds, in some kind, the largest
+//     allocatable of any node is not used: the pod is matched by its
+//     requests, as fgm's Schedule does (Decision reason
+//     EstimateFitsNoServer), runs, and its completion teaches the History
+//     — one glitched sample cannot keep a key's pods pending for good.
+//     Logged once per key until its prediction fits a node again.
+//
+// # Samples and clocks
+//
+// A node's usage is only as good as its last sample (usage.go): a
+// sample older than metricsStaleAfter at a feed read is dropped, the
+// node then planned as without a feed; the feed's outages are logged
+// once each — its reads failing (every interval), a node missing from
+// its list, a node's samples gone stale; a sample stamped after now is
+// taken as taken at the read that first saw it; a sample taken before
+// its node was created (a node deleted and re-created under its name) is
+// not used. A running pod whose start time is after now (a node's clock
+// ahead, seen after a restart) holds its stages from now.
 //
 // # What is approximated or left out
 //
@@ -100,7 +118,8 @@
 //     makes its usage count as foreign load (fgm would subtract its
 //     reservation instead when no task is sampled).
 //   - A bound pod is predicted once, when reserved or first seen; later
-//     learning does not revise it (fgm also predicts at allocation).
+//     learning does not revise it (fgm also predicts at allocation). A
+//     prediction larger than its node holds the pod's request instead.
 //   - The metrics feed (MetricsFeed, args metricsFeed: true) sees usage
 //     at the metrics API's resolution: a pod's run after its last
 //     sample, and a pod shorter than one interval, are not seen.
@@ -108,4 +127,19 @@
 //     narrower ones) and after every feed read (new samples, or
 //     predicted stages that ended, can change fgm's answer).
 //   - Plans of pods that are gone are dropped at the next feed read.
+//
+// # How it is tested
+//
+//   - Unit tests on worked numbers: Filter, Score, Reserve and Unreserve
+//     on a node running a pod in its first stage, foreign load and used
+//     up, PreFilter's bad inputs, calls without state, bad nodes and
+//     feeds, args, the recorded feed, the metrics feed (containers summed,
+//     stale and duplicate samples dropped, series handed over once).
+//   - hostile_test.go, one test per shared-cluster defect:
+//     samples that expire (metrics-server down, a node dropped from its
+//     list, a stamp in the future) and a re-created node, a glitched
+//     prediction, a start in the future.
+//   - In ../integration, TestFineGrainedDifferential: the real
+//     kube-scheduler against one-node fgm.Schedulers replaying each node
+//     (hand cases and seeded random states).
 package finegrained

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
@@ -44,10 +45,12 @@ import (
 //     the last sample are not seen.
 //
 // Staleness: a node or pod sample whose timestamp is older than
-// StaleAfter at the read is dropped (the plugin keeps a node's previous
-// sample until a fresh one arrives; a stale pod sample adds nothing to
-// the pod's series). Samples whose usage is negative or has no CPU or
-// memory are dropped the same way.
+// StaleAfter at the read is dropped, and the first stale NodeMetrics of
+// a node is logged (the plugin keeps a node's previous sample until it
+// expires; a stale pod sample adds nothing to the pod's series). A
+// timestamp after now (metrics-server's clock ahead) is taken as now.
+// Samples whose usage is negative or has no CPU or memory are dropped
+// the same way.
 type MetricsFeed struct {
 	ctx       context.Context
 	client    metricsclient.Interface
@@ -62,6 +65,7 @@ type MetricsFeed struct {
 	SchedulerName string
 
 	series map[types.UID]*series
+	stale  map[string]bool // nodes whose stale NodeMetrics was logged
 }
 
 // series is what the feed kept of one running pod.
@@ -89,12 +93,20 @@ const (
 // ctx.
 func NewMetricsFeed(ctx context.Context, client metricsclient.Interface, pods, succeeded corelisters.PodLister, c clock.PassiveClock) *MetricsFeed {
 	return &MetricsFeed{ctx: ctx, client: client, pods: pods, succeeded: succeeded, clock: c,
-		StaleAfter: DefaultStaleAfter, SchedulerName: DefaultSchedulerName, series: map[types.UID]*series{}}
+		StaleAfter: DefaultStaleAfter, SchedulerName: DefaultSchedulerName, series: map[types.UID]*series{}, stale: map[string]bool{}}
 }
 
 // fresh reports whether a sample taken at ts is fresh at now.
 func (f *MetricsFeed) fresh(ts, now time.Time) bool {
 	return !ts.IsZero() && now.Sub(ts) <= f.StaleAfter
+}
+
+// stamp is a sample's timestamp as the feed takes it: never after now.
+func stamp(ts, now time.Time) time.Time {
+	if ts.After(now) {
+		return now
+	}
+	return ts
 }
 
 // Nodes reads NodeMetrics and PodMetrics once: it appends each node's
@@ -121,23 +133,41 @@ func (f *MetricsFeed) Nodes(dst []NodeUsage) ([]NodeUsage, error) {
 			continue // not (or no longer) a running pod the scheduler knows
 		}
 		used, ok := podUsage(m)
-		if !ok || !f.fresh(m.Timestamp.Time, now) {
+		ts := stamp(m.Timestamp.Time, now)
+		if !ok || !f.fresh(ts, now) {
 			continue
 		}
 		byNode[pod.Spec.NodeName] = append(byNode[pod.Spec.NodeName], PodUsage{Pod: pod.UID, Used: used})
 		if pod.Spec.SchedulerName == f.SchedulerName {
-			f.record(pod, m, used)
+			f.record(pod, ts, m.Window.Duration, used)
 		}
 	}
+	seen := make(map[string]bool, len(nm.Items))
 	for i := range nm.Items {
 		m := &nm.Items[i]
+		seen[m.Name] = true
 		used, err := podtask.Vector("node "+m.Name, m.Usage)
-		if err != nil || !complete(m.Usage) || !f.fresh(m.Timestamp.Time, now) {
+		ts := stamp(m.Timestamp.Time, now)
+		if err != nil || !complete(m.Usage) {
 			continue
 		}
+		if !f.fresh(ts, now) {
+			if !f.stale[m.Name] {
+				f.stale[m.Name] = true
+				klog.FromContext(f.ctx).Info("NodeMetrics stale: dropped until a fresh one", "plugin", Name, "node", m.Name,
+					"timestamp", m.Timestamp.Time, "metricsStaleAfter", f.StaleAfter)
+			}
+			continue
+		}
+		delete(f.stale, m.Name)
 		pods := byNode[m.Name]
 		slices.SortFunc(pods, func(a, b PodUsage) int { return cmp.Compare(a.Pod, b.Pod) })
-		dst = append(dst, NodeUsage{Node: m.Name, At: m.Timestamp.Time, Used: used, Pods: pods})
+		dst = append(dst, NodeUsage{Node: m.Name, At: ts, Used: used, Pods: pods})
+	}
+	for name := range f.stale {
+		if !seen[name] {
+			delete(f.stale, name)
+		}
 	}
 	slices.SortFunc(dst[start:], func(a, b NodeUsage) int { return cmp.Compare(a.Node, b.Node) })
 	return dst, nil
@@ -169,20 +199,19 @@ func podUsage(m *metricsv1beta1.PodMetrics) (resource.Vector, bool) {
 	return sum, true
 }
 
-// record appends a pod's sample to its series if it is newer than the
-// last one kept.
-func (f *MetricsFeed) record(pod *v1.Pod, m *metricsv1beta1.PodMetrics, used resource.Vector) {
+// record appends a pod's sample (taken at ts over window) to its series
+// if it is newer than the last one kept.
+func (f *MetricsFeed) record(pod *v1.Pod, ts time.Time, window time.Duration, used resource.Vector) {
 	s := f.series[pod.UID]
 	if s == nil {
 		s = &series{ns: pod.Namespace, name: pod.Name}
 		f.series[pod.UID] = s
 	}
 	s.pod = pod
-	ts := m.Timestamp.Time
 	if !ts.After(s.last) {
 		return // the sample kept at an earlier read
 	}
-	d := m.Window.Duration
+	d := window
 	if !s.last.IsZero() {
 		d = ts.Sub(s.last)
 	}
@@ -239,8 +268,11 @@ func newMetricsFeed(ctx context.Context, args Args, h fwk.Handle, c clock.Passiv
 	if err != nil {
 		return nil, fmt.Errorf("%s: metrics client: %w", Name, err)
 	}
+	// Only the profile's succeeded pods: their series are the only ones
+	// kept, and other schedulers' finished pods need no memory here.
+	sel := "status.phase=" + string(v1.PodSucceeded) + ",spec.schedulerName=" + args.SchedulerName
 	done := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "status.phase=" + string(v1.PodSucceeded) }))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = sel }))
 	succeeded := done.Core().V1().Pods().Lister()
 	done.Start(ctx.Done())
 	for typ, ok := range done.WaitForCacheSync(ctx.Done()) {

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	skres "github.com/schedkit/schedkit/resource"
 )
 
@@ -66,9 +66,8 @@ func podMetrics(name string, at time.Time, containers ...v1.ResourceList) metric
 }
 
 func runningPod(name, scheduler, node string) *v1.Pod {
-	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: name, UID: types.UID("uid-" + name),
-		Labels: map[string]string{"pod-template-hash": "abc"}},
-		Spec: v1.PodSpec{SchedulerName: scheduler, NodeName: node}, Status: v1.PodStatus{Phase: v1.PodRunning}}
+	return kubetest.Pod("batch", name, kubetest.Now, kubetest.Label("pod-template-hash", "abc"), kubetest.Scheduler(scheduler),
+		kubetest.Running(node, kubetest.Now))
 }
 
 // The metrics feed sums containers to the pod, matches pods by
@@ -104,8 +103,8 @@ func TestMetricsFeed(t *testing.T) {
 	}
 	gi := float64(1 << 30)
 	want := []finegrained.NodeUsage{{Node: "n1", At: t0, Used: skres.Vector{2, 4 * gi}, Pods: []finegrained.PodUsage{
-		{Pod: "uid-foreign", Used: skres.Vector{1, gi / 2}},
-		{Pod: "uid-ours", Used: skres.Vector{0.75, 2 * gi}},
+		{Pod: "pod-foreign", Used: skres.Vector{1, gi / 2}},
+		{Pod: "pod-ours", Used: skres.Vector{0.75, 2 * gi}},
 	}}} // n2's sample is stale
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("first read (-want +got):\n%s", diff)
@@ -140,7 +139,7 @@ func TestMetricsFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := "batch/pod-template-hash=abc"
-	if len(fin) != 2 || fin[0].Pod != "uid-other" || fin[0].Succeeded || fin[1].Pod != "uid-ours" || !fin[1].Succeeded || fin[1].Key.Logic != key {
+	if len(fin) != 2 || fin[0].Pod != "pod-other" || fin[0].Succeeded || fin[1].Pod != "pod-ours" || !fin[1].Succeeded || fin[1].Key.Logic != key {
 		t.Fatalf("finished: %+v", fin)
 	}
 	wantSamples := []estimate.UsageSample{

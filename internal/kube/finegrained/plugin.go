@@ -45,8 +45,8 @@ type Plugin struct {
 	history   *estimate.History
 	estimator fgm.Estimator // fgm.HistoryEstimator over history
 	plans     map[types.UID]*plan
-	samples   map[string]*nodeSample
-	gen       uint64 // feed reads so far
+	usage     *nodeUsage                      // the node samples in force (usage.go)
+	unusable  map[schedkit.SimilarityKey]bool // keys whose prediction fits no node, logged
 	finBuf    []TaskUsage
 	nodeBuf   []NodeUsage
 }
@@ -72,13 +72,6 @@ type plan struct {
 	// placed since the sample (fgm's measured idle).
 	fresh bool
 	gen   uint64
-}
-
-// nodeSample is the latest usage sample of a node, and the feed
-// generation at which it arrived.
-type nodeSample struct {
-	NodeUsage
-	gen uint64
 }
 
 // New is the plugin factory, on the real clock, with the feed its args
@@ -112,7 +105,7 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 		if h != nil && h.SharedInformerFactory() != nil {
 			pl.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
 		}
-		pl.holds = heldpods.New(Name, h)
+		pl.holds = heldpods.New(ctx, Name, h)
 		pl.Poll(ctx)
 		go func() {
 			// Every FeedInterval from now on (the first read was above).
@@ -149,30 +142,47 @@ func newPlugin(args Args, feed UsageFeed, c clock.PassiveClock) (*Plugin, error)
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	return &Plugin{args: args, clock: c, feed: feed, fitter: fitter, history: hist,
-		estimator: fgm.HistoryEstimator{History: hist},
-		plans:     map[types.UID]*plan{}, samples: map[string]*nodeSample{}}, nil
+		estimator: fgm.HistoryEstimator{History: hist}, plans: map[types.UID]*plan{},
+		usage: newNodeUsage(args.MetricsStaleAfter.Duration), unusable: map[schedkit.SimilarityKey]bool{}}, nil
 }
 
 // Name returns Name.
 func (pl *Plugin) Name() string { return Name }
 
+// Footprint counts what the plugin keeps, each bounded by the cluster's
+// pods and nodes at the time (and the History by its similarity keys):
+// the plans of pods placed, the node samples in force, the pods it holds
+// for retry, the keys whose prediction fits no node.
+type Footprint struct {
+	Plans, Samples, Held, Unusable int
+}
+
+// Footprint returns the plugin's footprint.
+func (pl *Plugin) Footprint() Footprint {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return Footprint{Plans: len(pl.plans), Samples: pl.usage.len(), Held: pl.holds.Len(), Unusable: len(pl.unusable)}
+}
+
 // Poll reads the feed once: succeeded pods' usage teaches the History,
-// node samples replace the previous ones, and plans of pods that are
-// gone or finished are dropped. It runs every FeedInterval.
+// node samples replace the previous ones (stale ones expire: usage.go),
+// and plans of pods that are gone or finished are dropped. It runs every
+// FeedInterval.
 func (pl *Plugin) Poll(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	fin, err := pl.feed.Finished(pl.finBuf[:0])
 	if err != nil {
 		logger.Error(err, "Reading finished pods' usage", "plugin", Name)
 	}
-	nodes, err := pl.feed.Nodes(pl.nodeBuf[:0])
-	if err != nil {
-		logger.Error(err, "Reading node usage", "plugin", Name)
+	nodes, nodesErr := pl.feed.Nodes(pl.nodeBuf[:0])
+	if nodesErr != nil {
+		logger.Error(nodesErr, "Reading node usage; the samples in force expire after metricsStaleAfter", "plugin", Name,
+			"metricsStaleAfter", pl.args.MetricsStaleAfter.Duration)
 	}
+	now := pl.clock.Now()
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	pl.finBuf, pl.nodeBuf = fin[:0], nodes[:0]
-	pl.gen++
 	for _, u := range fin {
 		if !u.Succeeded {
 			continue
@@ -181,20 +191,7 @@ func (pl *Plugin) Poll(ctx context.Context) {
 			logger.V(4).Info("Usage not learned", "plugin", Name, "pod", u.Pod, "err", err)
 		}
 	}
-	for _, n := range nodes {
-		if err := validUsage(n); err != nil {
-			logger.Error(err, "Ignoring a node sample", "plugin", Name, "node", n.Node)
-			continue
-		}
-		old := pl.samples[n.Node]
-		s := &nodeSample{NodeUsage: n, gen: pl.gen}
-		if old != nil && old.At.Equal(n.At) {
-			s.gen = old.gen
-		}
-		s.Used = n.Used.Clone()
-		s.Pods = append([]PodUsage(nil), n.Pods...)
-		pl.samples[n.Node] = s
-	}
+	pl.usage.read(logger, now, nodes, nodesErr == nil)
 	if pl.pods != nil {
 		for uid, p := range pl.plans {
 			pod, err := pl.pods.Pods(p.ns).Get(p.name)
@@ -203,30 +200,6 @@ func (pl *Plugin) Poll(ctx context.Context) {
 			}
 		}
 	}
-}
-
-func validUsage(n NodeUsage) error {
-	dims := podtask.Space().Len()
-	check := func(what string, v resource.Vector) error {
-		if len(v) != dims {
-			return fmt.Errorf("%s: %s usage has %d kinds, want %d", Name, what, len(v), dims)
-		}
-		for k, x := range v {
-			if !(x >= 0) || math.IsInf(x, 0) {
-				return fmt.Errorf("%s: %s usage of %s is %v: not finite and ≥ 0", Name, what, podtask.Space().Kind(k).Name, x)
-			}
-		}
-		return nil
-	}
-	if err := check("node "+n.Node, n.Used); err != nil {
-		return err
-	}
-	for _, p := range n.Pods {
-		if err := check("pod "+string(p.Pod), p.Used); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // detail returns a podtask error's text without its package prefix.
@@ -253,7 +226,7 @@ func (c *cycle) Clone() fwk.StateData { return c }
 // PreFilter translates the pod and asks the History for its stage
 // profile. A pod whose annotations are malformed is
 // UnschedulableAndUnresolvable, with the annotation named.
-func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if p == nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": nil pod")
 	}
@@ -270,9 +243,72 @@ func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod
 	c := &cycle{now: pl.clock.Now(), uid: p.UID, requested: t.Requested()}
 	pl.mu.Lock()
 	c.stages, c.obs = pl.predict(t)
+	if c.stages != nil {
+		if k, need := exceeds(c.stages, maxCapacity(nodes)); k >= 0 {
+			pl.unusablePrediction(ctx, p, t.Similarity(), k, need)
+			c.stages, c.obs = nil, 0
+		} else {
+			delete(pl.unusable, t.Similarity())
+		}
+	}
 	pl.mu.Unlock()
 	state.Write(stateKey, c)
 	return nil, nil
+}
+
+// maxCapacity is the largest allocatable of each kind among nodes (nil
+// when none can be read).
+func maxCapacity(nodes []fwk.NodeInfo) resource.Vector {
+	var most resource.Vector
+	for _, ni := range nodes {
+		if ni == nil {
+			continue
+		}
+		c, err := podtask.Capacity(ni.Node())
+		if err != nil {
+			continue
+		}
+		if most == nil {
+			most = podtask.Space().Zero()
+		}
+		for k, x := range c {
+			most[k] = max(most[k], x)
+		}
+	}
+	return most
+}
+
+// exceeds returns the first kind in which a stage of stages demands more
+// than capacity (beyond rounding), and that demand; -1 if none (or
+// capacity is nil: nothing to compare with).
+func exceeds(stages []estimate.Stage, capacity resource.Vector) (int, float64) {
+	if capacity == nil {
+		return -1, 0
+	}
+	for _, st := range stages {
+		for k, x := range st.Demand {
+			if n := capacity[k]; x > n+1e-9*n {
+				return k, x
+			}
+		}
+	}
+	return -1, 0
+}
+
+// unusablePrediction logs, once per key until its prediction fits a
+// node again, that a pod's prediction demands more of kind k than any
+// node has, so it is matched by its requests (as fgm's Schedule does:
+// Decision reason EstimateFitsNoServer): one glitched sample must not
+// keep a key's pods pending for ever, and the pod's completion teaches
+// the History. pl.mu must be held.
+func (pl *Plugin) unusablePrediction(ctx context.Context, p *v1.Pod, key schedkit.SimilarityKey, k int, need float64) {
+	if pl.unusable[key] {
+		return
+	}
+	pl.unusable[key] = true
+	klog.FromContext(ctx).Info("Prediction fits no node: pods of its key are matched by their requests until completions correct it",
+		"plugin", Name, "pod", klog.KObj(p), "logic", key.Logic, "dataSize", key.DataSize,
+		"kind", podtask.Space().Kind(k).Name, "demand", amount(k, need))
 }
 
 // predict returns an owned copy of the estimator's stages for t (nil:
@@ -391,9 +427,9 @@ func (pl *Plugin) server(ni fwk.NodeInfo, now time.Time, self types.UID) (fgm.Se
 			continue
 		}
 		ours[q.UID] = true
-		plans = append(plans, pl.planFor(q, node.Name, now))
+		plans = append(plans, pl.planFor(q, node.Name, capacity, now))
 	}
-	sample := pl.samples[node.Name]
+	sample := pl.usage.of(node, now)
 	pl.mu.Unlock()
 
 	srv := fgm.Server{Capacity: capacity, Epoch: now} // the timeline's offsets are from now
@@ -465,20 +501,27 @@ func reserve(free *resource.Timeline, p *plan, now time.Time, h time.Duration) {
 	}
 }
 
-// planFor returns the plan of our pod q on node, making one for a pod
-// the plugin did not reserve (bound before it started): predicted now,
-// from its start time (now if not started). pl.mu must be held.
-func (pl *Plugin) planFor(q *v1.Pod, node string, now time.Time) *plan {
+// planFor returns the plan of our pod q on node (of capacity), making
+// one for a pod the plugin did not reserve (bound before it started):
+// predicted now, from its start time (now if not started, or if its
+// start is after now), at its request if the prediction exceeds the
+// node's capacity. pl.mu must be held.
+func (pl *Plugin) planFor(q *v1.Pod, node string, capacity resource.Vector, now time.Time) *plan {
 	if p := pl.plans[q.UID]; p != nil && p.node == node {
 		return p
 	}
 	p := &plan{ns: q.Namespace, name: q.Name, node: node, start: now}
-	if q.Status.StartTime != nil {
+	if q.Status.StartTime != nil && q.Status.StartTime.Time.Before(now) {
+		// A start "in the future" (a node's clock ahead) is taken as now:
+		// the pod runs, and its stages are held from now, not later.
 		p.start = q.Status.StartTime.Time
 	}
 	if t, err := podtask.FromPod(q); err == nil {
 		p.requested = t.Requested()
 		p.stages, _ = pl.predict(t)
+		if k, _ := exceeds(p.stages, capacity); k >= 0 {
+			p.stages = nil // as PreFilter: it runs at its request
+		}
 	} else {
 		p.requested = podtask.Space().Zero() // unreadable requests: nothing to reserve
 	}
@@ -549,7 +592,7 @@ func (pl *Plugin) Reserve(_ context.Context, state fwk.CycleState, p *v1.Pod, no
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	pp := &plan{ns: p.Namespace, name: p.Name, node: node, start: c.now, stages: c.stages,
-		requested: c.requested, fresh: true, gen: pl.gen}
+		requested: c.requested, fresh: true, gen: pl.usage.gen}
 	pp.setPeak()
 	pl.plans[p.UID] = pp
 	return nil

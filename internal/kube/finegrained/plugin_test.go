@@ -20,6 +20,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	skres "github.com/schedkit/schedkit/resource"
 )
 
@@ -70,29 +71,26 @@ func newPlugin(t *testing.T, r finegrained.Recording, args string) *finegrained.
 }
 
 func mkPod(name, logic string, req v1.ResourceList) *v1.Pod {
-	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), Annotations: map[string]string{}},
-		Spec: v1.PodSpec{SchedulerName: finegrained.DefaultSchedulerName,
-			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: req}}}},
-	}
+	p := kubetest.Pod("ns", name, now, kubetest.Scheduler(finegrained.DefaultSchedulerName), kubetest.Annotate())
+	p.Spec.Containers[0].Resources.Requests = req
 	if logic != "" {
 		p.Annotations["schedkit.io/logic"] = logic
 	}
 	return p
 }
 
+// running starts p on node ago before now (ago < 0: after now).
 func running(p *v1.Pod, node string, ago time.Duration) *v1.Pod {
-	p.Spec.NodeName = node
-	p.Status.Phase = v1.PodRunning
-	st := metav1.NewTime(now.Add(-ago))
-	p.Status.StartTime = &st
+	kubetest.Running(node, now.Add(-ago))(p)
 	return p
 }
 
-func nodeInfo(pods ...*v1.Pod) fwk.NodeInfo {
+// nodeInfo is node n1, 8 cores and 32 GiB, with pods.
+func nodeInfo(pods ...*v1.Pod) fwk.NodeInfo { return nodeInfoOf("8", "32Gi", pods...) }
+
+func nodeInfoOf(cpu, mem string, pods ...*v1.Pod) fwk.NodeInfo {
 	ni := framework.NewNodeInfo(pods...)
-	ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"},
-		Status: v1.NodeStatus{Allocatable: list("8", "32Gi")}})
+	ni.SetNode(kubetest.Node("n1", 0, 0, kubetest.Resources(cpu, mem)))
 	return ni
 }
 
@@ -100,7 +98,7 @@ func nodeInfo(pods ...*v1.Pod) fwk.NodeInfo {
 func cycle(t *testing.T, pl *finegrained.Plugin, p *v1.Pod, ni fwk.NodeInfo) (fwk.CycleState, *fwk.Status, int64) {
 	t.Helper()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(context.Background(), state, p, nil); !st.IsSuccess() {
+	if _, st := pl.PreFilter(context.Background(), state, p, []fwk.NodeInfo{ni}); !st.IsSuccess() {
 		return state, st, -1
 	}
 	if st := pl.Filter(context.Background(), state, p, ni); !st.IsSuccess() {
@@ -162,7 +160,7 @@ func TestFilterScoreReserve(t *testing.T) {
 func TestFilterForeignLoad(t *testing.T) {
 	rec := trainHistory()
 	rec.Nodes = []finegrained.RecordedNode{{Node: "n1", At: metav1.NewTime(now), Used: list("7", "15Gi"),
-		Pods: map[string]v1.ResourceList{"uid-r": list("4", "8Gi")}}}
+		Pods: map[string]v1.ResourceList{"pod-r": list("4", "8Gi")}}}
 	pl := newPlugin(t, rec, "")
 	r := running(mkPod("r", "train", list("100m", "128Mi")), "n1", 10*time.Second)
 	_, st, _ := cycle(t, pl, mkPod("q", "train", nil), nodeInfo(r))

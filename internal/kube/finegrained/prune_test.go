@@ -5,42 +5,27 @@ import (
 	"testing"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 )
-
-// handle is the part of fwk.Handle the plugin uses.
-type handle struct {
-	fwk.Handle
-	f informers.SharedInformerFactory
-}
-
-func (h handle) SharedInformerFactory() informers.SharedInformerFactory { return h.f }
-func (h handle) EventRecorder() events.EventRecorderLogger              { return events.NewFakeRecorder(10) }
-func (h handle) Activate(klog.Logger, map[string]*v1.Pod)               {}
-func (h handle) ClientSet() kubernetes.Interface                        { return nil }
 
 // Plans of pods that are gone are dropped at the next feed read.
 func TestPlansPruned(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := running(mkPod("r", "train", list("100m", "128Mi")), "n1", 10*time.Second)
-	client := fake.NewClientset(r)
+	client := kubetest.NewClient(r)
 	f := informers.NewSharedInformerFactory(client, 0)
 	f.Core().V1().Pods().Informer()
 	f.Start(ctx.Done())
 	f.WaitForCacheSync(ctx.Done())
+	client.WaitWatches(t, "pods", 1)
 	feed, _ := finegrained.NewRecordedFeed(trainHistory())
-	pl, err := finegrained.NewWithFeed(feed, clocktesting.NewFakePassiveClock(now))(ctx, nil, handle{f: f})
+	pl, err := finegrained.NewWithFeed(feed, clocktesting.NewFakePassiveClock(now))(ctx, nil, &kubetest.Handle{Factory: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +39,11 @@ func TestPlansPruned(t *testing.T) {
 	if st := p.Reserve(ctx, state, q, "n1"); !st.IsSuccess() {
 		t.Fatal(st)
 	}
-	if n := p.PlanCount(); n != 2 {
+	if n := p.Footprint().Plans; n != 2 {
 		t.Fatalf("%d plans, want 2", n)
 	}
 	p.Poll(ctx)
-	if n := p.PlanCount(); n != 1 {
+	if n := p.Footprint().Plans; n != 1 {
 		t.Errorf("after a feed read: %d plans, want 1 (q is gone)", n)
 	}
 	if err := client.CoreV1().Pods("ns").Delete(ctx, "r", metav1.DeleteOptions{}); err != nil {
@@ -70,7 +55,7 @@ func TestPlansPruned(t *testing.T) {
 		}
 	}
 	p.Poll(ctx)
-	if n := p.PlanCount(); n != 0 {
+	if n := p.Footprint().Plans; n != 0 {
 		t.Errorf("after r was deleted: %d plans, want 0", n)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -13,53 +13,90 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 )
 
-// conditions serialises the tracker's writes of held pods' PodScheduled
-// condition. A write runs off the caller's goroutine (PreEnqueue runs
-// under the scheduling queue's lock and must not wait for the API
-// server) and applies the tracker's state at the time it runs, so
-// writes that run in any order leave the pod as the last Hold or
-// Release left the tracker.
+// conditions is the tracker's queue of condition writes: the pods
+// whose PodScheduled condition may not match the tracker, each once (a
+// pod held, released and held again before its write is one write),
+// written by conditionWorkers goroutines that stop with the context the
+// tracker was made with. A write runs off the caller's goroutine
+// (PreEnqueue runs under the scheduling queue's lock and must not wait
+// for the API server) and applies the tracker's state at the time it
+// runs, so writes in any order leave the pod as the last Hold or Release
+// left the tracker. Memory is one entry per pod held at once (the
+// pending writes), goroutines conditionWorkers, however many pods are
+// held.
 type conditions struct {
-	mu       sync.Mutex     // one write at a time
-	inflight sync.WaitGroup // writes started and not finished
+	queue workqueue.TypedInterface[podKey] // nil: no client, no writes
+	busy  atomic.Int64                     // writes taken and not done
 }
+
+// podKey names a pod whose condition is to be written.
+type podKey struct {
+	ns, name string
+	uid      types.UID
+}
+
+// conditionWorkers is how many condition writes run at once.
+const conditionWorkers = 4
 
 // conditionTimeout bounds one write, retries included.
 const conditionTimeout = 30 * time.Second
 
-// syncCondition brings pod ns/name (uid)'s PodScheduled condition in
-// line with the tracker, in the background: held by Hold, the condition
-// is PodScheduled=False, reason ConditionReasonHeldBack, the hold's
+// start starts the workers, which stop (and the queue with them) when
+// ctx ends.
+func (c *conditions) start(ctx context.Context, t *Tracker) {
+	c.queue = workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[podKey]{Name: "schedkit-held-" + t.plugin})
+	for range conditionWorkers {
+		go func() {
+			for t.writeNext(ctx) {
+			}
+		}()
+	}
+	go func() {
+		<-ctx.Done()
+		c.queue.ShutDown()
+	}()
+}
+
+// syncCondition asks for pod ns/name (uid)'s PodScheduled condition to
+// be brought in line with the tracker (see writeNext).
+func (t *Tracker) syncCondition(ns, name string, uid types.UID) {
+	if t.conds.queue == nil {
+		return
+	}
+	t.conds.queue.Add(podKey{ns: ns, name: name, uid: uid})
+}
+
+// writeNext writes one pod's condition: held by Hold, the condition is
+// PodScheduled=False, reason ConditionReasonHeldBack, the hold's
 // message; otherwise a condition of that reason is removed. A pod that
 // is gone, replaced (another UID) or bound is left alone (the binding
 // sets PodScheduled=True), and so is a condition of another reason when
 // the pod is not held (kube-scheduler's own). Each write is a strategic
 // merge patch of the status, computed as kube-scheduler's
 // util.PatchPodStatus computes its own, with the pod's resourceVersion
-// as a precondition; a conflict reads the pod again.
-func (t *Tracker) syncCondition(ctx context.Context, ns, name string, uid types.UID) {
-	if t.client == nil {
-		return
+// as a precondition; a conflict reads the pod again. It returns false
+// once the queue is shut down.
+func (t *Tracker) writeNext(ctx context.Context) bool {
+	k, shutdown := t.conds.queue.Get()
+	if shutdown {
+		return false
 	}
-	logger := klog.FromContext(ctx)
-	ctx = context.WithoutCancel(ctx)
-	t.conds.inflight.Add(1)
-	go func() {
-		defer t.conds.inflight.Done()
-		t.conds.mu.Lock()
-		defer t.conds.mu.Unlock()
-		ctx, cancel := context.WithTimeout(ctx, conditionTimeout)
-		defer cancel()
-		err := retry.OnError(retry.DefaultBackoff, func(err error) bool {
-			return apierrors.IsConflict(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
-		}, func() error { return t.writeCondition(ctx, ns, name, uid) })
-		if err != nil {
-			logger.Error(err, "Updating a held pod's condition", "plugin", t.plugin, "pod", klog.KRef(ns, name))
-		}
-	}()
+	t.conds.busy.Add(1)
+	defer t.conds.busy.Add(-1)
+	defer t.conds.queue.Done(k)
+	wctx, cancel := context.WithTimeout(ctx, conditionTimeout)
+	defer cancel()
+	err := retry.OnError(retry.DefaultBackoff, func(err error) bool {
+		return apierrors.IsConflict(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
+	}, func() error { return t.writeCondition(wctx, k.ns, k.name, k.uid) })
+	if err != nil && ctx.Err() == nil {
+		klog.FromContext(ctx).Error(err, "Updating a held pod's condition", "plugin", t.plugin, "pod", klog.KRef(k.ns, k.name))
+	}
+	return true
 }
 
 // writeCondition is one attempt of syncCondition.

@@ -2,15 +2,21 @@ package heldpods_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 
 	"github.com/schedkit/schedkit/internal/kube/heldpods"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 )
 
 // scheduled returns pod name's PodScheduled condition, nil if none.
@@ -39,7 +45,7 @@ func TestCondition(t *testing.T) {
 	other := v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionFalse}
 	held.Status.Conditions = []v1.PodCondition{other}
 	cs := fake.NewClientset(held, refused, bound, replaced)
-	tr := heldpods.New("Test", &handle{rec: events.NewFakeRecorder(20), cs: cs})
+	tr := heldpods.New(ctx, "Test", &kubetest.Handle{Events: events.NewFakeRecorder(20), Client: cs})
 
 	tr.Hold(ctx, held, "Test: first", false)
 	tr.Refuse(ctx, refused, "Test: refused")
@@ -92,7 +98,7 @@ func TestCondition(t *testing.T) {
 func TestConditionGone(t *testing.T) {
 	ctx := context.Background()
 	cs := fake.NewClientset(pod("new", "u2", ""))
-	tr := heldpods.New("Test", &handle{rec: events.NewFakeRecorder(20), cs: cs})
+	tr := heldpods.New(ctx, "Test", &kubetest.Handle{Events: events.NewFakeRecorder(20), Client: cs})
 	tr.Hold(ctx, pod("gone", "u1", ""), "Test: gone", false)
 	tr.Hold(ctx, pod("new", "u-old", ""), "Test: old", false)
 	tr.WaitConditions()
@@ -101,10 +107,51 @@ func TestConditionGone(t *testing.T) {
 	}
 
 	cs = fake.NewClientset(pod("p", "u1", ""))
-	tr = heldpods.New("Test", &handle{rec: events.NewFakeRecorder(20)})
+	tr = heldpods.New(ctx, "Test", &kubetest.Handle{Events: events.NewFakeRecorder(20)})
 	tr.Hold(ctx, pod("p", "u1", ""), "Test: no client", false)
 	tr.WaitConditions()
 	if c := scheduled(t, cs, "p"); c != nil {
 		t.Errorf("no client: PodScheduled %+v", c)
+	}
+}
+
+// Condition writes go through a bounded pool: holding 300
+// pods adds a handful of goroutines, not one a pod; every pod
+// still gets its condition; the writers stop with the context the
+// tracker was made with (the scheduler's).
+func TestConditionWorkers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 300
+	var objs []k8sruntime.Object
+	var pods []*v1.Pod
+	for i := range n {
+		p := pod(fmt.Sprintf("p%04d", i), types.UID(fmt.Sprintf("u%04d", i)), "")
+		objs, pods = append(objs, p), append(pods, p)
+	}
+	cs := fake.NewClientset(objs...)
+	base := runtime.NumGoroutine()
+	tr := heldpods.New(ctx, "Test", &kubetest.Handle{Client: cs})
+	most := 0
+	for _, p := range pods {
+		tr.Hold(ctx, p, "Test: held", false)
+		most = max(most, runtime.NumGoroutine()-base)
+	}
+	if most > 20 {
+		t.Errorf("%d goroutines more while holding %d pods", most, n)
+	}
+	tr.WaitConditions()
+	for _, name := range []string{"p0000", "p0150", "p0299"} {
+		if c := scheduled(t, cs, name); c == nil || c.Reason != heldpods.ConditionReasonHeldBack {
+			t.Errorf("%s: PodScheduled %+v", name, c)
+		}
+	}
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if extra := runtime.NumGoroutine() - base; extra > 0 {
+		t.Errorf("%d goroutines left after the stop", extra)
 	}
 }

@@ -14,10 +14,13 @@
 //     once per pod and message. Release removes that condition when the
 //     plugin lets the pod through, unless kube-scheduler or the binding
 //     has replaced it since. The condition is written in the
-//     background (PreEnqueue runs under the scheduling queue's lock),
-//     one write at a time, each applying the tracker's state when it
-//     runs, with the pod's resourceVersion as a precondition. It needs
-//     patch on pods/status, which system:kube-scheduler grants. A
+//     background (PreEnqueue runs under the scheduling queue's lock) by a
+//     few workers from a queue of pods, each pod once however often it
+//     changes, each write applying the tracker's state when it runs,
+//     with the pod's resourceVersion as a precondition; the workers stop
+//     with the context New is given (the scheduler's). Twenty thousand
+//     held pods are twenty thousand queue entries, not goroutines. It
+//     needs patch on pods/status, which system:kube-scheduler grants. A
 //     refusal in a scheduling cycle (PreFilter, Filter) is reported with
 //     Tracker.Refuse: event and log line, no condition (kube-scheduler
 //     sets its own).
@@ -32,7 +35,7 @@
 //
 // Usage, in a plugin's factory and extension points:
 //
-//	t := heldpods.New(Name, h)
+//	t := heldpods.New(ctx, Name, h)
 //	go t.Run(ctx, interval)
 //	...
 //	st := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)

@@ -51,14 +51,18 @@ type held struct {
 
 // New returns the tracker of the plugin named plugin on the framework
 // handle h (its EventRecorder, its PodActivator, its pod informer and
-// its ClientSet, whichever h has).
-func New(plugin string, h fwk.Handle) *Tracker {
+// its ClientSet, whichever h has). With a ClientSet, its condition
+// writers run until ctx ends (the scheduler's stop).
+func New(ctx context.Context, plugin string, h fwk.Handle) *Tracker {
 	t := &Tracker{plugin: plugin, handle: h, held: map[types.UID]*held{}}
 	if h != nil {
 		if h.SharedInformerFactory() != nil {
 			t.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
 		}
 		t.client = h.ClientSet()
+	}
+	if t.client != nil {
+		t.conds.start(ctx, t)
 	}
 	return t
 }
@@ -98,7 +102,7 @@ func (t *Tracker) hold(ctx context.Context, pod *v1.Pod, msg string, retry, cond
 		return
 	}
 	if cond {
-		t.syncCondition(ctx, pod.Namespace, pod.Name, pod.UID)
+		t.syncCondition(pod.Namespace, pod.Name, pod.UID)
 	}
 	klog.FromContext(ctx).Info("Pod held back", "plugin", t.plugin, "pod", klog.KObj(pod), "retry", retry, "message", msg)
 	if t.handle == nil {
@@ -139,7 +143,7 @@ func (t *Tracker) Release(uid types.UID) {
 	delete(t.held, uid)
 	t.mu.Unlock()
 	if h != nil && h.cond {
-		t.syncCondition(context.Background(), h.pod.Namespace, h.pod.Name, uid)
+		t.syncCondition(h.pod.Namespace, h.pod.Name, uid)
 	}
 }
 
@@ -186,6 +190,38 @@ func (t *Tracker) Reactivate(ctx context.Context) int {
 		t.handle.Activate(klog.FromContext(ctx), batch)
 	}
 	return len(batch)
+}
+
+// ActivateWhere asks the scheduling queue to retry every held pod (held
+// with retry or not) for which match is true: a plugin's hook for a
+// change kube-scheduler does not report as a cluster event (a Job's
+// annotations fixed). It returns how many pods it activated.
+func (t *Tracker) ActivateWhere(ctx context.Context, match func(*v1.Pod) bool) int {
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	batch := map[string]*v1.Pod{}
+	for _, h := range t.held {
+		if match(h.pod) {
+			batch[h.pod.Namespace+"/"+h.pod.Name] = h.pod
+		}
+	}
+	t.mu.Unlock()
+	if len(batch) > 0 && t.handle != nil {
+		t.handle.Activate(klog.FromContext(ctx), batch)
+	}
+	return len(batch)
+}
+
+// Len returns how many pods the tracker holds.
+func (t *Tracker) Len() int {
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.held)
 }
 
 // Run calls Reactivate every interval until ctx is done.

@@ -2,60 +2,25 @@ package heldpods_test
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/schedkit/schedkit/internal/kube/heldpods"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 )
 
-// handle is the part of fwk.Handle the tracker uses: events, the
-// informer factory and the queue's Activate, which it records.
-type handle struct {
-	fwk.Handle
-	f   informers.SharedInformerFactory
-	rec *events.FakeRecorder
-	cs  kubernetes.Interface
-
-	mu        sync.Mutex
-	activated [][]string
-}
-
-func (h *handle) SharedInformerFactory() informers.SharedInformerFactory { return h.f }
-func (h *handle) EventRecorder() events.EventRecorderLogger              { return h.rec }
-func (h *handle) ClientSet() kubernetes.Interface                        { return h.cs }
-func (h *handle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.activated = append(h.activated, slices.Sorted(maps.Keys(pods)))
-}
-
 func pod(name string, uid types.UID, node string) *v1.Pod {
-	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: name, UID: uid}, Spec: v1.PodSpec{NodeName: node}}
-}
-
-func drain(rec *events.FakeRecorder) []string {
-	var out []string
-	for {
-		select {
-		case e := <-rec.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
+	p := kubetest.Pod("batch", name, kubetest.Now)
+	p.UID = types.UID(uid)
+	p.Spec.NodeName = node
+	return p
 }
 
 // A held pod is reported once per message (a Warning event naming the
@@ -71,8 +36,8 @@ func TestTracker(t *testing.T) {
 	f.Core().V1().Pods().Informer()
 	f.Start(ctx.Done())
 	f.WaitForCacheSync(ctx.Done())
-	h := &handle{f: f, rec: events.NewFakeRecorder(10)}
-	tr := heldpods.New("Test", h)
+	h := &kubetest.Handle{Factory: f, Events: events.NewFakeRecorder(10)}
+	tr := heldpods.New(ctx, "Test", h)
 
 	msg := `Test: podjob: Job batch/x: schedkit.io/phi: "0.7": want 1, 0.5 or 0`
 	tr.Hold(ctx, bad, msg, false)
@@ -84,7 +49,7 @@ func TestTracker(t *testing.T) {
 	tr.Hold(ctx, placed, "Test: placed later", true)
 	tr.Release(placed.UID)
 
-	got := drain(h.rec)
+	got := kubetest.Drain(h.Events)
 	want := []string{
 		"Warning HeldBack " + msg,
 		"Warning HeldBack Test: job not in cache",
@@ -100,8 +65,8 @@ func TestTracker(t *testing.T) {
 	if n := tr.Reactivate(ctx); n != 2 {
 		t.Errorf("Reactivate = %d, want 2", n)
 	}
-	if want := [][]string{{"batch/refused", "batch/wait"}}; !slices.EqualFunc(h.activated, want, slices.Equal) {
-		t.Errorf("activated %v, want %v", h.activated, want)
+	if got, want := h.Activated(), []string{"refused", "wait"}; !slices.Equal(got, want) {
+		t.Errorf("activated %v, want %v", got, want)
 	}
 	for _, p := range []*v1.Pod{bound, gone, placed} {
 		if _, ok := tr.Held(p.UID); ok {
@@ -109,7 +74,7 @@ func TestTracker(t *testing.T) {
 		}
 	}
 	tr.Hold(ctx, bad, msg+" (changed)", false)
-	if got := drain(h.rec); len(got) != 1 || !strings.HasSuffix(got[0], "(changed)") {
+	if got := kubetest.Drain(h.Events); len(got) != 1 || !strings.HasSuffix(got[0], "(changed)") {
 		t.Errorf("a new message: events %q, want one", got)
 	}
 }

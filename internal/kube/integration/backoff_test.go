@@ -9,15 +9,14 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
 
@@ -36,29 +35,13 @@ func TestLeastSpareTimeBackoff(t *testing.T) {
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.TODO()))
 	defer cancel()
 
-	yes := true
 	mkJob := func(name string, rel time.Duration) *batchv1.Job {
-		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("job-" + name),
-			CreationTimestamp: metav1.NewTime(now), Annotations: map[string]string{podjob.AnnotationRelativeDeadline: rel.String()}}}
+		return kubetest.Job(ns, name, now, podjob.AnnotationRelativeDeadline, rel.String())
 	}
 	mkPod := func(j *batchv1.Job, name string, created time.Duration) *v1.Pod {
-		return &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("pod-" + name),
-				CreationTimestamp: metav1.NewTime(now.Add(created)), Labels: map[string]string{podjob.LabelPhase: "map"},
-				OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: &yes}}},
-			Spec: v1.PodSpec{SchedulerName: "schedkit", Containers: []v1.Container{{Name: "task", Image: "task",
-				Resources: v1.ResourceRequirements{
-					Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), podjob.ResourceMapSlot: resource.MustParse("1")},
-					Limits:   v1.ResourceList{podjob.ResourceMapSlot: resource.MustParse("1")}}}}},
-			Status: v1.PodStatus{Phase: v1.PodPending},
-		}
+		return kubetest.Pod(ns, name, now.Add(created), kubetest.Of(j), kubetest.Label(podjob.LabelPhase, "map"), kubetest.Slot)
 	}
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "node-n1"}, Status: v1.NodeStatus{
-		Allocatable: v1.ResourceList{
-			v1.ResourceCPU: resource.MustParse("64"), v1.ResourceMemory: resource.MustParse("256Gi"), v1.ResourcePods: resource.MustParse("110"),
-			podjob.ResourceMapSlot: resource.MustParse("1"), podjob.ResourceReduceSlot: resource.MustParse("0")},
-		Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}}}
-	node.Status.Capacity = node.Status.Allocatable
+	node := kubetest.Node("n1", 1, 0)
 	early, late := mkJob("early", time.Hour), mkJob("late", 3*time.Hour)
 	client := fake.NewClientset(node, early, mkPod(early, "early-0", 0), mkPod(early, "early-1", time.Millisecond))
 
@@ -73,7 +56,7 @@ func TestLeastSpareTimeBackoff(t *testing.T) {
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	broadcaster.StartRecordingToSink(ctx.Done())
 	defer broadcaster.Shutdown()
-	rec := &recorder{seen: map[string]bool{}}
+	rec := newRoundRecorder()
 	clk := clocktesting.NewFakePassiveClock(now)
 	startLSS(ctx, t, client, broadcaster, rec, clk, `{"hopelessCheckInterval":"1h"}`)
 
@@ -86,7 +69,7 @@ func TestLeastSpareTimeBackoff(t *testing.T) {
 		}
 	}
 	attempted := func(name string) func() bool {
-		return func() bool { _, popped := rec.reserved(); return slices.Contains(popped, name) }
+		return func() bool { popped, _ := rec.snapshot(0); return slices.Contains(popped, name) }
 	}
 	waitUntil("early-0 bound, early-1 attempted", func() bool {
 		mu.Lock()

@@ -3,7 +3,6 @@ package integration_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -17,11 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/scheduler"
-	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	"k8s.io/kubernetes/pkg/scheduler/profile"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedkit/schedkit/internal/kube/deadlinebudget"
@@ -46,6 +41,7 @@ const dbsArgs = `{"tickInterval":"500ms","defaultTaskTime":"20s","transferRate":
 // reservations per round.
 type roundRecorder struct {
 	mu       sync.Mutex
+	last     time.Time // the latest attempt
 	round    int
 	popped   [2][]string
 	reserved [2][]string
@@ -62,6 +58,7 @@ func (r *roundRecorder) Name() string { return "Recorder" }
 func (r *roundRecorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.last = time.Now()
 	r.all[r.round] = append(r.all[r.round], p.Name)
 	if !r.seen[r.round][p.Name] {
 		r.seen[r.round][p.Name] = true
@@ -80,6 +77,23 @@ func (r *roundRecorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, 
 }
 
 func (r *roundRecorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
+
+// backedOff waits until d after the latest attempt: with a scheduler
+// whose backoff is at most d, every pod attempted has left its backoff.
+func (r *roundRecorder) backedOff(d time.Duration) {
+	r.mu.Lock()
+	until := r.last.Add(d)
+	r.mu.Unlock()
+	time.Sleep(time.Until(until))
+}
+
+// reset forgets every attempt and reservation.
+func (r *roundRecorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.popped, r.reserved, r.all = [2][]string{}, [2][]string{}, [2][]string{}
+	r.seen = [2]map[string]bool{{}, {}}
+}
 
 func (r *roundRecorder) snapshot(round int) (popped, reserved []string) {
 	r.mu.Lock()
@@ -130,13 +144,6 @@ func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 	})
 	filterPods(client)
 
-	factory := scheduler.NewInformerFactory(client, 0, nil)
-	factory.Core().V1().Pods().Informer()
-	factory.Core().V1().Nodes().Informer()
-	factory.Batch().V1().Jobs().Informer()
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	broadcaster.StartRecordingToSink(ctx.Done())
 	stopWatch, err := broadcaster.StartEventWatcher(func(obj runtime.Object) {
@@ -157,50 +164,19 @@ func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 		broadcaster.Shutdown()
 	})
 
-	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile-dbs.yaml"))
-	if err != nil {
-		t.Fatalf("loading the sample profile: %v", err)
-	}
-	prof := cfg.Profiles[0]
-	if prof.SchedulerName != dbsSchedulerName {
-		t.Fatalf("profile-dbs.yaml's scheduler is %q", prof.SchedulerName)
-	}
-	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
-	prof.Plugins.PreFilter.Enabled = append(prof.Plugins.PreFilter.Enabled, schedulerapi.Plugin{Name: "Recorder"})
-	found := false
-	for i := range prof.PluginConfig {
-		if prof.PluginConfig[i].Name == deadlinebudget.Name {
-			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON, Raw: []byte(args)}
-			found = true
-		}
-	}
-	if !found {
-		t.Fatal("profile-dbs.yaml configures no DeadlineBudget args")
-	}
 	factoryFn := deadlinebudget.Factory(r.clk, false)
-	registry := frameworkruntime.Registry{
-		deadlinebudget.Name: func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	startScheduler(ctx, t, client, broadcaster, schedulerSetup{profile: "profile-dbs.yaml", plugin: deadlinebudget.Name, args: args, rec: r.rec,
+		opts: []scheduler.Option{scheduler.WithPodInitialBackoffSeconds(1), scheduler.WithPodMaxBackoffSeconds(1)},
+		factory: func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			if h.ProfileName() != dbsSchedulerName {
+				t.Errorf("profile-dbs.yaml's scheduler is %q", h.ProfileName())
+			}
 			p, err := factoryFn(ctx, obj, h)
 			if err == nil {
 				r.pl = p.(*deadlinebudget.Plugin)
 			}
 			return p, err
-		},
-		"Recorder": func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return r.rec, nil },
-	}
-	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
-		scheduler.WithProfiles(prof),
-		scheduler.WithFrameworkOutOfTreeRegistry(registry),
-	)
-	if err != nil {
-		t.Fatalf("scheduler.New: %v", err)
-	}
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	go sched.Run(ctx)
+		}})
 	return r
 }
 

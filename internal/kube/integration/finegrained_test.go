@@ -21,15 +21,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
-	"k8s.io/kubernetes/pkg/scheduler"
-	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	"k8s.io/kubernetes/pkg/scheduler/profile"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 )
 
 // The FineGrained scenario language: nodes (allocatable CPU and memory,
@@ -108,16 +103,11 @@ func (sc *fgmScenario) recording() finegrained.Recording {
 
 func (sc *fgmScenario) objects() (objs []runtime.Object) {
 	for _, n := range sc.nodes {
-		node := &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: n.name, UID: types.UID("node-" + n.name)},
-			Spec:       v1.NodeSpec{Unschedulable: n.cordoned},
-			Status: v1.NodeStatus{
-				Allocatable: v1.ResourceList{v1.ResourceCPU: fgmCPUQ(n.cores), v1.ResourceMemory: fgmMemQ(n.memGi),
-					v1.ResourcePods: resource.MustParse("110")},
-				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-			},
-		}
-		node.Status.Capacity = node.Status.Allocatable
+		node := kubetest.Node(n.name, 0, 0, func(nd *v1.Node) {
+			nd.Status.Allocatable[v1.ResourceCPU] = fgmCPUQ(n.cores)
+			nd.Status.Allocatable[v1.ResourceMemory] = fgmMemQ(n.memGi)
+		})
+		node.Spec.Unschedulable = n.cordoned
 		objs = append(objs, node)
 	}
 	mk := func(i int, p fgmPod, running bool) *v1.Pod {
@@ -135,25 +125,17 @@ func (sc *fgmScenario) objects() (objs []runtime.Object) {
 		if p.hash != "" {
 			labels = map[string]string{"pod-template-hash": p.hash}
 		}
-		pod := &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, UID: p.uid(), Annotations: ann, Labels: labels,
-				CreationTimestamp: metav1.NewTime(now.Add(-time.Hour + time.Duration(i)*time.Millisecond))},
-			Spec: v1.PodSpec{
-				SchedulerName: fgmScheduler,
-				Containers: []v1.Container{{Name: "task", Image: "task", Resources: v1.ResourceRequirements{
-					Requests: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(p.cpuMilli, resource.DecimalSI),
-						v1.ResourceMemory: *resource.NewQuantity(p.memMi<<20, resource.BinarySI)}}}},
-			},
-			Status: v1.PodStatus{Phase: v1.PodPending},
-		}
+		sched := fgmScheduler
 		if p.foreign {
-			pod.Spec.SchedulerName = v1.DefaultSchedulerName
+			sched = v1.DefaultSchedulerName
 		}
+		pod := kubetest.Pod(ns, p.name, now.Add(-time.Hour+time.Duration(i)*time.Millisecond), kubetest.Scheduler(sched), func(q *v1.Pod) {
+			q.UID, q.Annotations, q.Labels = p.uid(), ann, labels
+			q.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(p.cpuMilli, resource.DecimalSI),
+				v1.ResourceMemory: *resource.NewQuantity(p.memMi<<20, resource.BinarySI)}
+		})
 		if running {
-			pod.Spec.NodeName = p.node
-			pod.Status.Phase = v1.PodRunning
-			st := metav1.NewTime(now.Add(-p.ago))
-			pod.Status.StartTime = &st
+			kubetest.Running(p.node, now.Add(-p.ago))(pod)
 		}
 		return pod
 	}
@@ -203,12 +185,6 @@ func runFGM(t *testing.T, sc *fgmScenario) fgmResult {
 	})
 	filterPods(client)
 
-	factory := scheduler.NewInformerFactory(client, 0, nil)
-	factory.Core().V1().Pods().Informer()
-	factory.Core().V1().Nodes().Informer()
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	broadcaster.StartRecordingToSink(ctx.Done())
 	defer broadcaster.Shutdown()
@@ -224,40 +200,17 @@ func runFGM(t *testing.T, sc *fgmScenario) fgmResult {
 	}
 	defer stopWatch()
 
-	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile-fgm.yaml"))
-	if err != nil {
-		t.Fatalf("loading the sample profile: %v", err)
-	}
-	prof := cfg.Profiles[0]
-	// The recorder first, so that it sees pods FineGrained's PreFilter refuses.
-	prof.Plugins.PreFilter.Enabled = slices.Insert(prof.Plugins.PreFilter.Enabled, 0, schedulerapi.Plugin{Name: "Recorder"})
-	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
 	feed, err := finegrained.NewRecordedFeed(sc.recording())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{seen: map[string]bool{}}
-	registry := frameworkruntime.Registry{
-		finegrained.Name: finegrained.NewWithFeed(feed, clocktesting.NewFakePassiveClock(now)),
-		"Recorder":       func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return rec, nil },
-	}
-	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
-		scheduler.WithProfiles(prof),
-		scheduler.WithFrameworkOutOfTreeRegistry(registry),
-	)
-	if err != nil {
-		t.Fatalf("scheduler.New: %v", err)
-	}
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	go sched.Run(ctx)
+	rec := newRoundRecorder()
+	startScheduler(ctx, t, client, broadcaster, schedulerSetup{profile: "profile-fgm.yaml", plugin: finegrained.Name,
+		factory: finegrained.NewWithFeed(feed, clocktesting.NewFakePassiveClock(now)), rec: rec})
 
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		reserved, popped := rec.reserved()
+		popped, reserved := rec.snapshot(0)
 		mu.Lock()
 		nb := len(res.bindings)
 		mu.Unlock()
@@ -274,7 +227,7 @@ func runFGM(t *testing.T, sc *fgmScenario) fgmResult {
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	res.reserved, res.popped = rec.reserved()
+	res.popped, res.reserved = rec.snapshot(0)
 	return res
 }
 

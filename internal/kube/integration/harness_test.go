@@ -30,6 +30,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/profile"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
@@ -80,7 +81,7 @@ type scenario struct {
 	deleteHopeless bool
 }
 
-var now = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+var now = kubetest.Now
 
 const ns = "batch"
 
@@ -88,25 +89,16 @@ const ns = "batch"
 func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1.Pod) {
 	sc.ready, sc.firstPod = map[string]*[2][]string{}, map[string]string{}
 	for _, n := range sc.nodes {
-		cpu := n.cpuMilli
-		if cpu == 0 {
-			cpu = 64000
+		var opts []func(*v1.Node)
+		if n.cpuMilli != 0 {
+			opts = append(opts, func(nd *v1.Node) {
+				nd.Status.Allocatable[v1.ResourceCPU] = *resource.NewMilliQuantity(n.cpuMilli, resource.DecimalSI)
+			})
 		}
-		nodes = append(nodes, &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: n.name, UID: types.UID("node-" + n.name)},
-			Spec:       v1.NodeSpec{Unschedulable: n.cordoned},
-			Status: v1.NodeStatus{
-				Allocatable: v1.ResourceList{
-					v1.ResourceCPU:            *resource.NewMilliQuantity(cpu, resource.DecimalSI),
-					v1.ResourceMemory:         resource.MustParse("256Gi"),
-					v1.ResourcePods:           resource.MustParse("110"),
-					podjob.ResourceMapSlot:    *resource.NewQuantity(int64(n.maps), resource.DecimalSI),
-					podjob.ResourceReduceSlot: *resource.NewQuantity(int64(n.reduces), resource.DecimalSI),
-				},
-				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-			},
-		})
-		nodes[len(nodes)-1].Status.Capacity = nodes[len(nodes)-1].Status.Allocatable
+		if n.cordoned {
+			opts = append(opts, kubetest.Cordoned)
+		}
+		nodes = append(nodes, kubetest.Node(n.name, int64(n.maps), int64(n.reduces), opts...))
 	}
 	for _, js := range sc.jobs {
 		sub := now.Add(-js.submitted)
@@ -126,40 +118,28 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 				ann[k] = v
 			}
 		}
-		var owner []metav1.OwnerReference
-		if !js.group {
-			job := &batchv1.Job{
-				ObjectMeta: metav1.ObjectMeta{Name: js.name, Namespace: ns, UID: types.UID("job-" + js.name),
-					CreationTimestamp: metav1.NewTime(sub), Annotations: ann},
+		var member func(*v1.Pod)
+		if js.group {
+			var kv []string
+			for k, v := range ann {
+				kv = append(kv, k, v)
 			}
+			member = kubetest.Group(js.name, kv...)
+		} else {
+			job := kubetest.Job(ns, js.name, sub)
+			job.Annotations = ann
 			jobs = append(jobs, job)
-			yes := true
-			owner = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: js.name, UID: job.UID, Controller: &yes}}
+			member = kubetest.Of(job)
 		}
 		i := 0
-		pod := func(reduce bool) *v1.Pod {
-			slot, phase, tag := podjob.ResourceMapSlot, "map", "m"
+		pod := func(reduce bool, opts ...func(*v1.Pod)) *v1.Pod {
+			phase, tag := kubetest.Label(podjob.LabelPhase, "map"), "m"
 			if reduce {
-				slot, phase, tag = podjob.ResourceReduceSlot, "reduce", "r"
+				phase, tag = kubetest.Reduce, "r"
 			}
 			name := fmt.Sprintf("%s-%s%02d", js.name, tag, i)
-			p := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("pod-" + name),
-					CreationTimestamp: metav1.NewTime(sub.Add(time.Duration(i) * time.Millisecond)),
-					Labels:            map[string]string{podjob.LabelPhase: phase}, OwnerReferences: owner},
-				Spec: v1.PodSpec{
-					SchedulerName: "schedkit",
-					Containers: []v1.Container{{Name: "task", Image: "task", Resources: v1.ResourceRequirements{
-						Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), slot: resource.MustParse("1")},
-						Limits:   v1.ResourceList{slot: resource.MustParse("1")},
-					}}},
-				},
-				Status: v1.PodStatus{Phase: v1.PodPending},
-			}
-			if js.group {
-				p.Labels[podjob.LabelPodGroup] = js.name
-				p.Annotations = ann
-			}
+			p := kubetest.Pod(ns, name, sub.Add(time.Duration(i)*time.Millisecond),
+				append([]func(*v1.Pod){member, phase, kubetest.Slot}, opts...)...)
 			if i == 0 {
 				sc.firstPod[js.name] = name
 			}
@@ -167,19 +147,11 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 			return p
 		}
 		for _, t := range js.done {
-			p := pod(t.reduce)
-			st := metav1.NewTime(sub.Add(t.start))
-			p.Status.StartTime = &st
+			run := kubetest.Running(t.node, sub.Add(t.start))
 			if t.dur > 0 {
-				p.Spec.NodeName = sc.nodes[0].name
-				p.Status.Phase = v1.PodSucceeded
-				p.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "task", State: v1.ContainerState{
-					Terminated: &v1.ContainerStateTerminated{FinishedAt: metav1.NewTime(sub.Add(t.start + t.dur))}}}}
-			} else {
-				p.Spec.NodeName = t.node
-				p.Status.Phase = v1.PodRunning
+				run = kubetest.Succeeded(sc.nodes[0].name, sub.Add(t.start), t.dur)
 			}
-			pods = append(pods, p)
+			pods = append(pods, pod(t.reduce, run))
 		}
 		ready := &[2][]string{}
 		sc.ready[js.name] = ready
@@ -189,65 +161,21 @@ func (sc *scenario) objects() (nodes []*v1.Node, jobs []*batchv1.Job, pods []*v1
 			pods = append(pods, p)
 		}
 		for k := range js.reduces {
-			p := pod(true)
 			if k < js.gated {
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/slow-start"}}
-			} else {
-				ready[1] = append(ready[1], p.Name)
+				pods = append(pods, pod(true, kubetest.Gated))
+				continue
 			}
+			p := pod(true)
+			ready[1] = append(ready[1], p.Name)
 			pods = append(pods, p)
 		}
 	}
 	for k := range sc.plain {
-		name := fmt.Sprintf("plain-%02d", k)
-		pods = append(pods, &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("pod-" + name),
-				CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
-			Spec: v1.PodSpec{SchedulerName: "schedkit", Containers: []v1.Container{{Name: "c", Image: "c",
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}}}},
-			Status: v1.PodStatus{Phase: v1.PodPending},
-		})
+		pods = append(pods, kubetest.Pod(ns, fmt.Sprintf("plain-%02d", k), now.Add(-time.Hour), func(p *v1.Pod) {
+			p.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}
+		}))
 	}
 	return nodes, jobs, pods
-}
-
-// recorder is a PreFilter and Reserve plugin that records the order in
-// which the scheduler popped pods from its queue (first attempts only)
-// and the order in which it reserved them (those that fit).
-type recorder struct {
-	mu     sync.Mutex
-	names  []string
-	popped []string
-	seen   map[string]bool
-}
-
-func (r *recorder) Name() string { return "Recorder" }
-
-func (r *recorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.seen[p.Name] {
-		r.seen[p.Name] = true
-		r.popped = append(r.popped, p.Name)
-	}
-	return nil, nil
-}
-
-func (r *recorder) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
-
-func (r *recorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) *fwk.Status {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.names = append(r.names, p.Name)
-	return nil
-}
-
-func (r *recorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
-
-func (r *recorder) reserved() (reserved, popped []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.names), slices.Clone(r.popped)
 }
 
 // result is what the real scheduler did with a scenario.
@@ -318,7 +246,7 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	}
 	defer stopWatch()
 
-	rec := &recorder{seen: map[string]bool{}}
+	rec := newRoundRecorder()
 	clk := clocktesting.NewFakePassiveClock(now)
 	startLSS(ctx, t, client, broadcaster, rec, clk, fmt.Sprintf(`{"deleteHopelessJobs":%v,"hopelessCheckInterval":"20ms"}`, sc.deleteHopeless))
 
@@ -342,7 +270,7 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	res.reserved, res.popped = rec.reserved()
+	res.popped, res.reserved = rec.snapshot(0)
 	return res
 }
 
@@ -350,7 +278,29 @@ func run(t *testing.T, sc *scenario, wantBound, wantHopeless int) result {
 // sample profile.yaml, LeastSpareTime on clk with the given JSON args and
 // rec recording first attempts and reservations; it returns once the
 // scheduler runs (until ctx ends).
-func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, rec *recorder, clk *clocktesting.FakePassiveClock, args string, opts ...scheduler.Option) {
+func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, rec *roundRecorder, clk *clocktesting.FakePassiveClock, args string, opts ...scheduler.Option) {
+	t.Helper()
+	startScheduler(ctx, t, client, broadcaster, schedulerSetup{profile: "profile.yaml", plugin: leastsparetime.Name,
+		factory: leastsparetime.NewWithClock(clk), args: args, rec: rec, opts: opts})
+}
+
+// schedulerSetup is one in-process kube-scheduler: a shipped profile (a
+// file of cmd/schedkit-scheduler), its schedkit plugin's factory (tests
+// give it a fake clock, a feed) and JSON args ("": the profile's), and a
+// recorder of attempts and reservations, first in PreFilter so that it
+// sees the pods the plugin refuses there.
+type schedulerSetup struct {
+	profile, plugin string
+	factory         frameworkruntime.PluginFactory
+	args            string
+	rec             *roundRecorder
+	opts            []scheduler.Option
+}
+
+// startScheduler starts the real kube-scheduler in-process on client
+// (events through broadcaster) as s says; it returns once the scheduler
+// runs (until ctx ends).
+func startScheduler(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, s schedulerSetup) {
 	t.Helper()
 	// Informers first (kube-scheduler's own factory), synced, so that the
 	// scheduler's handlers see the whole state when they are added.
@@ -361,27 +311,31 @@ func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadca
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 
-	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", "profile.yaml"))
+	cfg, err := options.LoadConfigFromFile(klog.TODO(), filepath.Join("..", "cmd", "schedkit-scheduler", s.profile))
 	if err != nil {
 		t.Fatalf("loading the sample profile: %v", err)
 	}
 	prof := cfg.Profiles[0]
+	prof.Plugins.PreFilter.Enabled = slices.Insert(prof.Plugins.PreFilter.Enabled, 0, schedulerapi.Plugin{Name: "Recorder"})
 	prof.Plugins.Reserve.Enabled = append(prof.Plugins.Reserve.Enabled, schedulerapi.Plugin{Name: "Recorder"})
-	// Before LeastSpareTime's gate, which refuses the pods whose turn
-	// has not come: the recorder sees every first attempt.
-	prof.Plugins.PreFilter.Enabled = append([]schedulerapi.Plugin{{Name: "Recorder"}}, prof.Plugins.PreFilter.Enabled...)
-	for i := range prof.PluginConfig {
-		if prof.PluginConfig[i].Name == leastsparetime.Name {
-			prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON,
-				Raw: []byte(args)}
+	if s.args != "" {
+		found := false
+		for i := range prof.PluginConfig {
+			if prof.PluginConfig[i].Name == s.plugin {
+				prof.PluginConfig[i].Args = &runtime.Unknown{ContentType: runtime.ContentTypeJSON, Raw: []byte(s.args)}
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s configures no %s args", s.profile, s.plugin)
 		}
 	}
 	registry := frameworkruntime.Registry{
-		leastsparetime.Name: leastsparetime.NewWithClock(clk),
-		"Recorder":          func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return rec, nil },
+		s.plugin:   s.factory,
+		"Recorder": func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return s.rec, nil },
 	}
 	sched, err := scheduler.New(ctx, client, factory, nil, profile.NewRecorderFactory(broadcaster),
-		append([]scheduler.Option{scheduler.WithProfiles(prof), scheduler.WithFrameworkOutOfTreeRegistry(registry)}, opts...)...)
+		append([]scheduler.Option{scheduler.WithProfiles(prof), scheduler.WithFrameworkOutOfTreeRegistry(registry)}, s.opts...)...)
 	if err != nil {
 		t.Fatalf("scheduler.New: %v", err)
 	}
@@ -394,47 +348,66 @@ func startLSS(ctx context.Context, t *testing.T, client *fake.Clientset, broadca
 }
 
 // filterPods makes pod lists and watches on client honour field
-// selectors on status.phase; a pod that stops matching is deleted from
-// the watch.
+// selectors, as the API server does (the fake clientset ignores them;
+// kube-scheduler's pod informer relies on one to leave out terminal
+// pods, the plugins' own informers of succeeded pods on one that names
+// their scheduler): a watch sends an object that starts matching as an
+// addition, one that stops matching (a pod that succeeds, for the
+// scheduler's informer) as a deletion, and the deletion of an object
+// that matched — including those of the list the informer started from —
+// as a deletion.
 func filterPods(client *fake.Clientset) {
 	gvr := v1.SchemeGroupVersion.WithResource("pods")
 	match := func(sel fields.Selector, obj runtime.Object) bool {
 		p, ok := obj.(*v1.Pod)
-		return !ok || sel == nil || sel.Matches(fields.Set{"status.phase": string(p.Status.Phase)})
+		return !ok || sel == nil || sel.Matches(podFields(p))
+	}
+	list := func(sel fields.Selector, ns string) (*v1.PodList, error) {
+		obj, err := client.Tracker().List(gvr, v1.SchemeGroupVersion.WithKind("Pod"), ns)
+		if err != nil {
+			return nil, err
+		}
+		l := obj.(*v1.PodList)
+		kept := l.Items[:0]
+		for i := range l.Items {
+			if match(sel, &l.Items[i]) {
+				kept = append(kept, l.Items[i])
+			}
+		}
+		l.Items = kept
+		return l, nil
 	}
 	client.PrependReactor("list", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		sel := action.(clienttesting.ListAction).GetListRestrictions().Fields
 		if sel == nil || sel.Empty() {
 			return false, nil, nil
 		}
-		obj, err := client.Tracker().List(gvr, v1.SchemeGroupVersion.WithKind("Pod"), action.GetNamespace())
-		if err != nil {
-			return true, nil, err
-		}
-		list := obj.(*v1.PodList)
-		kept := list.Items[:0]
-		for i := range list.Items {
-			if match(sel, &list.Items[i]) {
-				kept = append(kept, list.Items[i])
-			}
-		}
-		list.Items = kept
-		return true, list, nil
+		l, err := list(sel, action.GetNamespace())
+		return true, l, err
 	})
 	client.PrependWatchReactor("pods", func(action clienttesting.Action) (bool, watch.Interface, error) {
 		sel := action.(clienttesting.WatchAction).GetWatchRestrictions().Fields
 		if sel == nil || sel.Empty() {
 			return false, nil, nil
 		}
-		w, err := client.Tracker().Watch(gvr, action.GetNamespace())
+		var opts metav1.ListOptions
+		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = wa.ListOptions
+		}
+		// What matches when the watch starts: the informer listed it.
+		var mu sync.Mutex
+		matched := map[types.UID]bool{}
+		l, err := list(sel, action.GetNamespace())
 		if err != nil {
 			return true, nil, err
 		}
-		// An object that stops matching (a pod that succeeds, for the
-		// scheduler's informer) is a deletion, as the API server sends it;
-		// one that never matched is not seen at all.
-		var mu sync.Mutex
-		matched := map[types.UID]bool{}
+		for i := range l.Items {
+			matched[l.Items[i].UID] = true
+		}
+		w, err := client.Tracker().Watch(gvr, action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
 		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
 			p, ok := e.Object.(*v1.Pod)
 			if !ok {
@@ -443,7 +416,11 @@ func filterPods(client *fake.Clientset) {
 			mu.Lock()
 			defer mu.Unlock()
 			was := matched[p.UID]
-			if match(sel, e.Object) && e.Type != watch.Deleted {
+			if e.Type == watch.Deleted {
+				delete(matched, p.UID)
+				return e, was || match(sel, e.Object)
+			}
+			if match(sel, e.Object) {
 				matched[p.UID] = true
 				if !was && e.Type == watch.Modified {
 					e.Type = watch.Added
@@ -459,11 +436,23 @@ func filterPods(client *fake.Clientset) {
 	})
 }
 
+// podFields are the fields of a pod the API server's field selectors
+// read.
+func podFields(p *v1.Pod) fields.Set {
+	return fields.Set{"metadata.name": p.Name, "metadata.namespace": p.Namespace, "spec.nodeName": p.Spec.NodeName,
+		"spec.schedulerName": p.Spec.SchedulerName, "status.phase": string(p.Status.Phase)}
+}
+
 // playKubelet makes client answer a pod binding as the API server and
 // the kubelet would: the pod gets its node, phase Running and a start
 // time of now; then bound(pod name, node name) is called (from the
 // scheduler's binding goroutine: guard what it writes).
 func playKubelet(client *fake.Clientset, bound func(pod, node string)) {
+	playKubeletAt(client, func() time.Time { return now }, bound)
+}
+
+// playKubeletAt is playKubelet with the start time start() (a clock's).
+func playKubeletAt(client *fake.Clientset, start func() time.Time, bound func(pod, node string)) {
 	podsGVR := v1.SchemeGroupVersion.WithResource("pods")
 	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		if action.GetSubresource() != "binding" {
@@ -477,7 +466,7 @@ func playKubelet(client *fake.Clientset, bound func(pod, node string)) {
 		p := obj.(*v1.Pod).DeepCopy()
 		p.Spec.NodeName = b.Target.Name
 		p.Status.Phase = v1.PodRunning
-		st := metav1.NewTime(now)
+		st := metav1.NewTime(start())
 		p.Status.StartTime = &st
 		if err := client.Tracker().Update(podsGVR, p, p.Namespace); err != nil {
 			return true, nil, err

@@ -12,9 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -27,6 +25,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/kube/deadlinebudget"
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/leastsparetime"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
@@ -56,7 +55,10 @@ var (
 // Reserve calls (prefilter/pod, filter/pod, score/pod, reserve/pod), to
 // show it runs on every pod.
 //
-//	go test ./integration -run '^$' -bench Throughput -benchtime 1x -count 2 -kube.nodes 5000 -kube.pods 10000
+// With -kube.update the run's passes are written to THROUGHPUT.md (the
+// results the README points to), which TestThroughputFile checks:
+//
+//	go test ./integration -run '^$' -bench Throughput -benchtime 1x -count 3 -kube.nodes 5000 -kube.pods 10000 -kube.update
 func BenchmarkThroughput(b *testing.B) {
 	var defaultRate float64 // the latest default run's pods/s
 	for _, pc := range []struct{ name, file, scheduler string }{
@@ -79,7 +81,13 @@ func BenchmarkThroughput(b *testing.B) {
 			} else if defaultRate > 0 {
 				b.ReportMetric(rate/defaultRate, "x-default")
 			}
-			perPod := func(n uint64, unit string) { b.ReportMetric(float64(n)/float64(*benchPods*b.N), unit) }
+			pass := throughputPass{rate: rate, perPod: map[string]float64{}}
+			perPod := func(n uint64, unit string) {
+				x := float64(n) / float64(*benchPods*b.N)
+				pass.perPod[unit] = x
+				b.ReportMetric(x, unit)
+			}
+			defer func() { recordPass(pc.name, pass) }()
 			switch pc.scheduler {
 			case "schedkit-dbs":
 				perPod(c.dbs.Evaluations, "evals/pod")
@@ -137,28 +145,20 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 	defer cancel()
 	var objs []runtime.Object
 	for i := range *benchNodes {
-		objs = append(objs, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("n%05d", i),
-			Labels: map[string]string{"kubernetes.io/hostname": fmt.Sprintf("n%05d", i)}},
-			Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-				v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110"),
-				podjob.ResourceMapSlot: resource.MustParse("32"), podjob.ResourceReduceSlot: resource.MustParse("4")},
-				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}}})
+		name := fmt.Sprintf("n%05d", i)
+		objs = append(objs, kubetest.Node(name, 32, 4, kubetest.Resources("4", "32Gi"), kubetest.NodeLabel("kubernetes.io/hostname", name)))
 	}
 	start := time.Now()
-	yes := true
 	var job *batchv1.Job
 	for i := range *benchPods {
-		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("p%05d", i), UID: types.UID(fmt.Sprintf("p%05d", i)),
-			CreationTimestamp: metav1.NewTime(start)},
-			Spec: v1.PodSpec{SchedulerName: schedulerName, Containers: []v1.Container{{Name: "c", Image: "c"}}}}
+		p := kubetest.Pod("bench", fmt.Sprintf("p%05d", i), start, kubetest.Scheduler(schedulerName))
 		if schedulerName == "schedkit-fgm" {
-			p.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("64Mi")}
+			kubetest.Requests("100m", "64Mi")(p)
 		} else {
 			if i%100 == 0 {
-				job = &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("j%03d", i/100), UID: types.UID(fmt.Sprintf("j%03d", i/100)),
-					CreationTimestamp: metav1.NewTime(start), Annotations: map[string]string{
-						podjob.AnnotationRelativeDeadline: fmt.Sprintf("%dh", 1+i/100), podjob.AnnotationPhi: []string{"1", "0.5", "0"}[i/100%3],
-						podjob.AnnotationBudget: "1000"}}}
+				job = kubetest.Job("bench", fmt.Sprintf("j%03d", i/100), start,
+					podjob.AnnotationRelativeDeadline, fmt.Sprintf("%dh", 1+i/100), podjob.AnnotationPhi, []string{"1", "0.5", "0"}[i/100%3],
+					podjob.AnnotationBudget, "1000")
 				if i/100%3 == 2 {
 					delete(job.Annotations, podjob.AnnotationRelativeDeadline)
 					if schedulerName != "schedkit-dbs" {
@@ -167,7 +167,7 @@ func throughputRun(b *testing.B, file, schedulerName string, c *throughputCounts
 				}
 				objs = append(objs, job)
 			}
-			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: &yes}}
+			kubetest.Of(job)(p)
 			p.Spec.Containers[0].Resources.Requests = v1.ResourceList{podjob.ResourceMapSlot: resource.MustParse("1")}
 		}
 		objs = append(objs, p)

@@ -1,12 +1,10 @@
 package leastsparetime
 
 import (
-	"maps"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
@@ -46,9 +44,16 @@ import (
 // calls Less and PreEnqueue as each arrives, does not evaluate once per
 // pod.
 //
+// An update that changes nothing podjob reads (podjob.ChangeOf: a
+// node's status report or taints, a Job's status, a failed attempt's
+// condition) costs nothing at all: the view stays, and Plugin.taken
+// counts them (a cluster's nodes report their status all the time; each
+// report used to re-evaluate every pod, BenchmarkNodeStatusReport).
+//
 // Anything else — a job with a finished task, a pod the view has in
-// another state than the update's old object — evaluates afresh, as do pod additions and
-// deletions, Job and node events and the clock moving past
+// another state than the update's old object — evaluates afresh, as do
+// pod deletions, changes of what podjob reads of a Job or node (its
+// annotations; slots, cordon, rack) and the clock moving past
 // OrderResolution. TestDeltaEqualsEvaluate checks, on random states and
 // random bindings, that the view after the deltas orders and gates every
 // pod as a fresh evaluation; Plugin.fastBindings counts the bindings
@@ -61,48 +66,43 @@ type podDelta struct {
 	old, new *v1.Pod
 }
 
-// take is the informer hook (podjob.NewListersWith): it takes the pod
-// changes podUpdate takes, and the additions of Jobs and nodes the view
-// already lists (an informer's replay of its cache to a new handler).
+// take is the informer hook (queuesort.Config.Take): it takes the pod
+// changes podUpdate takes, the updates of Jobs and nodes that change
+// nothing podjob reads (a node's status report, a Job's status), and
+// the additions of Jobs and nodes the view already lists (an informer's
+// replay of its cache to a new handler).
 func (pl *Plugin) take(old, new any) bool {
+	if old != nil {
+		switch c := podjob.ChangeOf(old, new); {
+		case c == podjob.Unchanged:
+			pl.taken.Add(1)
+			return true
+		case c == podjob.Changed:
+			return false
+		}
+		return pl.podUpdate(old.(*v1.Pod), new.(*v1.Pod)) // bound or started
+	}
 	switch n := new.(type) {
 	case *v1.Pod:
-		o, _ := old.(*v1.Pod)
-		if old != nil && o == nil {
-			return false
-		}
-		return pl.podUpdate(o, n)
+		return pl.podAdded(n)
 	case *batchv1.Job:
-		if old != nil {
-			return false
-		}
-		pl.mu.Lock()
-		defer pl.mu.Unlock()
-		return pl.view != nil && pl.view.jobs[n.Namespace+"/"+n.Name] == n
+		return pl.listed(func(v *view) bool { return v.Jobs[n.Namespace+"/"+n.Name] == n })
 	case *v1.Node:
-		if old != nil {
-			return false
-		}
-		pl.mu.Lock()
-		defer pl.mu.Unlock()
-		return pl.view != nil && pl.view.nodes[n.Name] == n
+		return pl.listed(func(v *view) bool { return v.Nodes[n.Name] == n })
 	}
 	return false
 }
 
-// podUpdate takes the pod updates (old nil: additions) that may leave
-// lss's order as it was, for current to apply, and reports whether it
-// took it (else the view is marked stale).
+// listed reports whether the view has an object (in).
+func (pl *Plugin) listed(in func(*view) bool) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.view != nil && in(pl.view)
+}
+
+// podUpdate takes a binding or a bound pod's status update, which may
+// leave lss's order as it was, for current to apply.
 func (pl *Plugin) podUpdate(old, new *v1.Pod) bool {
-	if old == nil {
-		return pl.podAdded(new)
-	}
-	if !samePodjobInput(old, new) {
-		return false
-	}
-	if old.Spec.NodeName == "" && new.Spec.NodeName == "" {
-		return true // nothing podjob reads changed
-	}
 	pl.pendMu.Lock()
 	pl.pending = append(pl.pending, podDelta{old, new})
 	pl.pendMu.Unlock()
@@ -111,14 +111,15 @@ func (pl *Plugin) podUpdate(old, new *v1.Pod) bool {
 
 // podAdded takes an added pod when lss's order of the pods the view has
 // keeps its relative order with it: the view has no job of the pod's (a
-// new job only gets picks of its own; a job with an error stays one), or
+// new job only gets picks of its own; a job with an error stays one;
+// another scheduler's pod joins none), or
 // the view's job of the pod's is a static batch/v1 Job without declared
 // task counts (an addition could make those invalid) and the pod ranks
 // after each of its pods (it only gets the job's last pick). Less and
 // PreEnqueue may then use the view; the gate and the turn loop evaluate
 // afresh. Bound, terminating and terminal pods are not taken.
 func (pl *Plugin) podAdded(p *v1.Pod) bool {
-	if p == nil || p.Spec.NodeName != "" || p.DeletionTimestamp != nil || terminal(p) {
+	if p == nil || p.Spec.NodeName != "" || p.DeletionTimestamp != nil || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 		return false
 	}
 	if ph := p.Labels[podjob.LabelPhase]; ph != "" && ph != "map" && ph != "reduce" {
@@ -127,14 +128,16 @@ func (pl *Plugin) podAdded(p *v1.Pod) bool {
 	id, managed := podjob.JobOf(p)
 	pl.mu.Lock()
 	v := pl.view
-	if v != nil && v.known[p.UID] == p {
+	if v != nil && v.Pods[p.UID] == p {
 		pl.mu.Unlock()
 		return true // listed already (an informer's replay)
 	}
-	keeps := v != nil && v.err == nil
+	keeps := v != nil && v.Err == nil
 	if keeps && managed {
-		if j := v.snap.Job(id); j != nil {
+		if j := v.Snap.Job(id); j != nil {
 			switch {
+			case p.Spec.SchedulerName != pl.host.Profile:
+				keeps = false // another scheduler's pod makes the job a mixed one
 			case j.Kind != podjob.KindJob || j.Object == nil || j.Object.Annotations[podjob.AnnotationTasks] != "" || !staticJob(j):
 				keeps = false
 			default:
@@ -149,40 +152,6 @@ func (pl *Plugin) podAdded(p *v1.Pod) bool {
 		pl.adds.Add(1)
 	}
 	return keeps
-}
-
-// samePodjobInput reports whether new differs from old only in what a
-// binding and the kubelet's first status change: the node (set once),
-// a non-terminal phase, the start time, and what podjob does not read.
-func samePodjobInput(old, new *v1.Pod) bool {
-	switch {
-	case old == nil || new == nil || old.UID != new.UID:
-		return false
-	case old.DeletionTimestamp != nil || new.DeletionTimestamp != nil:
-		return false
-	case old.Spec.NodeName != "" && old.Spec.NodeName != new.Spec.NodeName:
-		return false
-	case terminal(old) || terminal(new):
-		return false
-	case !maps.Equal(old.Labels, new.Labels) || !maps.Equal(old.Annotations, new.Annotations):
-		return false
-	case !equality.Semantic.DeepEqual(old.OwnerReferences, new.OwnerReferences):
-		return false
-	case !equality.Semantic.DeepEqual(old.Spec.SchedulingGates, new.Spec.SchedulingGates):
-		return false
-	case len(old.Spec.Containers) != len(new.Spec.Containers):
-		return false
-	}
-	for i := range old.Spec.Containers {
-		if !equality.Semantic.DeepEqual(old.Spec.Containers[i].Resources.Requests, new.Spec.Containers[i].Resources.Requests) {
-			return false
-		}
-	}
-	return true
-}
-
-func terminal(p *v1.Pod) bool {
-	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
 }
 
 // applyDeltas applies the pending deltas to v (pl.mu held). It returns
@@ -202,19 +171,19 @@ func (pl *Plugin) applyDeltas(v *view) bool {
 
 func (pl *Plugin) applyDelta(v *view, d podDelta) bool {
 	uid := d.new.UID
-	switch cur := v.known[uid]; {
+	switch cur := v.Pods[uid]; {
 	case cur == d.new:
 		return true // the view was listed after the update
 	case cur != d.old:
 		return false
 	}
-	ref, managed := v.snap.Pod(uid)
+	ref, managed := v.Snap.Pod(uid)
 	if managed && !staticJob(ref.Job) {
 		return false
 	}
 	if d.old.Spec.NodeName != "" {
 		// The kubelet's update of a bound pod.
-		v.known[uid] = d.new
+		v.Pods[uid] = d.new
 		return true
 	}
 	if managed {
@@ -224,7 +193,7 @@ func (pl *Plugin) applyDelta(v *view, d podDelta) bool {
 		v.bindReady(ref)
 		pl.fastBindings.Add(1)
 	}
-	v.known[uid] = d.new
+	v.Pods[uid] = d.new
 	if nf := v.nodeFree[d.new.Spec.NodeName]; nf != nil {
 		req := podjob.SlotRequests(d.new)
 		for k := range nf {
@@ -255,10 +224,10 @@ func (v *view) bindReady(ref podjob.PodRef) {
 		pos := v.turn[rem[j].UID]
 		v.turn[rem[j-1].UID] = pos
 		v.byKind[pos.kind][pos.rank] = rem[j-1]
-		v.seq[rem[j-1].UID] = v.seq[rem[j].UID]
+		v.Seq[rem[j-1].UID] = v.Seq[rem[j].UID]
 	}
 	delete(v.turn, rem[x].UID)
-	delete(v.seq, rem[x].UID)
+	delete(v.Seq, rem[x].UID)
 	// rem[0]'s first pick is the one that goes (byKind keeps a stale
 	// entry there: an entry counts only where turn places its pod).
 	i, _ := slices.BinarySearch(v.removed[first.kind], first.rank)

@@ -8,23 +8,20 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
 
 // slotPod is a pod of job requesting one slot of its phase's kind.
 func slotPod(name, jobName string, created time.Duration, isReduce bool, mutate ...func(*v1.Pod)) *v1.Pod {
 	p := pod(name, jobName, created, mutate...)
-	slot := podjob.ResourceMapSlot
 	if isReduce {
 		reduce(p)
-		slot = podjob.ResourceReduceSlot
 	}
-	p.Spec.Containers = []v1.Container{{Name: "task", Resources: v1.ResourceRequirements{
-		Requests: v1.ResourceList{slot: resource.MustParse("1")}}}}
+	kubetest.Slot(p)
 	return p
 }
 
@@ -81,13 +78,10 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 		}
 	}
 	pl := fx.pl
-	podsIdx := fx.factory.Core().V1().Pods().Informer().GetIndexer()
 	update := func(old, new *v1.Pod) {
-		if err := podsIdx.Update(new); err != nil {
-			t.Fatal(err)
-		}
+		fx.cache.Update(t, new)
 		if !pl.take(old, new) {
-			pl.gen.Add(1)
+			pl.host.Changed()
 		}
 	}
 	for step := range 10 {
@@ -102,7 +96,7 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 		if len(cands) == 0 {
 			continue
 		}
-		old := v.known[cands[min(rng.IntN(4), len(cands)-1)].UID]
+		old := v.Pods[cands[min(rng.IntN(4), len(cands)-1)].UID]
 		bound := old.DeepCopy()
 		bound.Spec.NodeName = nodes[rng.IntN(len(nodes))]
 		update(old, bound)
@@ -115,7 +109,7 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 		}
 		// An unbound pod's condition update changes nothing.
 		if len(cands) > 1 {
-			other := v.known[cands[len(cands)-1].UID]
+			other := v.Pods[cands[len(cands)-1].UID]
 			if other.UID != old.UID {
 				cond := other.DeepCopy()
 				cond.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse}}
@@ -136,24 +130,22 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 				created = time.Hour
 			}
 			added := slotPod(fmt.Sprintf("%s-add%d", jn, step), jn, created, false)
-			if err := podsIdx.Add(added); err != nil {
-				t.Fatal(err)
-			}
+			fx.cache.Add(t, added)
 			if !pl.take(nil, added) {
-				pl.gen.Add(1)
+				pl.host.Changed()
 			}
 			rel := pl.viewFor(nil, true)
 			st := pl.preEnqueue(added)
-			fresh := pl.evaluate(rel.now, pl.gen.Load(), pl.adds.Load())
+			fresh := pl.evaluate(rel.Now, pl.host.Gen(), pl.adds.Load())
 			var known []types.UID
-			for uid := range fresh.seq {
-				if _, ok := rel.seq[uid]; ok {
+			for uid := range fresh.Seq {
+				if _, ok := rel.Seq[uid]; ok {
 					known = append(known, uid)
 				}
 			}
 			byRel, byFresh := slices.Clone(known), slices.Clone(known)
-			slices.SortFunc(byRel, func(a, b types.UID) int { return rel.seq[a] - rel.seq[b] })
-			slices.SortFunc(byFresh, func(a, b types.UID) int { return fresh.seq[a] - fresh.seq[b] })
+			slices.SortFunc(byRel, func(a, b types.UID) int { return rel.Seq[a] - rel.Seq[b] })
+			slices.SortFunc(byFresh, func(a, b types.UID) int { return fresh.Seq[a] - fresh.Seq[b] })
 			if !slices.Equal(byRel, byFresh) {
 				t.Errorf("step %d: after adding %s, Less order %v, fresh %v", step, added.Name, byRel, byFresh)
 			}
@@ -163,7 +155,7 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 			}
 		}
 		got := pl.current(nil)
-		want := pl.evaluate(got.now, pl.gen.Load(), pl.adds.Load())
+		want := pl.evaluate(got.Now, pl.host.Gen(), pl.adds.Load())
 		compareViews(t, fmt.Sprintf("step %d (bound %s to %s)", step, old.Name, bound.Spec.NodeName), pl, got, want)
 	}
 	return pl.fastBindings.Load()
@@ -197,18 +189,18 @@ func compareViews(t *testing.T, at string, pl *Plugin, got, want *view) {
 		}
 	}
 	var ready []types.UID
-	for uid := range want.seq {
+	for uid := range want.Seq {
 		ready = append(ready, uid)
 	}
-	if len(got.seq) != len(want.seq) {
-		t.Errorf("%s: %d pods in the Less order, fresh %d", at, len(got.seq), len(want.seq))
+	if len(got.Seq) != len(want.Seq) {
+		t.Errorf("%s: %d pods in the Less order, fresh %d", at, len(got.Seq), len(want.Seq))
 	}
 	bySeq := func(seq map[types.UID]int) []types.UID {
 		s := slices.Clone(ready)
 		slices.SortFunc(s, func(a, b types.UID) int { return seq[a] - seq[b] })
 		return s
 	}
-	if g, w := bySeq(got.seq), bySeq(want.seq); !slices.Equal(g, w) {
+	if g, w := bySeq(got.Seq), bySeq(want.Seq); !slices.Equal(g, w) {
 		t.Errorf("%s: Less order %v, fresh %v", at, g, w)
 	}
 	if len(got.hopeless) != len(want.hopeless) {

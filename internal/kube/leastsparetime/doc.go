@@ -5,7 +5,11 @@
 // cannot be scheduled by deadline, and lss's kill rule as an action on
 // hopeless jobs. It is a translation only: package podjob turns pods, Jobs and
 // nodes into schedkit jobs and a slot cluster, and every decision —
-// order, pass, kill — comes from lss.Scheduler.Order and Queue.
+// order, pass, kill — comes from lss.Scheduler.Order and Queue. What it
+// shares with DeadlineBudget (listing, Less, PreEnqueue's holds) is
+// package queuesort's. It acts only on the pods of its own profile
+// (their spec.schedulerName): another scheduler's Job, whatever its
+// deadline, takes no turn and is never reported or deleted.
 //
 // # From heartbeats and slots to one pod at a time
 //
@@ -69,17 +73,22 @@
 //     Algorithm 1's heartbeat, which gives a free slot to the next task of
 //     the order when one does not fit.
 //  7. Pods that are not ready pods of deadline jobs (unmanaged pods, pods
-//     held back by PreEnqueue) pass the gate: an unmanaged pod that
-//     requests a slot resource can take a slot when it pops first.
+//     of other profiles, pods held back by PreEnqueue) pass the gate: an
+//     unmanaged pod that requests a slot resource can take a slot when it
+//     pops first. The gate's refusal names the pod whose turn it is.
 //  8. Cost. The view (one evaluation of lss over every pod) is kept across
 //     the bindings of pods of jobs with no finished task and the
 //     kubelet's updates of such pods, which do not move lss's order of the
-//     other pods (delta.go); every other change evaluates afresh.
+//     other pods, and across every update that changes nothing podjob
+//     reads — a node's status report, a Job's status (delta.go,
+//     podjob.ChangeOf); every other change evaluates afresh.
 //  9. The kill rule (deadline passed, or Spare + Tavg < 0 with Tavg
 //     known) runs every Args.HopelessCheckInterval: a Warning event
-//     (reason EventReasonHopeless) on the Job, and with
-//     Args.DeleteHopelessJobs its deletion; the pods of a hopeless job are
-//     held back by PreEnqueue either way.
+//     (reason EventReasonHopeless) on the Job, once, and with
+//     Args.DeleteHopelessJobs its deletion, tried again at every check
+//     until it succeeds (hopeless.go); the pods of a hopeless job are held
+//     back by PreEnqueue either way. A Job deleted and re-created under
+//     its name is another job.
 //  10. Bad input — a missing or malformed annotation, a Job lss refuses
 //     (deadline before submission) — holds the job's pods back with an
 //     UnschedulableAndUnresolvable status whose message names the object
@@ -87,9 +96,37 @@
 //     retriable Unschedulable.
 //
 // Pods that are not schedkit's (no owning annotated Job, no pod group
-// label) sort after every deadline pod, by priority then queue time, as
-// kube-scheduler's PrioritySort does — as lss puts jobs without a
-// deadline last.
+// label, another profile's) sort after every deadline pod, by priority
+// then queue time, as kube-scheduler's PrioritySort does — as lss puts
+// jobs without a deadline last.
+//
+// A node advertising an absurd slot count is left out alone, with a
+// SlotsRefused event (queuesort); an evaluation that fails as a whole is
+// logged, and every pod is then ordered by priority and passes until one
+// succeeds. Times are held within [submission, now] (podjob), so a
+// node's or the API server's clock cannot make a job hopeless.
+//
+// # How it is tested
+//
+//   - Unit tests on worked numbers: the queue order of a mixed queue
+//     (TestLess), PreEnqueue's status for each kind of pod, the gate (who
+//     passes, the refusal naming the first pod, a skip and its going
+//     stale, the queueing hint), the turn loop's activations, args.
+//   - TestDeltaEqualsEvaluate: on 60 random clusters, ten random bindings
+//     each (in and out of rank order, with and without the kubelet's
+//     update) and additions; after each the kept view orders and gates
+//     every pod as a fresh evaluation; the bindings taken as deltas are
+//     counted and must be some.
+//   - hostile_test.go, one test per shared-cluster defect:
+//     other schedulers' Jobs, a 1970 start, an absurd node, a failed
+//     deletion retried, a re-created Job, a node's status report.
+//   - BenchmarkNodeStatusReport: one node's status report with 19,000
+//     pods pending.
+//   - In ../integration, the real kube-scheduler against lss alone
+//     (TestDifferential: the order of first attempts, the reservations,
+//     the kill rule's events and deletions), the backoff race
+//     (TestLeastSpareTimeBackoff, which fails without the gate), and the
+//     chaos test and soak (TestChaos, TestChaosSoak).
 //
 // # Usage
 //
@@ -109,7 +146,8 @@
 //  3. Gate pods that are not ready (e.g. reduces before slow-start) with
 //     a scheduling gate; lss counts only ungated pending pods as ready.
 //  4. Grant the scheduler list and watch on batch/v1 Jobs (and delete,
-//     for DeleteHopelessJobs), and list and watch on succeeded pods.
+//     for DeleteHopelessJobs), and list and watch on pods (the plugin's
+//     own informer lists its profile's succeeded pods).
 //  5. Enable the plugin at preFilter, postFilter and reserve as well:
 //     without the turn gate a pod whose backoff ends first can take the
 //     slot lss gives another job's pod.
@@ -117,6 +155,8 @@
 //     requests one is not gated), and tell slot-holding pods that cannot
 //     run anywhere apart: a pick no node takes is retried on every change
 //     of the cluster.
+//  7. Give each of the plugin's profiles its pods: it acts only on the
+//     pods that name its profile's schedulerName.
 //
 // # Concurrency
 //

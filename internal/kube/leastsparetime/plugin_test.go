@@ -9,109 +9,70 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
+	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
 
-var now = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+var now = kubetest.Now
 
 // fixture is a plugin over in-memory listers (no informers running).
 type fixture struct {
-	pl      *Plugin
-	factory informers.SharedInformerFactory
+	pl    *Plugin
+	cache *kubetest.Cache
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 	args, err := decodeArgs(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{factory: f, pl: &Plugin{
-		clock: clocktesting.NewFakePassiveClock(now), args: args,
-		lis:      podjob.Listers{Pods: f.Core().V1().Pods().Lister(), Jobs: f.Batch().V1().Jobs().Lister(), Nodes: f.Core().V1().Nodes().Lister()},
-		reported: map[schedkit.JobID]bool{}, turns: newTurns(),
-	}}
+	c := kubetest.NewCache()
+	pl := newPlugin(clocktesting.NewFakePassiveClock(now), args)
+	pl.host = &queuesort.Host{Name: Name, Profile: kubetest.DefaultScheduler, Lis: c.Listers()}
+	return &fixture{pl: pl, cache: c}
 }
 
-func (fx *fixture) add(t *testing.T, objs ...runtime.Object) {
+// add adds objects, as an informer event the plugin does not take.
+func (fx *fixture) add(t testing.TB, objs ...runtime.Object) {
 	t.Helper()
-	for _, o := range objs {
-		var err error
-		switch o := o.(type) {
-		case *v1.Pod:
-			err = fx.factory.Core().V1().Pods().Informer().GetIndexer().Add(o)
-		case *batchv1.Job:
-			err = fx.factory.Batch().V1().Jobs().Informer().GetIndexer().Add(o)
-		case *v1.Node:
-			err = fx.factory.Core().V1().Nodes().Informer().GetIndexer().Add(o)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	fx.pl.gen.Add(1)
+	fx.cache.Add(t, objs...)
+	fx.pl.host.Changed()
 }
 
+// job is Job ns/name submitted submitted before now.
 func job(name string, submitted time.Duration, ann ...string) *batchv1.Job {
-	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("job-" + name),
-		CreationTimestamp: metav1.NewTime(now.Add(-submitted)), Annotations: map[string]string{}}}
-	for i := 0; i+1 < len(ann); i += 2 {
-		j.Annotations[ann[i]] = ann[i+1]
-	}
-	return j
+	return kubetest.Job("ns", name, now.Add(-submitted), ann...)
 }
 
+// pod is pod ns/name of Job ns/jobName (none: ""), created created
+// before now.
 func pod(name, jobName string, created time.Duration, mutate ...func(*v1.Pod)) *v1.Pod {
-	yes := true
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("pod-" + name),
-		CreationTimestamp: metav1.NewTime(now.Add(-created))}, Status: v1.PodStatus{Phase: v1.PodPending}}
 	if jobName != "" {
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: jobName, Controller: &yes}}
+		mutate = append([]func(*v1.Pod){kubetest.Of(job(jobName, 0))}, mutate...)
 	}
-	for _, m := range mutate {
-		m(p)
-	}
-	return p
+	return kubetest.Pod("ns", name, now.Add(-created), mutate...)
 }
 
+// finished makes a pod a finished task: started start after its
+// creation, for dur.
 func finished(start, dur time.Duration) func(*v1.Pod) {
-	return func(p *v1.Pod) {
-		p.Spec.NodeName = "n1"
-		p.Status.Phase = v1.PodSucceeded
-		st := metav1.NewTime(p.CreationTimestamp.Add(start))
-		p.Status.StartTime = &st
-		p.Status.ContainerStatuses = []v1.ContainerStatus{{State: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{
-			FinishedAt: metav1.NewTime(st.Add(dur))}}}}
-	}
+	return func(p *v1.Pod) { kubetest.Succeeded("n1", p.CreationTimestamp.Add(start), dur)(p) }
 }
 
-func reduce(p *v1.Pod) { p.Labels = map[string]string{podjob.LabelPhase: "reduce"} }
+var reduce = kubetest.Reduce
 
-func node(name string, maps, reduces int64) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-		podjob.ResourceMapSlot: *resource.NewQuantity(maps, resource.DecimalSI), podjob.ResourceReduceSlot: *resource.NewQuantity(reduces, resource.DecimalSI)}}}
-}
+func node(name string, maps, reduces int64) *v1.Node { return kubetest.Node(name, maps, reduces) }
 
 func queued(t *testing.T, p *v1.Pod, prio int32, at time.Duration) fwk.QueuedEntityInfo {
 	t.Helper()
-	p.Spec.Priority = &prio
-	pi, err := framework.NewPodInfo(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: now.Add(at)}}
+	kubetest.Priority(prio)(p)
+	return kubetest.Queued(t, p, now.Add(at))
 }
 
 func TestDecodeArgs(t *testing.T) {
@@ -168,19 +129,7 @@ func TestLess(t *testing.T) {
 	add(pod("c2", "c", 59*time.Second), 0, 0)
 	add(pod("cr", "c", 59*time.Second, reduce), 100, 0)
 	slices.Reverse(q)
-	slices.SortStableFunc(q, func(x, y fwk.QueuedEntityInfo) int {
-		switch {
-		case fx.pl.Less(x, y):
-			return -1
-		case fx.pl.Less(y, x):
-			return 1
-		}
-		return 0
-	})
-	var got []string
-	for _, e := range q {
-		got = append(got, podjob.QueuedPod(e).Name)
-	}
+	got := kubetest.SortedNames(q, fx.pl.Less)
 	want := []string{"b0", "a0", "c2", "c3", "b1", "a1", "a2", "cr", "plain-hi", "plain-lo-early", "plain-lo"}
 	if !slices.Equal(got, want) {
 		t.Errorf("queue order\n got %v\nwant %v", got, want)
@@ -242,7 +191,7 @@ func TestViewReuse(t *testing.T) {
 	}
 	clk.SetTime(now.Add(time.Second))
 	v2 := fx.pl.current(nil)
-	if v2 == first || !v2.now.Equal(now.Add(time.Second)) {
+	if v2 == first || !v2.Now.Equal(now.Add(time.Second)) {
 		t.Error("view not recomputed after the resolution")
 	}
 	fx.add(t, pod("ok-1", "ok", 0))

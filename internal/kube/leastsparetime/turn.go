@@ -107,14 +107,24 @@ func nodeGeneration(nodes []fwk.NodeInfo) int64 {
 }
 
 // prune forgets skipped pods that are no longer ready in v (bound,
-// deleted, held back): their entries would only grow.
+// deleted, held back), and the gate's answers for pods v does not list
+// (deleted in their cycle): their entries would only grow. Parked pods
+// are handed back by the turn loop (activateTurns).
 func (t *turns) prune(v *view) {
 	for uid := range t.skipped {
 		if _, ok := v.turn[uid]; !ok {
 			delete(t.skipped, uid)
 		}
 	}
+	for uid := range t.passed {
+		if v.Pods[uid] == nil {
+			delete(t.passed, uid)
+		}
+	}
 }
+
+// len is how many pods the gate keeps.
+func (t *turns) len() int { return len(t.skipped) + len(t.parked) + len(t.passed) }
 
 // ahead is the number of pods before pos in lss's order of its kind that
 // are not skipped at node generation gen. Skips of another generation
@@ -183,7 +193,28 @@ func (pl *Plugin) gate(v *view, pod *v1.Pod, gen int64) (*fwk.Status, []*v1.Pod)
 	t.passed[pod.UID] = gateRun{gen: gen}
 	t.parked[pod.UID] = pod
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
-		"%s: not its turn: %d %s pods come before it in lss's order and %d %s slots are free", Name, ahead, kindName[pos.kind], free, kindName[pos.kind])), stale
+		"%s: not its turn: %d %s pods come before it in lss's order%s and %d %s slots are free",
+		Name, ahead, kindName[pos.kind], t.first(v, pos, gen), free, kindName[pos.kind])), stale
+}
+
+// first names the first pod before pos in lss's order of its kind that
+// is not skipped at node generation gen (the one whose turn it is), as
+// " (the first: ns/name of job)"; "" when there is none.
+func (t *turns) first(v *view, pos turnPos, gen int64) string {
+	for i, p := range v.byKind[pos.kind][:pos.rank] {
+		if q, ok := v.turn[p.UID]; !ok || q.rank != i {
+			continue // bound since the evaluation (delta.go)
+		}
+		if g, ok := t.skipped[p.UID]; ok && g == gen {
+			continue
+		}
+		job := ""
+		if ref, ok := v.Snap.Pod(p.UID); ok {
+			job = " of " + string(ref.Job.ID())
+		}
+		return fmt.Sprintf(" (the first: %s/%s%s)", p.Namespace, p.Name, job)
+	}
+	return ""
 }
 
 // SignPod adds nothing to a pod's signature, so kube-scheduler keeps

@@ -12,21 +12,9 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
-
-// activator is a framework handle that records Activate.
-type activator struct {
-	fwk.Handle
-	got []string
-}
-
-func (a *activator) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
-	for _, p := range pods {
-		a.got = append(a.got, p.Name)
-	}
-	slices.Sort(a.got)
-}
 
 // turnFixture is TestLess's cluster: lss's map order b0 a0 c2 c3 b1 a1
 // a2, reduce order cr; two nodes of 2 map and 1 reduce slots, all free.
@@ -70,7 +58,7 @@ func TestGate(t *testing.T) {
 		}
 	}
 	_, st := fx.pl.PreFilter(ctx, nil, pods["b1"], gen0)
-	if want := "LeastSpareTime: not its turn: 4 map pods come before it in lss's order and 4 map slots are free"; st.Code() != fwk.UnschedulableAndUnresolvable || st.Message() != want {
+	if want := "LeastSpareTime: not its turn: 4 map pods come before it in lss's order (the first: ns/b0 of Job/ns/b) and 4 map slots are free"; st.Code() != fwk.UnschedulableAndUnresolvable || st.Message() != want {
 		t.Errorf("b1: %v %q; want %q", st.Code(), st.Message(), want)
 	}
 	if h, _ := fx.pl.hint(klog.Background(), pods["b1"], nil, nil); h != fwk.QueueSkip {
@@ -109,7 +97,7 @@ func TestGate(t *testing.T) {
 func TestActivateTurns(t *testing.T) {
 	ctx := context.Background()
 	fx, pods := turnFixture(t)
-	h := &activator{}
+	h := &kubetest.Handle{}
 	fx.pl.handle = h
 	gen := []fwk.NodeInfo{framework.NewNodeInfo()}
 	for _, name := range []string{"b0", "a0", "c2", "c3", "b1", "a1", "a2"} {
@@ -120,16 +108,15 @@ func TestActivateTurns(t *testing.T) {
 	}
 	fx.pl.PostFilter(ctx, nil, pods["a0"], nil)
 	fx.pl.PostFilter(ctx, nil, pods["c2"], nil)
-	if n := fx.pl.activateTurns(ctx, false); n != 2 || !slices.Equal(h.got, []string{"a1", "b1"}) {
-		t.Errorf("activated %d %v; want a1 b1", n, h.got)
+	if n, got := fx.pl.activateTurns(ctx, false), h.Activated(); n != 2 || !slices.Equal(got, []string{"a1", "b1"}) {
+		t.Errorf("activated %d %v; want a1 b1", n, got)
 	}
-	h.got = nil
 	if n := fx.pl.activateTurns(ctx, true); n != 0 {
-		t.Errorf("activated again: %v", h.got)
+		t.Errorf("activated again: %v", h.Activated())
 	}
 	fx.pl.Unreserve(ctx, nil, pods["b0"], "n1")
-	if n := fx.pl.activateTurns(ctx, false); n != 1 || !slices.Equal(h.got, []string{"b0"}) {
-		t.Errorf("after b0's binding failed: activated %v; want b0", h.got)
+	if n, got := fx.pl.activateTurns(ctx, false), h.Activated(); n != 1 || !slices.Equal(got, []string{"b0"}) {
+		t.Errorf("after b0's binding failed: activated %v; want b0", got)
 	}
 	if fx.pl.activated.Load() != 3 {
 		t.Errorf("activated counter %d, want 3", fx.pl.activated.Load())

@@ -122,6 +122,11 @@ type Options struct {
 	// required, a deadline only when φ > 0, AnnotationBudget (positive)
 	// when φ < 1; AnnotationDataSizes is optional.
 	Budget bool
+	// SchedulerName, if set, is the scheduler whose pods form jobs: the
+	// pods of other schedulers join no job (they only hold slots on their
+	// nodes), and a job whose pods name both that scheduler and another
+	// is an error naming the other's pod.
+	SchedulerName string
 }
 
 // parseMeta reads and checks the schedkit annotations of object.
@@ -150,6 +155,10 @@ func parseMeta(object string, ann map[string]string, opts Options) (meta, *Error
 		t, err := time.Parse(time.RFC3339, strings.TrimSpace(abs))
 		if err != nil {
 			return m, invalid(object, AnnotationDeadline, "%q is not an RFC 3339 time", abs)
+		}
+		if t.IsZero() {
+			// The algorithms read the zero time as "no deadline".
+			return m, invalid(object, AnnotationDeadline, "%q is the zero time, which reads as no deadline: give the job's deadline", abs)
 		}
 		m.deadline = t
 	default:
@@ -280,10 +289,29 @@ func phaseByName(s string) (int, bool) {
 	return 0, false
 }
 
+// metaKeys are the annotations a job's meta is read from; the first
+// len(termKeys) of them are its terms (what it asks: deadline, φ,
+// budget, data sizes), the last its task counts.
+var metaKeys = [...]string{AnnotationDeadline, AnnotationRelativeDeadline, AnnotationPhi, AnnotationBudget, AnnotationDataSizes, AnnotationTasks}
+
+// termKeys are the annotations of a job's terms.
+var termKeys = metaKeys[:len(metaKeys)-1]
+
+// terms are the values of a job's termKeys annotations ("" when absent).
+type terms [len(metaKeys) - 1]string
+
+func termsOf(ann map[string]string) terms {
+	var t terms
+	for i, k := range termKeys {
+		t[i] = ann[k]
+	}
+	return t
+}
+
 // sameMeta reports whether two pods of a group carry the same schedkit
 // annotations.
 func sameMeta(a, b map[string]string) bool {
-	for _, k := range []string{AnnotationDeadline, AnnotationRelativeDeadline, AnnotationTasks, AnnotationPhi, AnnotationBudget, AnnotationDataSizes} {
+	for _, k := range metaKeys {
 		va, oka := a[k]
 		vb, okb := b[k]
 		if oka != okb || va != vb {

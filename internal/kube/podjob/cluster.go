@@ -1,6 +1,7 @@
 package podjob
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -68,6 +69,18 @@ func (c *Cluster) Node(i int) schedkit.Node { return c.nodes[i] }
 // Capacity is the sum of the nodes' slots: lss's N_MapSlot, N_ReduceSlot.
 func (c *Cluster) Capacity() resource.Vector { return c.cap }
 
+// Bounds on the slots a node advertises: a node with more of a kind than
+// MaxNodeSlots, or one that would bring the cluster's total of a kind
+// past MaxClusterSlots, is refused (Snapshot.Refused) and its slots are
+// left out. Far above any real node (kube-scheduler's default is 110
+// pods a node), they keep the totals in the range lss (2^32 a kind) and
+// dbs (2^31 − 1) count, so one node's absurd figure costs that node
+// alone, not every job's evaluation.
+const (
+	MaxNodeSlots    = 1 << 16
+	MaxClusterSlots = math.MaxInt32
+)
+
 // slots reads a node's allocatable slots of one kind.
 func slots(rl v1.ResourceList, name v1.ResourceName) float64 {
 	q, ok := rl[name]
@@ -88,14 +101,15 @@ func SlotRequests(p *v1.Pod) [2]float64 {
 	return r
 }
 
-// newCluster builds the slot view of the nodes that are not cordoned.
-func newCluster(nodes []*v1.Node, pods []*v1.Pod) *Cluster {
+// newCluster builds the slot view of the nodes that are not cordoned,
+// leaving out (with the reason in refused) those whose figures are out
+// of bounds.
+func newCluster(nodes []*v1.Node, pods []*v1.Pod, refused map[string]error) *Cluster {
 	c := &Cluster{cap: space.Zero()}
 	byName := map[string]*Node{}
+	nodes = slices.DeleteFunc(slices.Clone(nodes), func(n *v1.Node) bool { return n == nil || n.Spec.Unschedulable })
+	slices.SortFunc(nodes, func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) })
 	for _, n := range nodes {
-		if n == nil || n.Spec.Unschedulable {
-			continue
-		}
 		rack := n.Labels[LabelRack]
 		if rack == "" {
 			rack = "default"
@@ -103,13 +117,16 @@ func newCluster(nodes []*v1.Node, pods []*v1.Pod) *Cluster {
 		nd := &Node{id: schedkit.NodeID(n.Name), rack: schedkit.RackID(rack), cap: space.Zero()}
 		nd.cap[0] = slots(n.Status.Allocatable, ResourceMapSlot)
 		nd.cap[1] = slots(n.Status.Allocatable, ResourceReduceSlot)
+		if err := checkSlots(n.Name, nd.cap, c.cap); err != nil {
+			refused[n.Name] = err
+			continue
+		}
 		nd.free = nd.cap.Clone()
 		c.cap[0] += nd.cap[0]
 		c.cap[1] += nd.cap[1]
 		c.nodes = append(c.nodes, nd)
 		byName[n.Name] = nd
 	}
-	slices.SortFunc(c.nodes, func(a, b *Node) int { return strings.Compare(string(a.id), string(b.id)) })
 	for _, p := range pods {
 		if p == nil || p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 			continue
@@ -127,4 +144,19 @@ func newCluster(nodes []*v1.Node, pods []*v1.Pod) *Cluster {
 		nd.free[1] = max(nd.free[1], 0)
 	}
 	return c
+}
+
+// checkSlots refuses node name's slots cap when a kind is above
+// MaxNodeSlots or would bring the cluster's total (total so far) past
+// MaxClusterSlots.
+func checkSlots(name string, cap, total resource.Vector) *Error {
+	for k, res := range [2]v1.ResourceName{ResourceMapSlot, ResourceReduceSlot} {
+		switch {
+		case cap[k] > MaxNodeSlots:
+			return invalid("node "+name, string(res), "allocatable %.0f is more than %d slots a node: its slots are left out", cap[k], MaxNodeSlots)
+		case total[k]+cap[k] > MaxClusterSlots:
+			return invalid("node "+name, string(res), "allocatable %.0f would bring the cluster past %d slots of the kind: its slots are left out", cap[k], MaxClusterSlots)
+		}
+	}
+	return nil
 }

@@ -11,30 +11,41 @@
 //
 // Its inputs come from the informer caches a plugin holds: NewListers
 // wires them (kube-scheduler's pods, Jobs and nodes plus an informer of
-// succeeded pods, which kube-scheduler's own cache drops), ListPods
-// merges the two pod caches and Listers.List also keeps a pod that is
-// finishing between them; NewListersWith first offers each change to
-// the plugin (which may take it without re-reading everything); JobOf
-// and SlotRequests read one pod's job ID and slot requests; QueuedPod
-// and PriorityLess serve a QueueSort plugin's Less for the pods it does
-// not manage.
+// the profile's succeeded pods, which kube-scheduler's own cache drops)
+// and reports their events to the plugin's Hooks, first offering each
+// update to the plugin (which may take it without re-reading
+// everything); ChangeOf tells an update that changes nothing Build reads
+// (a node's status report, a failed attempt's condition) from a
+// binding, a bound pod's status, and the rest. ListPods merges the two
+// pod caches and Listers.List also keeps, for a grace, a pod that is
+// finishing between them; JobOf and SlotRequests read one pod's job ID
+// and slot requests.
 //
 // # The mapping
 //
-//   - Job: the owning batch/v1 Job (the pod's controller reference) when
+//   - Job: the owning batch/v1 Job (the pod's controller reference, of
+//     the Job's UID: the lingering pods of a Job deleted and re-created
+//     under its name are not the new one's, they get ErrNotFound) when
 //     that Job has at least one annotation under Prefix; otherwise the pod
 //     group named by the pod's LabelPodGroup label, whose annotations are
 //     read from its pods (they must agree). Other pods are not managed.
-//   - Deadline: AnnotationDeadline (RFC 3339) or AnnotationRelativeDeadline
+//     With Options.SchedulerName, only that scheduler's pods form jobs:
+//     other schedulers' pods join none (they hold their slots), and a job
+//     mixing both is an error naming the other's pod.
+//   - Deadline: AnnotationDeadline (RFC 3339, not the zero time, which
+//     the algorithms read as "no deadline") or AnnotationRelativeDeadline
 //     (a Go duration after submission); exactly one is required.
-//   - Submitted: the Job's creation time; for a pod group, its earliest pod's.
+//   - Submitted: the Job's creation time; for a pod group, its earliest
+//     pod's; never after now (an API server whose clock is ahead).
 //   - Phase: the pod's LabelPhase label, "map" (default) or "reduce".
 //   - Total tasks per phase: AnnotationTasks ("map=8,reduce=1") if given,
 //     else the job's non-failed pods of that phase.
 //   - Finished: Succeeded pods; duration from status.startTime to the
-//     last container's finish.
+//     last container's finish, each held within [submission, now] (a
+//     node's clock before NTP must not make a task last decades).
 //   - Running: bound pods (spec.nodeName set) not yet finished; start at
-//     status.startTime, or at now if the kubelet has not reported it.
+//     status.startTime (held within [submission, now]), or at now if the
+//     kubelet has not reported it.
 //   - Ready: unbound pods with no scheduling gate. A host that wants
 //     Hadoop's slow-start gates its reduce pods until it is reached.
 //   - Failed and terminating pods are ignored (their replacements count).
@@ -46,7 +57,13 @@
 //   - Slots: each node's allocatable ResourceMapSlot and
 //     ResourceReduceSlot; a map pod requests one map slot, a reduce pod
 //     one reduce slot, so the scheduler's resource fit enforces the
-//     paper's slot counts.
+//     paper's slot counts. A node with more than MaxNodeSlots of a kind,
+//     or one that would bring the cluster past MaxClusterSlots, is left
+//     out with the reason (Snapshot.Refused): its figure costs that node
+//     alone.
+//   - Terms: Job.TermsChanged lists the annotations of a job's terms
+//     (deadline, φ, budget, data sizes) that differ between two
+//     translations, for a stateful host that must apply them.
 //
 // # Usage
 //

@@ -2,6 +2,7 @@ package podjob
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -42,6 +43,7 @@ type Job struct {
 	ready               [2][]*v1.Pod
 	budget              budgetMeta
 	runs                []Run
+	terms               terms
 }
 
 // Run is one pod's time on a slot: from Start to End for a succeeded pod;
@@ -61,6 +63,27 @@ func (j *Job) Budget() float64 { return j.budget.budget }
 // (AnnotationDataSizes), 0 when not given.
 func (j *Job) DataSizes() (input, reduceInput int64) {
 	return j.budget.input, j.budget.reduceInput
+}
+
+// UID is the batch/v1 Job's UID; "" for a pod group.
+func (j *Job) UID() types.UID {
+	if j.Object == nil {
+		return ""
+	}
+	return j.Object.UID
+}
+
+// TermsChanged lists the annotations of the job's terms — deadline, φ,
+// budget, data sizes, not its task counts — whose values differ from
+// old's, each as `key "old" → "new"`; none when they are the same.
+func (j *Job) TermsChanged(old *Job) []string {
+	var out []string
+	for i, k := range termKeys {
+		if j.terms[i] != old.terms[i] {
+			out = append(out, fmt.Sprintf("%s %q → %q", k, old.terms[i], j.terms[i]))
+		}
+	}
+	return out
 }
 
 // Runs lists the time each of the job's finished or running pods held a
@@ -116,6 +139,9 @@ type Snapshot struct {
 	Jobs []*Job
 	// Cluster is the nodes' slot view.
 	Cluster *Cluster
+	// Refused holds, by node name, why a node's slots are left out of
+	// Cluster (figures out of bounds: MaxNodeSlots, MaxClusterSlots).
+	Refused map[string]error
 
 	pods   map[types.UID]PodRef
 	podErr map[types.UID]error
@@ -146,48 +172,37 @@ type group struct {
 	job            *batchv1.Job
 	pods           []*v1.Pod
 	err            *Error
+	// foreign is a pod of the job that names another scheduler than
+	// Options.SchedulerName (nil: none).
+	foreign *v1.Pod
 }
 
 // Build translates pods, their Jobs (found with lookup) and nodes at now.
 // It never fails as a whole: a job whose annotations or pods are bad is
-// left out of Jobs and each of its pods gets the error (PodError).
+// left out of Jobs and each of its pods gets the error (PodError); a
+// node whose slots are out of bounds is left out of Cluster (Refused).
 func Build(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node) *Snapshot {
 	return BuildWith(now, pods, lookup, nodes, Options{})
 }
 
 // BuildWith is Build reading what opts asks for.
 func BuildWith(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node, opts Options) *Snapshot {
-	s := &Snapshot{Now: now, pods: map[types.UID]PodRef{}, podErr: map[types.UID]error{}}
-	groups := map[string]*group{}
-	var keys []string
-	for _, pod := range pods {
-		if pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed {
-			continue
-		}
-		kind, name, ok := owner(pod)
-		if !ok {
-			continue
-		}
-		key := kind + "/" + pod.Namespace + "/" + name
-		g := groups[key]
-		if g == nil {
-			g = &group{kind: kind, ns: pod.Namespace, name: name}
-			groups[key] = g
-			keys = append(keys, key)
-			if kind == KindJob {
-				g.job, g.err = findJob(lookup, pod.Namespace, name)
-			}
-		}
-		g.pods = append(g.pods, pod)
-	}
-	slices.Sort(keys)
+	s := &Snapshot{Now: now, pods: map[types.UID]PodRef{}, podErr: map[types.UID]error{}, Refused: map[string]error{}}
+	groups, keys := s.group(pods, lookup, opts)
 	for _, key := range keys {
 		g := groups[key]
+		if len(g.pods) == 0 {
+			continue // another scheduler's job, or only pods of a Job gone
+		}
 		if g.kind == KindJob && g.err == nil && !hasPrefixed(g.job.Annotations) {
 			if !anyLabelled(g.pods) {
 				continue // an ordinary Job: not ours
 			}
 			g.err = invalid("Job "+g.ns+"/"+g.name, "", "its pods carry %s labels but the Job has no %s annotation", Prefix, Prefix)
+		}
+		if g.err == nil && g.foreign != nil {
+			g.err = invalid(g.object(), "", "its pod %s names scheduler %q, not %q: a job's pods name one scheduler",
+				g.foreign.Name, g.foreign.Spec.SchedulerName, opts.SchedulerName)
 		}
 		slices.SortFunc(g.pods, podOrder)
 		j, err := translate(now, key, g, opts)
@@ -209,8 +224,57 @@ func BuildWith(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node
 			}
 		}
 	}
-	s.Cluster = newCluster(nodes, pods)
+	s.Cluster = newCluster(nodes, pods, s.Refused)
 	return s
+}
+
+// object names the group's Job or pod group in errors.
+func (g *group) object() string {
+	if g.kind == KindJob {
+		return "Job " + g.ns + "/" + g.name
+	}
+	return "pod group " + g.ns + "/" + g.name
+}
+
+// group sorts the pods into their jobs (keys in order), looking up each
+// Job once. A pod whose controller reference names a Job of another UID
+// (one deleted and re-created under its name) is not that Job's: it gets
+// ErrNotFound. With opts.SchedulerName, pods of other schedulers join no
+// job; each group remembers one of them.
+func (s *Snapshot) group(pods []*v1.Pod, lookup JobLookup, opts Options) (map[string]*group, []string) {
+	groups := map[string]*group{}
+	var keys []string
+	for _, pod := range pods {
+		if pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed {
+			continue
+		}
+		kind, name, uid, ok := owner(pod)
+		if !ok {
+			continue
+		}
+		key := kind + "/" + pod.Namespace + "/" + name
+		g := groups[key]
+		if g == nil {
+			g = &group{kind: kind, ns: pod.Namespace, name: name}
+			groups[key] = g
+			keys = append(keys, key)
+			if kind == KindJob {
+				g.job, g.err = findJob(lookup, pod.Namespace, name)
+			}
+		}
+		if opts.SchedulerName != "" && pod.Spec.SchedulerName != opts.SchedulerName {
+			g.foreign = pod
+			continue
+		}
+		if kind == KindJob && g.job != nil && uid != g.job.UID {
+			s.podErr[pod.UID] = &Error{Object: "pod " + pod.Namespace + "/" + pod.Name, Err: ErrNotFound,
+				Reason: fmt.Sprintf("its Job %s/%s of UID %s is gone (the Job of that name now has UID %s)", pod.Namespace, name, uid, g.job.UID)}
+			continue
+		}
+		g.pods = append(g.pods, pod)
+	}
+	slices.Sort(keys)
+	return groups, keys
 }
 
 // JobOf returns the ID a job of pod p's would have in a Snapshot
@@ -219,23 +283,24 @@ func BuildWith(now time.Time, pods []*v1.Pod, lookup JobLookup, nodes []*v1.Node
 // Job need not be schedkit's: an ordinary Job's pods have an ID too, and
 // no job in the Snapshot.
 func JobOf(p *v1.Pod) (id schedkit.JobID, ok bool) {
-	kind, name, ok := owner(p)
+	kind, name, _, ok := owner(p)
 	if !ok {
 		return "", false
 	}
 	return schedkit.JobID(kind + "/" + p.Namespace + "/" + name), true
 }
 
-// owner returns the job a pod belongs to: its controlling batch/v1 Job,
-// else its pod group label. ok is false for pods that are neither.
-func owner(pod *v1.Pod) (kind, name string, ok bool) {
+// owner returns the job a pod belongs to: its controlling batch/v1 Job
+// (and the Job's UID the reference names), else its pod group label. ok
+// is false for pods that are neither.
+func owner(pod *v1.Pod) (kind, name string, uid types.UID, ok bool) {
 	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "Job" && groupOfAPIVersion(ref.APIVersion) == "batch" {
-		return KindJob, ref.Name, true
+		return KindJob, ref.Name, ref.UID, true
 	}
 	if g := pod.Labels[LabelPodGroup]; g != "" {
-		return KindPodGroup, g, true
+		return KindPodGroup, g, "", true
 	}
-	return "", "", false
+	return "", "", "", false
 }
 
 func groupOfAPIVersion(v string) string {
@@ -293,14 +358,14 @@ func translate(now time.Time, key string, g *group, opts Options) (*Job, error) 
 	}
 	var m meta
 	var err *Error
+	object := g.object()
 	if g.kind == KindJob {
-		object := "Job " + g.ns + "/" + g.name
 		if m, err = parseMeta(object, g.job.Annotations, opts); err != nil {
 			return nil, err
 		}
+		j.terms = termsOf(g.job.Annotations)
 		j.submitted = g.job.CreationTimestamp.Time
 	} else {
-		object := "pod group " + g.ns + "/" + g.name
 		first := g.pods[0]
 		for _, p := range g.pods[1:] {
 			if !sameMeta(first.Annotations, p.Annotations) {
@@ -310,7 +375,13 @@ func translate(now time.Time, key string, g *group, opts Options) (*Job, error) 
 		if m, err = parseMeta(object, first.Annotations, opts); err != nil {
 			return nil, err
 		}
+		j.terms = termsOf(first.Annotations)
 		j.submitted = first.CreationTimestamp.Time // pods are in creation order
+	}
+	// Clock skew: an object created "in the future" (the API server's
+	// clock ahead of ours) was submitted now.
+	if j.submitted.After(now) {
+		j.submitted = now
 	}
 	j.deadline = m.deadline
 	j.budget = m.budget
@@ -329,25 +400,19 @@ func translate(now time.Time, key string, g *group, opts Options) (*Job, error) 
 		seen[ph]++
 		switch {
 		case p.Status.Phase == v1.PodSucceeded:
-			d, err := finishedDuration(p)
+			start, end, err := finishedRun(p, j.submitted, now)
 			if err != nil {
 				return nil, err
 			}
 			pr.Finished++
-			pr.FinishedDurationSum += d
-			j.runs = append(j.runs, Run{Phase: ph, Start: p.Status.StartTime.Time, End: p.Status.StartTime.Time.Add(d)})
+			pr.FinishedDurationSum += end.Sub(start)
+			j.runs = append(j.runs, Run{Phase: ph, Start: start, End: end})
 		case p.Spec.NodeName != "":
 			start := now
 			if p.Status.StartTime != nil {
 				start = p.Status.StartTime.Time
 			}
-			// Clock skew: never before submission or after now.
-			if start.After(now) {
-				start = now
-			}
-			if start.Before(j.submitted) {
-				start = j.submitted
-			}
+			start = clamp(start, j.submitted, now) // clock skew, as finishedRun
 			pr.Running++
 			pr.RunningStartSum += start.Sub(j.submitted)
 			j.runs = append(j.runs, Run{Phase: ph, Start: start})
@@ -377,25 +442,35 @@ func translate(now time.Time, key string, g *group, opts Options) (*Job, error) 
 	return j, nil
 }
 
-// finishedDuration is a succeeded pod's run time: status.startTime to the
-// last container's finish.
-func finishedDuration(p *v1.Pod) (time.Duration, *Error) {
+// finishedRun is a succeeded pod's run: status.startTime to the last
+// container's finish, each clamped to [submitted, now] (a node's clock
+// before NTP, or ahead: a start in 1970 would make one task last decades
+// and its job hopeless), the finish never before the start.
+func finishedRun(p *v1.Pod, submitted, now time.Time) (start, end time.Time, err *Error) {
 	object := "pod " + p.Namespace + "/" + p.Name
 	if p.Status.StartTime == nil {
-		return 0, invalid(object, "", "succeeded without status.startTime")
+		return start, end, invalid(object, "", "succeeded without status.startTime")
 	}
-	var end time.Time
 	for _, cs := range p.Status.ContainerStatuses {
 		if t := cs.State.Terminated; t != nil && t.FinishedAt.Time.After(end) {
 			end = t.FinishedAt.Time
 		}
 	}
 	if end.IsZero() {
-		return 0, invalid(object, "", "succeeded without a container finish time")
+		return start, end, invalid(object, "", "succeeded without a container finish time")
 	}
-	d := end.Sub(p.Status.StartTime.Time)
-	if d < 0 {
-		return 0, invalid(object, "", "finished %v before it started %v", end, p.Status.StartTime.Time)
+	start = clamp(p.Status.StartTime.Time, submitted, now)
+	end = clamp(end, start, now)
+	return start, end, nil
+}
+
+// clamp returns t within [lo, hi] (lo when hi is before lo).
+func clamp(t, lo, hi time.Time) time.Time {
+	if t.After(hi) {
+		t = hi
 	}
-	return d, nil
+	if t.Before(lo) {
+		t = lo
+	}
+	return t
 }

@@ -10,11 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/kubetest"
 	"github.com/schedkit/schedkit/internal/kube/podtask"
 )
 
 func pod(ann, labels map[string]string, containers ...v1.ResourceList) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Annotations: ann, Labels: labels}}
+	p := kubetest.Pod("ns", "p", kubetest.Now)
+	p.Annotations, p.Labels, p.Spec.Containers = ann, labels, nil
 	for _, rl := range containers {
 		p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: "c", Resources: v1.ResourceRequirements{Requests: rl}})
 	}
@@ -80,8 +82,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := podtask.Capacity(nil); !errors.Is(err, podtask.ErrInvalid) {
 		t.Errorf("nil node: %v", err)
 	}
-	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-		v1.ResourceCPU: resource.MustParse("8"), v1.ResourceMemory: resource.MustParse("16Gi")}}}
+	n := kubetest.Node("n", 0, 0, kubetest.Resources("8", "16Gi"))
 	if c, err := podtask.Capacity(n); err != nil || c[0] != 8 || c[1] != 16<<30 {
 		t.Errorf("capacity %v %v", c, err)
 	}
