@@ -58,8 +58,8 @@
 //  3. The node's free-resource timeline is rebuilt for each Filter from
 //     the pods the NodeInfo holds: allocatable, minus the foreign load,
 //     minus, for each of our pods, its remaining predicted stages from
-//     its start (its request, or the peak of an overdue pod, over
-//     [now, now+horizon)) — what fgm's server keeps. A pod's plan is
+//     its start (its request, or the incompressible peak of an overdue
+//     pod, over [now, now+horizon)) — what fgm's server keeps. A pod's plan is
 //     recorded at Reserve (stages from now) and dropped at Unreserve; a
 //     pod the plugin finds bound without a plan (placed before a
 //     restart) is predicted when first seen, from status.startTime.
