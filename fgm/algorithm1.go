@@ -185,9 +185,15 @@ jobs:
 			switch w.pass(t) {
 			case passRefusedPredicted:
 				rule.refused(p)
+				if s.holdsWalk(w, p, len(dst) == start) {
+					break jobs
+				}
 				i = w.skip(j, i)
 				continue
 			case passRefused:
+				if s.holdsWalk(w, p, len(dst) == start) {
+					break jobs
+				}
 				i = w.skip(j, i)
 				continue
 			}
@@ -222,6 +228,9 @@ jobs:
 				}
 				t.predicted = ok
 				w.refused(t)
+				if s.holdsWalk(w, p, len(dst) == start) {
+					break jobs
+				}
 				i = w.skip(j, i)
 				continue
 			}
@@ -245,6 +254,32 @@ jobs:
 	}
 	w.end(len(dst) > start)
 	return dst, nil
+}
+
+// holdsWalk reports whether task p, refused (or passed by as refused)
+// in walk w, holds w's server under StrictOrder (holds), nothing placed
+// there yet in the call; if so the walk stops short and records no idle
+// call.
+func (s *Scheduler) holdsWalk(w *walk, p *ptask, nothingPlaced bool) bool {
+	if !nothingPlaced || !s.holds(w.v, p, w.now) {
+		return false
+	}
+	w.partial = true
+	return true
+}
+
+// holds reports whether task p, refused on v at now before anything was
+// placed there in the call, holds v under StrictOrder: the walk of
+// Algorithm 1 places nothing there in this call, for p's job or a later
+// one. A task refused for want of an integral kind of which v has no
+// unit free (a slot) does not hold it: it could not take v anyway, and
+// the walk skips the jobs all of whose tasks want one (closedKinds).
+func (s *Scheduler) holds(v *server, p *ptask, now time.Duration) bool {
+	if !s.cfg.StrictOrder {
+		return false
+	}
+	closed := s.closedKinds(v, v.free.At(now))
+	return closed == 0 || s.needMask(p)&closed == 0
 }
 
 // sameKeyRule is Algorithm 1's rule within one job's tasks on one

@@ -101,6 +101,9 @@ jobs:
 				if ok {
 					failKey, failed = p.key, true
 				}
+				if len(dst) == start && s.holds(v, p, off) {
+					break jobs
+				}
 				i++
 				continue
 			}

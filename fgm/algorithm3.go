@@ -1,6 +1,7 @@
 package fgm
 
 import (
+	"math"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -15,8 +16,11 @@ import (
 //  1. From the samples since the previous Tick it updates the server's
 //     foreign-load estimate: the time-weighted mean (14) of the measured
 //     node usage minus our tasks' measured usage (SampleTask), per kind,
-//     at least 0; without task samples, minus our reservations. The
-//     free timeline's base becomes capacity minus it.
+//     at least 0; without task samples, minus our reservations. An
+//     integral kind's estimate is rounded down to whole units: whoever
+//     holds a slot holds all of it, and a fraction is the part of a
+//     window in which a task that ended between samples held its slot
+//     unsampled. The free timeline's base becomes capacity minus it.
 //  2. It computes each kind's conformity (16) and keeps the last
 //     ConformityWindow values.
 //  3. Algorithm 3 (unless Ablations.NoPolicyAdjustment): the server's
@@ -54,7 +58,9 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			n := v.capacity[k]
 			if n > 0 {
 				w := &v.win[k]
-				row[k] = w.conformity(n, s.cfg.IdleThreshold)
+				c := *w
+				c.used.Sum += w.pinned.Sum // CountPinned: use the host's limits hid
+				row[k] = c.conformity(n, s.cfg.IdleThreshold)
 				worst = max(worst, row[k])
 				explained := w.ours.Sum // no task samples: our predictions
 				if v.tasksSampled {
@@ -62,6 +68,9 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 				}
 				foreign := resource.Mean{Sum: w.used.Sum - explained, Total: w.used.Total} // (14) of μ − ours
 				fo := max(0, min(n, foreign.Value()))
+				if s.isIntegral[k] {
+					fo = math.Floor(fo + slack*n)
+				}
 				v.foreign[k] = fo
 				v.base[k] = n - fo
 			} else {

@@ -95,6 +95,63 @@ func TestForeignLoadAbsorbed(t *testing.T) {
 	}
 }
 
+// An integral kind is held in whole units, so its foreign-load estimate
+// is too (rounded down). A task that ends between samples used its slot
+// for part of the node's window but has no sample for that part: the
+// window's mean node usage exceeds our tasks' measured usage by a
+// fraction of a slot. Taken as foreign load, that fraction would leave
+// less than one slot where one is free, and the server would take one
+// task fewer until the next Tick (on a trace day of short maps, most
+// Ticks). A holder of a whole slot all window long is foreign load.
+func TestForeignLoadWholeUnits(t *testing.T) {
+	space, err := resource.NewSpace(resource.MapSlot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		extra float64 // slots in use that no task of ours explains
+		want  float64 // free map slots after the Tick
+	}{
+		{"a task ended between samples", 0, 2},
+		{"a foreign holder of one slot", 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(space, 1, resource.Vector{3})
+			s := newSched(t, c, fgm.Config{ConformityWindow: 1})
+			for _, id := range []schedkit.TaskID{"long", "short"} {
+				submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: "j", Request: resource.Vector{1}}, Usage: []estimate.Stage{st(100*time.Second, 1)}})
+			}
+			if d := schedule(t, s, t0, "n00"); len(d) != 2 {
+				t.Fatalf("placed %v", ids(d))
+			}
+			at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(s.SampleNode(t0, "n00", resource.Vector{2 + tc.extra}))
+			must(s.SampleTask(at(3), "long", resource.Vector{1}))
+			must(s.SampleTask(at(3), "short", resource.Vector{1}))
+			must(s.SampleNode(at(3), "n00", resource.Vector{2 + tc.extra}))
+			must(s.Release(at(4), "short", true))
+			must(s.SampleTask(at(6), "long", resource.Vector{1}))
+			// the window's mean: short's slot for 1 s of 3, then long's
+			must(s.SampleNode(at(6), "n00", resource.Vector{1 + 1.0/3 + tc.extra}))
+			if _, err := s.Tick(at(6), nil); err != nil {
+				t.Fatal(err)
+			}
+			free := space.Zero()
+			must(s.Free(at(6), "n00", free))
+			if math.Abs(free[0]-tc.want) > 1e-9 {
+				t.Errorf("free map slots %v, want %v", free[0], tc.want)
+			}
+		})
+	}
+}
+
 // Thresholds map conformity to policies (Algorithm 3 lines 2–14), and
 // stop-allocation reclaims the newest task once a task is overdue.
 func TestPolicyThresholds(t *testing.T) {
@@ -201,7 +258,7 @@ func TestLearnThroughScheduler(t *testing.T) {
 	if len(ds) != 1 || ds[0].Mode != fgm.FineGrained || len(ds[0].Plan) != 2 {
 		t.Fatalf("second: %v", ds)
 	}
-	if p := ds[0].Plan; p[0].Duration != 10*time.Second || math.Abs(p[1].Alloc[0]-6) > 1e-9 || math.Abs(p[1].Alloc[1]-12) > 1e-9 {
+	if p := ds[0].Plan; p[0].Duration != 10*time.Second || math.Abs(p[1].Reserved[0]-6) > 1e-9 || math.Abs(p[1].Reserved[1]-12) > 1e-9 {
 		t.Errorf("plan %v", ds[0])
 	}
 }
@@ -253,5 +310,53 @@ func TestTickPollsUsage(t *testing.T) {
 	n.used = resource.Vector{math.NaN(), 0, 0}
 	if _, err := s.Tick(t0.Add(time.Minute), nil); !errors.Is(err, fgm.ErrInvalidSample) {
 		t.Errorf("NaN usage: %v", err)
+	}
+}
+
+// CountPinned, worked: on a 4-core server a task predicted at 1 core but
+// requesting 4 runs capped at its allocation of 1 core (NoAllocFloor),
+// using all of it, beside an unpredictable task at its 3-core request;
+// the node uses its 4 cores, exactly what is reserved. Formula (16) as
+// printed reads a conforming server (μ = α = 4). With CountPinned the
+// pinned task counts as using its request, 4 cores: μ = 7 against α = 4
+// on a busy server, F = ((7 − 4)/4)² = 0.5625, and the server stops
+// allocation.
+func TestConformityCountPinned(t *testing.T) {
+	space := testSpace(t)
+	for _, tc := range []struct {
+		pinned bool
+		want   float64
+		policy fgm.ServerPolicy
+	}{
+		{false, 0, fgm.FineGrainedCompress},
+		{true, 0.5625, fgm.StopAllocation},
+	} {
+		c := newCluster(space, 1, resource.Vector{4, 8, 100})
+		s := newSched(t, c, fgm.Config{CountPinned: tc.pinned, LocalityWait: -1, Ablations: fgm.Ablations{NoAllocFloor: true}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "a", Request: resource.Vector{4, 2, 0}}, Usage: []estimate.Stage{st(100*time.Second, 1, 1, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "b", Request: resource.Vector{3, 1, 0}}})
+		if d := schedule(t, s, t0, "n00"); len(d) != 2 {
+			t.Fatalf("placed %v", d)
+		}
+		at := t0.Add(time.Second)
+		for _, err := range []error{
+			s.SampleNode(at, "n00", resource.Vector{4, 2, 0}),
+			s.SampleTask(at.Add(2*time.Second), "a", resource.Vector{1, 1, 0}),
+			s.SampleTask(at.Add(2*time.Second), "b", resource.Vector{3, 1, 0}),
+			s.SampleNode(at.Add(2*time.Second), "n00", resource.Vector{4, 2, 0}),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Tick(at.Add(2*time.Second), nil); err != nil {
+			t.Fatal(err)
+		}
+		if f, _ := s.ServerConformity("n00"); math.Abs(f-tc.want) > 1e-9 {
+			t.Errorf("CountPinned %v: conformity %v, want %v", tc.pinned, f, tc.want)
+		}
+		if p, _ := s.Policy("n00"); p != tc.policy {
+			t.Errorf("CountPinned %v: policy %v, want %v", tc.pinned, p, tc.policy)
+		}
 	}
 }

@@ -27,6 +27,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 		}
 	}
 	p.running, p.srv, p.start, p.mode = true, v, now, mode
+	p.req = p.requested
 	s.seq++
 	p.startSq = s.seq
 	p.startSamples(now)
@@ -43,7 +44,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	}
 	p.plan = p.plan[:n]
 	if p.peak == nil {
-		p.peak, p.charge = s.space.Zero(), s.space.Zero()
+		p.peak, p.charge, p.held = s.space.Zero(), s.space.Zero(), s.space.Zero()
 	}
 	if p.open {
 		p.work[0], p.rc[0] = 0, 0
@@ -57,6 +58,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	} else {
 		clear(p.peak)
 		due := now
+		floor := s.allocFloor()
 		for si, st := range stages {
 			val := p.vals[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(val, st.Demand)
@@ -73,10 +75,10 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 			due += st.Duration
 			a := abuf[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(a, val)
-			if s.cfg.CapAtRequest {
+			if floor > 0 {
 				for k := range a {
 					if s.comp[k] {
-						a[k] = max(a[k], p.requested[k])
+						a[k] = max(a[k], floor*p.requested[k])
 					}
 				}
 			}
@@ -88,6 +90,12 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 			}
 		}
 		p.dueAt, p.predEnd = due, stagedEnd(now, p.work, p.rc, math.MaxInt64)
+		for k, x := range p.peak {
+			p.held[k] = x
+			if s.comp[k] {
+				p.held[k] = 0
+			}
+		}
 		if s.cfg.ChargeMean && due > now {
 			// The work-weighted mean allocation over the plan's steps.
 			clear(p.charge)
@@ -106,6 +114,24 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	j.state.Running++
 	s.share(j)
 	s.undo.placed = append(s.undo.placed, p)
+}
+
+// allocFloor is the fraction of its request of each compressible kind
+// that every step of a predicted task's plan allocates at least: our
+// rule, not the paper's (see "On a host that enforces limits" in the
+// package doc). It is 1 − CompressionLimit, so that a task whose demand
+// is within its request is compressed by its own allocation (formula
+// (1) with the allocation as R_u) no more than formula (7) lets a
+// server compress it; the whole request with CapAtRequest; 0 (the
+// predicted demand as printed) under Ablations.NoAllocFloor.
+func (s *Scheduler) allocFloor() float64 {
+	switch {
+	case s.cfg.CapAtRequest:
+		return 1
+	case s.cfg.Ablations.NoAllocFloor:
+		return 0
+	}
+	return 1 - s.cfg.CompressionLimit
 }
 
 func resizeF(x []float64, n int) []float64 {

@@ -106,7 +106,7 @@ type classCount struct {
 }
 
 func newClasses(s *Scheduler) stage {
-	if !s.est.alike || s.dims > 4 {
+	if !s.est.alike || s.dims > 4 || s.cfg.StrictOrder { // StrictOrder: see newStages
 		return noStage{}
 	}
 	return &classes{s: s, keyed: s.est.hist != nil, bySig: map[classSig]*class{},

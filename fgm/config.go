@@ -71,7 +71,8 @@ type Config struct {
 	LocalityWait time.Duration
 	// Horizon is how long an open-ended reservation lasts: an
 	// unpredictable task's requested quantity, or an overdue task's
-	// peak, is reserved over [now, now+Horizon) until the task is
+	// peak of the incompressible kinds, is reserved over
+	// [now, now+Horizon) until the task is
 	// released. Default 24 h.
 	Horizon time.Duration
 	// MaxStages caps the stages of a prediction; more is an
@@ -103,16 +104,37 @@ type Config struct {
 
 	// Options; all off in the paper's method.
 
-	// CapAtRequest allocates compressible kinds up to the task's request
-	// (a host limit such as a cgroup quota at the request) while still
-	// reserving the prediction on the server's timeline; without it the
-	// plan allocates the predicted demand, as the paper does.
+	// CapAtRequest allocates compressible kinds at least the task's full
+	// request (a host limit such as a cgroup quota at the request) while
+	// still reserving the prediction on the server's timeline; without it
+	// the plan allocates the predicted demand, as the paper does, raised
+	// to the allocation floor (1 − CompressionLimit of the request).
 	CapAtRequest bool
 	// Progressive orders the jobs again after every allocation, as DRF's
 	// progressive filling does, instead of once per Schedule call as
 	// Algorithm 1 is printed (where a job first in order may take the
 	// whole server before the next is considered).
 	Progressive bool
+	// CountPinned makes conformity (16) count, on a host that enforces
+	// allocations as limits, a task's use of a compressible kind pinned
+	// at an allocation below its request (a sample at least 95% of the
+	// plan step's allocation) as use of its whole request: the host's
+	// limit hides how much more the task wanted, which (16), counting
+	// only measured use above the reservations, cannot see.
+	CountPinned bool
+	// StrictOrder makes a server's first refusal in a call hold it: when
+	// the first task Algorithm 1's walk tries on the server, that of the
+	// job first in Fairness order, does not fit, nothing is placed there
+	// in that call. As printed, the walk goes on to later jobs and places
+	// what fits, so a task that needs more than the holes running tasks
+	// leave (an unpredictable one at its padded request, among learned
+	// and smaller demands) is passed by smaller tasks of jobs with larger
+	// shares for as long as the holes stay small; with StrictOrder the
+	// server waits for the job with the smallest share, as a YARN
+	// scheduler reserves a node for a container that does not fit. A
+	// task refused for want of an integral kind (a slot) of which the
+	// server has no unit free does not hold it.
+	StrictOrder bool
 	// ChargeMean charges a predicted task to its job's DRF share at the
 	// work-weighted mean of its plan's allocations instead of their
 	// element-wise maximum (the paper does not say which; the mean is
@@ -143,6 +165,12 @@ type Ablations struct {
 	NoPolicyAdjustment bool
 	// NoCheckQoS skips the deadline check of running tasks.
 	NoCheckQoS bool
+	// NoAllocFloor allocates each plan step's predicted demand of a
+	// compressible kind even below the allocation floor (the paper's
+	// allocation as printed). A host that enforces allocations as limits
+	// can then stall: see "On a host that enforces limits" in the package
+	// doc.
+	NoAllocFloor bool
 }
 
 // Defaults of Config (and FitConfig) fields.

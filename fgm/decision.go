@@ -64,9 +64,13 @@ func (m Mode) String() string {
 // the step when the task has done that much work; one following the wall
 // clock stretches it by 1/(1 − rc), formula (4)). The last step holds
 // until the task ends. Reserved is what the scheduler reserved on the
-// server's timeline for the step (the predicted demand; Alloc differs
-// only with CapAtRequest). Compression is the rate per kind the scheduler
-// expects the server to impose on the step (0 where uncompressed).
+// server's timeline for the step (the predicted demand); Alloc is
+// Reserved with each compressible kind raised to the allocation floor,
+// 1 − CompressionLimit of the task's request (the whole request with
+// CapAtRequest), so that a host enforcing Alloc as a limit cannot starve
+// the task (see the package doc). Compression is the rate per kind the
+// scheduler expects the server to impose on the step (0 where
+// uncompressed).
 type PlanStep struct {
 	Duration    time.Duration
 	Alloc       resource.Vector

@@ -17,7 +17,10 @@ import (
 // tasks, a at once and b 10 s later. A request-based scheduler would
 // reserve 3 cores and 6 GiB for a until it ends and make b wait; fgm
 // starts b while a computes, because b reads while a computes and
-// computes once a is gone: their peaks do not overlap.
+// computes once a is gone: their peaks do not overlap. The plans reserve
+// the predicted stages; each step allocates at least 90% of the 3
+// requested cores (the allocation floor), so a host that caps CPU at the
+// allocation cannot starve a task whose prediction is wrong.
 func Example() {
 	space, _ := resource.NewSpace(resource.CPU, resource.Memory)
 	const gib = 1 << 30
@@ -46,13 +49,13 @@ func Example() {
 	for _, d := range ds {
 		fmt.Printf("%s on %s, %s:", d.Task, d.Node, d.Mode)
 		for _, p := range d.Plan {
-			fmt.Printf(" %v×(%g cores, %g GiB)", p.Duration, p.Alloc[0], p.Alloc[1]/gib)
+			fmt.Printf(" %v×(%g cores, %g GiB)", p.Duration, p.Reserved[0], p.Reserved[1]/gib)
 		}
-		fmt.Println()
+		fmt.Printf("; CPU allocated %g then %g cores\n", d.Plan[0].Alloc[0], d.Plan[1].Alloc[0])
 	}
 	// Output:
-	// a on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB)
-	// b on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB)
+	// a on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB); CPU allocated 2.7 then 3 cores
+	// b on n1, fine-grained: 10s×(1 cores, 2 GiB) 10s×(3 cores, 6 GiB); CPU allocated 2.7 then 3 cores
 }
 
 // Algorithm 2 on one server: 16 cores, 32 GB, 14 cores and 20 GB taken

@@ -54,8 +54,9 @@ type Server struct {
 	Epoch time.Time
 	// Free is the server's free-resource timeline on the host's clock:
 	// Capacity minus the foreign load minus the reservations of the
-	// tasks running there (the remaining predicted stages; the request,
-	// or the peak of an overdue task, over [now, now+Horizon)).
+	// tasks running there (the remaining predicted stages; the request
+	// of an unpredictable task, or the peak of the incompressible kinds
+	// of an overdue task, over [now, now+Horizon)).
 	Free *resource.Timeline
 	// Measured says a node usage sample is in force: Used is the latest
 	// measured total usage, Placed the incompressible demand of the first

@@ -138,6 +138,9 @@ func (s *Scheduler) record(r *runState, off time.Duration, used, free resource.V
 		}
 		srv.tasksSampled = true
 	}
+	if s.cfg.CountPinned {
+		s.pinnedShortfall(r, srv, off, used)
+	}
 	if s.cfg.History == nil {
 		r.lastSmp = off
 		return
@@ -307,6 +310,41 @@ func (s *Scheduler) usageSamples(r *runState) []estimate.UsageSample {
 	return b
 }
 
+// pinnedFraction is how close to its allocation a task's sample of a
+// compressible kind must be for CountPinned to read it as pinned at the
+// cap (samples are means over a period, and noisy).
+const pinnedFraction = 0.95
+
+// pinnedShortfall adds to srv's pinned rates, for each compressible kind
+// of which r's sample used shows it pinned at an allocation below its
+// request (at least pinnedFraction of the plan step's allocation at off
+// by the wall clock), the request less the use: the most the task may
+// have wanted beyond what the host let it use (CountPinned).
+func (s *Scheduler) pinnedShortfall(r *runState, srv *server, off time.Duration, used resource.Vector) {
+	if r.open {
+		return // allocated its request
+	}
+	alloc := r.allocAt(off, s.dims)
+	for k, x := range used {
+		if s.comp[k] && alloc[k] < r.req[k] && x >= pinnedFraction*alloc[k] {
+			srv.pinned[k] += max(0, r.req[k]-x)
+		}
+	}
+}
+
+// allocAt returns r's plan allocation at off by the wall clock (its last
+// step once overdue).
+func (r *runState) allocAt(off time.Duration, dims int) resource.Vector {
+	t, n := r.start, len(r.work)
+	for i, w := range r.work {
+		t += w
+		if off < t || i == n-1 {
+			return resource.Vector(r.abuf[i*dims : (i+1)*dims])
+		}
+	}
+	return resource.Vector(r.abuf[(n-1)*dims : n*dims])
+}
+
 // demandAt returns r's planned demand at off (its peak once overdue or
 // for an open-ended reservation).
 func (r *runState) demandAt(off time.Duration, dims int) resource.Vector {
@@ -340,6 +378,7 @@ func (v *server) sampledFor() float64 { return v.win[0].used.Total }
 // measured usage (SampleTask) over the same window.
 type kindSums struct {
 	used, pred, ours, idle, sq, tasks resource.Mean
+	pinned                            resource.Mean // CountPinned: use our tasks' limits hid
 }
 
 // SampleNode records a usage sample of a server at now: its total
@@ -394,10 +433,13 @@ func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.
 		w.pred.Add(alpha, dt)
 		w.ours.Add(ours, dt)
 		w.idle.Add(n-mu, dt)
+		pin := v.pinned[k] // CountPinned: use the host's limits hid
+		w.pinned.Add(pin, dt)
 		if n > 0 {
-			d := (mu - alpha) / n
+			d := (mu + pin - alpha) / n
 			w.sq.Add(d*d, dt)
 		}
 	}
+	clear(v.pinned)
 	return nil
 }

@@ -37,8 +37,8 @@ type placed struct {
 func (m *model) add(d fgm.Decision, now time.Duration, tk *fgmtest.Task) {
 	p := &placed{node: d.Node, start: now, open: d.Mode == fgm.Requested, peak: m.space.Zero()}
 	for _, s := range d.Plan {
-		a := s.Alloc.Clone()
-		p.steps = append(p.steps, fgm.PlanStep{Duration: s.Duration, Alloc: a})
+		a := s.Reserved.Clone()
+		p.steps = append(p.steps, fgm.PlanStep{Duration: s.Duration, Reserved: a})
 		_ = p.peak.Max(a)
 	}
 	if !tk.DueAt.IsZero() {
@@ -64,14 +64,18 @@ func (m *model) reservedAt(node schedkit.NodeID, now, x time.Duration) resource.
 		}
 		if p.open || now >= p.due() {
 			if x < now+m.horizon {
-				_ = sum.Add(p.peak)
+				for k, v := range p.peak {
+					if p.open || !m.space.Compressible(k) {
+						sum[k] += v // an overdue task holds only its incompressible peak
+					}
+				}
 			}
 			continue
 		}
 		t := p.start
 		for _, s := range p.steps {
 			if x >= t && x < t+s.Duration {
-				_ = sum.Add(s.Alloc)
+				_ = sum.Add(s.Reserved)
 			}
 			t += s.Duration
 		}
@@ -139,7 +143,7 @@ func (m *model) check(t *testing.T, node schedkit.NodeID, now time.Duration, ctx
 				}
 				r := m.reservedAt(node, now, x)
 				for k, v := range r {
-					if m.space.Compressible(k) && v > m.capacity[k] && s.Alloc[k] > 0 {
+					if m.space.Compressible(k) && v > m.capacity[k] && s.Reserved[k] > 0 {
 						rc = max(rc, (v-m.capacity[k])/v)
 					}
 				}
@@ -147,7 +151,7 @@ func (m *model) check(t *testing.T, node schedkit.NodeID, now time.Duration, ctx
 			// the interval's start may sit inside an earlier piece
 			r := m.reservedAt(node, now, a)
 			for k, v := range r {
-				if m.space.Compressible(k) && v > m.capacity[k] && s.Alloc[k] > 0 {
+				if m.space.Compressible(k) && v > m.capacity[k] && s.Reserved[k] > 0 {
 					rc = max(rc, (v-m.capacity[k])/v)
 				}
 			}

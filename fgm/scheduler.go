@@ -170,6 +170,8 @@ type runState struct {
 	planRC  []float64       // stages × dims
 	abuf    []float64       // plan allocations, stages × dims
 	peak    resource.Vector // element-wise max reserved over stages
+	held    resource.Vector // peak of the incompressible kinds: reserved once overdue (see openReservation)
+	req     resource.Vector // the task's request (ptask.requested), for CountPinned
 	charge  resource.Vector // element-wise max allocated over steps (charged to the job)
 	dueAt   time.Duration   // start + Σ work: later than this it is overdue
 	predEnd time.Duration   // start + formula (15) at allocation

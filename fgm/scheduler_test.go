@@ -197,22 +197,25 @@ func TestScheduleLocality(t *testing.T) {
 	}
 }
 
-// An overdue task (running past its predicted work) keeps its peak
-// reserved until released.
-func TestScheduleOverdueHoldsPeak(t *testing.T) {
+// An overdue task (running past its predicted work) keeps its peak of
+// each incompressible kind reserved until released, and none of its
+// compressible kinds: a task predicted to read 10 s (1 core, 6 GB,
+// 40 MB/s of disk) then compute 10 s (3 cores, 2 GB) holds, once
+// overdue, 6 GB and no CPU or disk.
+func TestScheduleOverdueHoldsIncompressiblePeak(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{4, 8, 100})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{4, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 6, 0), st(10*time.Second, 1, 2, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{4, 8, 40}}, Usage: []estimate.Stage{st(10*time.Second, 1, 6, 40), st(10*time.Second, 3, 2, 0)}})
 	schedule(t, s, t0, "n00")
 	free := space.Zero()
 	_ = s.Free(t0.Add(15*time.Second), "n00", free)
-	if free[1] != 6 {
-		t.Errorf("in stage 2: free memory %v, want 6", free[1])
+	if !free.Equal(resource.Vector{1, 6, 100}) {
+		t.Errorf("in stage 2: free %v, want [1 6 100]", free)
 	}
 	_ = s.Free(t0.Add(25*time.Second), "n00", free)
-	if free[1] != 2 {
-		t.Errorf("overdue: free memory %v, want 2 (peak 6 held)", free[1])
+	if !free.Equal(resource.Vector{4, 2, 100}) {
+		t.Errorf("overdue: free %v, want [4 2 100] (the memory peak 6 held, no CPU, no disk)", free)
 	}
 	_ = s.Release(t0.Add(26*time.Second), "a", true)
 	_ = s.Free(t0.Add(26*time.Second), "n00", free)
@@ -435,6 +438,40 @@ func TestScheduleProgressive(t *testing.T) {
 		}
 		if got := fmt.Sprint(ids(schedule(t, s, t0, "n00"))); got != tc.want {
 			t.Errorf("progressive %v: got %s, want %s", tc.progressive, got, tc.want)
+		}
+	}
+}
+
+// StrictOrder: job b runs a 2-core task on a 4-core server; job a, with
+// the smaller share and so first in DRF order, asks for 3 cores
+// (unpredictable, at its request) and does not fit. As printed, the walk
+// goes on and places b's 1-core task; with StrictOrder a's refusal holds
+// the server and nothing is placed until a fits (once b1 ends).
+func TestScheduleStrictOrder(t *testing.T) {
+	space := testSpace(t)
+	for _, tc := range []struct {
+		strict bool
+		want   string
+	}{
+		{false, "[b2/fine-grained]"},
+		{true, "[]"},
+	} {
+		c := newCluster(space, 1, resource.Vector{4, 8, 100})
+		s := newSched(t, c, fgm.Config{StrictOrder: tc.strict, LocalityWait: -1, Ablations: fgm.Ablations{NoCompression: true}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b1", JobKey: "b", Request: resource.Vector{2, 2, 0}}, Usage: []estimate.Stage{st(100*time.Second, 2, 2, 0)}})
+		if d := schedule(t, s, t0, "n00"); len(d) != 1 {
+			t.Fatalf("b1 not placed: %v", d)
+		}
+		submit(t, s, t0.Add(time.Second), &fgmtest.Task{Task: schedkittest.Task{Key: "a1", JobKey: "a", Request: resource.Vector{3, 2, 0}}})
+		submit(t, s, t0.Add(time.Second), &fgmtest.Task{Task: schedkittest.Task{Key: "b2", JobKey: "b", Request: resource.Vector{1, 1, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 1, 0)}})
+		if got := fmt.Sprint(ids(schedule(t, s, t0.Add(time.Second), "n00"))); got != tc.want {
+			t.Errorf("strict %v: got %s, want %s", tc.strict, got, tc.want)
+		}
+		if err := s.Release(t0.Add(2*time.Second), "b1", true); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(ids(schedule(t, s, t0.Add(2*time.Second), "n00"))); tc.strict && got != "[b2/fine-grained a1/requested]" {
+			t.Errorf("strict, once b1 ended (equal shares, b first by submission): got %s, want both", got)
 		}
 	}
 }

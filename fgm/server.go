@@ -94,10 +94,14 @@ type server struct {
 	lastAt       time.Duration
 	win          []kindSums
 	tasksSampled bool
-	conf         []float64 // ring: ConformityWindow × dims
-	overSA       int       // Ticks in a row whose own figure exceeded ThSA
-	confLen      int
-	confNext     int
+	// CountPinned: the shortfall rates of our tasks' samples pinned at
+	// their allocation since the last node sample (their time-weighted
+	// sum since the last Tick is kindSums.pinned).
+	pinned   []float64
+	conf     []float64 // ring: ConformityWindow × dims
+	overSA   int       // Ticks in a row whose own figure exceeded ThSA
+	confLen  int
+	confNext int
 }
 
 func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*server, error) {
@@ -109,7 +113,7 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	// The per-kind vectors in one block, those every Schedule call reads
 	// first: a heartbeat, and a round of usage samples, touches a few
 	// adjacent cache lines, not one allocation each.
-	buf := make([]float64, (5+s.cfg.ConformityWindow)*d)
+	buf := make([]float64, (6+s.cfg.ConformityWindow)*d)
 	next := func() []float64 {
 		x := buf[:d:d]
 		buf = buf[d:]
@@ -117,6 +121,7 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	}
 	v := &server{s: s, id: id, free: free, nextDue: math.MaxInt64}
 	v.capacity, v.lastUsed, v.placed, v.base, v.foreign = next(), next(), next(), next(), next()
+	v.pinned = next()
 	v.conf = buf
 	v.win = make([]kindSums, d)
 	copy(v.capacity, capacity)
@@ -152,7 +157,7 @@ func (v *server) rebuildInto(tl *resource.Timeline, now time.Duration) time.Dura
 	for _, p := range v.running {
 		if p.open || now >= p.dueAt {
 			if h > 0 {
-				_ = tl.Sub(now, now+h, p.peak)
+				_ = tl.Sub(now, now+h, p.openReservation())
 			}
 			continue
 		}
@@ -168,6 +173,23 @@ func (v *server) rebuildInto(tl *resource.Timeline, now time.Duration) time.Dura
 		}
 	}
 	return nextDue
+}
+
+// openReservation is what r holds on its server's timeline over
+// [now, now+Horizon) once its planned stages no longer say: an
+// unpredictable task's request (its peak), and an overdue task's peak of
+// the incompressible kinds (held). An overdue task's use of a
+// compressible kind is not reserved: it counts as usage above the
+// reservations in conformity (16). Reserving it too would keep the
+// kind off the server for as long as the task runs, also while it uses
+// none of it, as a reduce placed under slow-start does while it waits
+// for its job's maps; such reservations filling every server keep the
+// maps off them all.
+func (r *runState) openReservation() resource.Vector {
+	if r.open {
+		return r.peak
+	}
+	return r.held
 }
 
 // reserve subtracts a newly placed task's stages from the timeline.

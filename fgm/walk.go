@@ -21,7 +21,10 @@ import (
 
 // newStages returns the accelerations of Algorithm 1's walk, in the
 // order their hooks run (for order, the first that offers a job order
-// gives it).
+// gives it). Under StrictOrder the first refusal of a call ends it
+// (holds), so a job passed by as refused would have ended the call:
+// the stage that passes jobs by for their demand (classes) is off, and
+// the walk asks holds of every task a stage passes by as refused.
 func newStages(s *Scheduler) []stage {
 	return []stage{
 		newJobSets(s),     // jobsets.go: the jobs that can use a server with closed kinds

@@ -136,7 +136,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) *fgm.Sche
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := fgm.Config{Cluster: c, Progressive: seed%3 == 1, LocalityWait: time.Duration(seed%2) * 5 * time.Second}
+		cfg := fgm.Config{Cluster: c, Progressive: seed%3 == 1, StrictOrder: seed%4 >= 2, LocalityWait: time.Duration(seed%2) * 5 * time.Second}
 		switch est {
 		case "history":
 			cfg.History = h

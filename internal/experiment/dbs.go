@@ -349,32 +349,16 @@ func dbsBigWorlds(p Params) ([]dbsWorld, []string, error) {
 const dbsTraceLoad = 0.8
 
 // dbsTraceWorld is the FB-2009 day replayed as a trace replay is by
-// default (the trace's generated deadlines, every job φ = 1: deadline
-// only), on the fewest workers that keep the busier slot kind's offered
-// load at 80%: every job in High, so the queues' reading does not matter,
-// model 2 and the order within High do.
+// default (fbAtLoad: the trace's generated deadlines, every job φ = 1:
+// deadline only) at 80% offered load: every job in High, so the queues'
+// reading does not matter, model 2 and the order within High do.
 func dbsTraceWorld(p Params) (dbsWorld, []string, error) {
-	w, lines, err := TraceWorkload(p, bytes.NewReader(fbTrace), FBTraceName, workload.FormatSWIM)
+	s, lines, title, err := fbAtLoad(p, dbsTraceLoad)
 	if err != nil {
 		return dbsWorld{}, nil, err
 	}
-	one, _, err := dbsCluster(1, fbMaps, fbReduces, p.Seed)
-	if err != nil {
-		return dbsWorld{}, nil, err
-	}
-	n, err := nodesForLoad(w, one.Space, one.Nodes[0].Capacity, dbsTraceLoad)
-	if err != nil {
-		return dbsWorld{}, nil, err
-	}
-	cfg, _, err := dbsCluster(n, fbMaps, fbReduces, p.Seed)
-	if err != nil {
-		return dbsWorld{}, nil, err
-	}
-	name := fmt.Sprintf("FB-2009 at %g%% load", 100*dbsTraceLoad)
-	lines = append([]string{name + ": the trace replay's own rules (below), not the dbs rules"}, lines...)
-	lines = append(lines, fmt.Sprintf("%s: %d workers × (2 map + 2 reduce), the fewest that keep the busier slot kind's offered load at most %g", name, n, dbsTraceLoad))
-	return dbsWorld{setup: Setup{Name: name, Config: cfg, Workload: w}, row: name,
-		title: fmt.Sprintf("FB-2009 day (%d jobs, the trace's deadlines, every job φ = 1) on %d workers: %g%% offered load", len(w.Jobs), n, 100*dbsTraceLoad)}, lines, nil
+	lines = append([]string{s.Name + ": the trace replay's own rules (below), not the dbs rules"}, lines...)
+	return dbsWorld{setup: s, row: s.Name, title: title}, lines, nil
 }
 
 // dbsAssumptions states the pricing and the rules of the experiment.

@@ -53,7 +53,8 @@ func TestExperimentsRunSmall(t *testing.T) {
 		switch e.Name {
 		case "trace", "lss", "accel", // own tests: TestLSSExperimentSmall, TestAccelDeterministic
 			"paper004-online", "paper004-cloud", "paper003-exp1", "paper003-exp2", // TestPaper004OnlineSmall, TestPaper003FIFO
-			"fgm", "dbs": // TestFGMExperimentSmall, TestDBSExperiment
+			"fgm", "dbs", "fgm-trace", // TestFGMExperimentSmall, TestDBSExperiment, TestFGMTraceSmall
+			"paper004-contention": // TestPaper004ContentionCalibration
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
@@ -72,12 +73,15 @@ func TestExperimentsRunSmall(t *testing.T) {
 			case strings.HasPrefix(e.Name, "paper000"):
 				cols = append(cols, "LSS")
 			case strings.HasPrefix(e.Name, "paper004"):
-				cols = append(cols, "fgm")
+				cols = append(cols, "fgm", "fgm-cap")
 			}
 			if res.Experiment != e.Name || len(res.Tables) == 0 || len(res.Assumptions) == 0 || len(res.Runs) != len(cols) {
 				t.Fatalf("result %q: %d tables, %d assumptions, %d runs", res.Experiment, len(res.Tables), len(res.Assumptions), len(res.Runs))
 			}
 			main := res.Tables[0]
+			if strings.HasPrefix(e.Name, "paper004") {
+				cols = append(cols, "critical-path bound") // beside the policies
+			}
 			if d := cmp.Diff(cols, main.Columns); d != "" {
 				t.Errorf("columns (-want +got):\n%s", d)
 			}

@@ -64,6 +64,42 @@ var (
 	}
 )
 
+// fbAtLoad is the FB-2009 day as "-experiment trace -load load" replays
+// the embedded trace (traceAtLoad).
+func fbAtLoad(p Params, load float64) (Setup, []string, string, error) {
+	return traceAtLoad(p, bytes.NewReader(fbTrace), FBTraceName, "FB-2009 day", load)
+}
+
+// traceAtLoad is a SWIM trace (label names it) as "-trace file -load
+// load" replays it: the trace's generated deadlines, every job φ = 1,
+// every slot-second at the reference price, on the fewest workers × (2
+// map + 2 reduce) that keep the busier slot kind's offered load at most
+// load. It returns the setup (named label at load), its assumptions and
+// a table title.
+func traceAtLoad(p Params, r io.Reader, file, label string, load float64) (Setup, []string, string, error) {
+	w, lines, err := TraceWorkload(p, r, file, workload.FormatSWIM)
+	if err != nil {
+		return Setup{}, nil, "", err
+	}
+	one, _, err := SlotCluster(workload.SlotSpace(), 1, fbMaps, fbReduces, p.Seed)
+	if err != nil {
+		return Setup{}, nil, "", err
+	}
+	n, err := nodesForLoad(w, one.Space, one.Nodes[0].Capacity, load)
+	if err != nil {
+		return Setup{}, nil, "", err
+	}
+	cfg, _, err := SlotCluster(workload.SlotSpace(), n, fbMaps, fbReduces, p.Seed)
+	if err != nil {
+		return Setup{}, nil, "", err
+	}
+	tracePrices(&cfg)
+	name := fmt.Sprintf("%s at %g%% load", strings.TrimSuffix(label, " day"), 100*load)
+	lines = append(lines, fmt.Sprintf("%s: %d workers × (2 map + 2 reduce), the fewest that keep the busier slot kind's offered load at most %g", name, n, load))
+	title := fmt.Sprintf("%s (%d jobs, the trace's deadlines, every job φ = 1) on %d workers: %g%% offered load", label, len(w.Jobs), n, 100*load)
+	return Setup{Name: name, Config: cfg, Workload: w}, lines, title, nil
+}
+
 // TraceWorkload reads a trace (format detected from name and content when
 // FormatUnknown) with the default trace options and keeps the leading
 // ⌈scale·n⌉ of its n jobs when scale < 1. Other experiments (lss) reuse it.

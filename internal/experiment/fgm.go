@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schedkit/schedkit/fgm"
@@ -75,14 +76,16 @@ type fgmVariant struct {
 }
 
 // fgmDefault is the scheduler configuration every fgm row uses: the
-// paper's method, with compressible kinds allocated up to the request
-// (the simulator enforces allocations as hard limits; see the README).
-func fgmDefault() fgm.Config { return fgm.Config{CapAtRequest: true} }
+// paper's method with fgm's defaults, its allocation mode included
+// (each step's predicted demand, raised to fgm's allocation floor, on a
+// host that enforces allocations as limits); fgm-cap is the
+// CapAtRequest option.
+func fgmDefault() fgm.Config { return fgm.Config{} }
 
 func fgmVariants() []fgmVariant {
 	mk := func(f func(*fgm.Config)) fgm.Config { c := fgmDefault(); f(&c); return c }
 	return []fgmVariant{
-		{name: "fgm", doc: "as printed (learned estimates)", cfg: fgmDefault()},
+		{name: "fgm", doc: "the paper's method, fgm's defaults (learned estimates)", cfg: fgmDefault()},
 		{name: "fgm-nocompress", doc: "without compression", cfg: mk(func(c *fgm.Config) { c.Ablations.NoCompression = true })},
 		{name: "fgm-coarse", doc: "coarse-grained only", cfg: mk(func(c *fgm.Config) { c.Ablations.CoarseOnly = true })},
 		{name: "fgm-noadjust", doc: "without policy adjustment (Algorithm 3)", cfg: mk(func(c *fgm.Config) { c.Ablations.NoPolicyAdjustment = true })},
@@ -90,6 +93,9 @@ func fgmVariants() []fgmVariant {
 		{name: "fgm-oracle", doc: "oracle estimates (true profiles)", cfg: fgmDefault(), oracle: true},
 		{name: "fgm-progressive", doc: "option: DRF order refreshed after every allocation", cfg: mk(func(c *fgm.Config) { c.Progressive = true })},
 		{name: "fgm-chargemean", doc: "option: DRF charges a task its mean allocation, not its peak", cfg: mk(func(c *fgm.Config) { c.ChargeMean = true })},
+		{name: "fgm-cap", doc: "option: compressible kinds allocated the whole request (CapAtRequest)", cfg: mk(func(c *fgm.Config) { c.CapAtRequest = true })},
+		{name: "fgm-pinned", doc: "option: conformity counts use pinned at the allocation as use of the request (CountPinned)", cfg: mk(func(c *fgm.Config) { c.CountPinned = true })},
+		{name: "fgm-strict", doc: "option: a server's walk stops at the first task refused there (StrictOrder)", cfg: mk(func(c *fgm.Config) { c.StrictOrder = true })},
 	}
 }
 
@@ -100,10 +106,24 @@ func fgmVariants() []fgmVariant {
 // policy does), so that Algorithm 3 runs and the foreign load is
 // estimated in any experiment.
 func newFGMPolicy(env Env) (sim.Policy, error) {
+	return newTickedFGM(env, policy.FGMConfig{Scheduler: fgmDefault()})
+}
+
+// newFGMCapPolicy is the "fgm-cap" of -policies: newFGMPolicy with the
+// CapAtRequest option.
+func newFGMCapPolicy(env Env) (sim.Policy, error) {
+	c := fgmDefault()
+	c.CapAtRequest = true
+	return newTickedFGM(env, policy.FGMConfig{Name: "fgm-cap", Scheduler: c})
+}
+
+// newTickedFGM is the fgm policy of c, with ticks every fgmTick unless
+// the configuration sets its TickInterval.
+func newTickedFGM(env Env, c policy.FGMConfig) (sim.Policy, error) {
 	if env.Config != nil && env.Config.TickInterval == 0 {
 		env.Config.TickInterval = fgmTick
 	}
-	return policy.NewFGM(env.Config, policy.FGMConfig{Scheduler: fgmDefault()})
+	return policy.NewFGM(env.Config, c)
 }
 
 // fgmPolicy returns an experiment Policy for v.
@@ -133,7 +153,10 @@ func fgmVariantNamed(name string) fgmVariant {
 // The fgm experiment's sets of variants, as data.
 var (
 	// fgmOfflineVariants are the offline ablation's rows (all of them).
-	fgmOfflineVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos", "fgm-oracle", "fgm-progressive", "fgm-chargemean"}
+	fgmOfflineVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos", "fgm-oracle", "fgm-cap", "fgm-progressive", "fgm-chargemean", "fgm-strict", "fgm-pinned"}
+	// fgmOnlineOptions are the options also run on the online sweeps
+	// (their table against fgm).
+	fgmOnlineOptions = []string{"fgm-cap", "fgm-strict", "fgm-pinned"}
 	// fgmBoundVariants are the compression-bound experiment's rows.
 	fgmBoundVariants = []string{"fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos"}
 )
@@ -160,6 +183,7 @@ type fgmPlan struct {
 	dedicated, cloud   []Setup
 	sens               []fgmSensitivity
 	ownCol, foreignCol Column
+	optCols            []Column // fgmOnlineOptions
 	lines              []string
 }
 
@@ -177,8 +201,8 @@ func runFGM(p Params) (Result, error) {
 	cells, err := RunGrids(p, "fgm",
 		Grid{Setups: []Setup{pl.offline}, Columns: append(slices.Clone(pl.base), pl.offCols...)},
 		Grid{Setups: []Setup{pl.bound}, Columns: append(slices.Clone(pl.base), pl.bndCols...)},
-		Grid{Setups: pl.dedicated, Columns: online},
-		Grid{Setups: pl.cloud, Columns: slices.Concat(online, []Column{pl.foreignCol})},
+		Grid{Setups: pl.dedicated, Columns: slices.Concat(online, pl.optCols)},
+		Grid{Setups: pl.cloud, Columns: slices.Concat(online, []Column{pl.foreignCol}, pl.optCols)},
 		Grid{Setups: sens, Columns: slices.Concat(online, []Column{pl.ownCol})},
 	)
 	if err != nil {
@@ -210,6 +234,7 @@ func newFGMPlan(p Params) (*fgmPlan, error) {
 		return nil, err
 	}
 	pl.offVars, pl.offCols = fgmVariantColumns(fgmOfflineVariants)
+	_, pl.optCols = fgmVariantColumns(fgmOnlineOptions)
 	pl.bndVars, pl.bndCols = fgmVariantColumns(fgmBoundVariants)
 	w, err := workload.Paper004Offline(p.Scale, rand.New(rand.NewPCG(p.Seed, 0x004)))
 	if err != nil {
@@ -253,7 +278,7 @@ func newFGMPlan(p Params) (*fgmPlan, error) {
 
 	pl.lines = append(pl.lines, cl...)
 	pl.lines = append(pl.lines,
-		fmt.Sprintf("fgm: policy adjustment every %v; estimates learned online from the simulator's usage samples (every %v, %g%% noise) by estimate.History with its defaults; compressible kinds allocated up to the request, the prediction reserved (fgm.Config.CapAtRequest); every plan step checked against the node's free capacity at assignment (HostChecksSteps)", fgmTick, sim.DefaultUsageSampleInterval, 100*sim.DefaultSampleNoise),
+		fmt.Sprintf("fgm: policy adjustment every %v; estimates learned online from the simulator's usage samples (every %v, %g%% noise) by estimate.History with its defaults; each plan step allocates its predicted demand, compressible kinds at least %g of the request (fgm's allocation floor, 1 − its compression limit; the whole request in fgm-cap, fgm.Config.CapAtRequest), the prediction reserved; every plan step checked against the node's free capacity at assignment (HostChecksSteps)", fgmTick, sim.DefaultUsageSampleInterval, 100*sim.DefaultSampleNoise, 1-resource.DefaultCompressionLimit),
 		"paper figures are paper 004 §4 (figs. 7, 9, 11, 13, 14, 18); ours are one seed on our reconstruction of its workloads, not tuned to fgm")
 	return pl, nil
 }
@@ -288,6 +313,7 @@ func (pl *fgmPlan) result(cells *Cells) Result {
 			ss = pl.cloud
 		}
 		res.Tables = append(res.Tables, fgmOnline(cells, ss, append(slices.Clone(pl.base), fgmCol), cloud)...)
+		res.Tables = append(res.Tables, pl.optionsTable(cells, ss, cloud))
 	}
 	res.Tables = append(res.Tables, pl.sensitivityTables(cells)...)
 	res.Tables = append(res.Tables, pl.foreignTable(cells))
@@ -499,6 +525,40 @@ func fgmOnline(cells *Cells, setups []Setup, cols []Column, cloud bool) []metric
 		mk.Rows, jc.Rows, fl.Rows, jn.Rows = append(mk.Rows, r1), append(jc.Rows, r2), append(fl.Rows, r3), append(jn.Rows, r4)
 	}
 	return []metrics.Table{mk, jc, fl, jn}
+}
+
+// optionsTable sets the online options (fgmOnlineOptions) against fgm on
+// the sweep's setups: each one's change of makespan and mean job
+// completion, the fairness over jobs with unmet demand, and the share of
+// map attempts slowed beyond 1.5 times their isolated work.
+func (pl *fgmPlan) optionsTable(cells *Cells, setups []Setup, cloud bool) metrics.Table {
+	env := fgmEnv(cloud)
+	slow, _ := FigureNamed("slow maps")
+	t := metrics.Table{Title: "online, " + env + ": options against fgm (makespan | mean job completion)"}
+	for _, c := range pl.optCols {
+		t.Columns = append(t.Columns, c.Name)
+	}
+	jain := append([]string{"drf", "fgm"}, fgmOnlineOptions...)
+	t.Columns = append(t.Columns, "Jain unmet "+strings.Join(jain, " | "), "slow maps "+strings.Join(jain, " | "))
+	for _, su := range setups {
+		f := &cells.Get(su.Name, "fgm").Sum
+		row := metrics.Row{Name: su.Name[len(env)+2:]}
+		for _, c := range pl.optCols {
+			o := &cells.Get(su.Name, c.Name).Sum
+			row.Cells = append(row.Cells, pct(o.Makespan.D, f.Makespan.D)+" | "+pct(o.Response.Mean, f.Response.Mean))
+		}
+		var js, ss []string
+		for _, n := range jain {
+			c := cells.Get(su.Name, n)
+			js = append(js, c.Sum.UnmetFairness.String())
+			ss = append(ss, slow.Format(slow.Of(c)))
+		}
+		row.Cells = append(row.Cells, strings.Join(js, " | "), strings.Join(ss, " | "))
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = append(t.Notes, "fgm-cap: CapAtRequest, compressible kinds allocated the whole request; fgm-strict: StrictOrder, a server's first refusal in a call holds it; fgm-pinned: CountPinned, conformity (16) counts use pinned at an allocation below the request as use of the request",
+		"slow maps: the share of succeeded map attempts that ran more than 1.5 times their isolated work (contention, compression or a limit below their demand)")
+	return t
 }
 
 // bestBaseline returns the shortest makespan and mean job completion of

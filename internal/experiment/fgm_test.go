@@ -7,19 +7,28 @@ import (
 	"testing"
 
 	"github.com/schedkit/schedkit/internal/experiment"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
-func TestFGMExperimentSmall(t *testing.T) {
-	e, err := experiment.Lookup("fgm")
+// runSmall runs experiment name with the default parameters at scale,
+// returning the experiment, the parameters and the result.
+func runSmall(t *testing.T, name string, scale float64) (experiment.Experiment, experiment.Params, experiment.Result) {
+	t.Helper()
+	e, err := experiment.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := experiment.Defaults()
-	p.Scale = 0.05
+	p.Scale = scale
 	res, err := e.Run(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, p, res
+}
+
+func TestFGMExperimentSmall(t *testing.T) {
+	e, p, res := runSmall(t, "fgm", 0.05)
 	var titles []string
 	for _, tb := range res.Tables {
 		titles = append(titles, tb.Title)
@@ -54,6 +63,39 @@ func TestFGMExperimentSmall(t *testing.T) {
 	}
 	if fmt.Sprint(again.Tables) != fmt.Sprint(res.Tables) {
 		t.Error("two runs with the same seed differ")
+	}
+	p.Policies = []string{"drf"}
+	if _, err := e.Run(p); !errors.Is(err, experiment.ErrParams) {
+		t.Errorf("-policies: %v", err)
+	}
+}
+
+// TestFGMTraceSmall runs fgm's regression table on the leading 5% of
+// each day's jobs: two tables (FB-2009, the synthetic day) with fgm
+// beside the slot baselines, every job ended, runs valid.
+func TestFGMTraceSmall(t *testing.T) {
+	e, p, res := runSmall(t, "fgm-trace", 0.05)
+	if len(res.Tables) != 2 || len(res.Runs) != 10 {
+		t.Fatalf("%d tables, %d runs; want 2, 10", len(res.Tables), len(res.Runs))
+	}
+	for i, want := range []string{"FB-2009 day", "synthetic 1/20 day"} {
+		tb := res.Tables[i]
+		if !strings.HasPrefix(tb.Title, want) || !strings.Contains(tb.Title, "80% offered load") {
+			t.Errorf("table %d: %q", i, tb.Title)
+		}
+		if got := fmt.Sprint(tb.Columns); got != "[FIFO Fair Capacity EDF fgm]" {
+			t.Errorf("%s: columns %s", want, got)
+		}
+	}
+	for _, run := range res.Runs {
+		if err := run.Validate(); err != nil {
+			t.Error(err)
+		}
+		for _, j := range run.Jobs {
+			if j.Outcome != sim.Completed {
+				t.Fatalf("%s: job %s %v", run.Policy, j.ID, j.Outcome)
+			}
+		}
 	}
 	p.Policies = []string{"drf"}
 	if _, err := e.Run(p); !errors.Is(err, experiment.ErrParams) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // A Figure is a named number read from one cell: what the results files'
@@ -40,6 +41,7 @@ var figures = []Figure{
 	{"completed", metrics.UnitCount, func(c *Cell) metrics.Number { return count(c.Sum.Completed) }},
 	{"killed", metrics.UnitCount, func(c *Cell) metrics.Number { return count(c.Sum.Killed) }},
 	{"failed attempts", metrics.UnitCount, func(c *Cell) metrics.Number { return count(c.Sum.FailedTasks) }},
+	{"slow maps", metrics.UnitRatio, slowMaps},
 	{"early kills", metrics.UnitCount, func(c *Cell) metrics.Number {
 		if st := lssStatsOf(c); st != nil {
 			return count(st.SpareExhausted)
@@ -67,6 +69,30 @@ var figures = []Figure{
 }
 
 func count(n int) metrics.Number { return metrics.Number{V: float64(n), Valid: true} }
+
+// slowFactor is how much longer than its isolated work a map attempt
+// runs before "slow maps" counts it.
+const slowFactor = 1.5
+
+// slowMaps is the share of the run's succeeded first-phase attempts that
+// ran more than slowFactor times their isolated work (invalid without
+// task records).
+func slowMaps(c *Cell) metrics.Number {
+	n, slow := 0, 0
+	for _, r := range c.Run.Tasks {
+		if r.Outcome != sim.TaskSucceeded || r.Phase != 0 || r.Work <= 0 {
+			continue
+		}
+		n++
+		if float64(r.End-r.Start) > slowFactor*float64(r.Work) {
+			slow++
+		}
+	}
+	if n == 0 {
+		return metrics.Number{}
+	}
+	return metrics.Number{V: float64(slow) / float64(n), Valid: true}
+}
 
 func meanResponse(c *Cell) metrics.Number {
 	return metrics.Number{V: c.Sum.Response.Mean.Seconds(), Valid: c.Sum.Response.N > 0}

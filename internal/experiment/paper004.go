@@ -14,9 +14,9 @@ import (
 )
 
 // paper004Policies is what the paper-004 experiments compare by default:
-// the paper's baselines (FIFO, Capacity, Fair, DRF), EDF, and the
-// paper's own method, fgm.
-var paper004Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "fgm"}
+// the paper's baselines (FIFO, Capacity, Fair, DRF), EDF, the paper's
+// own method, fgm, and fgm with its CapAtRequest option.
+var paper004Policies = []string{"fifo", "fair", "capacity", "drf", "edf", "fgm", "fgm-cap"}
 
 // paper004 experiments: §4 of paper 004 on its 23-worker cluster, with
 // Facebook-mix MapReduce and Spark jobs in the multi-resource space
@@ -46,34 +46,51 @@ var (
 
 // Paper004Contention is the contention model of every paper-004 setup
 // (sim.Config.Contention), charged to every policy alike: the penalty p
-// of formula (5) is 0 up to the compression limit (10%) and rises by 8
-// per unit of compression rate beyond it, p = 8·max(0, rc − 0.1).
+// of formula (5) is 0 up to the compression limit (10%) and rises by 6
+// per unit of compression rate beyond it, p = 6·max(0, rc − 0.1).
 //
 // The shape is §2.1's description of fig. 4 (the curve's data are not
 // printed): below capacity performance rises with demand; once demand
 // exceeds capacity the demands are compressed, contention between tasks
 // intensifies and performance starts to drop sharply; the 10% limit was
 // read off that measured curve. The slope is calibrated against the
-// environment the paper describes, never against fgm: the baselines'
-// (FIFO, Capacity, Fair, DRF) workload completion time in the cloud is
-// about 1.6 times their dedicated one (figs. 13 and 18; §4.4: it
-// "increased substantially, the more so the larger the input"). Over
+// environment the paper describes, never against fgm, to
+// Paper004CloudSlowdown: the baselines' (FIFO, Capacity, Fair, DRF)
+// workload completion time in the cloud over their dedicated one. Over
 // the online totals 250–400 GB and seeds 1–3 the geometric mean of that
-// ratio is 1.11 at slope 0, 1.42 at 4, 1.52 at 6, 1.58 at 8, 1.72 at 9
-// (TestPaper004ContentionCalibration); 8 is the slope nearest 1.6 of the
-// even ones tried.
-var Paper004Contention = sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 8}
+// ratio is 1.13 at slope 0, 1.51 at 4, 1.55 at 5, 1.63 at 6, 1.74 at 7,
+// 1.71 at 8 (TestPaper004ContentionCalibration); 6 is the whole slope
+// nearest the target. The knee matters little: with the knee at 0 (every
+// compression penalised) slope 4 gives 1.62 (the paper004-contention
+// experiment sets fgm's result under both beside each other).
+var Paper004Contention = sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 6}
+
+// Paper004KneeZeroContention is the calibrated model with the knee at 0:
+// every compression of a kind is penalised, p = 4·rc (calibrated like
+// Paper004Contention, to 1.62).
+var Paper004KneeZeroContention = sim.Contention{Knee: 0, Slope: 4}
 
 // Paper004SteeperContention is the sensitivity table's steeper world:
 // twice Paper004Contention's slope.
-var Paper004SteeperContention = sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 16}
+var Paper004SteeperContention = sim.Contention{Knee: resource.DefaultCompressionLimit, Slope: 12}
+
+// Paper004CloudSlowdown is the calibration target of the contention
+// model: how much longer the baselines take in the cloud than dedicated,
+// as far as the paper's printed figures imply. At the largest inputs fgm
+// is about 31% below the best baseline dedicated (§4.3, fig. 13) and
+// 57.48–62.4% below it in the cloud (§4.4, fig. 18), and the cloud's
+// completion times are "generally much longer" than the dedicated ones
+// (§4.4), fgm's included. With fgm's cloud time at least its dedicated
+// one, the best baseline's cloud time over its dedicated one is at least
+// (1 − 0.31) / (1 − 0.5748) = 1.62.
+var Paper004CloudSlowdown = (1 - 0.31) / (1 - 0.5748)
 
 // paper004ContentionLines states the contention model in the printed
 // assumptions.
 func paper004ContentionLines(c sim.Contention) []string {
 	return []string{
 		fmt.Sprintf("contention (every policy alike): formula (5)'s penalty %v of the node's compression rate rc of a kind (formula (1)), a task on a contended kind slowed to (1 − rc)/(1 + p) of its speed; the shape is §2.1 on fig. 4: \"resource demand exceeds the total … contention between tasks intensifies and performance starts to drop sharply\" (性能开始大幅度下降), and \"from the measured performance data … the maximum compression rate is limited to 10%%\" (the knee)", c),
-		"contention slope calibrated against the baselines, never fgm: the paper's figs. 13 and 18 put the baselines' cloud workload completion time at about 1.6× the dedicated one (§4.4: \"increased substantially compared with the dedicated environment, the more so the larger the input\"); our FIFO, Capacity, Fair and DRF reach 1.58× (geometric mean, 250–400 GB, seeds 1–3) at slope 8, 1.11× without the penalty",
+		fmt.Sprintf("contention slope calibrated against the baselines, never fgm: the paper's figs. 13 and 18 imply the baselines' cloud workload completion time is at least %.2f× the dedicated one ((1 − 0.31) ÷ (1 − 0.5748): fgm's gain over the best baseline dedicated and in the cloud, with fgm no faster in the cloud; §4.4: \"increased substantially compared with the dedicated environment, the more so the larger the input\"); our FIFO, Capacity, Fair and DRF reach 1.63× (geometric mean, 250–400 GB, seeds 1–3) at slope 6, 1.13× without the penalty (the paper004-contention experiment)", Paper004CloudSlowdown),
 	}
 }
 
@@ -134,11 +151,13 @@ func runPaper004Offline(p Params) (Result, error) {
 	}
 	title := fmt.Sprintf("paper 004 offline: %g GB, %d jobs at once, %d workers", 400*p.Scale, len(w.Jobs), n)
 	cfg.RecordTasks = true // small vs large tasks and jobs
-	res, err := Compare(p, "paper004-offline", title, Setup{Name: "paper004-offline", Config: cfg, Workload: &w}, cols)
+	setup := Setup{Name: "paper004-offline", Config: cfg, Workload: &w}
+	res, err := Compare(p, "paper004-offline", title, setup, cols)
 	if err == nil {
 		row := res.Cells.Row("paper004-offline", cols)
 		sums := Sums(row)
 		res.Tables[0] = metrics.Compare(title, sums, paper004Rows(sums, p.Timing))
+		withBounds(&res.Tables[0], &setup, map[string]*Bound{"makespan": &MakespanBound, "response mean (completed)": &MeanCompletionBound})
 		res.Tables = append(res.Tables, sizeTable(title+": mean completion time by size", row, len(cols)))
 		res.Runs = Runs(row)
 	}
@@ -252,6 +271,10 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 		}
 		mk.Rows, resp.Rows, fail.Rows = append(mk.Rows, r1), append(resp.Rows, r2), append(fail.Rows, r3)
 	}
+	for i := range setups {
+		withBound(&mk, i, &setups[i], &MakespanBound)
+		withBound(&resp, i, &setups[i], &MeanCompletionBound)
+	}
 	fig := "12"
 	if cloud {
 		fig = "15"
@@ -263,6 +286,50 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, size, full}, Runs: Runs(all), Cells: cells}
 	res.Assumptions = append(append(lines, fmt.Sprintf("workload seed %d, scale %g (totals × scale)", p.Seed, p.Scale)), cl...)
 	return res, nil
+}
+
+// boundColumn heads the column of critical-path bounds beside a table's
+// rows.
+const boundColumn = "critical-path bound"
+
+// withBound sets row i of t beside its critical-path bound b on setup s,
+// in a last column (added once) that no policy can go below.
+func withBound(t *metrics.Table, i int, s *Setup, b *Bound) {
+	if len(t.Columns) == 0 || t.Columns[len(t.Columns)-1] != boundColumn {
+		t.Columns = append(t.Columns, boundColumn)
+		t.Notes = append(t.Notes, boundColumn+": what no policy can beat in this world, a job's critical path being its phases' longest tasks one after the other on unlimited slots: the makespan is at least the latest job submission plus critical path, the mean job completion at least the jobs' mean critical path")
+	}
+	r := &t.Rows[i]
+	for len(r.Cells) < len(t.Columns)-1 {
+		r.Cells = append(r.Cells, "")
+	}
+	cell, n := "", metrics.Number{}
+	if v, ok := b.Of(s); ok {
+		cell, n = (metrics.Span{D: time.Duration(v * float64(time.Second)), Valid: true}).String(), metrics.Number{V: v, Valid: true}
+	}
+	r.Cells = append(r.Cells, cell)
+	if r.Values != nil {
+		r.Values = append(r.Values, n)
+	}
+}
+
+// withBounds adds the bounds column to t, filled at the rows named in
+// rows and blank elsewhere.
+func withBounds(t *metrics.Table, s *Setup, rows map[string]*Bound) {
+	for i := range t.Rows {
+		if b := rows[t.Rows[i].Name]; b != nil {
+			withBound(t, i, s, b)
+		}
+	}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if len(r.Cells) < len(t.Columns) {
+			r.Cells = append(r.Cells, "")
+			if r.Values != nil {
+				r.Values = append(r.Values, metrics.Number{})
+			}
+		}
+	}
 }
 
 // paper004Rows are Rows with both of paper 004's fairness figures named

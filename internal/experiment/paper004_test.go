@@ -3,12 +3,14 @@ package experiment_test
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit/internal/experiment"
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/workload"
 )
 
 // The online and cloud experiments run every total under every policy,
@@ -27,7 +29,7 @@ func TestPaper004OnlineSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Runs) != 8*6 || len(res.Tables) != 5 || len(res.Assumptions) == 0 {
+		if len(res.Runs) != 8*7 || len(res.Tables) != 5 || len(res.Assumptions) == 0 {
 			t.Fatalf("%s: %d runs, %d tables", name, len(res.Runs), len(res.Tables))
 		}
 		// Small vs large (figs. 12, 15): every policy completes tasks of
@@ -48,8 +50,12 @@ func TestPaper004OnlineSmall(t *testing.T) {
 				t.Fatalf("%s: task records kept", name)
 			}
 		}
-		for _, tb := range res.Tables[:3] {
-			if d := cmp.Diff([]string{"FIFO", "Fair", "Capacity", "DRF", "EDF", "fgm"}, tb.Columns); d != "" {
+		for i, tb := range res.Tables[:3] {
+			want := []string{"FIFO", "Fair", "Capacity", "DRF", "EDF", "fgm", "fgm-cap"}
+			if i < 2 { // makespan and mean job completion: their bound beside
+				want = append(want, "critical-path bound")
+			}
+			if d := cmp.Diff(want, tb.Columns); d != "" {
 				t.Errorf("%s columns (-want +got):\n%s", name, d)
 			}
 			if len(tb.Rows) != 8 || tb.Rows[0].Name != "5 GB" || tb.Rows[7].Name != "40 GB" {
@@ -146,6 +152,46 @@ func TestPaper003FIFO(t *testing.T) {
 		p.Scale = 0.5
 		if _, err := e.Run(p); !errors.Is(err, experiment.ErrParams) {
 			t.Errorf("%s -scale 0.5: %v", tc.name, err)
+		}
+	}
+}
+
+// TestPaper004OnlineWindow holds the rule that chose the online and cloud
+// setups' submission window (workload.Paper004OnlineWindow): the longest
+// at which the smallest total saturates a request-based scheduler. On
+// seeds 1–3 the 50 GB workload's busiest kind asks, in requests ×
+// isolated durations, for 0.85–1.01 of the 23 workers' capacity over the
+// window; a window twice as long would leave it half idle; the largest
+// total offers 7–10 times the capacity.
+func TestPaper004OnlineWindow(t *testing.T) {
+	cs, err := workload.Paper004Cluster(workload.Paper004Workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capacity := cs.Capacity.Clone()
+	for k := range capacity {
+		capacity[k] *= float64(cs.Workers)
+	}
+	window := workload.Paper004OnlineWindow.Seconds()
+	totals := workload.Paper004OnlineTotals()
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, i := range []int{0, len(totals) - 1} {
+			w, err := workload.Paper004Online(totals[i], rand.New(rand.NewPCG(seed, 0x004_0000+uint64(i))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			loads, _ := experiment.OfferedLoad(&w, cs.Space, capacity)
+			busiest := 0.0
+			for _, l := range loads {
+				busiest = max(busiest, l.Demand/l.Capacity/window)
+			}
+			lo, hi := 0.85, 1.01
+			if i > 0 {
+				lo, hi = 7, 10
+			}
+			if busiest < lo-0.005 || busiest > hi+0.005 {
+				t.Errorf("seed %d, %g GB: offered load over the %v window %.2f, want %g–%g", seed, totals[i], workload.Paper004OnlineWindow, busiest, lo, hi)
+			}
 		}
 	}
 }

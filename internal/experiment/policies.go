@@ -47,6 +47,7 @@ var policies = []Policy{
 		return policy.DropAtDeadline(baseline.NewEDF()), nil
 	}},
 	{"fgm", "paper 004's fine-grained stage matching with bounded compression, learned estimates, DRF order", newFGMPolicy},
+	{"fgm-cap", "fgm allocating compressible kinds the whole request (option CapAtRequest) instead of the predicted demand", newFGMCapPolicy},
 	{"dbs", "paper 003 DBS: φ queues High/Mid/Low at the reference price ±25%, weights, minimum slots, promotion/demotion", func(env Env) (sim.Policy, error) {
 		return policy.NewDBS(env.Config, policy.DBSOptions{})
 	}},

@@ -12,9 +12,11 @@ var registry = []Experiment{
 	paper004Offline,
 	paper004Online,
 	paper004Cloud,
+	paper004ContentionExp,
 	paper003Exp1,
 	paper003Exp2,
 	fgmExp,
+	fgmTraceExp,
 	dbsExp,
 }
 

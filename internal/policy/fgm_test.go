@@ -77,16 +77,18 @@ func runPolicy(t *testing.T, cfg sim.Config, w *workload.Workload, sp sim.Policy
 }
 
 // fgm runs the paper-004 offline mix to completion on a small cluster
-// with the simulator's invariants checked after every event: every job
-// completes, no decision is invalid, and after the first similar tasks
-// finish the rest are matched fine-grained from learned estimates.
+// that enforces allocations as limits (the simulator's default), with
+// fgm's defaults (its allocation mode) and the simulator's invariants
+// checked after every event: every job completes, no decision is
+// invalid, and after the first similar tasks finish the rest are
+// matched fine-grained from learned estimates.
 func TestFGMPolicyOffline(t *testing.T) {
 	w, err := workload.Paper004Offline(0.03, rand.New(rand.NewPCG(1, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := paper004(t, 4)
-	p := newFGM(t, &cfg, policy.FGMConfig{Scheduler: fgm.Config{CapAtRequest: true}})
+	p := newFGM(t, &cfg, policy.FGMConfig{})
 	rec := runFGM(t, cfg, &w, p)
 	sum := metrics.Summarize(rec)
 	if sum.Completed != sum.Jobs {

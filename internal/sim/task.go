@@ -131,6 +131,17 @@ func (t *Task) Started() time.Time {
 // waiting for an earlier phase to finish (slow-start).
 func (t *Task) Waiting() bool { return t.run != nil && t.run.waiting }
 
+// Rate returns the running attempt's progress: isolated work done per
+// unit of virtual time (its node's speed when nothing slows it, less
+// under contention or a limit below its demand, 0 while waiting); 0 if
+// the task is not running.
+func (t *Task) Rate() float64 {
+	if t.run == nil {
+		return 0
+	}
+	return t.run.rate
+}
+
 // taskID builds "<job>/<phase>/<index>" in one stack buffer (a job ID
 // of up to 40 bytes), so the string is the one allocation: a trace day
 // asks the ID of every task it places.

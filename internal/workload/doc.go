@@ -148,7 +148,7 @@
 // differ in duration and demand, so estimating them is a real problem.
 //
 // The setups of paper 004 §4.1: Paper004Offline (400 GB × scale, all at
-// 0), Paper004Online (a Poisson stream over a fixed 5-minute window, so
+// 0), Paper004Online (a Poisson stream over a fixed 1-minute window, so
 // the totals 50 → 400 GB of Paper004OnlineTotals are increasing loads)
 // and Paper004Cloud (the online workload plus BackgroundSteps from
 // GenerateBackground: foreign applications no policy controls, busy two

@@ -87,13 +87,21 @@ func Paper004Offline(scale float64, rng *rand.Rand) (Workload, error) {
 }
 
 // Paper004OnlineWindow is the expected submission window of the online
-// and cloud setups (FBMixConfig.Window). The paper says only "Poisson";
-// a fixed window makes the sweep from 50 to 400 GB a sweep from light
-// load to about the offline setup's (400 GB over 5 minutes is roughly
-// what the 23 workers process in that time under the requests of
-// DefaultFBMix), so that completion time grows with the input as in the
-// paper's figs. 13 and 18.
-const Paper004OnlineWindow = 5 * time.Minute
+// and cloud setups (FBMixConfig.Window), the same at every total, so
+// that a larger total is a higher load. The paper says only "Poisson";
+// its baselines' completion times grow with the input (figs. 13 and
+// 18), which a workload shows only where queueing for the cluster, not
+// the last submission and one job's critical path, ends it. The window
+// is chosen on the workload alone, for request-based schedulers (the
+// baselines): it is the longest at which the smallest total (50 GB)
+// already saturates the cluster, the busiest kind's requests × isolated
+// durations over the 23 workers' capacity being about the window (53,
+// 60 and 51 s on seeds 1–3: an offered load of 0.85–1.01), so that from
+// the first step on the jobs queue for the cluster and the larger totals
+// offer 7–10 times its capacity; what still bounds a small total is its
+// longest job's critical path, which no window changes
+// (TestPaper004OnlineWindow in internal/experiment holds the rule).
+const Paper004OnlineWindow = time.Minute
 
 // Paper004OnlineTotals returns the online setup's total inputs: 50 to
 // 400 GB by 50 GB (§4.1).

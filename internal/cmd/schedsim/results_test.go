@@ -341,10 +341,13 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 			}
 			return "", fmt.Errorf("schedsim %s: table %q has no cell %q/%q", args, tb.Title, row, column)
 		},
-		// seeds ARGS SEEDS SETUP FIGURE COLUMNS: a seed summary table of
-		// one figure (ARGS run with -seed each of the comma-separated
-		// SEEDS; COLUMNS comma-separated).
-		"seeds": func(args, seeds, setup, figure, columns string) (string, error) {
+		// seeds ARGS SEEDS SETUP FIGURE COLUMNS [PAPER]: a seed summary
+		// table of one figure (ARGS run with -seed each of the
+		// comma-separated SEEDS; COLUMNS comma-separated, "a/b" a's change
+		// against b, "a/b+c" against the best of b and c; the figure's
+		// critical-path bound beside each row where it has one; the
+		// paper's figures of its setup PAPER in a last row).
+		"seeds": func(args, seeds, setup, figure, columns string, paper ...string) (string, error) {
 			var runs []experiment.SeedCells
 			for _, s := range strings.Split(seeds, ",") {
 				seed, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
@@ -361,7 +364,10 @@ func (g *generator) funcs(t *testing.T) template.FuncMap {
 					}
 				}
 			}
-			tb, err := experiment.SeedTable(setup, figure, strings.Split(columns, ","), runs)
+			if len(paper) > 1 {
+				return "", fmt.Errorf("seeds: one paper setup at most, got %q", paper)
+			}
+			tb, err := experiment.SeedTable(setup, figure, strings.Split(columns, ","), runs, strings.Join(paper, ""))
 			return textBlock("$ schedsim "+args+" -seed N\n", tb), err
 		},
 		// scorecard ARGS…: the scorecard of the runs' results together.

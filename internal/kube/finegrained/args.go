@@ -32,8 +32,8 @@ type Args struct {
 	NoCompression bool `json:"noCompression,omitempty"`
 	// Penalty is p of formulas (5)–(7), ≥ 0; default 0.05.
 	Penalty float64 `json:"penalty,omitempty"`
-	// Horizon is how long an unpredictable (or overdue) pod's request
-	// (peak) is reserved from now. Default 24h.
+	// Horizon is how long an unpredictable pod's request (an overdue
+	// pod's incompressible peak) is reserved from now. Default 24h.
 	Horizon metav1.Duration `json:"horizon,omitempty"`
 	// MinObservations is how many succeeded similar pods make a key
 	// predictable. Default 2.

@@ -61,8 +61,8 @@
 //     their own), from the pods the NodeInfo holds: allocatable (as
 //     kube-scheduler parsed it), minus the foreign load,
 //     minus, for each of our pods, its remaining predicted stages from
-//     its start (its request, or the peak of an overdue pod, over
-//     [now, now+horizon)) — what fgm's server keeps. A pod's plan is
+//     its start (its request, or the incompressible peak of an overdue
+//     pod, over [now, now+horizon)) — what fgm's server keeps. A pod's plan is
 //     recorded at Reserve (stages from now) and dropped at Unreserve; a
 //     pod the plugin finds bound without a plan (placed before a
 //     restart) is predicted when first seen, from status.startTime.

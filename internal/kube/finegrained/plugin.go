@@ -501,8 +501,10 @@ func (pl *Plugin) measured(ni fwk.NodeInfo, self types.UID, sample *nodeSample, 
 }
 
 // reserve subtracts what p holds from now on from free (offsets from
-// now): its remaining stages, or its peak over [0, h) if unpredictable
-// or overdue — as fgm's server does for its running tasks.
+// now): its remaining stages; its request over [0, h) if unpredictable;
+// the peak of its incompressible kinds over [0, h) if overdue (what it
+// still uses of the compressible ones is conformity's to see) — as
+// fgm's server does for its running tasks.
 func reserve(free *resource.Timeline, p *plan, now time.Time, h time.Duration) {
 	at := p.start.Sub(now)
 	var total time.Duration
@@ -510,9 +512,19 @@ func reserve(free *resource.Timeline, p *plan, now time.Time, h time.Duration) {
 		total += s.Duration
 	}
 	if p.stages == nil || at+total <= 0 {
-		if h > 0 {
-			_ = free.Sub(0, h, p.peak)
+		if h <= 0 {
+			return
 		}
+		held := p.peak
+		if p.stages != nil {
+			held = p.peak.Clone()
+			for k := range held {
+				if podtask.Space().Compressible(k) {
+					held[k] = 0
+				}
+			}
+		}
+		_ = free.Sub(0, h, held)
 		return
 	}
 	for _, s := range p.stages {
