@@ -597,8 +597,10 @@ func (pl *Plugin) Score(_ context.Context, state fwk.CycleState, p *v1.Pod, ni f
 // pod's life on free (offsets from now) once the pod is reserved from
 // now: its stages (stages non-nil), else its request over the horizon
 // h, as reserve does for a plan starting now. The life is the stages'
-// total duration, or h; 1 ns if that is 0. free is only read (it is shared by the cycle's Filter and Score
-// calls): the least of free minus a stage's demand over the stage is
+// total duration, or h; 1 ns if that is 0. Stages none of which lasts
+// make the plan overdue at once, held as reserve holds an overdue plan:
+// its incompressible peak over the horizon. free is only read (it is
+// shared by the cycle's Filter and Score calls): the least of free minus a stage's demand over the stage is
 // the least of free over it minus the demand.
 func leastAfter(free *resource.Timeline, stages []estimate.Stage, requested resource.Vector, h time.Duration, least resource.Vector) {
 	if stages == nil {
@@ -625,11 +627,16 @@ func leastAfter(free *resource.Timeline, stages []estimate.Stage, requested reso
 		}
 		first = false
 	}
-	if first { // no stage lasts: reserved at its peak over the horizon
+	if first { // no stage lasts: overdue at once
 		_ = free.Min(0, 1, least)
 		if h > 0 {
 			peak := podtask.Space().Zero()
 			estimate.Profile{Stages: stages}.Peak(peak)
+			for k := range peak {
+				if podtask.Space().Compressible(k) {
+					peak[k] = 0
+				}
+			}
 			_ = least.Sub(peak)
 		}
 	}
