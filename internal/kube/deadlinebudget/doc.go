@@ -146,6 +146,24 @@
 //     deferred events are passed on early when cheap (earlyFactor); and
 //     current waits for an evaluation under way.
 //
+// # Metrics
+//
+// On kube-scheduler's /metrics (component-base's legacy registry, as
+// kube-scheduler's own plugins), registered by the factory:
+//
+//   - schedkit_deadlinebudget_queue_moves_total{direction,reason}: model
+//     3's moves, direction promote or demote, reason dbs's
+//     (dbs.Reason: short, unmeetable, surplus, budget).
+//   - schedkit_deadlinebudget_weight_update_duration_seconds: each
+//     weight update's duration (dbs.Tick when it updated).
+//   - schedkit_deadlinebudget_jobs{queue}: jobs in each dbs queue (low,
+//     mid, high) after the last weight update.
+//   - schedkit_pods_held_back_total{plugin="DeadlineBudget",reason}:
+//     every PreEnqueue holding back a pod, by reason: invalid,
+//     job_not_cached, refused (dbs refused the job),
+//     reduces_wait_for_maps; and schedkit_held_pods{plugin} (package
+//     heldpods).
+//
 // # How it is tested
 //
 //   - Unit tests: args, cost on worked numbers, Less and a promotion

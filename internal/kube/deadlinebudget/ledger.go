@@ -212,14 +212,22 @@ func (l *ledger) remove(id schedkit.JobID) {
 // order runs dbs's Tick (dbs updates weights when TickInterval has
 // passed), keeps its moves for act, and reads dbs.Queue into o.Seq.
 func (l *ledger) order(o *queuesort.Order, now time.Time) error {
+	before, start := l.sched.LastUpdate(), time.Now()
 	moves, err := l.sched.Tick(now, nil)
 	if err != nil {
 		return err
+	}
+	if !l.sched.LastUpdate().Equal(before) {
+		WeightUpdateDuration.Observe(time.Since(start).Seconds())
+		for q := range dbs.Queue(len(l.prices)) {
+			Jobs.WithLabelValues(q.String()).Set(float64(l.sched.QueueLen(q)))
+		}
 	}
 	for _, d := range moves {
 		j := l.byID[d.Job]
 		j.setQueue(now, d.To)
 		l.moves = append(l.moves, Move{Decision: d, Job: j.cur})
+		QueueMoves.WithLabelValues(moveLabels(d)).Inc()
 	}
 	picks, err := l.sched.Queue(now, nil)
 	if err != nil {

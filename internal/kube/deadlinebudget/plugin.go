@@ -20,6 +20,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
@@ -109,6 +110,7 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 
 // newPlugin returns a plugin without host or handle (tests add them).
 func newPlugin(c clock.PassiveClock, args Args) (*Plugin, error) {
+	registerMetrics()
 	l, err := newLedger(args)
 	if err != nil {
 		return nil, err
@@ -345,19 +347,19 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 // per message; the retriable ones are re-activated every RetryInterval
 // as well as on pod and node events.
 func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
-	return pl.host.PreEnqueue(ctx, pod, func(pod *v1.Pod) *fwk.Status {
+	return pl.host.PreEnqueue(ctx, pod, func(pod *v1.Pod) (*fwk.Status, string) {
 		v := pl.current(ctx, pod, false)
-		st, ref, ok := v.Status(Name, pod)
+		st, reason, ref, ok := v.Status(Name, pod)
 		if st != nil || !ok {
-			return st
+			return st, reason
 		}
 		if _, listed := v.Seq[pod.UID]; ref.Rank >= 0 && !listed && v.Err == nil {
 			// Ready, but dbs hands out no slot to it at now: a reduce whose
 			// job still has maps to finish (dbs's reduces-after-maps rule).
 			return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: job %s: dbs gives it %s slots only once its maps have finished (%d unfinished)",
-				Name, ref.Job.ID(), ref.Phase, ref.Job.Progress(schedkit.PhaseMap).Unfinished()))
+				Name, ref.Job.ID(), ref.Phase, ref.Job.Progress(schedkit.PhaseMap).Unfinished())), heldpods.ReasonReducesWait
 		}
-		return nil
+		return nil, ""
 	})
 }
 

@@ -128,6 +128,30 @@
 //     predicted stages that ended, can change fgm's answer).
 //   - Plans of pods that are gone are dropped at the next feed read.
 //
+// # Metrics
+//
+// On kube-scheduler's /metrics (component-base's legacy registry, as
+// kube-scheduler's own plugins), registered by the factory:
+//
+//   - schedkit_finegrained_feed_reads_total{source} and
+//     schedkit_finegrained_feed_errors_total{source}: the feed's reads
+//     and failed reads, source finished (UsageFeed.Finished) or nodes.
+//   - schedkit_finegrained_feed_staleness_seconds: the age of the oldest
+//     node sample in force at the last read (0: none).
+//   - schedkit_finegrained_history_keys: the similarity keys the History
+//     holds (bounded by its MaxKeys); and
+//     schedkit_finegrained_history_records_total{result}: succeeded
+//     pods' records learned or refused.
+//   - schedkit_finegrained_estimate_request_ratio{resource}: for each pod
+//     PreFilter predicts, the predicted peak over the request, per
+//     resource (cpu, memory): below 1 is what fgm over-commits.
+//   - schedkit_pods_held_back_total{plugin="FineGrained",reason="invalid"}:
+//     pods refused for malformed annotations; schedkit_held_pods{plugin}:
+//     pods refused or retried now (package heldpods).
+//
+// The gauges describe one FineGrained profile: with two, the last read
+// wins.
+//
 // # How it is tested
 //
 //   - Unit tests on worked numbers: Filter, Score, Reserve and Unreserve

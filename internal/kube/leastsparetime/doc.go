@@ -106,6 +106,24 @@
 // succeeds. Times are held within [submission, now] (podjob), so a
 // node's or the API server's clock cannot make a job hopeless.
 //
+// # Metrics
+//
+// On kube-scheduler's /metrics (component-base's legacy registry, as
+// kube-scheduler's own plugins), registered by the factory:
+//
+//   - schedkit_pods_held_back_total{plugin="LeastSpareTime",reason}:
+//     every PreEnqueue holding back a pod and every turn-gate refusal,
+//     by reason: invalid (annotations missing or malformed),
+//     job_not_cached, refused (lss refused the job), hopeless (the kill
+//     rule), not_its_turn (the turn gate). Shared with the other plugins
+//     (package heldpods), as is schedkit_held_pods{plugin}, the pods
+//     held back or parked for retry now.
+//   - schedkit_leastsparetime_hopeless_jobs_total{reason}: jobs the kill
+//     rule found hopeless, each once (as its DeadlineHopeless event), by
+//     reason deadline_passed or spare_exhausted.
+//   - schedkit_leastsparetime_hopeless_deletions_total{result}: deletions
+//     of hopeless jobs tried (deleteHopelessJobs), deleted or failed.
+//
 // # How it is tested
 //
 //   - Unit tests on worked numbers: the queue order of a mixed queue
