@@ -106,6 +106,30 @@
 // succeeds. Times are held within [submission, now] (podjob), so a
 // node's or the API server's clock cannot make a job hopeless.
 //
+// # Restart and failover
+//
+// lss's answers are functions of the cluster (Jobs' deadlines and task
+// counts, pods' phases, start and finish times, nodes' slots) at now, so
+// a restarted or newly elected plugin orders and gates as the old one
+// would (TestRestartSameOrder):
+//
+//	what                          | on a restart
+//	------------------------------|----------------------------------------------
+//	lss's order, spare times, the | rebuilt from the informers at the first
+//	  kill rule's verdicts        |   evaluation (nothing kept between cycles
+//	                              |   but a cache of that, TestDeltaEqualsEvaluate)
+//	pods held back, their         | rebuilt: PreEnqueue runs again for every
+//	  conditions and events       |   pending pod; a held pod's HeldBack event
+//	                              |   is recorded again (one per pod)
+//	the turn gate's skips (a pod  | lost: until the pod is attempted again
+//	  that found no node)         |   (its backoff, at most a few seconds) the
+//	                              |   gate counts it ahead, so the pods behind it
+//	                              |   wait that long
+//	the kill rule's record        | lost: a hopeless job's DeadlineHopeless
+//	  (reported, deleted)         |   event is recorded once more; a deletion
+//	                              |   already done is not repeated (the job is
+//	                              |   gone), one under way is retried
+//
 // # Metrics
 //
 // On kube-scheduler's /metrics (component-base's legacy registry, as
