@@ -290,6 +290,8 @@ func (c *cluster) scheduler(t *testing.T, b bins, name string) *process {
 	if edited == profile {
 		t.Fatalf("ConfigMap %s has no kubeconfig line to edit", name)
 	}
+	// The Deployment's volume for FineGrained's History snapshot.
+	edited = strings.ReplaceAll(edited, "/var/lib/schedkit/", c.dir+"/")
 	cfg := filepath.Join(c.dir, name+".yaml")
 	if err := os.WriteFile(cfg, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)

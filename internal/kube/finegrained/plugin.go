@@ -49,6 +49,9 @@ type Plugin struct {
 	unusable  map[schedkit.SimilarityKey]bool // keys whose prediction fits no node, logged
 	finBuf    []TaskUsage
 	nodeBuf   []NodeUsage
+	// snapVersion is the History's Version at its last snapshot (or
+	// restore): an unchanged History is not written again.
+	snapVersion uint64
 }
 
 var (
@@ -106,6 +109,7 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 			pl.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
 		}
 		pl.holds = heldpods.New(ctx, Name, h)
+		pl.restoreHistory(klog.FromContext(ctx))
 		pl.Poll(ctx)
 		go func() {
 			// Every FeedInterval from now on (the first read was above).
@@ -117,6 +121,7 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 					return
 				case <-tick.C:
 					pl.Poll(ctx)
+					pl.SaveHistory(ctx)
 					// New samples, and stages that ended: retry refused pods.
 					pl.holds.Reactivate(ctx)
 				}
