@@ -19,12 +19,8 @@ var (
 	// QueueMoves counts model 3's queue moves by direction (promote,
 	// demote) and dbs's reason (dbs.Reason: short, unmeetable, surplus,
 	// budget).
-	QueueMoves = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "queue_moves_total",
-		Help:           "Queue moves of DeadlineBudget's weight update (dbs model 3), by direction and reason.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"direction", "reason"})
+	QueueMoves = heldpods.NewCounterVec(metricsSubsystem, "queue_moves_total",
+		"Queue moves of DeadlineBudget's weight update (dbs model 3), by direction and reason.", "direction", "reason")
 	// WeightUpdateDuration is how long each weight update (dbs.Tick
 	// when it updates) took.
 	WeightUpdateDuration = metrics.NewHistogram(&metrics.HistogramOpts{
@@ -35,12 +31,8 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 	// Jobs is the number of jobs in each dbs queue (low, mid, high).
-	Jobs = metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "jobs",
-		Help:           "Jobs in each of DeadlineBudget's dbs queues.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"queue"})
+	Jobs = heldpods.NewGaugeVec(metricsSubsystem, "jobs",
+		"Jobs in each of DeadlineBudget's dbs queues.", "queue")
 )
 
 var registerOnce sync.Once

@@ -26,42 +26,22 @@ const (
 // doc's Metrics section).
 var (
 	// FeedReads counts the feed's reads, by source (finished, nodes).
-	FeedReads = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "feed_reads_total",
-		Help:           "Reads of FineGrained's usage feed, by source (finished pods, nodes).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"source"})
+	FeedReads = heldpods.NewCounterVec(metricsSubsystem, "feed_reads_total",
+		"Reads of FineGrained's usage feed, by source (finished pods, nodes).", "source")
 	// FeedErrors counts the feed's reads that failed, by source.
-	FeedErrors = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "feed_errors_total",
-		Help:           "Failed reads of FineGrained's usage feed, by source.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"source"})
+	FeedErrors = heldpods.NewCounterVec(metricsSubsystem, "feed_errors_total",
+		"Failed reads of FineGrained's usage feed, by source.", "source")
 	// FeedStaleness is the age of the oldest node sample in force after
 	// the last read (0: none in force).
-	FeedStaleness = metrics.NewGauge(&metrics.GaugeOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "feed_staleness_seconds",
-		Help:           "Age of the oldest node usage sample FineGrained plans with, at its last feed read.",
-		StabilityLevel: metrics.ALPHA,
-	})
+	FeedStaleness = heldpods.NewGauge(metricsSubsystem, "feed_staleness_seconds",
+		"Age of the oldest node usage sample FineGrained plans with, at its last feed read.")
 	// HistoryKeys is the number of similarity keys the History holds.
-	HistoryKeys = metrics.NewGauge(&metrics.GaugeOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "history_keys",
-		Help:           "Similarity keys in FineGrained's learned History.",
-		StabilityLevel: metrics.ALPHA,
-	})
+	HistoryKeys = heldpods.NewGauge(metricsSubsystem, "history_keys",
+		"Similarity keys in FineGrained's learned History.")
 	// Learned counts the finished pods' usage records the History
 	// learned from (result learned) or refused (refused).
-	Learned = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "history_records_total",
-		Help:           "Succeeded pods' usage records offered to FineGrained's History, by result (learned, refused).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"result"})
+	Learned = heldpods.NewCounterVec(metricsSubsystem, "history_records_total",
+		"Succeeded pods' usage records offered to FineGrained's History, by result (learned, refused).", "result")
 	// EstimateRatio is, for each pod PreFilter predicts, the predicted
 	// peak demand over the request, per resource (cpu, memory).
 	EstimateRatio = metrics.NewHistogramVec(&metrics.HistogramOpts{

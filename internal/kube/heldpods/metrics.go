@@ -35,20 +35,11 @@ const (
 // HeldBack counts, per plugin and reason, every decision holding back a
 // pod (PreEnqueue) or refusing it (PreFilter): a pod held back at each
 // of its attempts counts at each.
-var HeldBack = metrics.NewCounterVec(&metrics.CounterOpts{
-	Namespace:      MetricsNamespace,
-	Name:           "pods_held_back_total",
-	Help:           "Decisions of a schedkit plugin holding back (PreEnqueue) or refusing (PreFilter) a pod, by plugin and reason.",
-	StabilityLevel: metrics.ALPHA,
-}, []string{"plugin", "reason"})
+var HeldBack = NewCounterVec("", "pods_held_back_total",
+	"Decisions of a schedkit plugin holding back (PreEnqueue) or refusing (PreFilter) a pod, by plugin and reason.", "plugin", "reason")
 
 // Held is the number of pods each plugin holds back now (Tracker.Len).
-var Held = metrics.NewGaugeVec(&metrics.GaugeOpts{
-	Namespace:      MetricsNamespace,
-	Name:           "held_pods",
-	Help:           "Pods a schedkit plugin holds back or retries now, by plugin.",
-	StabilityLevel: metrics.ALPHA,
-}, []string{"plugin"})
+var Held = NewGaugeVec("", "held_pods", "Pods a schedkit plugin holds back or retries now, by plugin.", "plugin")
 
 var registerOnce sync.Once
 
@@ -63,3 +54,23 @@ func RegisterMetrics() {
 
 // CountHeld records a decision of plugin holding back a pod for reason.
 func CountHeld(plugin, reason string) { HeldBack.WithLabelValues(plugin, reason).Inc() }
+
+// NewCounterVec returns a counter of schedkit's namespace, plugin
+// subsystem subsystem (ALPHA), with labels: the one shape of the
+// plugins' counters.
+func NewCounterVec(subsystem, name, help string, labels ...string) *metrics.CounterVec {
+	return metrics.NewCounterVec(&metrics.CounterOpts{Namespace: MetricsNamespace, Subsystem: subsystem, Name: name, Help: help,
+		StabilityLevel: metrics.ALPHA}, labels)
+}
+
+// NewGaugeVec returns a gauge of schedkit's namespace as NewCounterVec.
+func NewGaugeVec(subsystem, name, help string, labels ...string) *metrics.GaugeVec {
+	return metrics.NewGaugeVec(&metrics.GaugeOpts{Namespace: MetricsNamespace, Subsystem: subsystem, Name: name, Help: help,
+		StabilityLevel: metrics.ALPHA}, labels)
+}
+
+// NewGauge returns a gauge without labels as NewGaugeVec.
+func NewGauge(subsystem, name, help string) *metrics.Gauge {
+	return metrics.NewGauge(&metrics.GaugeOpts{Namespace: MetricsNamespace, Subsystem: subsystem, Name: name, Help: help,
+		StabilityLevel: metrics.ALPHA})
+}

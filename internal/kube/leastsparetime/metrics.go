@@ -3,7 +3,6 @@ package leastsparetime
 import (
 	"sync"
 
-	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 
 	"github.com/schedkit/schedkit/internal/kube/heldpods"
@@ -18,20 +17,12 @@ const metricsSubsystem = "leastsparetime"
 var (
 	// HopelessJobs counts the jobs lss's kill rule found hopeless, each
 	// job once (as its DeadlineHopeless event), by the rule's reason.
-	HopelessJobs = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "hopeless_jobs_total",
-		Help:           "Jobs LeastSpareTime found hopeless (lss's kill rule), each once, by reason.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"reason"})
+	HopelessJobs = heldpods.NewCounterVec(metricsSubsystem, "hopeless_jobs_total",
+		"Jobs LeastSpareTime found hopeless (lss's kill rule), each once, by reason.", "reason")
 	// Deletions counts the deletions of hopeless jobs tried (with
 	// deleteHopelessJobs), by result: deleted or failed.
-	Deletions = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: heldpods.MetricsNamespace, Subsystem: metricsSubsystem,
-		Name:           "hopeless_deletions_total",
-		Help:           "Deletions of hopeless jobs LeastSpareTime tried, by result (deleted, failed).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"result"})
+	Deletions = heldpods.NewCounterVec(metricsSubsystem, "hopeless_deletions_total",
+		"Deletions of hopeless jobs LeastSpareTime tried, by result (deleted, failed).", "result")
 )
 
 var registerOnce sync.Once
