@@ -36,6 +36,7 @@ type ledger struct {
 	writes         []StateWrite
 	fresh          []*job
 	refused        []string
+	resumed        []string // jobs resumed from their records, logged
 	resumedUpdates bool
 	seq            uint64 // records made (StateWrite.Seq)
 }
@@ -46,18 +47,19 @@ type pending struct {
 	applied []Applied
 	writes  []StateWrite
 	refused []string
+	resumed []string
 }
 
 // take returns and forgets what is not yet acted on.
 func (l *ledger) take() pending {
-	p := pending{moves: l.moves, applied: l.applied, writes: l.writes, refused: l.refused}
-	l.moves, l.applied, l.writes, l.refused = nil, nil, nil, nil
+	p := pending{moves: l.moves, applied: l.applied, writes: l.writes, refused: l.refused, resumed: l.resumed}
+	l.moves, l.applied, l.writes, l.refused, l.resumed = nil, nil, nil, nil, nil
 	return p
 }
 
 // empty reports whether there is nothing to act on.
 func (p pending) empty() bool {
-	return len(p.moves)+len(p.applied)+len(p.writes)+len(p.refused) == 0
+	return len(p.moves)+len(p.applied)+len(p.writes)+len(p.refused)+len(p.resumed) == 0
 }
 
 // newLedger returns the ledger of args, or an error with dbs's reason.

@@ -204,6 +204,7 @@ func (l *ledger) resume(j *job, now time.Time) (bool, time.Time) {
 		j.prices, j.queue = prices, st.Queue
 		if err = l.sched.Resume(now, j, st); err == nil {
 			j.saved, j.savedPrices, j.recorded = st, len(prices), true
+			l.resumed = append(l.resumed, fmt.Sprintf("%s in the %s queue", j.cur.ID(), st.Queue))
 			return true, r.LastUpdate
 		}
 		j.prices = nil

@@ -268,6 +268,9 @@ func (pl *Plugin) act(ctx context.Context, p pending) {
 	for _, msg := range p.refused {
 		logger.Info("dbs state not carried across a restart", "plugin", Name, "message", msg)
 	}
+	if len(p.resumed) > 0 {
+		logger.Info("Jobs resumed from their dbs-state records", "plugin", Name, "jobs", p.resumed)
+	}
 	if pl.handle != nil && len(p.writes) > 0 {
 		pl.writeStates(ctx, p.writes)
 	}

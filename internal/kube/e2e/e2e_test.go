@@ -117,6 +117,7 @@ func TestE2E(t *testing.T) {
 	// test that started it).
 	standby := c.replica(t, *binaries, "schedkit", "schedkit-standby")
 	t.Run("Failover", func(t *testing.T) { failover(t, c, procs, standby) })
+	t.Run("Restart", func(st *testing.T) { dbsRestart(st, t, c, procs) })
 	for name, p := range procs {
 		if p.exited() {
 			t.Errorf("%s exited", name)

@@ -146,3 +146,59 @@ func failover(t *testing.T, c *cluster, procs map[string]*process, standby *proc
 	}
 	procs["schedkit"] = standby
 }
+
+// dbsRestart (issue 35): DeadlineBudget's scheduler is killed with jobs
+// waiting — their dbs-state records written (persistState, the shipped
+// profile's) — and a new process started in its place (a rolling update,
+// an OOM kill); it resumes every job from its record (its log says so,
+// none is refused) and binds the pods once a node arrives. The time
+// until it binds (the killed process's lease must lapse first) is
+// logged.
+func dbsRestart(t, outer *testing.T, c *cluster, procs map[string]*process) {
+	ctx := context.Background()
+	ns := "restart"
+	c.namespace(t, ns)
+	defer c.cleanup(t, ns)
+	names := []string{"hi", "mid", "lo"}
+	for _, js := range []map[string]string{
+		{podjob.AnnotationPhi: "1", podjob.AnnotationRelativeDeadline: "1h"},
+		{podjob.AnnotationPhi: "0.5", podjob.AnnotationBudget: "100", podjob.AnnotationRelativeDeadline: "2h"},
+		{podjob.AnnotationPhi: "0", podjob.AnnotationBudget: "50"},
+	} {
+		name := names[0]
+		names = append(names[1:], name)
+		j := c.job(t, ns, name, js)
+		for i := range 2 {
+			c.pod(t, ns, fmt.Sprintf("%s-%d", name, i), "schedkit-dbs", j, "map")
+		}
+	}
+	waitFor(t, "the jobs' dbs-state records", 30*time.Second, func() bool {
+		l, err := c.client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
+		if err != nil || len(l.Items) != 3 {
+			return false
+		}
+		for _, j := range l.Items {
+			if j.Annotations[podjob.AnnotationDBSState] == "" {
+				return false
+			}
+		}
+		return true
+	})
+	old := procs["schedkit-dbs"]
+	if err := old.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	<-old.done
+	fresh := c.replica(outer, *binaries, "schedkit-dbs", "schedkit-dbs-restarted")
+	procs["schedkit-dbs"] = fresh
+	c.addNode(t, "restart-1", 6, 1, "8", "16Gi")
+	waitFor(t, "the restarted scheduler to bind every pod", 60*time.Second, func() bool { return len(c.bound(t, ns)) == 6 })
+	t.Logf("restart: DeadlineBudget's scheduler killed, a new one bound all 6 pods %v later", time.Since(killed).Round(100*time.Millisecond))
+	if l := fresh.logLines("Jobs resumed from their dbs-state records"); len(l) == 0 || strings.Count(strings.Join(l, ""), "Job/restart/") != 3 {
+		t.Errorf("the restarted scheduler did not resume the 3 jobs from their records: %q", l)
+	}
+	if l := fresh.logLines("dbs state not carried across a restart"); len(l) > 0 {
+		t.Errorf("records refused: %q", l)
+	}
+}
