@@ -48,8 +48,11 @@
 //
 //  1. Time. A scheduler measures every now from its epoch, the first now
 //     a state-changing call succeeded with. A time more than 2⁶⁰ ns
-//     (about 36 years) from the epoch is ErrTimeRange. A state-changing
-//     call dated before the latest state-changing call is ErrStaleTime.
+//     (about 36 years) from the epoch is ErrTimeRange: a now, and every
+//     other time a call gives (a job's submission and deadline in lss
+//     and dbs, a task's deadline in fgm), from the first call on (before
+//     the epoch is set, from that call's now). A state-changing call
+//     dated before the latest state-changing call is ErrStaleTime.
 //     Read-only calls (queries such as Status or Free) check range only
 //     and never move the clock. binding keeps staleness per node, since
 //     heartbeats of different nodes reach a host in any order.
@@ -60,11 +63,14 @@
 //     negative or over-capacity amount, counters that contradict each
 //     other), ErrDuplicateJob, ErrDuplicateTask, ErrDuplicateNode,
 //     ErrUnknownJob, ErrUnknownTask, ErrUnknownNode, ErrStaleTime,
-//     ErrTimeRange; a package adds sentinels only for what is its own
-//     (fgm's ErrInvalidSample, lss's ErrNotAdmitted). Every error for bad
-//     input is a *Error with the fields Op, Job, Node (and Task where the
-//     package deals in tasks; binding, which deals in nodes only, has no
-//     Job), Reason, Err (the sentinel) and Cause (an
+//     ErrTimeRange, each reading the same words after its package's name
+//     ("lss: unknown node ID", "fgm: unknown node ID"); a package adds
+//     sentinels only for what is its own (fgm's ErrInvalidSample and
+//     ErrInvalidEstimate, lss's ErrNotAdmitted, pipeline's
+//     ErrStageFailed, ErrUndeliverable and ErrWorkNotRun). Every error
+//     for bad input is a *Error with the fields Op, Job, Node (and Task
+//     where the package deals in tasks; binding, which deals in nodes
+//     only, has no Job), Reason, Err (the sentinel) and Cause (an
 //     underlying error, or nil); its Unwrap() []error returns Err and
 //     Cause, so errors.Is and errors.As work; its text names the package
 //     once: `lss: Submit: job "j1": invalid job: deadline … before
@@ -76,15 +82,26 @@
 //     dropped without an error or a decision that says so.
 //  4. Decisions are values: a typed Action and, where the scheduler
 //     explains itself, a typed Reason with a String method.
-//  5. Options and ablations. Config holds options; its zero value (with
+//  5. Node values. A node value given to a call (lss's and dbs's
+//     Heartbeat, fgm's Schedule) stands for the node the scheduler holds
+//     under its ID — the Cluster's node in lss and dbs, the server fgm
+//     registered (at New, or by AddNode) — and must agree with it: a
+//     value whose Capacity differs (a stale value, taken before the node
+//     was resized) is refused with ErrInvalidNode, never used in its
+//     place. An ID the scheduler does not hold is ErrUnknownNode. A
+//     Cluster that also implements NodeLookup lets lss and dbs find any
+//     ID in O(1).
+//  6. Options and ablations. Config holds options; its zero value (with
 //     the required fields set) is the paper's algorithm, and every
 //     improvement on the paper is an option that is off by default.
 //     Switches that remove a part of the paper, for experiments only,
 //     sit apart in Config.Ablations.
-//  6. Host duties. Each package's doc lists, numbered, what the host must
+//  7. Host duties. Each package's doc lists, numbered, what the host must
 //     do, and a test-helper package (lsstest, dbstest, fgmtest,
 //     bindingtest, pipelinetest) gives hosts an invariant Checker to run
-//     after every operation, a reference Host and seeded random events.
+//     after every operation, a reference Host and seeded random events
+//     (in lsstest, dbstest and fgmtest, Drive performs them on any
+//     Integration: the reference Host, or a host's own).
 //
 // # Usage
 //

@@ -34,3 +34,17 @@ type Cluster interface {
 	// cluster's map and reduce slot counts here.
 	Capacity() resource.Vector
 }
+
+// NodeLookup is an optional interface of a Cluster that finds a live
+// node by ID. lss and dbs check on every heartbeat that the node belongs
+// to the cluster; with NodeLookup that check is O(1) whatever the ID.
+// Without it they remember each node's index and rescan the cluster,
+// O(nodes), for an ID they do not find there — at every heartbeat of a
+// node that is not in the cluster, since Nodes and Node alone cannot
+// tell such a node from one added since the last scan. A host that
+// keeps its nodes in a map by ID implements it in one line.
+type NodeLookup interface {
+	// LookupNode returns the live node with ID id and true, or nil and
+	// false if the cluster has none.
+	LookupNode(id NodeID) (Node, bool)
+}

@@ -573,8 +573,8 @@ func TestErrorTexts(t *testing.T) {
 	_, err2 := tab.Add(t0, NodeStatus{ID: "g", Rack: "r", Accelerators: []schedkit.AcceleratorInfo{{ID: "gpu0", Kind: schedkit.AcceleratorGPU, Weight: -1}}})
 	_, err3 := New(Config{Weights: WeightTable{"K20": 1}})
 	for err, want := range map[error]string{
-		err1: `binding: Add: node "x": invalid node status: empty rack`,
-		err2: `binding: Add: node "g": invalid node status: invalid accelerator info: gpu0: weight -1`,
+		err1: `binding: Add: node "x": invalid node: empty rack`,
+		err2: `binding: Add: node "g": invalid node: invalid accelerator info: gpu0: weight -1`,
 		err3: `binding: New: invalid config: weight table without Weighted`,
 	} {
 		if err == nil || err.Error() != want {
@@ -601,7 +601,7 @@ func TestTimeRule(t *testing.T) {
 		text string
 	}{
 		"stale": {func() ([]Move, error) { return tab.Heartbeat(t0, anode("a1", "r1")) }, ErrStaleTime,
-			fmt.Sprintf(`binding: Heartbeat: node "a1": time before the node's previous heartbeat: now %v is before %v, the node's previous heartbeat`, t0, t0.Add(time.Minute))},
+			fmt.Sprintf(`binding: Heartbeat: node "a1": time before an earlier call: now %v is before %v, the node's previous heartbeat`, t0, t0.Add(time.Minute))},
 		"add far":       {func() ([]Move, error) { return tab.Add(far, nnode("n2", "r1")) }, ErrTimeRange, ""},
 		"heartbeat far": {func() ([]Move, error) { return tab.Heartbeat(far, nnode("n1", "r1")) }, ErrTimeRange, ""},
 		"zero time":     {func() ([]Move, error) { return tab.Add(time.Time{}, nnode("n2", "r1")) }, ErrTimeRange, ""},

@@ -1,8 +1,6 @@
 package binding
 
 import (
-	"errors"
-
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/errtext"
 )
@@ -16,25 +14,25 @@ var (
 	// ErrConfig reports a bad Config: a negative timeout, an empty
 	// accelerator kind, a weight table given without Weighted, or a NaN,
 	// infinite or negative weight in it.
-	ErrConfig = errors.New("binding: invalid config")
+	ErrConfig = errtext.Sentinel("binding", errtext.Config)
 	// ErrInvalidNode reports a node status the table cannot use: an empty
 	// ID or rack, a negative or too large container count, too many
 	// accelerators, an invalid (NaN, infinite or negative weight, empty
 	// ID or kind) or duplicated accelerator, or summed weights that
 	// overflow.
-	ErrInvalidNode = errors.New("binding: invalid node status")
+	ErrInvalidNode = errtext.Sentinel("binding", errtext.InvalidNode)
 	// ErrUnknownNode reports a heartbeat from, or the removal of, a node the
 	// table does not hold (never added, removed, or expired).
-	ErrUnknownNode = errors.New("binding: unknown node")
+	ErrUnknownNode = errtext.Sentinel("binding", errtext.UnknownNode)
 	// ErrDuplicateNode reports Add of a node the table already holds.
-	ErrDuplicateNode = errors.New("binding: duplicate node")
+	ErrDuplicateNode = errtext.Sentinel("binding", errtext.DuplicateNode)
 	// ErrStaleTime reports a heartbeat dated before the node's previous
-	// heartbeat (or its Add). Time is kept per node: heartbeats of
-	// different nodes may arrive in any order.
-	ErrStaleTime = errors.New("binding: time before the node's previous heartbeat")
+	// heartbeat (or its Add); the error's reason says so. Time is kept per
+	// node: heartbeats of different nodes may arrive in any order.
+	ErrStaleTime = errtext.Sentinel("binding", errtext.StaleTime)
 	// ErrTimeRange reports an Add or Heartbeat time more than 2⁶⁰ ns
 	// (about 36 years) from the first time the table accepted.
-	ErrTimeRange = errors.New("binding: time out of range")
+	ErrTimeRange = errtext.Sentinel("binding", errtext.TimeRange)
 )
 
 // Error is the error type returned by this package.

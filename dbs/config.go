@@ -12,10 +12,12 @@ import (
 
 // QueueConfig is one queue's configured share of the slots and its price.
 type QueueConfig struct {
-	// Share is the fraction of each slot kind the queue is guaranteed, in
-	// [0, 1], rounded to millionths. Shares of the three queues add up to
-	// at most 1 (the rest is nobody's guarantee and goes to whoever has
-	// work).
+	// Share is the queue's part of each slot kind, in [0, 1], rounded to
+	// millionths; the shares of the three queues add up to at most 1.
+	// What it guarantees depends on Config.Sharing: with PrioritySharing
+	// (the default) it is a floor, the slots of each kind the queue's
+	// jobs get before a higher queue's; with CapacitySharing it is the
+	// queue's guaranteed share, an idle share lent to the other queues.
 	Share float64
 	// Price is c_q, the charge per slot-second of a job in the queue:
 	// finite and positive.
@@ -23,14 +25,57 @@ type QueueConfig struct {
 }
 
 // DefaultQueues are the queues used when Config.Queues is the zero
-// value, indexed by Queue: Low 20% at 0.02, Mid 30% at 0.03, High 50% at
-// 0.05 per slot-second. The paper gives no figures (its configuration
-// file is not printed); these are ours, with High the largest share and
-// the highest price as the paper requires.
+// value, indexed by Queue: Low at 0.02, Mid at 0.03, High at 0.05 per
+// slot-second, none with a floor. The paper gives no figures (its
+// configuration file is not printed); these are ours, with High the
+// highest price as the paper requires.
 var DefaultQueues = [3]QueueConfig{
+	Low:  {Share: 0, Price: 0.02},
+	Mid:  {Share: 0, Price: 0.03},
+	High: {Share: 0, Price: 0.05},
+}
+
+// DefaultCapacityQueues are the queues used with CapacitySharing when
+// Config.Queues is the zero value: DefaultQueues' prices with shares Low
+// 20%, Mid 30%, High 50% (ours: High the largest share, as the paper
+// requires of the proportions in its configuration file).
+var DefaultCapacityQueues = [3]QueueConfig{
 	Low:  {Share: 0.2, Price: 0.02},
 	Mid:  {Share: 0.3, Price: 0.03},
 	High: {Share: 0.5, Price: 0.05},
+}
+
+// Sharing is how the queues divide the slots (Config.Sharing).
+type Sharing uint8
+
+// The ways to share the slots between the queues.
+const (
+	// PrioritySharing (the default) reads the queues as the paper's
+	// "queues of different priorities": a free slot goes to the highest
+	// queue, among those with a ready task of the slot's kind, that
+	// holds less than its floor (QueueConfig.Share) of the kind, else to
+	// the highest queue with a ready task; in the queue, to a job below
+	// its model-2 minimum first. Config.MinimumFirst serves every
+	// queue's jobs below their minimums, High to Low, before that.
+	PrioritySharing Sharing = iota
+	// CapacitySharing (option) reads the shares as a capacity
+	// scheduler's guarantees: a free slot goes to the queue using the
+	// smallest fraction of its share (ties to the higher queue), an idle
+	// share is lent to the others and comes back as the lent slots' tasks
+	// end. Config.MinimumFirst serves every queue's minimums before
+	// shares.
+	CapacitySharing
+)
+
+// String returns "priority" or "capacity".
+func (s Sharing) String() string {
+	switch s {
+	case PrioritySharing:
+		return "priority"
+	case CapacitySharing:
+		return "capacity"
+	}
+	return fmt.Sprintf("Sharing(%d)", uint8(s))
 }
 
 // DefaultInterval is Δ, the paper's weight update period.
@@ -51,8 +96,13 @@ type Config struct {
 	// resource.ReduceSlot.
 	MapKind, ReduceKind string
 	// Queues configures Low, Mid and High (indexed by Queue). The zero
-	// value means DefaultQueues. Prices must not decrease from Low to High.
+	// value means DefaultQueues (with CapacitySharing,
+	// DefaultCapacityQueues). Prices must not decrease from Low to High.
 	Queues [3]QueueConfig
+	// Sharing is how the queues divide the slots: PrioritySharing (the
+	// zero value, the paper's priorities) or CapacitySharing (an
+	// option: shares as capacity guarantees).
+	Sharing Sharing
 	// Interval is Δ, the least time between two weight updates (model 3);
 	// Tick updates when at least Interval has passed since the last
 	// update. Zero means DefaultInterval.
@@ -76,14 +126,15 @@ type Config struct {
 	// finishes (see JobStatus.TaskTimeUnknown).
 	DefaultTaskTime time.Duration
 
-	// MinimumFirst (option, after Kc & Anyanwu's deadline scheduler)
-	// serves minimums before shares: a free slot goes first to a job
-	// below its model-2 minimum of the slot's kind, in queue order (High,
-	// Mid, Low) then weight, even if its queue is at or above its share;
-	// only when no queue's first job is below its minimum are slots
-	// divided by share. Minimums then guarantee what model 2 computes
-	// (the paper's "to guarantee the job's completion time"), at the cost
-	// of the share guarantee while minimums exceed the cluster.
+	// MinimumFirst (option) serves minimums across the queues, as Kc &
+	// Anyanwu's deadline scheduler guarantees its minimums: a free slot
+	// goes first to a job below its model-2 minimum of the slot's kind,
+	// in queue order (High, Mid, Low) then weight, whatever the queues'
+	// priorities (PrioritySharing: the lower queues' minimums come before
+	// a higher queue's jobs at their minimums) or shares
+	// (CapacitySharing: even if its queue is at or above its share);
+	// only when no queue's first job is below its minimum do the queues'
+	// priorities or shares decide.
 	MinimumFirst bool
 	// PhiAwareMoves (option) lets model 3 promote only jobs with φ > 0
 	// and demote only jobs with φ < 1: a promotion buys time at a higher
@@ -91,22 +142,16 @@ type Config struct {
 	// money at the cost of priority, which a deadline-only job does not
 	// want. Weights are updated as without the option.
 	PhiAwareMoves bool
-	// QueuePriority (option) reads the queues as priorities with their
-	// shares as guarantees: a free slot goes first to the highest queue
-	// (High, Mid, Low) holding less than its guaranteed share of the
-	// slot's kind, then to the highest queue with a ready task. By
-	// default the slot goes to the queue using the smallest fraction of
-	// its share (a capacity scheduler's lending). Both guarantee the
-	// shares; they differ in who gets what an idle queue leaves.
-	QueuePriority bool
 
 	// Ablations switch parts of the algorithm off, for experiments only.
 	Ablations Ablations
 }
 
-// Ablations remove one part of the paper's algorithm each, so that an
-// experiment can show where DBS's gains (or losses) come from. They are
-// not options: a host leaves them at the zero value.
+// Ablations remove one part of the algorithm each, so that an
+// experiment can show where DBS's gains (or losses) come from: the first
+// four remove parts of the paper's algorithm, the rest the rules that
+// are ours (see the package doc). They are not options: a host leaves
+// them at the zero value.
 type Ablations struct {
 	// StaticWeights turns model 3 off: weights and minimum slots are
 	// computed once, at Submit, and no job ever changes queue.
@@ -126,6 +171,31 @@ type Ablations struct {
 	// charges only the tasks' work, so a reduce slot held idle before
 	// then is money the model never planned for (see the package doc).
 	EarlyReduces bool
+
+	// NoAffordability promotes a job whatever its budget: the check that
+	// the budget covers what is left at the higher price (ours) is off.
+	NoAffordability bool
+	// NoBetterOff takes every move model 3 asks for: the check that the
+	// job is better off in the target queue (ours) is off.
+	NoBetterOff bool
+	// NoBudgetDemotion never demotes a job that cannot reach any minimum
+	// (ReasonBudget, ours): such a job with φ < 1 stays where it is.
+	NoBudgetDemotion bool
+	// LostByWeight orders a job that cannot reach any minimum
+	// (MinResult.Unmeetable) among its queue's other jobs by weight,
+	// as any other job: the rule that such jobs come after the jobs that
+	// can still meet a constraint (ours) is off.
+	LostByWeight bool
+	// UnknownByWeight orders a job without a task time among the jobs
+	// below their minimum by its weight (0), as any other job: the rule
+	// that such jobs get their first slot before the jobs whose minimums
+	// are known (ours) is off.
+	UnknownByWeight bool
+	// BudgetViewOneSlot computes model 2's budget view as if the job
+	// held one slot: its window is the whole allowance B/c_q, not the
+	// allowance spread over the slots the job holds, so the view no
+	// longer grows with them.
+	BudgetViewOneSlot bool
 }
 
 // maxSlots bounds slot counts read from vectors, and maxTasks a phase's
@@ -143,6 +213,10 @@ type resolved struct {
 	interval time.Duration
 	holdDown time.Duration // 0: none
 	space    *resource.Space
+	// priority: PrioritySharing; minFirst: minimums served before the
+	// queues' order (MinimumFirst, unless Ablations.NoMinimumSlots).
+	priority, minFirst bool
+	order              order // a queue's order of its jobs (qheap)
 }
 
 func (c *Config) resolve() (resolved, error) {
@@ -178,9 +252,18 @@ func (c *Config) resolve() (resolved, error) {
 	if r.kind[0] == r.kind[1] {
 		return fail("map and reduce slots are the same kind %q", names[0])
 	}
+	if c.Sharing > CapacitySharing {
+		return fail("unknown Sharing %v", c.Sharing)
+	}
+	r.priority = c.Sharing == PrioritySharing
+	r.minFirst = c.MinimumFirst && !c.Ablations.NoMinimumSlots
+	r.order = order{noMin: c.Ablations.NoMinimumSlots, unknownFirst: !c.Ablations.UnknownByWeight, lostLast: !c.Ablations.LostByWeight}
 	r.queues = c.Queues
 	if r.queues == ([3]QueueConfig{}) {
 		r.queues = DefaultQueues
+		if c.Sharing == CapacitySharing {
+			r.queues = DefaultCapacityQueues
+		}
 	}
 	sum := 0.0
 	for q, qc := range r.queues {

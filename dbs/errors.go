@@ -1,7 +1,6 @@
 package dbs
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -18,37 +17,37 @@ import (
 // is taken and the clock does not advance.
 var (
 	// ErrConfig reports an invalid Config given to New.
-	ErrConfig = errors.New("dbs: invalid config")
+	ErrConfig = errtext.Sentinel("dbs", errtext.Config)
 	// ErrInvalidJob reports a job that cannot be queued or updated: nil
 	// (also a typed nil pointer), empty ID, more than two phases,
 	// inconsistent counters, 2^31 or more tasks in a phase, φ outside
 	// {0, 0.5, 1}, a NaN, infinite or negative budget or cost, a missing
 	// budget with φ < 1, a missing deadline with φ > 0, a zero
 	// submission time, a submission after now, a deadline before the
-	// submission, times more than 2^60 ns from the scheduler's first
-	// time, negative data sizes, a task time hint beyond 2^60 ns.
-	ErrInvalidJob = errors.New("dbs: invalid job")
+	// submission, negative data sizes, a task time hint beyond 2^60 ns.
+	ErrInvalidJob = errtext.Sentinel("dbs", errtext.InvalidJob)
 	// ErrDuplicateJob reports a Submit of an ID already queued.
-	ErrDuplicateJob = errors.New("dbs: duplicate job ID")
+	ErrDuplicateJob = errtext.Sentinel("dbs", errtext.DuplicateJob)
 	// ErrUnknownJob reports an Update, Remove or Status of an ID not
 	// queued.
-	ErrUnknownJob = errors.New("dbs: unknown job ID")
-	// ErrInvalidNode reports a nil node (also a typed nil pointer), or a
+	ErrUnknownJob = errtext.Sentinel("dbs", errtext.UnknownJob)
+	// ErrInvalidNode reports a nil node (also a typed nil pointer), a
 	// node or cluster whose vectors do not fit the Space, hold NaN,
 	// negative or fractional slot counts, or report more free slots than
-	// the node's capacity.
-	ErrInvalidNode = errors.New("dbs: invalid node or cluster")
+	// the node's capacity, or a node value whose capacity differs from
+	// that of the cluster's node of its ID (a stale node value).
+	ErrInvalidNode = errtext.Sentinel("dbs", errtext.InvalidNode)
 	// ErrUnknownNode reports a Heartbeat from a node that is not among
 	// the cluster's nodes (Cluster.Node): the host must not hand out the
 	// slots of a node the cluster's capacity does not count.
-	ErrUnknownNode = errors.New("dbs: node not in the cluster")
+	ErrUnknownNode = errtext.Sentinel("dbs", errtext.UnknownNode)
 	// ErrStaleTime reports a now before the latest now given to Submit,
 	// Tick or Heartbeat.
-	ErrStaleTime = errors.New("dbs: time before an earlier call")
-	// ErrTimeRange reports a now more than 2^60 ns (about 36 years) from
-	// the first time the scheduler was given, the range its integer
-	// arithmetic covers.
-	ErrTimeRange = errors.New("dbs: time out of range")
+	ErrStaleTime = errtext.Sentinel("dbs", errtext.StaleTime)
+	// ErrTimeRange reports a now, or a job's submission or deadline, more
+	// than 2^60 ns (about 36 years) from the first now a call succeeded
+	// with, the range its integer arithmetic covers.
+	ErrTimeRange = errtext.Sentinel("dbs", errtext.TimeRange)
 )
 
 // Error is the error type of the package. It wraps one sentinel (Err)

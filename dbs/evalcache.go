@@ -384,7 +384,7 @@ func (s *Scheduler) evalCached(e *entry, nowOff int64, cost float64, ev *eval) {
 			ev.min.Budget = c.budget
 		} else {
 			// As modelInputs computes the allowance and the slots held.
-			budgetView(&ev.min.Budget, terms, (e.budget-cost)/price, int(c.key.held[0]+c.key.held[1]))
+			budgetView(&ev.min.Budget, terms, (e.budget-cost)/price, s.budgetHeld(int(c.key.held[0]+c.key.held[1])))
 		}
 	}
 	ev.min.combine()

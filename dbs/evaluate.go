@@ -21,15 +21,26 @@ type eval struct {
 }
 
 // capacityFor returns the capacity of kind k available to e, model 1's V:
-// the slots it holds, or its equal part of its queue's guarantee if that
-// is more.
+// the slots it holds, or its equal part (queuePart) if that is more.
 func (s *Scheduler) capacityFor(e *entry, k int) estimate.Capacity {
 	return max(s.queuePart(e.queue, k), estimate.Capacity(e.held(k))*estimate.Slot)
 }
 
-// queuePart is a job's equal part of queue q's guarantee of kind k.
+// queuePart is a job's equal part of the capacity of kind k, "current
+// load considered": with CapacitySharing, of its queue's guarantee
+// among the queue's jobs; with PrioritySharing, of the cluster's slots
+// among the jobs of its queue and the queues above it (the jobs it
+// competes with), or of its queue's floor among the queue's jobs if
+// that is more.
 func (s *Scheduler) queuePart(q Queue, k int) estimate.Capacity {
 	part := s.guar[q][k] / float64(max(s.nq[q], 1))
+	if s.r.priority {
+		n := 0
+		for h := q; h < numQueues; h++ {
+			n += s.nq[h]
+		}
+		part = max(part, s.capK[k]/float64(max(n, 1)))
+	}
 	return estimate.Capacity(math.Round(part * float64(estimate.Slot)))
 }
 
@@ -134,6 +145,17 @@ func (s *Scheduler) modelInputsAt(e *entry, nowOff int64, cost float64, caps [2]
 		Phi: e.phi, Map: work[0], Reduce: work[1], ReduceCapacity: caps[1],
 		ReduceStarted: e.nph > 1 && e.prog[1].Running+e.prog[1].Finished > 0,
 		DeadlineLeft:  dl, Transfer: transfer,
-		Allowance: (e.budget - cost) / s.r.queues[e.queue].Price, Held: e.held(0) + e.held(1),
+		Allowance: (e.budget - cost) / s.r.queues[e.queue].Price, Held: s.budgetHeld(e.held(0) + e.held(1)),
+		ClusterSlots: [2]int{int(s.capK[0]), int(s.capK[1])},
 	}
+}
+
+// budgetHeld is the slot count model 2's budget view spreads the
+// allowance over for a job holding held slots: held, or 1 with
+// Ablations.BudgetViewOneSlot.
+func (s *Scheduler) budgetHeld(held int) int {
+	if s.cfg.Ablations.BudgetViewOneSlot {
+		return 1
+	}
+	return held
 }

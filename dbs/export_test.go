@@ -35,3 +35,8 @@ func Skips(s *Scheduler) [4]int {
 	k := s.skipped
 	return [4]int{k.frozen, k.unknown, k.lapsed, k.phi0}
 }
+
+// MembershipScans returns how many times s rescanned the cluster to find
+// a heartbeating node (internal/membership): none with a Cluster that
+// implements schedkit.NodeLookup.
+func MembershipScans(s *Scheduler) uint64 { return s.members.Scans() }

@@ -81,7 +81,7 @@ func FuzzScheduler(f *testing.F) {
 		// The options come from the input's length, so the bytes (and the
 		// committed corpus) keep their meaning.
 		cfg := dbs.Config{Cluster: c, DefaultTaskTime: 5 * sec, TransferRate: 1e6,
-			Ablations: dbs.Ablations{EarlyReduces: len(data)%2 == 1}, QueuePriority: len(data)%4 >= 2}
+			Ablations: dbs.Ablations{EarlyReduces: len(data)%2 == 1}, Sharing: dbs.Sharing(len(data) % 4 / 2)}
 		s, err := dbs.New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -143,11 +143,11 @@ func FuzzScheduler(f *testing.F) {
 				id := schedkit.JobID([]byte{'j', next()})
 				maps, reds := int(next()%16), int(next()%4)
 				j := mrJob(string(id), weird[next()%8], maps, reds, time.Duration(int(next())-20)*sec, weird[next()%8]*100)
-				j.sub = now.Add(-time.Duration(next()%8) * sec)
-				j.cost = weird[next()%8]
-				j.red = int64(next()) << 10
+				j.SubmittedAt = now.Add(-time.Duration(next()%8) * sec)
+				j.Paid = weird[next()%8]
+				j.ReduceInput = int64(next()) << 10
 				if next()%5 == 0 {
-					j.ph[0].Running = int(next() % 20)
+					j.Counters[0].Running = int(next() % 20)
 				}
 				err := s.Submit(now, j)
 				check(err)
@@ -161,7 +161,7 @@ func FuzzScheduler(f *testing.F) {
 					continue
 				}
 				j := jobs[ids[int(next())%len(ids)]]
-				p := &j.ph[next()%2]
+				p := &j.Counters[next()%2]
 				p.Ready = int(next() % 20)
 				p.Running = int(next() % 4)
 				p.Finished = int(next() % 4)
@@ -169,9 +169,9 @@ func FuzzScheduler(f *testing.F) {
 					p.RunningStartSum = 0
 				}
 				p.FinishedDurationSum = time.Duration(p.Finished) * time.Duration(next()) * time.Second
-				err := s.Update(j.id)
+				err := s.Update(j.Key)
 				check(err)
-				same("Update", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Update(j.id) })
+				same("Update", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Update(j.Key) })
 			case 2: // remove
 				if len(ids) == 0 {
 					continue
@@ -185,13 +185,19 @@ func FuzzScheduler(f *testing.F) {
 			case 4: // tick
 				if len(ids) > 0 {
 					// Host duty 3: a job holding no slot has its cost
-					// changed only with an Update after it.
+					// changed only with an Update after it that succeeds
+					// (a refused one changes nothing: the host keeps the
+					// cost it had).
 					j := jobs[ids[int(next())%len(ids)]]
-					j.cost = weird[next()%8] * 10
-					if st, err := s.Status(j.id); err == nil && st.Held == [2]int{} {
-						err := s.Update(j.id)
+					was := j.Paid
+					j.Paid = weird[next()%8] * 10
+					if st, err := s.Status(j.Key); err == nil && st.Held == [2]int{} {
+						err := s.Update(j.Key)
 						check(err)
-						same("Update", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Update(j.id) })
+						same("Update", nil, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return nil, p.Update(j.Key) })
+						if err != nil {
+							j.Paid = was
+						}
 					}
 				}
 				ds, err := s.Tick(now, nil)
@@ -206,8 +212,8 @@ func FuzzScheduler(f *testing.F) {
 					}
 				}
 			case 5: // heartbeat
-				n := c.nodes[int(next())%len(c.nodes)]
-				n.free = resource.Vector{weird[next()%8] * 2, weird[next()%8]}
+				n := c.NodeList[int(next())%len(c.NodeList)]
+				n.Free = resource.Vector{weird[next()%8] * 2, weird[next()%8]}
 				ds, err := s.Heartbeat(now, n, nil)
 				check(err)
 				same("Heartbeat", ds, err, func(p *dbs.Scheduler) ([]dbs.Decision, error) { return p.Heartbeat(now, n, nil) })
@@ -223,8 +229,8 @@ func FuzzScheduler(f *testing.F) {
 					}
 				}
 				for k := range used {
-					if err == nil && float64(used[k]) > n.free[k] {
-						t.Fatalf("assigned %v on free %v", used, n.free)
+					if err == nil && float64(used[k]) > n.Free[k] {
+						t.Fatalf("assigned %v on free %v", used, n.Free)
 					}
 				}
 			}

@@ -1,182 +1,92 @@
 package dbs
 
-import "math/bits"
+import (
+	"math"
 
-// qheap is an intrusive binary heap of the entries of one queue that have
-// ready tasks of one slot kind, ordered by less (head first). Each entry
-// records its position in pos[slot], so re-keying and removal are
-// O(log n) without allocation.
-//
-// It is specialised, like lss's jheap, rather than the repository's
-// shared internal/indexheap: with the shared heap (order and position
-// through function values) a heartbeat at 10,000 queued jobs measured
-// 1.9× slower (BenchmarkHeartbeat, 420 → 805 ns of CPU, medians of three
-// interleaved runs of both builds).
+	"github.com/schedkit/schedkit/internal/indexheap"
+)
+
+// qheap is the heap of the entries of one queue that have ready tasks
+// of one slot kind, in queue order (head first): jobs below their
+// minimum of the kind first (unless the NoMinimumSlots ablation), among
+// them those without a task time first (unless UnknownByWeight); jobs
+// that can still reach a minimum before those that cannot (unless
+// LostByWeight); then weight descending, submission, ID. It is an
+// indexheap.Heap whose key is queueKey and whose entries record their
+// positions in pos[slot]. BenchmarkQueueHeap measures it against the
+// hand-written heap it replaced (kept in heap_internal_test.go).
 type qheap struct {
-	items []*entry
-	slot  int // q*2 + kind
-	kind  int
-	noMin bool
+	h    indexheap.Heap[uint64, *entry]
+	slot int // q*2 + kind
 }
 
-// less orders a queue for one kind: jobs below their minimum of the kind
-// first (unless noMin), then weight descending, submission, ID.
-func (h *qheap) less(a, b *entry) bool {
-	if !h.noMin {
-		ab, bb := a.below(h.kind), b.below(h.kind)
-		if ab != bb {
-			return ab
-		}
+// order is how a queue orders its jobs for one slot kind (the
+// configuration's switches).
+type order struct {
+	noMin        bool // Ablations.NoMinimumSlots
+	unknownFirst bool // not Ablations.UnknownByWeight
+	lostLast     bool // not Ablations.LostByWeight
+}
+
+func newQheap(slot, kind int, o order) qheap {
+	return qheap{slot: slot, h: indexheap.Heap[uint64, *entry]{
+		Key:  func(e *entry) uint64 { return queueKey(e, kind, o) },
+		Less: (*entry).before, // equal keys: equal flags, so weight, submission, ID
+	}}
+}
+
+// queueKey is the queue order for kind k up to the weight's last two
+// bits, for the heap to compare inline: bit 63 clear for a job below
+// its minimum of the kind (unless o.noMin); bit 62 set for one below its
+// minimum with a task time (o.unknownFirst: those without one first);
+// bit 61 set for a job that cannot reach any minimum (o.lostLast); then
+// the weight, descending, in the remaining 61 bits. Weights are finite
+// and ≥ 0 (models 1 and 3 keep them so), and the IEEE bits of such
+// floats order as their values do, so where two keys differ their order
+// is the queue order's; equal keys have equal flags and weights within
+// four units in the last place, which before orders exactly.
+func queueKey(e *entry, k int, o order) uint64 {
+	key := (uint64(math.MaxInt64) - math.Float64bits(e.w+0)) >> 2 // +0: −0 is 0
+	below := !o.noMin && e.below(k)
+	if !below {
+		key |= 1 << 63
 	}
-	return a.before(b)
+	if below && o.unknownFirst && e.ttKnown {
+		key |= 1 << 62
+	}
+	if o.lostLast && e.lost {
+		key |= 1 << 61
+	}
+	return key
 }
 
-func (h *qheap) len() int { return len(h.items) }
+func (h *qheap) len() int { return h.h.Len() }
 
-func (h *qheap) top() *entry { return h.items[0] }
+func (h *qheap) top() *entry { return h.h.Top() }
 
 // upsert inserts e, or restores the heap order around it if present.
-func (h *qheap) upsert(e *entry) {
-	if i := e.pos[h.slot]; i >= 0 {
-		if !h.down(int(i)) {
-			h.up(int(i))
-		}
-		return
-	}
-	e.pos[h.slot] = int32(len(h.items))
-	h.items = append(h.items, e)
-	h.up(len(h.items) - 1)
-}
+func (h *qheap) upsert(e *entry) { h.h.Upsert(e, &e.pos[h.slot]) }
 
 // remove deletes e if present.
-func (h *qheap) remove(e *entry) {
-	i := int(e.pos[h.slot])
-	if i < 0 {
-		return
-	}
-	n := len(h.items) - 1
-	if i != n {
-		h.swap(i, n)
-	}
-	h.items[n] = nil
-	h.items = h.items[:n]
-	e.pos[h.slot] = -1
-	if i != n {
-		if !h.down(i) {
-			h.up(i)
-		}
-	}
-}
+func (h *qheap) remove(e *entry) { h.h.Remove(&e.pos[h.slot]) }
 
 // reset empties the heap.
-func (h *qheap) reset() {
-	for i, e := range h.items {
-		e.pos[h.slot] = -1
-		h.items[i] = nil
-	}
-	h.items = h.items[:0]
-}
+func (h *qheap) reset() { h.h.Reset() }
 
 // push appends e without restoring order (call heapify after).
-func (h *qheap) push(e *entry) {
-	e.pos[h.slot] = int32(len(h.items))
-	h.items = append(h.items, e)
-}
+func (h *qheap) push(e *entry) { h.h.Add(e, &e.pos[h.slot]) }
 
 // heapify restores the heap order of all items in O(n).
-func (h *qheap) heapify() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
+func (h *qheap) heapify() { h.h.Init() }
 
-func (h *qheap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.items[i].pos[h.slot] = int32(i)
-	h.items[j].pos[h.slot] = int32(j)
-}
+// fixAt restores the heap order after the keys of the entries at
+// positions marks changed (indexheap.Heap.FixPositions).
+func (h *qheap) fixAt(marks []int32, sc *indexheap.Scratch) { h.h.FixPositions(marks, sc) }
 
-func (h *qheap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(h.items[i], h.items[p]) {
-			return
-		}
-		h.swap(i, p)
-		i = p
+// appendTo appends the heap's entries, in heap order, to dst.
+func (h *qheap) appendTo(dst []*entry) []*entry {
+	for i := range h.h.Len() {
+		dst = append(dst, h.h.At(i))
 	}
-}
-
-// down sifts item i down and reports whether it moved.
-func (h *qheap) down(i int) bool {
-	start, n := i, len(h.items)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && h.less(h.items[r], h.items[l]) {
-			c = r
-		}
-		if !h.less(h.items[c], h.items[i]) {
-			break
-		}
-		h.swap(i, c)
-		i = c
-	}
-	return i > start
-}
-
-// fixScratch is fixAt's reusable state, shared by a scheduler's heaps.
-type fixScratch struct {
-	stamp []uint32    // stamp[i] == gen: position i is listed
-	gen   uint32      // this fix's number
-	depth [32][]int32 // listed positions by depth in the tree
-}
-
-// fixAt restores the heap order after the keys of the items at
-// positions marks changed, every other item's key being as it was when
-// the heap was last in order: Floyd's heapify (sift down every position,
-// deepest first) restricted to the marked positions and their
-// ancestors. A position neither marked nor an ancestor of one roots a
-// subtree of unchanged items in heap order, which Floyd's pass would
-// leave as it is. It falls back to heapify when the marks would cover
-// most of the heap anyway.
-func (h *qheap) fixAt(marks []int32, sc *fixScratch) {
-	n := len(h.items)
-	if n < 2 || len(marks) == 0 {
-		return
-	}
-	if len(marks)*bits.Len(uint(n)) >= n {
-		h.heapify()
-		return
-	}
-	if len(sc.stamp) < n {
-		sc.stamp = make([]uint32, 2*n)
-		sc.gen = 0
-	}
-	sc.gen++
-	if sc.gen == 0 { // wrapped: old stamps could match
-		clear(sc.stamp)
-		sc.gen = 1
-	}
-	deepest := 0
-	for _, i := range marks {
-		for j := int(i); sc.stamp[j] != sc.gen; j = (j - 1) / 2 {
-			sc.stamp[j] = sc.gen
-			d := bits.Len(uint(j+1)) - 1
-			sc.depth[d] = append(sc.depth[d], int32(j))
-			deepest = max(deepest, d)
-			if j == 0 {
-				break
-			}
-		}
-	}
-	for d := deepest; d >= 0; d-- {
-		for _, j := range sc.depth[d] {
-			h.down(int(j))
-		}
-		sc.depth[d] = sc.depth[d][:0]
-	}
+	return dst
 }

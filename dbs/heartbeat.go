@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 )
 
@@ -13,19 +14,23 @@ import (
 // for no allocation). Map slots first, then reduce slots, as a Hadoop-1
 // JobTracker does; each free slot goes to
 //
-//  1. the queue, among those with a ready task of the slot's kind, that
-//     uses the smallest fraction of its guaranteed share of that kind
-//     (capacity-scheduler semantics: a queue below its share is served
-//     first, an idle share is lent to the others, and lent slots come
-//     back to their queue as tasks end, without preemption; ties go to
-//     the higher queue) — with Config.QueuePriority, the highest queue
-//     below its share, else the highest queue with a ready task;
+//  1. a queue, among those with a ready task of the slot's kind: with
+//     PrioritySharing (the default), the highest queue holding less than
+//     its floor (QueueConfig.Share) of the kind, else the highest queue;
+//     with CapacitySharing, the queue that uses the smallest fraction of
+//     its guaranteed share of the kind (a queue below its share is
+//     served first, an idle share is lent to the others, and lent slots
+//     come back to their queue as tasks end, without preemption; ties
+//     go to the higher queue); with Config.MinimumFirst, before either,
+//     the highest queue whose first job is below its model-2 minimum;
 //  2. within the queue, the first job holding fewer slots of the kind
-//     than its model-2 minimum, by weight descending, submission, ID;
-//     if none, the first job by weight descending, submission, ID.
+//     than its model-2 minimum (those without a task time first), else
+//     the first job; jobs that can still reach a minimum before those
+//     that cannot (MinResult.Unmeetable), then by weight descending,
+//     submission, ID.
 //
 // A job competes for reduce slots only once none of its maps is
-// unfinished (unless Config.EarlyReduces), whatever the host reports
+// unfinished (unless Ablations.EarlyReduces), whatever the host reports
 // ready.
 //
 // A job gets at most its ready tasks; consecutive slots to the same job
@@ -34,7 +39,9 @@ import (
 // and dst is returned unchanged: a nil node (also a typed nil pointer),
 // a node that is not among the cluster's nodes (ErrUnknownNode), vectors
 // that do not fit the Space or hold NaN, negative or fractional slots,
-// free slots above the node's capacity (ErrInvalidNode), a now before
+// free slots above the node's capacity, a capacity other than that of
+// the cluster's node of its ID (ErrInvalidNode: a stale node value), a
+// now before
 // the latest now given (ErrStaleTime) or out of range (ErrTimeRange).
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"
@@ -46,15 +53,13 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	if err != nil {
 		return dst, err
 	}
-	if err := s.member(op, id); err != nil {
-		return dst, err
-	}
-	capK, guar := s.capK, s.guar
-	if err := s.readCapacity(op, id); err != nil {
-		return dst, err
-	}
 	if err := s.readFree(op, node); err != nil {
-		s.capK, s.guar = capK, guar
+		return dst, err
+	}
+	if err := s.checkNode(op, node); err != nil {
+		return dst, err
+	}
+	if err := s.readCapacity(op, id); err != nil {
 		return dst, err
 	}
 	s.advance(clk)
@@ -100,25 +105,26 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	return dst, nil
 }
 
-// pickQueue returns the queue that gets the next slot of kind k (with
-// MinimumFirst, the highest queue whose first job is below its minimum,
-// if any; otherwise): among
-// queues with a ready task of the kind, the least used relative to its
+// pickQueue returns the queue that gets the next slot of kind k, -1 if
+// none has a ready task of the kind: with MinimumFirst, the highest
+// queue whose first job is below its minimum, if any; then with
+// PrioritySharing, pickPriority; with CapacitySharing, among queues
+// with a ready task of the kind, the least used relative to its
 // guarantee (a queue with no guarantee only gets what others leave),
-// ties to the higher queue; -1 if none has a ready task.
+// ties to the higher queue.
 //
 // used/guarantee is compared as used/share, the kind's capacity being
 // common to all queues, in exact integer arithmetic with shares in
 // millionths, so equal ratios tie exactly.
 func (s *Scheduler) pickQueue(k int) int {
-	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots {
+	if s.r.minFirst {
 		for q := int(High); q >= int(Low); q-- {
 			if h := &s.heaps[q*2+k]; h.len() > 0 && h.top().below(k) {
 				return q
 			}
 		}
 	}
-	if s.cfg.QueuePriority {
+	if s.r.priority {
 		return s.pickPriority(k)
 	}
 	best := -1
@@ -156,10 +162,11 @@ func shareLess(ua, ub, sa, sb int64) bool {
 	return ua*sb < ub*sa
 }
 
-// pickPriority is pickQueue with Config.QueuePriority: the highest queue
-// with a ready task of kind k that holds less than its guaranteed share
-// of the kind (used/capacity < share, exact in millionths), else the
-// highest queue with a ready task; -1 if none has one.
+// pickPriority is pickQueue with PrioritySharing (after MinimumFirst's
+// minimums): the highest queue with a ready task of kind k that holds
+// less than its floor of the kind (used/capacity < share, exact in
+// millionths), else the highest queue with a ready task; -1 if none has
+// one.
 func (s *Scheduler) pickPriority(k int) int {
 	capk := int64(s.capK[k])
 	first := -1
@@ -185,7 +192,7 @@ func (s *Scheduler) eligible(e *entry, k int) bool {
 }
 
 // reducesOpen reports whether e may be given reduce slots: with
-// Config.EarlyReduces whenever the host reports reduces ready,
+// Ablations.EarlyReduces whenever the host reports reduces ready,
 // otherwise once none of its maps is unfinished (model 2's reduces start
 // after the maps; a reduce slot held during the map phase is paid for
 // and idle).
@@ -225,12 +232,21 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member checks that node id is one of the cluster's nodes (see
-// internal/membership: O(1) while the cluster's membership is unchanged).
-func (s *Scheduler) member(op string, id schedkit.NodeID) error {
-	if s.members.Has(s.cluster, id) {
+// checkNode refuses a node value that is not the cluster's node of its
+// ID (internal/membership: O(1) with a Cluster that implements
+// schedkit.NodeLookup, or while the cluster's membership is unchanged):
+// ErrUnknownNode, or ErrInvalidNode for a value whose capacity differs
+// from that node's (a stale value, taken before the node was resized,
+// must not hand out slots the cluster does not count). node's vectors
+// have been checked (readFree).
+func (s *Scheduler) checkNode(op string, node schedkit.Node) error {
+	f, why := s.members.Check(s.cluster, s.r.space, node)
+	sentinel := ErrUnknownNode
+	switch f {
+	case membership.OK:
 		return nil
+	case membership.Disagrees:
+		sentinel = ErrInvalidNode
 	}
-	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
-		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+	return &Error{Op: op, Node: node.ID(), Err: sentinel, Reason: why}
 }

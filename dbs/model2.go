@@ -53,6 +53,10 @@ type MinInput struct {
 	// used). The budget view's window is Allowance/Held seconds.
 	Allowance float64
 	Held      int
+	// ClusterSlots are the cluster's map and reduce slots, the most of
+	// each kind a job can hold: a view that needs more of a kind cannot
+	// be met. Zero means no bound.
+	ClusterSlots [2]int
 }
 
 // MinResult is model 2's result.
@@ -81,10 +85,14 @@ type MinView struct {
 	Window time.Duration
 	// ReduceStartLatest is Sr_max − now = Window − ⌈R/nr⌉·Tr − f·δ·Td.
 	ReduceStartLatest time.Duration
-	// Map and Reduce are the view's minimum slots (capped at unfinished).
+	// Map and Reduce are the view's minimum slots (at most the phase's
+	// unfinished tasks).
 	Map, Reduce int
-	// Unmeetable reports a non-positive denominator: the constraint can
-	// no longer be met at any slot count (never divided by).
+	// Unmeetable reports that the constraint can no longer be met at any
+	// slot count: a non-positive denominator (never divided by), or a
+	// phase whose work left needs more slots than it has unfinished
+	// tasks (its tasks would have to run faster than one per slot) or
+	// than the cluster has of the kind (ClusterSlots).
 	Unmeetable bool
 }
 
@@ -98,7 +106,8 @@ type MinView struct {
 // with W the view's window (deadline: D left; budget: B/c_q slot-seconds
 // spread over the slots held), Sr = Sr_max while maps remain, else now,
 // and f·δ·Td dropped once a reduce has run. A phase with work left and a
-// non-positive denominator makes the view Unmeetable.
+// non-positive denominator, or whose quotient exceeds its unfinished
+// tasks or the cluster's slots of its kind, makes the view Unmeetable.
 func MinimumSlots(in MinInput) MinResult {
 	t := viewTermsOf(&in, reduceWavesOf(&in))
 	var r MinResult
@@ -139,6 +148,7 @@ type viewTerms struct {
 	mapWork     float64 // slot-seconds left (PhaseWork.work)
 	redWork     float64
 	redTT       float64 // Tr in seconds: waveSecs is ⌈Ur/nr⌉ × redTT
+	slots       [2]int  // MinInput.ClusterSlots
 }
 
 // viewTermsOf returns in's view terms with its reduce waves wv. With
@@ -147,7 +157,7 @@ type viewTerms struct {
 // frozen job's Status recomputes the waves at another capacity:
 // Scheduler.frozenDeadline).
 func viewTermsOf(in *MinInput, wv reduceWaves) viewTerms {
-	t := viewTerms{um: in.Map.Unfinished, ur: in.Reduce.Unfinished}
+	t := viewTerms{um: in.Map.Unfinished, ur: in.Reduce.Unfinished, slots: in.ClusterSlots}
 	var wavesR int64
 	if t.ur > 0 {
 		if wv.ok {
@@ -233,21 +243,50 @@ func minView(v *MinView, t *viewTerms, window time.Duration) {
 			v.Unmeetable = true
 			return
 		}
-		v.Map = ceilSlots(t.mapWork/srMax, t.um)
+		x := t.mapWork / srMax
+		if beyond(x, t.um, t.slots[0]) {
+			v.Unmeetable = true
+			return
+		}
+		v.Map = ceilSlots(x, t.um)
 	}
 	if t.ur > 0 {
-		sr := 0.0
+		// now + W − f·δ·Td − Sr: with maps left Sr = Sr_max, so the
+		// denominator is ⌈Ur/nr⌉·Tr, taken as it is rather than as the
+		// difference of two long windows (rounding).
+		den := ws - t.transfer
 		if t.um > 0 {
-			sr = srMax
+			den = t.waveSecs
 		}
-		den := ws - t.transfer - sr
 		if den <= 0 {
 			v.Unmeetable = true
 			return
 		}
-		v.Reduce = ceilSlots(t.redWork/den, t.ur)
+		x := t.redWork / den
+		if beyond(x, t.ur, t.slots[1]) {
+			v.Unmeetable = true
+			return
+		}
+		v.Reduce = ceilSlots(x, t.ur)
 	}
 }
+
+// beyond reports whether x slots, the quotient of a phase with tasks
+// unfinished tasks, are more than it can use (one per task) or, with
+// slots > 0, more than the cluster has of the kind, by more than the
+// rounding of the quotient (a relative beyondTolerance: the reduce
+// quotient while maps remain is R·Tr/(⌈R/nr⌉·Tr), at most R but for
+// rounding).
+func beyond(x float64, tasks, slots int) bool {
+	limit := float64(tasks)
+	if slots > 0 {
+		limit = min(limit, float64(slots))
+	}
+	return x > limit*(1+beyondTolerance)
+}
+
+// beyondTolerance is the relative rounding beyond allows.
+const beyondTolerance = 1e-9
 
 // ceilSlots returns ⌈x⌉ clamped to [1, limit] (a phase with work left
 // needs at least one slot, and can use no more than its tasks).

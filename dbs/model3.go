@@ -22,9 +22,9 @@ type UpdateResult struct {
 	// MarkShort and MarkSurplus mark the job for the next update.
 	MarkShort, MarkSurplus bool
 	// Move is Promote or Demote when the job was marked at the previous
-	// update and still is (0 otherwise): the move model 3 asks for,
-	// taken only where a queue lies that way and the job's budget and
-	// the scheduler's checks allow it (Scheduler.Tick).
+	// update and is still short (holds a surplus), 0 otherwise: the move
+	// model 3 asks for, taken only where a queue lies that way and the
+	// job's budget and the scheduler's checks allow it (Scheduler.Tick).
 	Move Action
 }
 
@@ -32,11 +32,17 @@ type UpdateResult struct {
 // doc), with h = Held, s = Needed, W₁ and the queue's average:
 //
 //	h < s:  W = W₁·(1 + (s−h)/s); below average, raised at least halfway
-//	        to it; at or above, marked short (promoted if marked before)
+//	        to it; at or above, marked short
 //	h > s:  W = W₁·(1 − (h−s)/(2h)); at or above average, lowered at
-//	        least halfway to it and marked surplus (demoted if marked
-//	        before)
+//	        least halfway to it and marked surplus
 //	h = s:  W = W₁, marks cleared
+//
+// A job marked short (surplus) at the previous update that is still
+// short (still holds a surplus) is promoted (demoted), whatever its
+// weight now: the paper moves a marked job at the next update "if it
+// still cannot satisfy its minimum slots" (or "still obtains too many
+// resources"), and asks nothing more of it. It stays marked until the
+// move is taken or its shortfall (surplus) ends.
 func UpdateWeight(in UpdateInput) UpdateResult {
 	held, need, base, avg := in.Held, in.Needed, in.W1, in.Average
 	r := UpdateResult{W: base}
@@ -46,22 +52,20 @@ func UpdateWeight(in UpdateInput) UpdateResult {
 		r.W = base * (1 + float64(need-held)/float64(need))
 		if !above {
 			r.W = max(r.W, (base+avg)/2)
-			break
 		}
 		if in.MarkedShort {
 			r.Move = Promote
 		}
-		r.MarkShort = true
+		r.MarkShort = above || in.MarkedShort
 	case held > need:
 		r.W = base * (1 - float64(held-need)/float64(2*held))
-		if !above {
-			break
+		if above {
+			r.W = min(r.W, (base+avg)/2)
 		}
-		r.W = min(r.W, (base+avg)/2)
 		if in.MarkedSurplus {
 			r.Move = Demote
 		}
-		r.MarkSurplus = true
+		r.MarkSurplus = above || in.MarkedSurplus
 	}
 	return r
 }

@@ -2,6 +2,7 @@ package dbs_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -129,11 +130,35 @@ func TestMinimumSlotsModel2(t *testing.T) {
 				Budget:   dbs.MinView{Applies: true, ReduceStartLatest: -60 * sec, Unmeetable: true}},
 		},
 		{
-			// 90 slot-s of maps before Sr_max = 61 − 60 = 1 s: ⌈90⌉ capped at the 3 maps.
-			name: "capped at unfinished",
+			// 90 slot-s of maps before Sr_max = 90 − 60 = 30 s: ⌈90/30⌉ =
+			// 3, every map at once: the most the phase can use.
+			name: "every task at once",
+			in: dbs.MinInput{Phi: 1, Map: dbs.PhaseWork{Unfinished: 3, TaskTime: 30 * sec},
+				Reduce: dbs.PhaseWork{Unfinished: 1, TaskTime: 60 * sec}, ReduceCapacity: two, DeadlineLeft: 90 * sec},
+			want: dbs.MinResult{Map: 3, Reduce: 1, Deadline: dbs.MinView{Applies: true, Window: 90 * sec, ReduceStartLatest: 30 * sec, Map: 3, Reduce: 1}},
+		},
+		{
+			// 90 slot-s of maps before Sr_max = 61 − 60 = 1 s: 90 slots,
+			// more than the 3 maps can use (each would have to run in
+			// 1 s): unmeetable, not capped at 3.
+			name: "beyond its tasks",
 			in: dbs.MinInput{Phi: 1, Map: dbs.PhaseWork{Unfinished: 3, TaskTime: 30 * sec},
 				Reduce: dbs.PhaseWork{Unfinished: 1, TaskTime: 60 * sec}, ReduceCapacity: two, DeadlineLeft: 61 * sec},
-			want: dbs.MinResult{Map: 3, Reduce: 1, Deadline: dbs.MinView{Applies: true, Window: 61 * sec, ReduceStartLatest: sec, Map: 3, Reduce: 1}},
+			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 61 * sec, ReduceStartLatest: sec, Unmeetable: true}, Unmeetable: true},
+		},
+		{
+			// Sr_max = 300 − 60 = 240: ⌈600/240⌉ = 3 map slots; the
+			// cluster has 3: met with all of them.
+			name: "every map slot of the cluster",
+			in:   dbs.MinInput{Phi: 1, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: 300 * sec, ClusterSlots: [2]int{3, 2}},
+			want: dbs.MinResult{Map: 3, Reduce: 2, Deadline: dbs.MinView{Applies: true, Window: 300 * sec, ReduceStartLatest: 240 * sec, Map: 3, Reduce: 2}},
+		},
+		{
+			// The same needs 2.5 map slots from a cluster of 2:
+			// unmeetable.
+			name: "beyond the cluster",
+			in:   dbs.MinInput{Phi: 1, Map: maps, Reduce: reds, ReduceCapacity: two, DeadlineLeft: 300 * sec, ClusterSlots: [2]int{2, 2}},
+			want: dbs.MinResult{Deadline: dbs.MinView{Applies: true, Window: 300 * sec, ReduceStartLatest: 240 * sec, Unmeetable: true}, Unmeetable: true},
 		},
 		{
 			// Reduce work left but no reduce capacity: never divided by.
@@ -227,10 +252,65 @@ func TestUpdateWeightModel3(t *testing.T) {
 		},
 		{
 			// Below the average a surplus lowers W = 0.3·(1 − 2/8) = 0.225
-			// and clears the marks: no demotion.
+			// and marks nothing.
 			name: "surplus below average",
-			in:   dbs.UpdateInput{W1: 0.3, Average: 0.5, Held: 4, Needed: 2, MarkedSurplus: true},
+			in:   dbs.UpdateInput{W1: 0.3, Average: 0.5, Held: 4, Needed: 2},
 			want: dbs.UpdateResult{W: 0.225},
+		},
+		{
+			// Marked at the previous update and still holding a surplus:
+			// demoted, though its W₁ is now below the average (the
+			// paper asks only that it "still obtains too many
+			// resources"); W = 0.3·(1 − 2/8) = 0.225, marked until moved.
+			name: "surplus below average, marked",
+			in:   dbs.UpdateInput{W1: 0.3, Average: 0.5, Held: 4, Needed: 2, MarkedSurplus: true},
+			want: dbs.UpdateResult{W: 0.225, MarkSurplus: true, Move: dbs.Demote},
+		},
+		{
+			// The issue's first update: W₁ 1 at or above the average 0.9,
+			// holding 2 of 4: W = 1·(1 + 2/4) = 1.5, marked short.
+			name: "short at 1 over 0.9",
+			in:   dbs.UpdateInput{W1: 1, Average: 0.9, Held: 2, Needed: 4},
+			want: dbs.UpdateResult{W: 1.5, MarkShort: true},
+		},
+		{
+			// Its next update: W₁ slipped to 0.89, just below the average
+			// 0.9, and it still holds 2 of 4: promoted all the same (the
+			// paper: "if at the next update the job still cannot satisfy
+			// its minimum slots, it is submitted to the queue above").
+			// W = 0.89·1.5 = 1.335, above halfway (0.895): kept.
+			name: "short at 0.89 under 0.9, marked",
+			in:   dbs.UpdateInput{W1: 0.89, Average: 0.9, Held: 2, Needed: 4, MarkedShort: true},
+			want: dbs.UpdateResult{W: 0.89 * 1.5, MarkShort: true, Move: dbs.Promote},
+		},
+		{
+			// The surplus direction with the same figures: W₁ 1 over 0.9,
+			// holding 4 of 2: W = 1·(1 − 2/8) = 0.75, under halfway
+			// (0.95): kept; marked surplus.
+			name: "surplus at 1 over 0.9",
+			in:   dbs.UpdateInput{W1: 1, Average: 0.9, Held: 4, Needed: 2},
+			want: dbs.UpdateResult{W: 0.75, MarkSurplus: true},
+		},
+		{
+			// Next update at 0.89 under 0.9, still holding 4 of 2:
+			// demoted; W = 0.89·0.75 = 0.6675.
+			name: "surplus at 0.89 under 0.9, marked",
+			in:   dbs.UpdateInput{W1: 0.89, Average: 0.9, Held: 4, Needed: 2, MarkedSurplus: true},
+			want: dbs.UpdateResult{W: 0.89 * 0.75, MarkSurplus: true, Move: dbs.Demote},
+		},
+		{
+			// Marked short before, now holding what it needs: no move,
+			// the mark cleared.
+			name: "marked short, shortfall ended",
+			in:   dbs.UpdateInput{W1: 0.89, Average: 0.9, Held: 4, Needed: 4, MarkedShort: true},
+			want: dbs.UpdateResult{W: 0.89},
+		},
+		{
+			// Marked short before, now holding a surplus: not promoted;
+			// below the average it is not marked surplus either.
+			name: "marked short, now a surplus",
+			in:   dbs.UpdateInput{W1: 0.5, Average: 0.9, Held: 4, Needed: 2, MarkedShort: true},
+			want: dbs.UpdateResult{W: 0.5 * 0.75},
 		},
 		{
 			// h = s: W = W₁, marks cleared.
@@ -246,5 +326,33 @@ func TestUpdateWeightModel3(t *testing.T) {
 				t.Errorf("UpdateWeight (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMinimumSlotsReducesInOneWave: while maps remain, model 2 plans the
+// reduces from Sr_max in ⌈R/nr⌉ waves, so their quotient is R/⌈R/nr⌉ —
+// with R ≤ nr every reduce at once, exactly R — whatever the rounding of
+// Sr_max in a long window: the view is never unmeetable for it (it was,
+// at a 9,281.8 s window, when the quotient rounded a hair above R).
+func TestMinimumSlotsReducesInOneWave(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 10000 {
+		tt := time.Duration(1+rng.IntN(100_000)) * time.Millisecond
+		r := 1 + rng.IntN(8)
+		in := dbs.MinInput{Phi: 1,
+			Map:            dbs.PhaseWork{Unfinished: 1 + rng.IntN(10), TaskTime: tt},
+			Reduce:         dbs.PhaseWork{Unfinished: r, TaskTime: tt},
+			ReduceCapacity: estimate.Capacity(r+rng.IntN(4)) * estimate.Slot,
+			DeadlineLeft:   time.Duration(rng.Int64N(int64(1000 * time.Hour))),
+			Transfer:       time.Duration(rng.IntN(100)) * time.Second,
+		}
+		got := dbs.MinimumSlots(in)
+		if !got.Deadline.Unmeetable && got.Reduce != r {
+			t.Fatalf("%+v: reduce minimum %d, want all %d at once", in, got.Reduce, r)
+		}
+		srMax := in.DeadlineLeft - tt - in.Transfer
+		if got.Deadline.Unmeetable && srMax > time.Duration(in.Map.Unfinished)*tt {
+			t.Fatalf("%+v: unmeetable with Sr_max %v, room for every map at once", in, srMax)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // world is a tiny host: it runs the tasks dbs assigns for a fixed
@@ -33,8 +34,11 @@ type world struct {
 	noMin    bool
 	minFirst bool
 	early    bool // Config.EarlyReduces
-	priority bool // Config.QueuePriority
+	priority bool // Config.Sharing == PrioritySharing
+	unknown  bool // jobs without a task time first among those below minimum (not UnknownByWeight)
+	lostLast bool // jobs that cannot reach any minimum last (not LostByWeight)
 	phiMoves bool
+	afford   bool   // promotions affordable (not NoAffordability)
 	moves    [2]int // promotions, demotions
 }
 
@@ -61,8 +65,10 @@ func newWorld(t *testing.T, seed uint64, cfg dbs.Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.Ablations.NoMinimumSlots, minFirst: cfg.MinimumFirst && !cfg.Ablations.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
-		early: cfg.Ablations.EarlyReduces, priority: cfg.QueuePriority}
+	priority := cfg.Sharing == dbs.PrioritySharing
+	return &world{t: t, rng: rng, c: c, s: s, queues: s.Queues(), now: t0, jobs: map[schedkit.JobID]*wJob{}, noMin: cfg.Ablations.NoMinimumSlots,
+		minFirst: cfg.MinimumFirst && !cfg.Ablations.NoMinimumSlots, phiMoves: cfg.PhiAwareMoves,
+		early: cfg.Ablations.EarlyReduces, priority: priority, unknown: !cfg.Ablations.UnknownByWeight, lostLast: !cfg.Ablations.LostByWeight, afford: !cfg.Ablations.NoAffordability}
 }
 
 func (w *world) submit() {
@@ -70,24 +76,24 @@ func (w *world) submit() {
 	phi := []float64{0, 0.5, 1}[r.IntN(3)]
 	id := schedkit.JobID(fmt.Sprintf("j%03d", len(w.order)))
 	maps, reds := 1+r.IntN(12), r.IntN(4)
-	nph := 2
-	if reds == 0 {
-		nph = 1
+	tasks := []int{maps}
+	if reds > 0 {
+		tasks = append(tasks, reds)
 	}
 	tt := time.Duration(1+r.IntN(20)) * time.Second
 	work := float64(maps+reds) * tt.Seconds()
+	dl := w.now.Add(time.Duration(float64(maps+reds)*tt.Seconds()*(0.2+r.Float64())) * time.Second)
 	j := &wJob{hJob: &hJob{
-		id: id, sub: w.now, phi: phi, nph: nph,
-		dl:     w.now.Add(time.Duration(float64(maps+reds)*tt.Seconds()*(0.2+r.Float64())) * time.Second),
-		budget: work * w.queues[dbs.Mid].Price * (0.5 + r.Float64()),
-		red:    int64(r.IntN(1 << 20)),
-		ph:     [2]schedkit.PhaseProgress{{Total: maps, Ready: maps}, {Total: reds}},
+		Job:         schedkittest.NewJob(id, w.now, dl, tasks...),
+		PhiValue:    phi,
+		Money:       work * w.queues[dbs.Mid].Price * (0.5 + r.Float64()),
+		ReduceInput: int64(r.IntN(1 << 20)),
 	}, taskTime: tt}
 	if phi == 1 && r.IntN(2) == 0 {
-		j.budget = 0
+		j.Money = 0
 	}
 	if r.IntN(3) == 0 {
-		j.hint = tt
+		j.Hint = tt
 	}
 	q, _ := dbs.QueueFor(phi)
 	j.queue = q
@@ -108,22 +114,22 @@ func (w *world) advance(d time.Duration) {
 		j := tk.job
 		end := tk.end
 		if end.After(next) {
-			j.cost += d.Seconds() * w.queues[j.queue].Price
+			j.Paid += d.Seconds() * w.queues[j.queue].Price
 			kept = append(kept, tk)
 			continue
 		}
-		j.cost += end.Sub(w.now).Seconds() * w.queues[j.queue].Price
-		p := &j.ph[tk.phase]
+		j.Paid += end.Sub(w.now).Seconds() * w.queues[j.queue].Price
+		p := &j.Counters[tk.phase]
 		p.Running--
-		p.RunningStartSum -= tk.start.Sub(j.sub)
+		p.RunningStartSum -= tk.start.Sub(j.SubmittedAt)
 		p.Finished++
 		p.FinishedDurationSum += tk.end.Sub(tk.start)
 		// Reduces become ready at a slow-start: once a third of the maps
 		// finished (dbs, unless EarlyReduces, still waits for the last).
-		if tk.phase == 0 && j.nph == 2 && 3*j.ph[0].Finished >= j.ph[0].Total {
-			j.ph[1].Ready = j.ph[1].Total - j.ph[1].Running - j.ph[1].Finished
+		if tk.phase == 0 && j.Phases() == 2 && 3*j.Counters[0].Finished >= j.Counters[0].Total {
+			j.Counters[1].Ready = j.Counters[1].Total - j.Counters[1].Running - j.Counters[1].Finished
 		}
-		tk.node.free[tk.phase]++
+		tk.node.Free[tk.phase]++
 		w.endIfDone(j)
 	}
 	w.tasks = kept
@@ -131,18 +137,18 @@ func (w *world) advance(d time.Duration) {
 }
 
 func (w *world) endIfDone(j *wJob) {
-	for p := range j.nph {
-		if j.ph[p].Finished < j.ph[p].Total {
-			if err := w.s.Update(j.id); err != nil {
-				w.t.Fatalf("Update %s: %v", j.id, err)
+	for p := range j.Phases() {
+		if j.Counters[p].Finished < j.Counters[p].Total {
+			if err := w.s.Update(j.Key); err != nil {
+				w.t.Fatalf("Update %s: %v", j.Key, err)
 			}
 			return
 		}
 	}
 	j.ended = true
 	w.done++
-	if err := w.s.Remove(j.id); err != nil {
-		w.t.Fatalf("Remove %s: %v", j.id, err)
+	if err := w.s.Remove(j.Key); err != nil {
+		w.t.Fatalf("Remove %s: %v", j.Key, err)
 	}
 }
 
@@ -156,22 +162,22 @@ func (w *world) tick() {
 		switch d.Action {
 		case dbs.Promote:
 			w.moves[0]++
-			if w.phiMoves && j.phi == 0 {
+			if w.phiMoves && j.PhiValue == 0 {
 				w.t.Fatalf("PhiAwareMoves promoted a φ=0 job: %v", d)
 			}
 			if d.To != d.From+1 || d.From != j.queue {
 				w.t.Fatalf("promotion %v of a job in %v", d, j.queue)
 			}
 			// Affordable: what is left at the new price fits the budget.
-			if j.budget > 0 && d.Figures.CostAtTo > j.budget-j.cost+1e-9 {
-				w.t.Fatalf("unaffordable promotion %v: cost at new price %v, budget left %v", d, d.Figures.CostAtTo, j.budget-j.cost)
+			if w.afford && j.Money > 0 && d.Figures.CostAtTo > j.Money-j.Paid+1e-9 {
+				w.t.Fatalf("unaffordable promotion %v: cost at new price %v, budget left %v", d, d.Figures.CostAtTo, j.Money-j.Paid)
 			}
 			if d.Figures.Held >= d.Figures.Needed || (d.Reason != dbs.ReasonShort && d.Reason != dbs.ReasonUnmeetable) {
 				w.t.Fatalf("promotion of a job not short of slots: %v (%v)", d, d.Reason)
 			}
 		case dbs.Demote:
 			w.moves[1]++
-			if w.phiMoves && j.phi == 1 {
+			if w.phiMoves && j.PhiValue == 1 {
 				w.t.Fatalf("PhiAwareMoves demoted a φ=1 job: %v", d)
 			}
 			if d.To+1 != d.From || d.From != j.queue {
@@ -185,8 +191,8 @@ func (w *world) tick() {
 			case dbs.ReasonBudget:
 				// A job with φ < 1 that cannot reach any minimum,
 				// short of what it could use.
-				if st, _ := w.s.Status(d.Job); j.phi == 1 || !st.Min.Unmeetable || d.Figures.Held >= d.Figures.Needed {
-					w.t.Fatalf("budget demotion %v of a job with φ %v, unmeetable %v", d, j.phi, st.Min.Unmeetable)
+				if st, _ := w.s.Status(d.Job); j.PhiValue == 1 || !st.Min.Unmeetable || d.Figures.Held >= d.Figures.Needed {
+					w.t.Fatalf("budget demotion %v of a job with φ %v, unmeetable %v", d, j.PhiValue, st.Min.Unmeetable)
 				}
 			default:
 				w.t.Fatalf("demotion %v with reason %v", d, d.Reason)
@@ -225,20 +231,20 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 		if err != nil {
 			w.t.Fatal(err)
 		}
-		c := &cand{st: st, sub: j.sub, held: st.Held}
-		for p := range j.nph {
-			c.avail[p] = j.ph[p].Ready
+		c := &cand{st: st, sub: j.SubmittedAt, held: st.Held}
+		for p := range j.Phases() {
+			c.avail[p] = j.Counters[p].Ready
 		}
-		if !w.early && j.ph[0].Finished < j.ph[0].Total {
+		if !w.early && j.Counters[0].Finished < j.Counters[0].Total {
 			c.avail[1] = 0 // reduces wait for the last map
 		}
 		used[st.Queue][0] += st.Held[0]
 		used[st.Queue][1] += st.Held[1]
 		cs = append(cs, c)
 	}
-	capv := w.c.capv
+	capv := w.c.Cap
 	var out []dbs.Decision
-	free := [2]int{int(node.free[0]), int(node.free[1])}
+	free := [2]int{int(node.Free[0]), int(node.Free[1])}
 	for k := range 2 {
 		for ; free[k] > 0; free[k]-- {
 			best := -1
@@ -325,20 +331,7 @@ func (w *world) oracle(node *hNode) []dbs.Decision {
 					continue
 				}
 				cb, pb := c.held[k] < minOf(c) && !w.noMin, pick.held[k] < minOf(pick) && !w.noMin
-				switch {
-				case cb != pb:
-					if cb {
-						pick = c
-					}
-				case c.st.Weight != pick.st.Weight:
-					if c.st.Weight > pick.st.Weight {
-						pick = c
-					}
-				case !c.sub.Equal(pick.sub):
-					if c.sub.Before(pick.sub) {
-						pick = c
-					}
-				case c.st.Job < pick.st.Job:
+				if oracleAhead(oracleCand{c.st, c.sub, cb}, oracleCand{pick.st, pick.sub, pb}, w.unknown, w.lostLast) {
 					pick = c
 				}
 			}
@@ -369,25 +362,25 @@ func (w *world) heartbeat(node *hNode) []dbs.Decision {
 		got[i] = dbs.Decision{Action: d.Action, Job: d.Job, Phase: d.Phase, Count: d.Count, BelowMinimum: d.BelowMinimum, From: d.From}
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-		w.t.Fatalf("at %v on %s: decisions differ from the naive oracle (-oracle +dbs):\n%s", w.now.Sub(t0), node.id, diff)
+		w.t.Fatalf("at %v on %s: decisions differ from the naive oracle (-oracle +dbs):\n%s", w.now.Sub(t0), node.Key, diff)
 	}
 	touched := map[schedkit.JobID]bool{}
 	for _, d := range ds {
 		j := w.jobs[d.Job]
-		p := &j.ph[d.Phase]
+		p := &j.Counters[d.Phase]
 		if d.Count > p.Ready {
 			w.t.Fatalf("%v: more tasks than ready (%d)", d, p.Ready)
 		}
-		if d.Phase == 1 && !w.early && j.ph[0].Finished < j.ph[0].Total {
-			w.t.Fatalf("%v: reduces assigned with %d of %d maps finished", d, j.ph[0].Finished, j.ph[0].Total)
+		if d.Phase == 1 && !w.early && j.Counters[0].Finished < j.Counters[0].Total {
+			w.t.Fatalf("%v: reduces assigned with %d of %d maps finished", d, j.Counters[0].Finished, j.Counters[0].Total)
 		}
-		if float64(d.Count) > node.free[d.Phase] {
-			w.t.Fatalf("%v: more tasks than free slots (%v)", d, node.free)
+		if float64(d.Count) > node.Free[d.Phase] {
+			w.t.Fatalf("%v: more tasks than free slots (%v)", d, node.Free)
 		}
 		p.Ready -= d.Count
 		p.Running += d.Count
-		p.RunningStartSum += time.Duration(d.Count) * w.now.Sub(j.sub)
-		node.free[d.Phase] -= float64(d.Count)
+		p.RunningStartSum += time.Duration(d.Count) * w.now.Sub(j.SubmittedAt)
+		node.Free[d.Phase] -= float64(d.Count)
 		for range d.Count {
 			w.tasks = append(w.tasks, wTask{job: j, phase: int(d.Phase), node: node, start: w.now, end: w.now.Add(j.taskTime)})
 		}
@@ -403,17 +396,21 @@ func (w *world) heartbeat(node *hNode) []dbs.Decision {
 
 func TestPropertyAgainstOracle(t *testing.T) {
 	configs := map[string]dbs.Config{
-		"paper":     {},
-		"no-min":    {Ablations: dbs.Ablations{NoMinimumSlots: true}},
-		"min-first": {MinimumFirst: true},
-		"phi-moves": {PhiAwareMoves: true},
-		"no-moves":  {Ablations: dbs.Ablations{NoQueueMoves: true}},
-		"early":     {Ablations: dbs.Ablations{EarlyReduces: true}},
-		"priority":  {QueuePriority: true},
-		"prio+min":  {QueuePriority: true, MinimumFirst: true, Ablations: dbs.Ablations{EarlyReduces: true}},
-		"static":    {Ablations: dbs.Ablations{StaticWeights: true}},
-		"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
-		"zero-low": {Queues: [3]dbs.QueueConfig{
+		"paper":         {},
+		"no-min":        {Ablations: dbs.Ablations{NoMinimumSlots: true}},
+		"phi-moves":     {PhiAwareMoves: true},
+		"no-moves":      {Ablations: dbs.Ablations{NoQueueMoves: true}},
+		"early":         {Ablations: dbs.Ablations{EarlyReduces: true}},
+		"floors":        {Queues: dbs.DefaultCapacityQueues, Ablations: dbs.Ablations{EarlyReduces: true}},
+		"min-first":     {MinimumFirst: true},
+		"floors+min":    {Queues: dbs.DefaultCapacityQueues, MinimumFirst: true},
+		"static":        {Ablations: dbs.Ablations{StaticWeights: true}},
+		"prior+net":     {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
+		"ours-off":      {Ablations: dbs.Ablations{NoAffordability: true, NoBetterOff: true, NoBudgetDemotion: true, LostByWeight: true, UnknownByWeight: true, BudgetViewOneSlot: true}},
+		"capacity":      {Sharing: dbs.CapacitySharing},
+		"cap+min-first": {Sharing: dbs.CapacitySharing, MinimumFirst: true},
+		"cap+no-min":    {Sharing: dbs.CapacitySharing, Ablations: dbs.Ablations{NoMinimumSlots: true}},
+		"cap+zero-low": {Sharing: dbs.CapacitySharing, Queues: [3]dbs.QueueConfig{
 			dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},
 	}
 	for name, cfg := range configs {
@@ -431,7 +428,7 @@ func TestPropertyAgainstOracle(t *testing.T) {
 					}
 					w.advance(time.Duration(100+w.rng.IntN(1500)) * time.Millisecond)
 					w.tick()
-					for _, n := range w.c.nodes {
+					for _, n := range w.c.NodeList {
 						if w.rng.IntN(3) > 0 {
 							w.heartbeat(n)
 						}
@@ -458,8 +455,9 @@ func TestPropertyAgainstOracle(t *testing.T) {
 }
 
 // TestShareWithinOneRound: a queue with pending work gets at least its
-// guaranteed share of each kind within one heartbeat round once slots
-// free up, even though another queue had borrowed them all.
+// guaranteed share (CapacitySharing) or floor (PrioritySharing) of each
+// kind within one heartbeat round once slots free up, even though
+// another queue had taken them all.
 func TestShareWithinOneRound(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 3))
@@ -467,43 +465,50 @@ func TestShareWithinOneRound(t *testing.T) {
 		c := newCluster(nodes, 2, 1)
 		// Reduces ready before the maps end are the host's to offer
 		// (EarlyReduces); the share of each kind is what is tested here.
-		s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec, Ablations: dbs.Ablations{EarlyReduces: true}, QueuePriority: seed%2 == 1})
+		// Capacity shares, or the same figures as PrioritySharing's
+		// floors (without minimums, which come before floors).
+		cfg := dbs.Config{Cluster: c, DefaultTaskTime: 10 * sec, Ablations: dbs.Ablations{EarlyReduces: true}, Sharing: dbs.CapacitySharing}
+		if seed%2 == 1 {
+			cfg.Sharing, cfg.Queues = dbs.PrioritySharing, dbs.DefaultCapacityQueues
+			cfg.Ablations.NoMinimumSlots = true
+		}
+		s, err := dbs.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := t0
 		// A High job borrows every slot.
 		hog := mrJob("hog", 1, 10*nodes, 0, 3600*sec, 0)
-		hog.nph = 1
+		hog.Counters = hog.Counters[:1]
 		if err := s.Submit(now, hog); err != nil {
 			t.Fatal(err)
 		}
-		for _, n := range c.nodes {
+		for _, n := range c.NodeList {
 			ds, _ := s.Heartbeat(now, n, nil)
 			for _, d := range ds {
-				hog.ph[0].Ready -= d.Count
-				hog.ph[0].Running += d.Count
-				n.free[0] -= float64(d.Count)
+				hog.Counters[0].Ready -= d.Count
+				hog.Counters[0].Running += d.Count
+				n.Free[0] -= float64(d.Count)
 			}
 		}
-		hog.ph[0].RunningStartSum = 0
+		hog.Counters[0].RunningStartSum = 0
 		_ = s.Update("hog")
 		// Low and Mid jobs arrive with plenty of work.
 		for i, phi := range []float64{0, 0.5} {
 			j := mrJob(fmt.Sprintf("q%d", i), phi, 10*nodes, 3*nodes, 3600*sec, 1e6)
-			j.ph[1].Ready = j.ph[1].Total
+			j.Counters[1].Ready = j.Counters[1].Total
 			if err := s.Submit(now, j); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// Every hog task ends; one heartbeat round.
 		now = now.Add(10 * sec)
-		hog.ph[0].Finished, hog.ph[0].Running = hog.ph[0].Running, 0
-		hog.ph[0].FinishedDurationSum = time.Duration(hog.ph[0].Finished) * 10 * sec
+		hog.Counters[0].Finished, hog.Counters[0].Running = hog.Counters[0].Running, 0
+		hog.Counters[0].FinishedDurationSum = time.Duration(hog.Counters[0].Finished) * 10 * sec
 		_ = s.Update("hog")
 		held := map[schedkit.JobID][2]int{}
-		for _, n := range c.nodes {
-			n.free = resource.Vector{2, 1}
+		for _, n := range c.NodeList {
+			n.Free = resource.Vector{2, 1}
 			ds, err := s.Heartbeat(now, n, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -523,4 +528,35 @@ func TestShareWithinOneRound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// oracleCand is a job as the tests' references order it: its Status,
+// submission and whether it is below its minimum of the slot's kind.
+type oracleCand struct {
+	st    dbs.JobStatus
+	sub   time.Time
+	below bool
+}
+
+// oracleAhead is the queue order the references apply within a queue
+// (entry.ahead with the heap's precedence, from Status): below its
+// minimum first, among those without a task time first (unknownFirst);
+// able to reach a minimum before not (lostLast); weight descending,
+// submission, ID.
+func oracleAhead(a, b oracleCand, unknownFirst, lostLast bool) bool {
+	au, bu := a.below && unknownFirst && a.st.TaskTimeUnknown, b.below && unknownFirst && b.st.TaskTimeUnknown
+	al, bl := lostLast && a.st.Min.Unmeetable, lostLast && b.st.Min.Unmeetable
+	switch {
+	case a.below != b.below:
+		return a.below
+	case au != bu:
+		return au
+	case al != bl:
+		return bl
+	case a.st.Weight != b.st.Weight:
+		return a.st.Weight > b.st.Weight
+	case !a.sub.Equal(b.sub):
+		return a.sub.Before(b.sub)
+	}
+	return a.st.Job < b.st.Job
 }

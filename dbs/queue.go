@@ -30,56 +30,75 @@ type queueScratch struct {
 }
 
 // qcursor walks the order in which one queue hands out slots of one
-// kind. Heartbeat serves a queue from its heap: the first job (weight
-// descending, submission, ID) holding fewer slots than its minimum, until
-// it reaches it or runs out of ready tasks, then the next such job; once
-// none is below its minimum, the first job by weight until it runs out,
-// then the next. So the queue's sequence is fixed — phase A, each job
-// below its minimum in order, for what it lacks; phase B, each job in
+// kind. Heartbeat serves a queue from its heap: the first job holding
+// fewer slots than its minimum (those without a task time first, then
+// by the queue's order: entry.ahead), until it reaches it or runs out of
+// ready tasks, then the next such job; once none is below its minimum,
+// the first job in the queue's order until it runs out, then the next.
+// So the queue's sequence is fixed — stage A, each job below its minimum
+// in that order, for what it lacks; stage B, each job in the queue's
 // order, for its ready tasks left — and only the interleaving of the
 // queues depends on what they hold.
 type qcursor struct {
-	list   []*entry // the queue's jobs with a ready task of the kind, in before order
-	i      int      // next index into list
-	phaseB bool
-	e      *entry // current segment's job, nil when the queue has no more
-	left   int    // slots left in the current segment
-	below  bool   // the segment is e's part below its minimum (phase A)
+	list  []*entry // the queue's jobs with a ready task of the kind, in the queue's order
+	i     int      // next index into list
+	stage stage
+	e     *entry // current segment's job, nil when the queue has no more
+	left  int    // slots left in the current segment
+	below bool   // the segment is e's part below its minimum (stage A)
 }
 
+// stage is a qcursor's stage: stage A in two passes (jobs without a
+// task time, then the others; one pass without order.unknownFirst),
+// then stage B.
+type stage uint8
+
+const (
+	stageUnknown stage = iota // A: jobs below their minimum without a task time
+	stageKnown                // A: the other jobs below their minimum
+	stageB                    // every job, for its ready tasks left
+)
+
 // reset starts the cursor on list.
-func (c *qcursor) reset(list []*entry, k int, noMin bool) {
-	*c = qcursor{list: list, phaseB: noMin}
-	c.next(k, noMin)
+func (c *qcursor) reset(list []*entry, k int, o order) {
+	*c = qcursor{list: list}
+	switch {
+	case o.noMin:
+		c.stage = stageB
+	case !o.unknownFirst:
+		c.stage = stageKnown
+	}
+	c.next(k, o)
 }
 
 // next moves to the next segment (nil e when none is left).
-func (c *qcursor) next(k int, noMin bool) {
+func (c *qcursor) next(k int, o order) {
 	c.e = nil
 	for {
 		if c.i >= len(c.list) {
-			if c.phaseB {
+			if c.stage == stageB {
 				return
 			}
-			c.phaseB, c.i = true, 0
+			c.stage, c.i = c.stage+1, 0
 			continue
 		}
 		e := c.list[c.i]
 		c.i++
-		lack := 0 // what phase A gives e
-		if !noMin && e.below(k) {
+		lack := 0 // what stage A gives e
+		if !o.noMin && e.below(k) {
 			lack = min(e.minOf(k)-e.held(k), e.avail(k))
 		}
-		if !c.phaseB {
-			if lack > 0 {
+		switch c.stage {
+		case stageUnknown, stageKnown:
+			if lack > 0 && (c.stage == stageUnknown) == (o.unknownFirst && !e.ttKnown) {
 				c.e, c.left, c.below = e, lack, true
 				return
 			}
-			continue
-		}
-		if n := e.avail(k) - lack; n > 0 {
-			c.e, c.left, c.below = e, n, false
-			return
+		default:
+			if n := e.avail(k) - lack; n > 0 {
+				c.e, c.left, c.below = e, n, false
+				return
+			}
 		}
 	}
 }
@@ -90,6 +109,17 @@ func cmpBefore(a, b *entry) int {
 	case a.before(b):
 		return -1
 	case b.before(a):
+		return 1
+	}
+	return 0
+}
+
+// cmpLostLast orders entries by ahead with lostLast.
+func cmpLostLast(a, b *entry) int {
+	switch {
+	case a.ahead(b, true):
+		return -1
+	case b.ahead(a, true):
 		return 1
 	}
 	return 0
@@ -111,23 +141,24 @@ func cmpBefore(a, b *entry) int {
 // call that changes the scheduler's state comes between Queue and those
 // heartbeats — no Submit, Remove, Tick that updates weights, or Update
 // other than the ones that report exactly the heartbeats' assignments as
-// started (TestQueueIsHeartbeatPrefix) — and, with Config.QueuePriority,
-// the cluster's capacity does not change. Unlike lss.Queue there is no
+// started (TestQueueIsHeartbeatPrefix) — and, with PrioritySharing and
+// floors, the cluster's capacity does not change. Unlike lss.Queue there is no
 // further caveat: the two kinds are handed out independently (a map
 // assignment changes nothing that orders reduce slots), and within a
 // kind Heartbeat's choice depends only on the slots each queue and job
 // holds, which Queue tracks slot by slot. After such heartbeats, Queue at
 // now returns the rest of its earlier answer.
 //
-// Queues interleave by share, as in Heartbeat (each slot to the queue
-// using the least fraction of its share, or by Config.QueuePriority or
-// Config.MinimumFirst); the run of slots a queue keeps is computed in
+// Queues interleave as in Heartbeat (floors, then by queue; with
+// CapacitySharing each slot to the queue using the least fraction of
+// its share; with MinimumFirst every queue's minimums first); the run of
+// slots a queue keeps is computed in
 // exact integer arithmetic rather than slot by slot, so the cost is
 // O(n log n) for n jobs with ready tasks plus one step per Pick.
 //
 // Tasks already assigned since a job's last Update count as held and are
-// not listed again. Queue reads the cluster's capacity (for
-// QueuePriority) and changes nothing, not even the clock (a read-only
+// not listed again. Queue reads the cluster's capacity (for the floors
+// of PrioritySharing) and changes nothing, not even the clock (a read-only
 // call: a now before an earlier one is answered as at that now): on a
 // now out of range (ErrTimeRange) or a capacity it cannot read
 // (ErrInvalidNode) it returns dst unchanged. It allocates only to grow
@@ -145,17 +176,21 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 	if err != nil {
 		return dst, err
 	}
-	noMin := s.cfg.Ablations.NoMinimumSlots
+	o := s.r.order
+	cmp := cmpBefore
+	if o.lostLast {
+		cmp = cmpLostLast
+	}
 	sc := &s.qs
 	for k := range 2 {
 		start := len(dst)
 		used := [numQueues]int64{}
 		for q := range numQueues {
 			used[q] = int64(s.used[q][k])
-			l := append(sc.lists[q][:0], s.heaps[int(q)*2+k].items...)
-			slices.SortFunc(l, cmpBefore)
+			l := s.heaps[int(q)*2+k].appendTo(sc.lists[q][:0])
+			slices.SortFunc(l, cmp)
 			sc.lists[q] = l
-			sc.curs[q].reset(l, k, noMin)
+			sc.curs[q].reset(l, k, o)
 		}
 		for {
 			q := s.queueNext(&sc.curs, &used, int64(readCap[k]))
@@ -172,7 +207,7 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 			used[q] += n
 			c.left -= int(n)
 			if c.left == 0 {
-				c.next(k, noMin)
+				c.next(k, o)
 			}
 		}
 	}
@@ -186,14 +221,14 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 // next slot of a kind with usage used (capacity capk), -1 if none has a
 // ready task left.
 func (s *Scheduler) queueNext(curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int {
-	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots {
+	if s.r.minFirst {
 		for q := int(High); q >= int(Low); q-- {
 			if c := &curs[q]; c.e != nil && c.below {
 				return q
 			}
 		}
 	}
-	if s.cfg.QueuePriority {
+	if s.r.priority {
 		first := -1
 		for q := int(High); q >= int(Low); q-- {
 			if curs[q].e == nil {
@@ -226,12 +261,12 @@ const unlimited = int64(1) << 62
 // queueRun returns how many consecutive slots queue q, just chosen by
 // queueNext, keeps getting while only its own usage grows (at least 1).
 func (s *Scheduler) queueRun(q int, curs *[numQueues]qcursor, used *[numQueues]int64, capk int64) int64 {
-	if s.cfg.MinimumFirst && !s.cfg.Ablations.NoMinimumSlots && curs[q].below {
+	if s.r.minFirst && curs[q].below {
 		// The highest queue with a job below its minimum: nothing else
 		// changes while it serves that job.
 		return unlimited
 	}
-	if s.cfg.QueuePriority {
+	if s.r.priority {
 		if m := s.r.micro[q] * capk; used[q]*1e6 < m {
 			// Below its guarantee: until used reaches it, u·1e6 < m.
 			return ceilDiv(m, 1e6) - used[q]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -49,11 +50,15 @@ func expandAssigns(ds []dbs.Decision, k int) []slotKey {
 
 // naiveQueue is the reference for Queue: it hands out slots one at a
 // time with unlimited free slots, reading every job's figures through
-// Status and the host's counters — per slot, the queue least used
-// against its share (ties to the higher queue), then in it the job below
-// its minimum, else the first by weight, submission, ID. Paper defaults
-// only (no options).
-func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
+// Status and the host's counters. Per slot, the queue: with minFirst
+// (Config.MinimumFirst) the highest queue with a job below its minimum,
+// if any; then with PrioritySharing (capacity false) the highest below
+// its floor, else the highest with a ready task; with CapacitySharing
+// (capacity true) the queue least used against its share (ties to the
+// higher queue). In the queue: a job below its minimum (one without a
+// task time first), else any; then a job that can reach a minimum
+// before one that cannot, then weight, submission, ID. No ablations.
+func naiveQueue(t testing.TB, s *dbs.Scheduler, cl *hCluster, jobs []*hJob, capacity, minFirst bool) []dbs.Pick {
 	type cand struct {
 		j     *hJob
 		st    dbs.JobStatus
@@ -62,15 +67,15 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 	var cs []*cand
 	var used [3][2]int
 	for _, j := range jobs {
-		st, err := s.Status(j.id)
+		st, err := s.Status(j.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := &cand{j: j, st: st}
-		for p := range j.nph {
-			c.avail[p] = j.ph[p].Ready
+		for p := range j.Phases() {
+			c.avail[p] = j.Counters[p].Ready
 		}
-		if j.ph[0].Finished < j.ph[0].Total {
+		if j.Counters[0].Finished < j.Counters[0].Total {
 			c.avail[1] = 0
 		}
 		used[st.Queue][0] += st.Held[0]
@@ -84,18 +89,43 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 		}
 		return c.st.Min.Reduce
 	}
+	below := func(c *cand, k int) bool { return c.st.Held[k] < minOf(c, k) }
+	capk := cl.Cap
 	var out []dbs.Pick
 	for k := range 2 {
 		start := len(out)
 		for {
 			best := -1
-			for q := 2; q >= 0; q-- {
-				has := false
+			has := func(q int, f func(*cand) bool) bool {
 				for _, c := range cs {
-					has = has || (int(c.st.Queue) == q && c.avail[k] > 0)
+					if int(c.st.Queue) == q && c.avail[k] > 0 && f(c) {
+						return true
+					}
 				}
-				if has && (best < 0 || float64(used[q][k])/share(q) < float64(used[best][k])/share(best)) {
+				return false
+			}
+			any := func(*cand) bool { return true }
+			for q := 2; q >= 0 && best < 0 && minFirst; q-- {
+				if has(q, func(c *cand) bool { return below(c, k) }) {
 					best = q
+				}
+			}
+			if capacity && best < 0 {
+				for q := 2; q >= 0; q-- {
+					if has(q, any) && (best < 0 || float64(used[q][k])/share(q) < float64(used[best][k])/share(best)) {
+						best = q
+					}
+				}
+			} else {
+				for q := 2; q >= 0 && best < 0; q-- {
+					if has(q, any) && float64(used[q][k]) < math.Round(share(q)*1e6)/1e6*capk[k] {
+						best = q
+					}
+				}
+				for q := 2; q >= 0 && best < 0; q-- {
+					if has(q, any) {
+						best = q
+					}
 				}
 			}
 			if best < 0 {
@@ -110,33 +140,19 @@ func naiveQueue(t testing.TB, s *dbs.Scheduler, jobs []*hJob) []dbs.Pick {
 					pick = c
 					continue
 				}
-				cb, pb := c.st.Held[k] < minOf(c, k), pick.st.Held[k] < minOf(pick, k)
-				switch {
-				case cb != pb:
-					if cb {
-						pick = c
-					}
-				case c.st.Weight != pick.st.Weight:
-					if c.st.Weight > pick.st.Weight {
-						pick = c
-					}
-				case !c.j.sub.Equal(pick.j.sub):
-					if c.j.sub.Before(pick.j.sub) {
-						pick = c
-					}
-				case c.j.id < pick.j.id:
+				if oracleAhead(oracleCand{c.st, c.j.SubmittedAt, below(c, k)}, oracleCand{pick.st, pick.j.SubmittedAt, below(pick, k)}, true, true) {
 					pick = c
 				}
 			}
-			below := pick.st.Held[k] < minOf(pick, k)
+			b := below(pick, k)
 			pick.avail[k]--
 			pick.st.Held[k]++
 			used[best][k]++
-			if n := len(out); n > start && out[n-1].Job == pick.j.id && out[n-1].BelowMinimum == below {
+			if n := len(out); n > start && out[n-1].Job == pick.j.Key && out[n-1].BelowMinimum == b {
 				out[n-1].Count++
 				continue
 			}
-			out = append(out, dbs.Pick{Job: pick.j.id, Phase: schedkit.Phase(k), Count: 1, Queue: pick.st.Queue, BelowMinimum: below})
+			out = append(out, dbs.Pick{Job: pick.j.Key, Phase: schedkit.Phase(k), Count: 1, Queue: pick.st.Queue, BelowMinimum: b})
 		}
 	}
 	return out
@@ -154,9 +170,35 @@ func exampleJobs() (*hCluster, []*hJob) {
 }
 
 // TestQueueWorked checks Queue on the package Example's jobs: urgent
-// (High, minimum 4 maps), both (Mid, 2) and thrifty (Low, 1), shares
-// 50/30/20%, nothing held. Slot by slot, the queue using the least of its
-// share gets the next map slot (used/share; ties to the higher queue):
+// (High, minimum 4 maps), both (Mid, 2) and thrifty (Low, 1), nothing
+// held, 10 map slots. With PrioritySharing (no floors) the queues go in
+// turn, each job's minimum first: urgent 4 then its other 16, both 2
+// then 18, thrifty 1 then 19. With MinimumFirst the minimums go first,
+// High to Low — urgent 4, both 2, thrifty 1 — then every remaining map
+// by queue.
+func TestQueueWorked(t *testing.T) {
+	u, b, th := schedkit.JobID("urgent"), schedkit.JobID("both"), schedkit.JobID("thrifty")
+	checkQueueWorked(t, dbs.Config{}, []dbs.Pick{
+		{Job: u, Count: 4, Queue: dbs.High, BelowMinimum: true},
+		{Job: u, Count: 16, Queue: dbs.High},
+		{Job: b, Count: 2, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: b, Count: 18, Queue: dbs.Mid},
+		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
+		{Job: th, Count: 19, Queue: dbs.Low},
+	})
+	checkQueueWorked(t, dbs.Config{MinimumFirst: true}, []dbs.Pick{
+		{Job: u, Count: 4, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 2, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
+		{Job: u, Count: 16, Queue: dbs.High},
+		{Job: b, Count: 18, Queue: dbs.Mid},
+		{Job: th, Count: 19, Queue: dbs.Low},
+	})
+}
+
+// TestQueueWorkedCapacity is TestQueueWorked with CapacitySharing, shares
+// 50/30/20%. Slot by slot, the queue using the least of its share gets
+// the next map slot (used/share; ties to the higher queue):
 //
 //	slot  H    M     L    → queue  job (below minimum?)
 //	 1    0    0     0    → high   urgent (0<4)
@@ -171,11 +213,33 @@ func exampleJobs() (*hCluster, []*hJob) {
 //	10    8    10    10   → high   urgent (4=4: no)
 //	11    10   10    10   → high   urgent (tie: the higher queue)
 //
-// Slots 10 and 11 merge into one pick of 2. Every job's 20 maps are
-// listed; no reduce (none is ready).
-func TestQueueWorked(t *testing.T) {
+// Slots 10 and 11 merge into one pick of 2.
+func TestQueueWorkedCapacity(t *testing.T) {
+	u, b, th := schedkit.JobID("urgent"), schedkit.JobID("both"), schedkit.JobID("thrifty")
+	checkQueueWorked(t, dbs.Config{Sharing: dbs.CapacitySharing}, []dbs.Pick{
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: th, Count: 1, Queue: dbs.Low},
+		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
+		{Job: b, Count: 1, Queue: dbs.Mid},
+		{Job: u, Count: 2, Queue: dbs.High},
+	})
+}
+
+// checkQueueWorked submits the Example's jobs under cfg (30 s tasks:
+// Config.DefaultTaskTime) and checks Queue's first picks against want,
+// every job's 20 maps listed and no reduce (none is ready), the naive
+// reference, and that Queue changed nothing: a heartbeat with 4 free map
+// slots gives the first four slots, after which Queue lists the rest.
+func checkQueueWorked(t *testing.T, cfg dbs.Config, want []dbs.Pick) {
+	t.Helper()
 	c, jobs := exampleJobs()
-	s, err := dbs.New(dbs.Config{Cluster: c, DefaultTaskTime: 30 * sec})
+	cfg.Cluster, cfg.DefaultTaskTime = c, 30*sec
+	s, err := dbs.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,19 +251,6 @@ func TestQueueWorked(t *testing.T) {
 	got, err := s.Queue(t0, nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	u, b, th := schedkit.JobID("urgent"), schedkit.JobID("both"), schedkit.JobID("thrifty")
-	want := []dbs.Pick{
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
-		{Job: th, Count: 1, Queue: dbs.Low, BelowMinimum: true},
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: b, Count: 1, Queue: dbs.Mid, BelowMinimum: true},
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: th, Count: 1, Queue: dbs.Low},
-		{Job: u, Count: 1, Queue: dbs.High, BelowMinimum: true},
-		{Job: b, Count: 1, Queue: dbs.Mid},
-		{Job: u, Count: 2, Queue: dbs.High},
 	}
 	if len(got) < len(want) {
 		t.Fatalf("Queue = %v, want at least %d picks", got, len(want))
@@ -214,16 +265,13 @@ func TestQueueWorked(t *testing.T) {
 		}
 		total[p.Job] += p.Count
 	}
-	if diff := cmp.Diff(map[schedkit.JobID]int{u: 20, b: 20, th: 20}, total); diff != "" {
+	if diff := cmp.Diff(map[schedkit.JobID]int{"urgent": 20, "both": 20, "thrifty": 20}, total); diff != "" {
 		t.Errorf("slots per job (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(naiveQueue(t, s, jobs), got); diff != "" {
+	if diff := cmp.Diff(naiveQueue(t, s, c, jobs, cfg.Sharing == dbs.CapacitySharing, cfg.MinimumFirst), got); diff != "" {
 		t.Errorf("Queue differs from the naive reference (-naive +Queue):\n%s", diff)
 	}
-	// Queue changed nothing: a heartbeat with 4 free map slots gives the
-	// first four slots (the package Example's output).
-	n := &hNode{id: "n", capv: resource.Vector{4, 1}, free: resource.Vector{4, 1}}
-	c.nodes = append(c.nodes, n)
+	n := c.AddNode("n", "rack0", resource.Vector{4, 1})
 	ds, err := s.Heartbeat(t0, n, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +279,6 @@ func TestQueueWorked(t *testing.T) {
 	if diff := cmp.Diff(expandPicks(got, 0)[:4], expandAssigns(ds, 0)); diff != "" {
 		t.Errorf("heartbeat after Queue (-Queue +heartbeat):\n%s", diff)
 	}
-	// After the heartbeat, Queue lists the rest.
 	rest, err := s.Queue(t0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -271,33 +318,112 @@ func TestQueueErrors(t *testing.T) {
 	if err := s.Submit(t0.Add(2*sec), jobs[1]); err != nil {
 		t.Errorf("Submit after a later Queue: %v", err)
 	}
-	c.capv[0] = math.NaN()
+	c.Cap[0] = math.NaN()
 	got, err = s.Queue(t0.Add(10*sec), dst)
 	if !errors.Is(err, dbs.ErrInvalidNode) || !errors.As(err, &de) || de.Op != "Queue" || len(got) != 1 {
 		t.Errorf("NaN capacity: %v, %v", got, err)
 	}
-	c.capv[0] = 10
+	c.Cap[0] = 10
 	if _, err := s.Queue(t0.Add(10*sec), nil); err != nil {
 		t.Errorf("after the capacity is repaired: %v", err)
 	}
 }
 
-// queueConfigs are the configurations the property test runs: the paper's
-// and every option that changes how slots are handed out.
-var queueConfigs = map[string]dbs.Config{
-	"paper":     {},
-	"no-min":    {Ablations: dbs.Ablations{NoMinimumSlots: true}},
-	"min-first": {MinimumFirst: true},
-	"early":     {Ablations: dbs.Ablations{EarlyReduces: true}},
-	"priority":  {QueuePriority: true},
-	"prio+min":  {QueuePriority: true, MinimumFirst: true, Ablations: dbs.Ablations{EarlyReduces: true}},
-	"prior+net": {DefaultTaskTime: 5 * time.Second, TransferRate: 1 << 18},
-	"zero-low": {Queues: [3]dbs.QueueConfig{
-		dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}}},
-	"zero-two": {MinimumFirst: true, Queues: [3]dbs.QueueConfig{
-		dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0, Price: 0.02}, dbs.High: {Share: 0.7, Price: 0.04}}},
-	"odd-shares": {Queues: [3]dbs.QueueConfig{
-		dbs.Low: {Share: 0.13, Price: 0.01}, dbs.Mid: {Share: 0.29, Price: 0.02}, dbs.High: {Share: 0.41, Price: 0.04}}},
+// queueVariants are the values the prefix property gives dbs.Config's
+// fields that are not switches, in turn: queue shares (a zero share
+// included), a default task time, a transfer rate, hold-downs, an
+// interval. MapKind and ReduceKind name the test cluster's kinds: left
+// at their defaults.
+var queueVariants = struct {
+	queues   [][3]dbs.QueueConfig
+	prior    []time.Duration
+	rate     []float64
+	holdDown []time.Duration
+	interval []time.Duration
+}{
+	queues: [][3]dbs.QueueConfig{
+		{},
+		{dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0.4, Price: 0.02}, dbs.High: {Share: 0.6, Price: 0.04}},
+		{dbs.Low: {Share: 0, Price: 0.01}, dbs.Mid: {Share: 0, Price: 0.02}, dbs.High: {Share: 0.7, Price: 0.04}},
+		{dbs.Low: {Share: 0.13, Price: 0.01}, dbs.Mid: {Share: 0.29, Price: 0.02}, dbs.High: {Share: 0.41, Price: 0.04}},
+	},
+	prior:    []time.Duration{0, 5 * time.Second},
+	rate:     []float64{0, 1 << 18},
+	holdDown: []time.Duration{0, -1, 2 * time.Second},
+	interval: []time.Duration{0, 300 * time.Millisecond},
+}
+
+// orderSwitches are dbs.Config's switches that change how Queue and
+// Heartbeat order slots: everyDBSOption runs every combination of them,
+// with each Sharing.
+var orderSwitches = []string{"MinimumFirst", "NoMinimumSlots", "EarlyReduces", "LostByWeight", "UnknownByWeight"}
+
+// everyDBSOption returns every combination of the order switches
+// (orderSwitches) with each Sharing, dbs.Config's other switches (its bool fields and Ablations',
+// found by reflection, so a switch added later is enumerated too) drawn
+// at random per combination, and the other fields taking
+// queueVariants's values in turn. A field of any other kind must be
+// handled here, or the test fails.
+func everyDBSOption(t *testing.T) []dbs.Config {
+	t.Helper()
+	type flag struct {
+		path  []int
+		order bool
+	}
+	var flags []flag
+	var walk func(typ reflect.Type, path []int)
+	walk = func(typ reflect.Type, path []int) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			p := append(slices.Clone(path), i)
+			switch {
+			case f.Type.Kind() == reflect.Bool:
+				flags = append(flags, flag{p, slices.Contains(orderSwitches, f.Name)})
+			case f.Type == reflect.TypeFor[dbs.Ablations]():
+				walk(f.Type, p)
+			case slices.Contains([]string{"Cluster", "MapKind", "ReduceKind", "Queues", "DefaultTaskTime", "TransferRate", "HoldDown", "Interval", "Sharing"}, f.Name):
+			default:
+				t.Fatalf("dbs.Config field %s (%v): an option this test does not enumerate", f.Name, f.Type)
+			}
+		}
+	}
+	walk(reflect.TypeFor[dbs.Config](), nil)
+	var order, other []flag
+	for _, f := range flags {
+		if f.order {
+			order = append(order, f)
+		} else {
+			other = append(other, f)
+		}
+	}
+	if len(order) != len(orderSwitches) {
+		t.Fatalf("%d of the order switches %v found", len(order), orderSwitches)
+	}
+	v := queueVariants
+	rng := rand.New(rand.NewPCG(1, 2))
+	var out []dbs.Config
+	for _, sharing := range []dbs.Sharing{dbs.PrioritySharing, dbs.CapacitySharing} {
+		for mask := range 1 << len(order) {
+			i := len(out)
+			cfg := dbs.Config{
+				Sharing:         sharing,
+				Queues:          v.queues[i%len(v.queues)],
+				DefaultTaskTime: v.prior[i%len(v.prior)],
+				TransferRate:    v.rate[i/2%len(v.rate)],
+				HoldDown:        v.holdDown[i%len(v.holdDown)],
+				Interval:        v.interval[i/4%len(v.interval)],
+			}
+			rv := reflect.ValueOf(&cfg).Elem()
+			for b, f := range order {
+				rv.FieldByIndex(f.path).SetBool(mask&(1<<b) != 0)
+			}
+			for _, f := range other {
+				rv.FieldByIndex(f.path).SetBool(rng.IntN(2) == 0)
+			}
+			out = append(out, cfg)
+		}
+	}
+	return out
 }
 
 // TestQueueIsHeartbeatPrefix is the property Queue promises, on the
@@ -309,16 +435,17 @@ var queueConfigs = map[string]dbs.Config{
 // them is the rest; and at the end one heartbeat with unlimited free
 // slots assigns exactly Queue's picks.
 func TestQueueIsHeartbeatPrefix(t *testing.T) {
-	seeds := uint64(6)
-	if raceEnabled {
-		seeds = 2
+	seeds, steps := uint64(2), 120
+	if testing.Short() || raceEnabled {
+		seeds, steps = 1, 60
 	}
 	checks := 0
-	for name, cfg := range queueConfigs {
+	for ci, cfg := range everyDBSOption(t) {
 		for seed := range seeds {
-			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
-				w := newWorld(t, seed, cfg)
-				for step := range 120 {
+			t.Run(fmt.Sprintf("config=%d/seed=%d", ci, seed), func(t *testing.T) {
+				t.Logf("%+v", cfg)
+				w := newWorld(t, seed+uint64(ci)<<8, cfg)
+				for step := range steps {
 					if w.rng.IntN(3) == 0 {
 						w.submit()
 					}
@@ -329,11 +456,11 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 						t.Fatal(err)
 					}
 					var got [2][]slotKey
-					for _, i := range w.rng.Perm(len(w.c.nodes)) {
+					for _, i := range w.rng.Perm(len(w.c.NodeList)) {
 						if w.rng.IntN(3) == 0 {
 							continue
 						}
-						ds := w.heartbeat(w.c.nodes[i])
+						ds := w.heartbeat(w.c.NodeList[i])
 						for k := range 2 {
 							got[k] = append(got[k], expandAssigns(ds, k)...)
 						}
@@ -357,10 +484,13 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				big := &hNode{id: "unlimited", capv: resource.Vector{1e6, 1e6}, free: resource.Vector{1e6, 1e6}}
-				w.c.nodes = append(w.c.nodes, big)
+				// A member with unlimited free slots; the cluster's
+				// capacity stays the real nodes' (Queue read it).
+				capv := w.c.Cap
+				big := w.c.AddNode("unlimited", "rack0", resource.Vector{1e6, 1e6})
+				w.c.Cap = capv
 				ds, err := w.s.Heartbeat(w.now, big, nil)
-				w.c.nodes = w.c.nodes[:len(w.c.nodes)-1]
+				w.c.RemoveNode("unlimited")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -388,7 +518,7 @@ func TestQueueIsHeartbeatPrefix(t *testing.T) {
 // queueState returns a scheduler with n queued jobs in random states
 // (ready maps, some running, reduces ready for some of those whose maps
 // are done), after a weight update.
-func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, []*hJob, time.Time) {
+func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, *hCluster, []*hJob, time.Time) {
 	rng := rand.New(rand.NewPCG(uint64(n), 5))
 	nodes := max(n/10, 1)
 	c := newCluster(nodes, 2, 1)
@@ -403,40 +533,49 @@ func queueState(tb testing.TB, n int, cfg dbs.Config) (*dbs.Scheduler, []*hJob, 
 		phi := []float64{0, 0.5, 1}[rng.IntN(3)]
 		maps := 1 + rng.IntN(4)
 		j := mrJob(fmt.Sprintf("j%05d", i), phi, maps, 1, time.Duration(200+rng.IntN(2000))*sec, 1+rng.Float64()*20)
-		j.sub = t0.Add(time.Duration(rng.IntN(100)) * sec)
-		j.dl = j.sub.Add(time.Duration(200+rng.IntN(2000)) * sec)
+		j.SubmittedAt = t0.Add(time.Duration(rng.IntN(100)) * sec)
+		j.DeadlineAt = j.SubmittedAt.Add(time.Duration(200+rng.IntN(2000)) * sec)
 		if r := rng.IntN(4); r == 0 { // maps done, reduce ready
-			j.ph[0] = schedkit.PhaseProgress{Total: maps, Finished: maps, FinishedDurationSum: time.Duration(maps) * 20 * sec}
-			j.ph[1].Ready = 1
+			j.Counters[0] = schedkit.PhaseProgress{Total: maps, Finished: maps, FinishedDurationSum: time.Duration(maps) * 20 * sec}
+			j.Counters[1].Ready = 1
 		} else if r == 1 { // one map running
-			j.ph[0].Ready--
-			j.ph[0].Running = 1
+			j.Counters[0].Ready--
+			j.Counters[0].Running = 1
 		}
 		jobs = append(jobs, j)
 	}
-	slices.SortStableFunc(jobs, func(a, b *hJob) int { return a.sub.Compare(b.sub) })
+	slices.SortStableFunc(jobs, func(a, b *hJob) int { return a.SubmittedAt.Compare(b.SubmittedAt) })
 	for _, j := range jobs {
-		if err := s.Submit(j.sub, j); err != nil {
+		if err := s.Submit(j.SubmittedAt, j); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	if _, err := s.Tick(now, nil); err != nil {
 		tb.Fatal(err)
 	}
-	return s, jobs, now
+	return s, c, jobs, now
 }
 
 // TestQueueAgainstNaive compares Queue with the slot-by-slot reference on
-// a few hundred jobs in random states.
+// a few hundred jobs in random states, with each sharing (floors given
+// to PrioritySharing) and with and without MinimumFirst.
 func TestQueueAgainstNaive(t *testing.T) {
-	for _, n := range []int{1, 7, 300} {
-		s, jobs, now := queueState(t, n, dbs.Config{})
-		got, err := s.Queue(now, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(naiveQueue(t, s, jobs), got); diff != "" {
-			t.Errorf("jobs=%d: Queue differs from the naive reference (-naive +Queue):\n%s", n, diff)
+	for _, capacity := range []bool{false, true} {
+		for _, minFirst := range []bool{false, true} {
+			cfg := dbs.Config{Queues: dbs.DefaultCapacityQueues, MinimumFirst: minFirst}
+			if capacity {
+				cfg.Sharing = dbs.CapacitySharing
+			}
+			for _, n := range []int{1, 7, 300} {
+				s, c, jobs, now := queueState(t, n, cfg)
+				got, err := s.Queue(now, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(naiveQueue(t, s, c, jobs, capacity, minFirst), got); diff != "" {
+					t.Errorf("%v, MinimumFirst %v, jobs=%d: Queue differs from the naive reference (-naive +Queue):\n%s", cfg.Sharing, minFirst, n, diff)
+				}
+			}
 		}
 	}
 }
@@ -445,7 +584,7 @@ func TestQueueZeroAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
-	s, _, now := queueState(t, 500, dbs.Config{})
+	s, _, _, now := queueState(t, 500, dbs.Config{})
 	dst, err := s.Queue(now, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +598,7 @@ func TestQueueZeroAllocs(t *testing.T) {
 // (per slot: a scan for the queue, a scan of its jobs).
 func BenchmarkQueue(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
-		s, jobs, now := queueState(b, n, dbs.Config{})
+		s, c, jobs, now := queueState(b, n, dbs.Config{})
 		dst, err := s.Queue(now, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -473,42 +612,8 @@ func BenchmarkQueue(b *testing.B) {
 		b.Run(fmt.Sprintf("naive/jobs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				naiveQueue(b, s, jobs)
+				naiveQueue(b, s, c, jobs, false, false)
 			}
 		})
 	}
-}
-
-// The package Example's three jobs (one per queue, 20 maps each, nothing
-// running): the order in which heartbeats at t0 would hand out their map
-// slots, for a host that places one task at a time. Queues interleave by
-// share, each job first up to its minimum (below minimum), then the rest.
-func ExampleScheduler_Queue() {
-	space, _ := resource.NewSpace(resource.MapSlot, resource.ReduceSlot)
-	sched, _ := dbs.New(dbs.Config{Cluster: &exCluster{space: space}, DefaultTaskTime: 30 * time.Second})
-	t0 := time.Date(2014, 5, 1, 9, 0, 0, 0, time.UTC)
-	for _, j := range []*exJob{
-		{id: "urgent", phi: 1, due: t0.Add(200 * time.Second)},
-		{id: "both", phi: 0.5, due: t0.Add(400 * time.Second), budget: 40},
-		{id: "thrifty", phi: 0, due: t0.Add(900 * time.Second), budget: 25},
-	} {
-		j.submit = t0
-		j.maps, j.red = schedkit.PhaseProgress{Total: 20, Ready: 20}, schedkit.PhaseProgress{Total: 2}
-		_ = sched.Submit(t0, j)
-	}
-	picks, _ := sched.Queue(t0, nil)
-	for _, p := range picks[:8] {
-		fmt.Printf("%s %s×%d (%s, below minimum %v)\n", p.Job, p.Phase, p.Count, p.Queue, p.BelowMinimum)
-	}
-	fmt.Println(len(picks), "picks")
-	// Output:
-	// urgent map×1 (high, below minimum true)
-	// both map×1 (mid, below minimum true)
-	// thrifty map×1 (low, below minimum true)
-	// urgent map×1 (high, below minimum true)
-	// both map×1 (mid, below minimum true)
-	// urgent map×1 (high, below minimum true)
-	// thrifty map×1 (low, below minimum false)
-	// urgent map×1 (high, below minimum true)
-	// 49 picks
 }

@@ -19,10 +19,10 @@ func TestReducesWaitForMaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := mrJob("j", 0.5, 8, 4, 400*sec, 1e6)
-		m := &j.ph[0]
+		m := &j.Counters[0]
 		m.Finished, m.FinishedDurationSum = 2, 2*10*sec
 		m.Running, m.Ready = 1, 5
-		j.ph[1].Ready = 4 // slow-start: ready while maps run
+		j.Counters[1].Ready = 4 // slow-start: ready while maps run
 		now := t0.Add(20 * sec)
 		m.RunningStartSum = 10 * sec
 		if err := s.Submit(now, j); err != nil {
@@ -52,7 +52,7 @@ func TestReducesWaitForMaps(t *testing.T) {
 		if promoted != early {
 			t.Errorf("EarlyReduces %v: promoted %v", early, promoted)
 		}
-		ds, err := s.Heartbeat(now, c.nodes[0], nil)
+		ds, err := s.Heartbeat(now, c.NodeList[0], nil)
 		if err != nil {
 			t.Fatal(err)
 		}

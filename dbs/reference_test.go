@@ -41,6 +41,7 @@ func referenceTick(s *Scheduler, now time.Time, dst []Decision) ([]Decision, err
 	}
 	// Model 3 for every job; moves applied after.
 	s.moves = s.moves[:0]
+	s.needSet = false
 	for i, e := range s.all {
 		s.update(e, &s.tk[i], avg[e.queue], now)
 	}

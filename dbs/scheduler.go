@@ -8,6 +8,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/indexheap"
 	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 )
@@ -77,7 +78,7 @@ type Scheduler struct {
 	// (weight, minimums) the weight update changed; fix restores the
 	// heaps' order from them (qheap.fixAt).
 	marks [numQueues * 2][]int32
-	fix   fixScratch
+	fix   indexheap.Scratch
 	// parts are the queues' equal parts of their guarantees (queuePart)
 	// at the last weight update (partsSet), and partsGen numbers them:
 	// a queue's number changes (to the next partsSeq) whenever its parts
@@ -86,6 +87,12 @@ type Scheduler struct {
 	partsGen [numQueues]uint64
 	partsSeq uint64
 	partsSet bool
+	partsCap [2]float64 // the cluster's slots when parts were last numbered
+
+	// needSum is what each queue's jobs need per slot kind at the
+	// current weight update, once needSet (needSums).
+	needSum [numQueues][2]int
+	needSet bool
 
 	qs queueScratch // Queue's lists (queue.go)
 
@@ -158,7 +165,7 @@ type entry struct {
 
 // entryPad pads entry to a multiple of 64 bytes (TestEntryLayout checks
 // it; adjust it when adding a field).
-const entryPad = 28
+const entryPad = 12
 
 // held returns the slots of kind (= phase) k the job holds.
 func (e *entry) held(k int) int { return int(e.heldK[k]) }
@@ -194,7 +201,16 @@ func (e *entry) setCounters(prog [2]schedkit.PhaseProgress, nph int) {
 	}
 }
 
-// before orders jobs within a queue: weight descending, submission, ID.
+// ahead orders jobs within a queue: with lostLast, a job that cannot
+// reach any minimum after one that can; then before.
+func (e *entry) ahead(b *entry, lostLast bool) bool {
+	if lostLast && e.lost != b.lost {
+		return b.lost
+	}
+	return e.before(b)
+}
+
+// before orders jobs by weight descending, submission, ID.
 func (e *entry) before(b *entry) bool {
 	if e.w != b.w {
 		return e.w > b.w
@@ -224,7 +240,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, r: r, cluster: cfg.Cluster, jobs: make(map[schedkit.JobID]*entry)}
 	for q := range numQueues {
 		for k := range 2 {
-			s.heaps[int(q)*2+k] = qheap{slot: int(q)*2 + k, kind: k, noMin: cfg.Ablations.NoMinimumSlots}
+			s.heaps[int(q)*2+k] = newQheap(int(q)*2+k, k, r.order)
 		}
 	}
 	return s, nil
@@ -307,9 +323,14 @@ func validCost(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x
 // on a nil job, an empty or duplicate ID, more than two phases,
 // inconsistent counters, φ outside {0, 0.5, 1}, a budget or cost that is
 // NaN, infinite or negative, no budget with φ < 1, no deadline with
-// φ > 0, a deadline before the submission, negative data sizes or hint,
-// a cluster capacity it cannot read, or now before an earlier now. A
-// deadline already passed is accepted: model 2 reports it unmeetable.
+// φ > 0, a zero submission time, a submission after now, a deadline
+// before the submission, negative data sizes, a task time hint beyond
+// 2^60 ns (ErrInvalidJob; a zero or negative hint is no hint); a
+// submission or deadline more than 2^60 ns from the first time given
+// (ErrTimeRange, the time rule of every schedkit scheduler); a cluster
+// capacity it cannot read (ErrInvalidNode); a now before an earlier now
+// (ErrStaleTime) or out of range (ErrTimeRange). A deadline already
+// passed is accepted: model 2 reports it unmeetable.
 func (s *Scheduler) Submit(now time.Time, j Job) error {
 	const op = "Submit"
 	if nilvalue.Is(j) {
@@ -348,16 +369,16 @@ func (s *Scheduler) Submit(now time.Time, j Job) error {
 	switch {
 	case sub.IsZero():
 		return errf(op, ErrInvalidJob, id, "zero submission time")
+	case !subOK:
+		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: clk.OutOfRange("submission", sub)}
+	case !deadline.IsZero() && !dlOK:
+		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: clk.OutOfRange("deadline", deadline)}
 	case sub.After(now):
 		return errf(op, ErrInvalidJob, id, "submitted at %v, after now %v", sub, now)
-	case !subOK:
-		return errf(op, ErrInvalidJob, id, "submission %v more than 2^60 ns from %v", sub, clk.Time(0))
 	case deadline.IsZero() && phi > 0:
 		return errf(op, ErrInvalidJob, id, "no deadline with φ %v > 0", phi)
 	case !deadline.IsZero() && deadline.Before(sub):
 		return errf(op, ErrInvalidJob, id, "deadline %v before submission %v", deadline, sub)
-	case !deadline.IsZero() && !dlOK:
-		return errf(op, ErrInvalidJob, id, "deadline %v more than 2^60 ns from %v", deadline, clk.Time(0))
 	}
 	in, red := j.DataSizes()
 	if in < 0 || red < 0 {
@@ -491,24 +512,22 @@ func (s *Scheduler) unplace(e *entry) {
 // Update re-reads job id's counters (and task time hint). Call it after
 // every change to them; it also tells the scheduler that the counters now
 // include every assignment it returned for the job, and that its cost so
-// far may have changed (the next weight update reads it: host duty 3;
-// also when the counters are refused). Weights and minimum
-// slots are re-evaluated at the next weight update. A change that only
+// far may have changed (the next weight update reads it: host duty 3).
+// Weights and minimum slots are re-evaluated at the next weight update. A change that only
 // starts, in full, tasks the scheduler assigned may be passed on later,
 // before the next Tick: until then the assignments count as held and
 // started, which is all a heartbeat reads of them (a weight update reads
-// their start times). On an error (unknown ID, a changed phase count,
-// inconsistent counters, a bad hint) the previous snapshot is kept.
+// their start times). An Update that fails (unknown ID, a changed phase
+// count, inconsistent counters, a bad hint) changes nothing, the notice
+// of a changed cost included: the previous snapshot is kept, and the
+// next weight update trusts the job's cost as last read unless the job
+// holds slots. Correct the job and Update it again.
 func (s *Scheduler) Update(id schedkit.JobID) error {
 	const op = "Update"
 	e, ok := s.jobs[id]
 	if !ok {
 		return &Error{Op: op, Job: id, Err: ErrUnknownJob}
 	}
-	// The cost is re-read at the next weight update even if the
-	// counters are refused: a notice of a changed cost (host duty 3)
-	// must not be lost with them, and reading a cost is never wrong.
-	s.watchCost(e)
 	var tmp counters
 	if err := s.readCounters(op, e.job, id, &tmp); err != nil {
 		return err
@@ -516,6 +535,7 @@ func (s *Scheduler) Update(id schedkit.JobID) error {
 	if tmp.nph != e.nph {
 		return errf(op, ErrInvalidJob, id, "phase count changed from %d to %d", e.nph, tmp.nph)
 	}
+	s.watchCost(e) // the next weight update reads its cost (host duty 3)
 	s.addUsed(e, -1)
 	e.setCounters(tmp.prog, tmp.nph)
 	s.settle[e.allPos].ok = false
@@ -544,6 +564,7 @@ func (s *Scheduler) Remove(id schedkit.JobID) error {
 	s.all[n] = nil
 	s.all = s.all[:n]
 	s.costs[e.allPos] = s.costs[n]
+	s.tk[e.allPos] = s.tk[n]
 	s.costs, s.tk = s.costs[:n], s.tk[:n]
 	s.settle[e.allPos] = s.settle[n]
 	s.settle = s.settle[:n]

@@ -24,24 +24,33 @@ import (
 //
 //   - h < s: W = W₁·(1 + (s−h)/s). If W₁ is below its queue's average
 //     model-1 weight, W is raised at least halfway to the average;
-//     otherwise the job is marked, and if it was already marked at the
-//     previous update it is promoted one queue up — if its budget covers
-//     what is left at the higher price (CostSoFar + c_{q+1}·slot-seconds
-//     left ≤ Budget and, for φ < 1, model 2's budget view still meetable
-//     at that price; a job without budget always can).
+//     otherwise the job is marked.
 //   - h > s: W = W₁·(1 − (h−s)/(2h)). If W₁ is at or above the average,
-//     W is lowered at least halfway to it, and the job is marked; marked
-//     at the previous update too, it is demoted one queue down.
+//     W is lowered at least halfway to it, and the job is marked.
 //   - h = s: W = W₁ and the marks are cleared.
 //
+// A job marked short (surplus) at the previous update that is still
+// short (still holds a surplus) is promoted (demoted) one queue, whatever
+// its weight now — a promotion only if its budget covers what is left at
+// the higher price (CostSoFar + c_{q+1}·slot-seconds left ≤ Budget and,
+// for φ < 1, model 2's budget view still meetable at that price; a job
+// without budget always can). A job that cannot reach any minimum and is
+// short at two updates but cannot be promoted (φ < 1: its budget view,
+// unmeetable at its queue's price, is at any higher one) is demoted one
+// queue instead (ReasonBudget) if its budget view can be met at the
+// lower price.
+//
 // A move is taken only if the job would be better off in the target
-// queue (what it lacks of each kind fits in that queue's free guarantee,
-// or that queue uses less of its guarantee) and does not take the job
-// back the way its last move came within Config.HoldDown; otherwise the
-// job stays, marked. A job without a task time yet (no finished task,
-// hint or default) has W₁ = 0 and a placeholder minimum: it is neither
-// marked nor moved. PhiAwareMoves restricts promotions to φ > 0 and
-// demotions to φ < 1.
+// queue (betterOff: with PrioritySharing, what it needs fits in what the
+// minimums of that queue and those above leave; with CapacitySharing,
+// what it lacks fits in that queue's free guarantee, or that queue uses
+// less of its guarantee) and does not take the job back the way its last
+// move came within Config.HoldDown; otherwise the job stays, marked. A
+// job without a task time yet (no finished task, hint or default) has
+// W₁ = 0 and a placeholder minimum: it is neither marked nor moved.
+// PhiAwareMoves restricts promotions to φ > 0 and demotions to φ < 1;
+// Config.Ablations switch off the affordability, better-off and budget
+// demotion rules one at a time.
 //
 // Moves come back as Promote and Demote decisions with their figures
 // (held, needed, W, queue average, cost at the new price, budget left),
@@ -91,23 +100,48 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	}
 	s.advance(clk)
 	s.updated, s.updatedSet = now, true
-
-	// Pass 1: models 1 and 2 for every job; queue averages of W₁.
-	var sum [numQueues]float64
 	nowOff := int64(now.Sub(s.epoch))
+	parts := s.refreshParts()
+	avg := s.averages(s.evaluateJobs(nowOff, &parts)) // models 1 and 2
+	s.moves = s.moves[:0]
+	s.needSet = false
+	s.model3(now, nowOff, &avg) // weights, marks and moves
+	s.applyMoves()
+	dst = append(dst, s.moves...)
+	s.settleWatch()
+	s.restoreHeaps()
+	return dst, nil
+}
+
+// refreshParts returns the queues' equal parts of what they can use at
+// this update (queuePart), numbering anew (partsGen) each queue whose
+// parts changed, and every queue when the cluster's slots changed (model
+// 2 bounds a view by them): the cached figures of its jobs (evalKey) are
+// then stale.
+func (s *Scheduler) refreshParts() [numQueues][2]estimate.Capacity {
 	var parts [numQueues][2]estimate.Capacity
+	capChanged := s.partsCap != s.capK
+	s.partsCap = s.capK
 	for q := range numQueues {
 		for k := range 2 {
 			parts[q][k] = s.queuePart(q, k)
 		}
-		if !s.partsSet || parts[q] != s.parts[q] {
-			// A new number for the queue's parts: the jobs' cached
-			// capacities (evalKey) are stale.
+		if !s.partsSet || capChanged || parts[q] != s.parts[q] {
 			s.partsSeq++
 			s.parts[q], s.partsGen[q] = parts[q], s.partsSeq
 		}
 	}
 	s.partsSet = true
+	return parts
+}
+
+// evaluateJobs is the update's first pass: models 1 and 2 for every job
+// at nowOff, except those whose figures cannot have moved (settled: each
+// frozen one's W₁ still counts in its queue's sum). It fills s.tk with
+// each job's model-3 inputs and s.evaluated with the jobs it did not
+// skip, and returns the sums of W₁ per queue.
+func (s *Scheduler) evaluateJobs(nowOff int64, parts *[numQueues][2]estimate.Capacity) [numQueues]float64 {
+	var sum [numQueues]float64
 	// Resliced to one length: no bounds checks in the per-job loops.
 	all := s.all
 	costs, tk, settle := s.costs[:len(all)], s.tk[:len(all)], s.settle[:len(all)]
@@ -153,24 +187,33 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			s.skipped.lapsed++
 			continue
 		}
-		m0 := e.minK
-		f := s.evaluateTick(e, nowOff, costs[i], &parts)
+		m0, lost0 := e.minK, e.lost
+		f := s.evaluateTick(e, nowOff, costs[i], parts)
 		tk[i] = f
 		sum[e.queue] += f.base
-		if e.minK != m0 {
+		if e.minK != m0 || e.lost != lost0 {
 			s.markKey(e)
 		}
 	}
+	return sum
+}
+
+// averages returns each queue's mean W₁ from the sums.
+func (s *Scheduler) averages(sum [numQueues]float64) [numQueues]float64 {
 	var avg [numQueues]float64
 	for q := range numQueues {
 		if s.nq[q] > 0 {
 			avg[q] = sum[q] / float64(s.nq[q])
 		}
 	}
+	return avg
+}
 
-	// Pass 2: model 3.
-	s.moves = s.moves[:0]
-	// The jobs pass 1 evaluated, in order (the others it skipped).
+// model3 is the update's second pass over the jobs the first evaluated,
+// in order: each one's weight, marks and move (update), and whether the
+// next update may skip it (settled).
+func (s *Scheduler) model3(now time.Time, nowOff int64, avg *[numQueues]float64) {
+	all, tk, settle := s.all, s.tk[:len(s.all)], s.settle[:len(s.all)]
 	for _, i := range s.evaluated {
 		e, st := all[i], &settle[i]
 		f := &tk[i]
@@ -200,6 +243,12 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 			st.ok = false
 		}
 	}
+}
+
+// applyMoves carries out the update's moves (s.moves): each job leaves
+// its queue's heaps for the new queue's, which keep its counts and
+// usage; then the moves are put in decision order.
+func (s *Scheduler) applyMoves() {
 	for i := range s.moves {
 		d := &s.moves[i]
 		e := s.jobs[d.Job]
@@ -212,11 +261,14 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 	}
 	s.sortMoves()
-	dst = append(dst, s.moves...)
-	s.settleWatch()
-	// Every heap holds the jobs it held before (moved jobs were moved
-	// above); only weights and minimums changed, of the jobs marked,
-	// unless jobs moved (their removal sifted the heaps).
+}
+
+// restoreHeaps restores the queue heaps' order after an update. Every
+// heap holds the jobs it held before (moved jobs were moved by
+// applyMoves); only weights and minimums changed, of the jobs marked,
+// unless jobs moved (their removal sifted the heaps): those are
+// re-heapified whole.
+func (s *Scheduler) restoreHeaps() {
 	for i := range s.heaps {
 		if len(s.moves) > 0 {
 			s.heaps[i].heapify()
@@ -225,7 +277,6 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 		s.marks[i] = s.marks[i][:0]
 	}
-	return dst, nil
 }
 
 // moveQueue moves e to queue to, keeping the queues' counts and usage.
@@ -303,6 +354,8 @@ type tickFigs struct {
 	held, need int     // slots held; needed (minimum over usable phases)
 	needK      [2]int  // need per slot kind
 	ttKnown    bool
+	lost       bool  // e.lost
+	q          Queue // e's queue
 }
 
 // tickFigs returns e's model-3 inputs after its evaluation, W₁ = w1.
@@ -310,15 +363,18 @@ type tickFigs struct {
 // (reducesOpen). A job that cannot reach any minimum (e.lost: model 2
 // found no view meetable) needs every slot its ready and running tasks
 // could use, and at least what it holds: it is short while it could use
-// more, never holding a surplus.
+// more, never holding a surplus. A job without a task time, whose
+// minimum is not known yet (model 3 neither marks nor moves it), counts
+// as needing every slot its ready and running tasks could use when other
+// jobs' moves ask what is left (needSums).
 func (s *Scheduler) tickFigs(e *entry, w1 float64) tickFigs {
-	f := tickFigs{base: w1, ttKnown: e.ttKnown}
+	f := tickFigs{base: w1, ttKnown: e.ttKnown, lost: e.lost, q: e.queue}
 	for p := range e.nph {
 		h := e.held(p)
 		f.held += h
 		n := 0
 		if usable := e.usable[p]; usable > 0 && (p == 0 || s.reducesOpen(e)) {
-			if e.lost {
+			if e.lost || !e.ttKnown {
 				n = usable
 			} else {
 				n = min(e.minOf(p), usable)
@@ -361,7 +417,7 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 	// its budget view, unmeetable at its queue's price, is at any higher
 	// one) goes down a queue if its budget view can be met there
 	// (rescue).
-	rescue := r.Move == Promote && e.lost && e.phi < 1 && e.queue > Low
+	rescue := r.Move == Promote && e.lost && e.phi < 1 && e.queue > Low && !s.cfg.Ablations.NoBudgetDemotion
 	if s.cfg.Ablations.NoQueueMoves || (move == 0 && !rescue) {
 		return
 	}
@@ -372,7 +428,7 @@ func (s *Scheduler) update(e *entry, f *tickFigs, avg float64, now time.Time) {
 			reason = ReasonUnmeetable
 		}
 		d := s.moveDecision(e, Promote, reason, f, r.W, avg, now)
-		if s.affordable(e, d.To, d.Figures, now) {
+		if s.cfg.Ablations.NoAffordability || s.affordable(e, d.To, d.Figures, now) {
 			// The job stays, marked, while the move would not make it
 			// better off or would undo its last move within the
 			// hold-down.
@@ -431,14 +487,30 @@ func (s *Scheduler) take(e *entry, d Decision) {
 }
 
 // betterOff reports whether e, needing needK slots of each kind, would
-// be better off in queue to than in its own: for every kind, what it
-// still lacks (needed − held, its held slots moving with it) fits in
-// what to's guarantee of the kind leaves free (used + lacking ≤
-// guaranteed), or to uses a smaller fraction of its guarantee of the
-// kind than the job's queue does. A job holding what it needs (a
-// demotion for a surplus) always fits. The usage is the queues' at the
-// start of the update (moves are applied after it).
+// be better off in queue to than in its own (always with
+// Ablations.NoBetterOff). With PrioritySharing: for every kind, what it
+// needs fits in the kind's capacity less what the other jobs of queue to
+// and the queues above it need (fitsAt), so that a promotion can get it
+// its minimum and a demotion keep it; a job that cannot reach any minimum (given none in
+// any queue) is better off in a higher queue only. With CapacitySharing:
+// for every kind, what it still lacks (needed − held, its held slots
+// moving with it) fits in what to's guarantee of the kind leaves free
+// (used + lacking ≤ guaranteed), or to uses a smaller fraction of its
+// guarantee of the kind than the job's queue does; a job holding what it
+// needs (a demotion for a surplus) always fits. The usage and needs are
+// the queues' at the start of the update (moves are applied after it).
 func (s *Scheduler) betterOff(e *entry, to Queue, needK *[2]int) bool {
+	if s.cfg.Ablations.NoBetterOff {
+		return true
+	}
+	if s.r.priority {
+		if e.lost {
+			// Given no minimum in any queue, it is served after every
+			// minimum wherever it is: only a higher queue's order helps.
+			return to > e.queue
+		}
+		return s.fitsAt(e, to, needK)
+	}
 	from := e.queue
 	for k, n := range needK {
 		lack := n - e.held(k)
@@ -454,6 +526,53 @@ func (s *Scheduler) betterOff(e *entry, to Queue, needK *[2]int) bool {
 		}
 	}
 	return true
+}
+
+// fitsAt reports whether the needs (needK) of e, a job that can reach a
+// minimum, fit, for every kind, in the kind's capacity less what every
+// other job of queue to and the queues above it needs at this update
+// (needSums: the minimums that come before e's in queue to; a job that
+// cannot reach any minimum is owed none, and counts for none).
+func (s *Scheduler) fitsAt(e *entry, to Queue, needK *[2]int) bool {
+	sums := s.needSums()
+	for k, n := range needK {
+		if n <= 0 {
+			continue
+		}
+		others := 0
+		for q := to; q < numQueues; q++ {
+			others += sums[q][k]
+		}
+		if e.queue >= to {
+			others -= n // e's own need, counted in its queue's sum
+		}
+		if float64(n) > s.capK[k]-float64(others) {
+			return false
+		}
+	}
+	return true
+}
+
+// needSums returns, per queue and slot kind, what the queue's jobs that
+// can reach a minimum need at this update (tickFigs.needK: for a job
+// without a task time every slot it could use), summed once
+// per update on first use: from s.tk, which holds every job's figures of
+// its last evaluation (a job the update skipped has the figures it
+// would have).
+func (s *Scheduler) needSums() *[numQueues][2]int {
+	if s.needSet {
+		return &s.needSum
+	}
+	s.needSum = [numQueues][2]int{}
+	for i := range s.tk[:len(s.all)] {
+		f := &s.tk[i]
+		if !f.lost {
+			s.needSum[f.q][0] += f.needK[0]
+			s.needSum[f.q][1] += f.needK[1]
+		}
+	}
+	s.needSet = true
+	return &s.needSum
 }
 
 // heldDown reports whether move would take e back the way its last move

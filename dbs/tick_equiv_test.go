@@ -30,7 +30,10 @@ func TestTickEquivalence(t *testing.T) {
 		{DefaultTaskTime: 30 * time.Second, TransferRate: 50 << 20},
 		{PhiAwareMoves: true, TransferRate: 1 << 20},
 		{Ablations: dbs.Ablations{NoMinimumSlots: true}, DefaultTaskTime: 10 * time.Second},
-		{MinimumFirst: true},
+		{Sharing: dbs.CapacitySharing, MinimumFirst: true},
+		{Sharing: dbs.CapacitySharing, PhiAwareMoves: true},
+		{Queues: dbs.DefaultCapacityQueues, Ablations: dbs.Ablations{NoBetterOff: true, NoAffordability: true, BudgetViewOneSlot: true}},
+		{Ablations: dbs.Ablations{LostByWeight: true, UnknownByWeight: true, NoBudgetDemotion: true}},
 	}
 	seeds := 6
 	if raceEnabled {
@@ -89,7 +92,7 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) [4]int {
 	}
 	update := func(j *hJob) {
 		t.Helper()
-		both("Update", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Update(j.id) })
+		both("Update", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Update(j.Key) })
 	}
 	// Odd seeds read Status only now and then: a weight update leaves
 	// the figures Status reports to be written when read, which must
@@ -102,16 +105,16 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) [4]int {
 			return
 		}
 		for _, j := range jobs {
-			a, errA := fast.Status(j.id)
-			b, errB := prev.Status(j.id)
+			a, errA := fast.Status(j.Key)
+			b, errB := prev.Status(j.Key)
 			if errA != nil || errB != nil {
-				t.Fatalf("step %d: Status(%s): %v, %v", step, j.id, errA, errB)
+				t.Fatalf("step %d: Status(%s): %v, %v", step, j.Key, errA, errB)
 			}
 			if a == b {
 				continue
 			}
 			if d := cmp.Diff(b, a); d != "" {
-				t.Fatalf("step %d at %v: Status(%s) differs (-previous +new):\n%s", step, now, j.id, d)
+				t.Fatalf("step %d at %v: Status(%s) differs (-previous +new):\n%s", step, now, j.Key, d)
 			}
 		}
 	}
@@ -122,39 +125,39 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) [4]int {
 			j := mrJob(fmt.Sprintf("j%04d", next), phi, 1+rng.IntN(30), rng.IntN(6),
 				time.Duration(60+rng.IntN(3600))*time.Second, 1+rng.Float64()*50)
 			next++
-			j.sub = now.Add(-time.Duration(rng.IntN(60)) * time.Second)
-			j.dl = j.sub.Add(time.Duration(30+rng.IntN(3600)) * time.Second)
-			if j.ph[1].Total == 0 {
-				j.nph = 1
+			j.SubmittedAt = now.Add(-time.Duration(rng.IntN(60)) * time.Second)
+			j.DeadlineAt = j.SubmittedAt.Add(time.Duration(30+rng.IntN(3600)) * time.Second)
+			if j.Counters[1].Total == 0 {
+				j.Counters = j.Counters[:1]
 			}
 			if rng.IntN(3) == 0 {
-				j.hint = time.Duration(1+rng.IntN(60)) * time.Second
+				j.Hint = time.Duration(1+rng.IntN(60)) * time.Second
 			}
-			j.red = int64(rng.IntN(1 << 28))
+			j.ReduceInput = int64(rng.IntN(1 << 28))
 			both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, j) })
 			jobs = append(jobs, j)
 		case r < 8: // heartbeat; the assignments start
-			n := c.nodes[rng.IntN(len(c.nodes))]
-			n.free[0], n.free[1] = float64(rng.IntN(3)), float64(rng.IntN(2))
+			n := c.NodeList[rng.IntN(len(c.NodeList))]
+			n.Free[0], n.Free[1] = float64(rng.IntN(3)), float64(rng.IntN(2))
 			ds := both("Heartbeat", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Heartbeat(now, n, nil) })
 			if rng.IntN(3) == 0 {
 				break // not started yet: held by the scheduler until the job's next Update
 			}
 			for _, d := range ds {
 				for _, j := range jobs {
-					if j.id == d.Job {
-						p := &j.ph[d.Phase]
+					if j.Key == d.Job {
+						p := &j.Counters[d.Phase]
 						p.Ready -= d.Count
 						p.Running += d.Count
-						p.RunningStartSum += time.Duration(d.Count) * now.Sub(j.sub)
+						p.RunningStartSum += time.Duration(d.Count) * now.Sub(j.SubmittedAt)
 						update(j)
 					}
 				}
 			}
 		case r < 11: // a task ends
 			j := jobs[rng.IntN(len(jobs))]
-			for p := range j.nph {
-				ph := &j.ph[p]
+			for p := range j.Phases() {
+				ph := &j.Counters[p]
 				if ph.Running == 0 {
 					continue
 				}
@@ -166,21 +169,21 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) [4]int {
 				}
 				ph.Finished++
 				ph.FinishedDurationSum += time.Duration(1+rng.IntN(90)) * time.Second
-				if p == 0 && j.nph > 1 && ph.Finished == ph.Total {
-					r := &j.ph[1]
+				if p == 0 && j.Phases() > 1 && ph.Finished == ph.Total {
+					r := &j.Counters[1]
 					r.Ready = r.Total - r.Running - r.Finished
 				}
 				update(j)
 				break
 			}
-			if j.ph[0].Finished == j.ph[0].Total && (j.nph == 1 || j.ph[1].Finished == j.ph[1].Total) {
-				both("Remove", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Remove(j.id) })
+			if j.Counters[0].Finished == j.Counters[0].Total && (j.Phases() == 1 || j.Counters[1].Finished == j.Counters[1].Total) {
+				both("Remove", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Remove(j.Key) })
 				jobs = removeJob(jobs, j)
 			}
 		case r < 12: // reduces ready early (slow-start)
 			j := jobs[rng.IntN(len(jobs))]
-			if j.nph > 1 {
-				r := &j.ph[1]
+			if j.Phases() > 1 {
+				r := &j.Counters[1]
 				r.Ready = r.Total - r.Running - r.Finished
 				update(j)
 			}
@@ -192,19 +195,19 @@ func runTickEquivalence(t *testing.T, cfg dbs.Config, seed uint64) [4]int {
 				if rng.IntN(2) != 0 {
 					continue
 				}
-				j.cost += rng.Float64() * 2
-				if st, err := fast.Status(j.id); err != nil {
+				j.Paid += rng.Float64() * 2
+				if st, err := fast.Status(j.Key); err != nil {
 					t.Fatal(err)
 				} else if st.Held == [2]int{} {
 					update(j)
 				}
 			}
 		case r < 15: // the cluster grows or shrinks
-			c.capv[0] = float64(2 * (2 + rng.IntN(8)))
-			c.capv[1] = float64(1 + rng.IntN(8))
+			c.Cap[0] = float64(2 * (2 + rng.IntN(8)))
+			c.Cap[1] = float64(1 + rng.IntN(8))
 		case r < 16: // a job is withdrawn
 			j := jobs[rng.IntN(len(jobs))]
-			both("Remove", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Remove(j.id) })
+			both("Remove", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Remove(j.Key) })
 			jobs = removeJob(jobs, j)
 		case r < 17: // steady state: updates in a row, nothing but time changing
 			for range 1 + rng.IntN(4) {
@@ -252,9 +255,9 @@ func TestTickFrozenJobGetsSlot(t *testing.T) {
 	}
 	dbs.UsePreviousTick(prev)
 	late := mrJob("late", 1, 5, 0, 10*time.Second, 0)
-	late.nph, late.hint = 1, 4*time.Second
+	late.Counters, late.Hint = late.Counters[:1], 4*time.Second
 	other := mrJob("other", 1, 5, 0, time.Hour, 0)
-	other.nph, other.hint = 1, 4*time.Second
+	other.Counters, other.Hint = other.Counters[:1], 4*time.Second
 	both := func(op string, now time.Time, f func(s *dbs.Scheduler) ([]dbs.Decision, error)) []dbs.Decision {
 		t.Helper()
 		a, errA := f(fast)
@@ -286,11 +289,11 @@ func TestTickFrozenJobGetsSlot(t *testing.T) {
 		t.Fatal("no frozen job: the test tests nothing")
 	}
 	// Only the late job has a ready map: the slot goes to it.
-	other.ph[0].Ready, other.ph[0].Running = 0, 5
-	other.ph[0].RunningStartSum = 5 * now.Sub(other.sub)
+	other.Counters[0].Ready, other.Counters[0].Running = 0, 5
+	other.Counters[0].RunningStartSum = 5 * now.Sub(other.SubmittedAt)
 	both("Update", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Update("other") })
-	n := c.nodes[0]
-	n.free[0], n.free[1] = 1, 0
+	n := c.NodeList[0]
+	n.Free[0], n.Free[1] = 1, 0
 	if ds := both("Heartbeat", now, func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Heartbeat(now, n, nil) }); len(ds) != 1 || ds[0].Job != "late" {
 		t.Fatalf("heartbeat decided %v", ds)
 	}
@@ -336,10 +339,10 @@ func TestTickFrozenAcrossParts(t *testing.T) {
 		}
 	}
 	late := mrJob("late", 1, 4, 7, 10*time.Second, 0)
-	late.hint = 4 * time.Second
+	late.Hint = 4 * time.Second
 	now := t0
 	both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, late) })
-	ids = append(ids, late.id)
+	ids = append(ids, late.Key)
 	for range 3 {
 		now = now.Add(10 * time.Second)
 		both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
@@ -348,7 +351,7 @@ func TestTickFrozenAcrossParts(t *testing.T) {
 	for i := range 6 {
 		j := mrJob(fmt.Sprintf("j%d", i), 1, 3, 1, time.Hour, 0)
 		both("Submit", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return nil, s.Submit(now, j) })
-		ids = append(ids, j.id)
+		ids = append(ids, j.Key)
 		now = now.Add(time.Second)
 		both("Tick", func(s *dbs.Scheduler) ([]dbs.Decision, error) { return s.Tick(now, nil) })
 		if dbs.Frozen(fast) == 0 {
@@ -381,8 +384,8 @@ func TestTickLapsedCrossesZero(t *testing.T) {
 		}
 		dbs.UsePreviousTick(prev)
 		j := mrJob("late", 1, 4, 0, 5*time.Second, 0)
-		j.nph, j.hint = 1, 10*time.Second
-		j.ph[0].Ready, j.ph[0].Running, j.ph[0].RunningStartSum = 2, 2, 0
+		j.Counters, j.Hint = j.Counters[:1], 10*time.Second
+		j.Counters[0].Ready, j.Counters[0].Running, j.Counters[0].RunningStartSum = 2, 2, 0
 		now := t0
 		lapsed, weights := 0, map[float64]bool{}
 		for i := range 60 {
@@ -398,9 +401,9 @@ func TestTickLapsedCrossesZero(t *testing.T) {
 				}
 			}
 			lapsed += dbs.Lapsed(fast)                  // before Status computes the figures
-			j.cost += 2 * dbs.DefaultInterval.Seconds() // its two tasks run (host duty 3)
-			a, _ := fast.Status(j.id)
-			b, _ := prev.Status(j.id)
+			j.Paid += 2 * dbs.DefaultInterval.Seconds() // its two tasks run (host duty 3)
+			a, _ := fast.Status(j.Key)
+			b, _ := prev.Status(j.Key)
 			if d := cmp.Diff(b, a); d != "" {
 				t.Fatalf("no moves %v, at %v: Status differs (-previous +new):\n%s", noMoves, now.Sub(t0), d)
 			}

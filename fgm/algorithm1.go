@@ -52,23 +52,23 @@ import (
 // similarity key are skipped on this server when predictions come from a
 // History (they would fail the same way).
 //
-// Cost: the walk goes run by run, not task by task (a run is a job's
-// consecutive alike pending tasks: same similarity key, same request, no
-// data locations): once a run's first task is refused the rest of it
-// would be too, and a refusal is remembered for the rest of the call
-// until something is placed. With predictions from a History (or none),
-// a call that would repeat the last call that placed nothing — no job
-// and no History change since — only tests that call's refusals on the
-// server. The job order is kept between calls. When the server has
-// less than one unit free of some integral kind (a slot, a device; see
-// closedKinds), tasks requesting it would be refused: the walk is not
-// made when every pending task requests a closed kind (in a slot space,
-// a full server), stops when that becomes so after a placement, and
-// otherwise visits only the jobs with a task that requests none, by
-// merging ordered sets of jobs kept per combination of integral kinds
-// requested (jobsets.go). In a slot space the used-up test ignores
-// slots, so without this a call would visit every queued job. The
-// decisions are those of the task-by-task walk (TestRunSkipMatchesScan).
+// Cost: with predictions from a History (or none) tasks alike are
+// decided alike, and the walk's accelerations (walk.go) use it: it goes
+// run by run, not task by task (a run is a job's consecutive alike
+// pending tasks: same similarity key, same request, no data locations);
+// a refusal is remembered for the rest of the call until something is
+// placed; a call that would repeat the last call that placed nothing —
+// no job and no History change since — only tests that call's
+// refusals; the job order is kept between calls. Pending tasks are
+// indexed by class (key and request) with a lower bound of their demand
+// now: the walk is not made, or stops after a placement, when no class
+// may fit what the server has left (a fragment, or only the compression
+// allowance), and passes by the jobs none of whose classes may. When the
+// server has less than one unit free of some integral kind (a slot, a
+// device), tasks requesting it would be refused: the walk visits only
+// the jobs with a task that requests none, by merging ordered sets of
+// jobs kept per combination of integral kinds requested. The decisions
+// are those of the task-by-task walk (TestRunSkipMatchesScan).
 //
 // With HostChecksSteps, every step's incompressible demand must also fit
 // the node's Available() now, less what this call has already placed
@@ -77,7 +77,9 @@ import (
 // It fails, deciding nothing, changing nothing and leaving the clock
 // where it was, for a nil node (ErrInvalidNode; or, with
 // HostChecksSteps, an Available vector that does not fit the Space or
-// holds NaN or infinite amounts), an unknown node (ErrUnknownNode),
+// holds NaN or infinite amounts), a node value whose Capacity is not the
+// one registered for its ID (ErrInvalidNode: a stale value; re-register
+// a resized server), an unknown node (ErrUnknownNode),
 // ErrStaleTime, ErrTimeRange, an Estimator prediction that is invalid
 // (ErrInvalidEstimate: no stages, a negative stage length, stages
 // lasting 0 s in all, a demand of the wrong length or with NaN, infinite
@@ -103,6 +105,9 @@ func (s *Scheduler) scheduleBy(now time.Time, node schedkit.Node, dst []Decision
 	if v == nil {
 		return dst, &Error{Op: op, Node: id, Err: ErrUnknownNode, Reason: "not registered"}
 	}
+	if err := s.sameServer(op, node, v); err != nil {
+		return dst, err
+	}
 	if s.cfg.HostChecksSteps {
 		avail := node.Available()
 		if len(avail) != s.dims {
@@ -113,7 +118,7 @@ func (s *Scheduler) scheduleBy(now time.Time, node schedkit.Node, dst []Decision
 				return dst, &Error{Op: op, Node: id, Err: ErrInvalidNode, Reason: "Available holds NaN or infinite amounts"}
 			}
 		}
-		s.hostFree = append(s.hostFree[:0], avail...)
+		s.scr.hostFree = append(s.scr.hostFree[:0], avail...)
 	}
 	rd, off, err := s.check(op, now)
 	if err != nil {
@@ -136,70 +141,65 @@ type scratch struct {
 	peakBuf  resource.Vector
 	one      [1]estimate.Stage // fits: a coarse-grained match's stage
 	hostFree resource.Vector   // HostChecksSteps: the node's Available less this call's placements
+	// checkQoS's formula (15) stages of one running task (endWith).
+	qosWork  []time.Duration
+	qosRates []float64
 }
 
 // schedule is Schedule on valid arguments: Algorithm 1 for server v at
-// off. On error it has rolled back whatever it changed. The
-// accelerations are calls on their types: the job order (jobIter: kept
-// between calls, or the job sets of closedKinds), the refusal memory
-// (refusalMemory: a signature refused in this call, a call that would
-// repeat the last idle one), run skipping (skipRun).
+// off, as printed, its accelerations stages of the walk (walk.go) that
+// feed it the job order or let it pass by what it would try in vain. On
+// error it has rolled back whatever it changed.
 func (s *Scheduler) schedule(v *server, off time.Duration, dst []Decision) ([]Decision, error) {
 	// Line 1: skip a server under stop-allocation or used up.
 	v.refresh(off)
-	free := v.free.At(off) // until the first placement
-	if v.policy == StopAllocation || v.usedUp(free) || len(s.active) == 0 {
+	if v.policy == StopAllocation || v.usedUp(v.free.At(off)) || len(s.active) == 0 {
 		return dst, nil
 	}
-	s.call++
-	// Line 4: the jobs in Fairness order (those that can use v).
-	jobs := &s.jobIter
-	if !jobs.Reset(s, v, free) {
-		return dst, nil // every pending task needs a kind v has none of
-	}
-	if jobs.Open() && s.idleRepeat(v, off) {
-		return dst, nil // the last call that placed nothing, again
-	}
 	start := len(dst)
+	fail := func(err error) ([]Decision, error) {
+		s.rollback(v)
+		return dst[:start], err
+	}
 	s.beginUndo(v)
-	s.refusals.Reset()
+	w := &s.walk
+	if !w.begin(v, off) {
+		return dst, nil // the walk would place nothing
+	}
+	// Line 4: the jobs in Fairness order.
 jobs:
-	for j := jobs.Next(); j != nil; j = jobs.Next() {
+	for j := w.nextJob(); j != nil; j = w.nextJob() {
 		// Lines 5–18, task by task in submission order.
 		var rule sameKeyRule
 		for i := 0; i < len(j.pending); {
 			p, err := s.taskAt(j, i)
 			if err != nil {
-				s.rollback(v)
-				return dst[:start], err
+				return fail(err)
 			}
 			// Line 6: locality (delay scheduling).
 			if !s.local(p, v, off) {
 				i++
 				continue
 			}
-			if refused, predicted := s.refusals.Check(p); refused {
-				if predicted {
-					rule.refused(p)
-				}
-				i = s.skipRun(j, i)
+			t := w.try(j, i, p)
+			switch w.pass(t) {
+			case passRefusedPredicted:
+				rule.refused(p)
+				i = w.skip(j, i)
+				continue
+			case passRefused:
+				i = w.skip(j, i)
 				continue
 			}
 			// Lines 8–9: predict; an unpredictable task gets its request.
-			prof, ok := s.predict(p)
-			if !ok && s.refusals.CheckUnpredictable() {
-				i = s.skipRun(j, i)
-				continue
-			}
-			given := prof // the prediction as given (refusalMemory.Record)
+			prof, ok := t.predict(s)
 			if ok {
 				if err := s.validProfile(prof); err != nil {
 					err.Op, err.Job, err.Task, err.Node = "Schedule", j.state.ID, p.id, v.id
-					s.rollback(v)
-					return dst[:start], err
+					return fail(err)
 				}
 				if rule.skips(s, p) {
-					i = s.skipRun(j, i)
+					i = w.skip(j, i)
 					continue
 				}
 				prof = s.wholeUnits(prof, p.requested)
@@ -214,40 +214,36 @@ jobs:
 			// checkQoS, allocate.
 			q, err := s.place(v, p, i, prof, ok, off)
 			if err != nil {
-				s.rollback(v)
-				return dst[:start], err
+				return fail(err)
 			}
 			if q == nil {
 				if ok {
 					rule.refused(p)
 				}
-				s.refusals.Record(p, given, ok)
-				i = s.skipRun(j, i)
+				t.predicted = ok
+				w.refused(t)
+				i = w.skip(j, i)
 				continue
 			}
-			s.refusals.Reset() // the server changed
 			d := Decision{Action: Allocate, Task: q.id, Job: j.state.ID, Node: v.id, Mode: q.mode, Plan: q.plan}
 			if q.mode == Requested {
 				d.Reason = why
 			}
 			dst = append(dst, d)
 			// Line 19: stop when the server is used up.
-			free = v.free.At(off)
-			if v.usedUp(free) || !jobs.Placed(v, free) {
+			if v.usedUp(v.free.At(off)) || !w.placed() {
 				break jobs
 			}
 			if s.cfg.Progressive {
 				// Shares changed: order again and start over; jobs that
 				// placed nothing on this server in this call stay done.
-				jobs.Resort()
+				w.resort()
 				continue jobs
 			}
 		}
-		jobs.Done(j)
+		w.done(j)
 	}
-	if len(dst) == start && jobs.Complete() {
-		s.refusals.EndIdle(s.historyVersion(), s.jobsVer)
-	}
+	w.end(len(dst) > start)
 	return dst, nil
 }
 
@@ -265,15 +261,15 @@ func (r *sameKeyRule) refused(p *ptask) { r.key, r.set = p.key, true }
 
 // skips reports whether the rule skips predicted task p.
 func (r *sameKeyRule) skips(s *Scheduler, p *ptask) bool {
-	return r.set && s.hist != nil && p.key == r.key
+	return r.set && s.est.hist != nil && p.key == r.key
 }
 
 // taskAt returns pending task i of j. With an Estimator that predicts
-// task by task (not refusalMemory.alike), the head task of a run entry is split off
-// first, so that the Estimator is asked about the task itself.
+// task by task (not estimation.alike), the head task of a run entry is
+// split off first, so that the Estimator is asked about the task itself.
 func (s *Scheduler) taskAt(j *jobEntry, i int) (*ptask, error) {
 	p := j.pending[i]
-	if p.src == nil || s.refusals.alike {
+	if p.src == nil || s.est.alike {
 		return p, nil
 	}
 	return s.splitHead("Schedule", j, i)
@@ -284,8 +280,8 @@ func (s *Scheduler) taskAt(j *jobEntry, i int) (*ptask, error) {
 // Estimator, or none.
 func (s *Scheduler) predict(p *ptask) (estimate.Profile, bool) {
 	switch {
-	case s.hist != nil:
-		return s.hist.Predict(p.key)
+	case s.est.hist != nil:
+		return s.est.hist.Predict(p.key)
 	case s.cfg.Estimator != nil:
 		return s.cfg.Estimator.Predict(p.t)
 	}
@@ -295,19 +291,19 @@ func (s *Scheduler) predict(p *ptask) (estimate.Profile, bool) {
 // wholeUnits returns prof with every stage's demand of an integral kind
 // (slots, devices) replaced by the task's request: measured usage of a
 // slot carries noise (1.04 slots), and a fraction of a slot can be
-// neither allocated nor saved. The copy lives in s.whole until the next
+// neither allocated nor saved. The copy lives in s.scr.whole until the next
 // call; prof itself (the estimator's view) is not modified.
 func (s *Scheduler) wholeUnits(prof estimate.Profile, requested resource.Vector) estimate.Profile {
 	if len(s.integral) == 0 {
 		return prof
 	}
 	n := len(prof.Stages)
-	if cap(s.whole) < n {
-		s.whole = make([]estimate.Stage, n)
+	if cap(s.scr.whole) < n {
+		s.scr.whole = make([]estimate.Stage, n)
 	}
-	s.whole = s.whole[:n]
+	s.scr.whole = s.scr.whole[:n]
 	for i, st := range prof.Stages {
-		w := &s.whole[i]
+		w := &s.scr.whole[i]
 		w.Duration = st.Duration
 		if cap(w.Demand) < len(st.Demand) {
 			w.Demand = make(resource.Vector, len(st.Demand))
@@ -318,7 +314,7 @@ func (s *Scheduler) wholeUnits(prof estimate.Profile, requested resource.Vector)
 			w.Demand[k] = requested[k]
 		}
 	}
-	prof.Stages = s.whole
+	prof.Stages = s.scr.whole
 	return prof
 }
 
@@ -357,7 +353,7 @@ func (s *Scheduler) local(p *ptask, v *server, now time.Duration) bool {
 		return true
 	}
 	if !p.waiting {
-		s.waits = append(s.waits, waitUndo{t: p, since: p.waitSince, waiting: p.waiting})
+		s.undo.waits = append(s.undo.waits, waitUndo{t: p, since: p.waitSince, waiting: p.waiting})
 		p.waiting, p.waitSince = true, now
 	}
 	return now-p.waitSince >= s.cfg.LocalityWait
@@ -396,8 +392,8 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 	if s.cfg.HostChecksSteps {
 		// The host allocates the first step at once.
 		first := p.plan[0].Alloc
-		for k := range s.hostFree {
-			s.hostFree[k] -= first[k]
+		for k := range s.scr.hostFree {
+			s.scr.hostFree[k] -= first[k]
 		}
 	}
 	return p, nil
@@ -406,7 +402,7 @@ func (s *Scheduler) place(v *server, p *ptask, i int, prof estimate.Profile, pre
 // fits is place's test, changing nothing but scratch buffers: whether p
 // fits v at now, with the mode and stages it would be placed with (nil
 // stages: open-ended at the request; the stages of a coarse-grained
-// match live in s.one until the next call).
+// match live in s.scr.one until the next call).
 func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable bool, now time.Duration) (Mode, []estimate.Stage, bool) {
 	dims := s.dims
 	var mode Mode
@@ -415,38 +411,38 @@ func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable
 	case !predictable:
 		mode = Requested
 		if s.cfg.Horizon > 0 {
-			_ = v.free.Min(now, now+s.cfg.Horizon, s.tmp)
-			if !fitsWithSlack(p.requested, s.tmp, v.capacity) {
+			_ = v.free.Min(now, now+s.cfg.Horizon, s.scr.tmp)
+			if !fitsWithSlack(p.requested, s.scr.tmp, v.capacity) {
 				return 0, nil, false
 			}
 		}
 	case !s.cfg.Ablations.CoarseOnly && (v.policy == FineGrainedCompress || v.policy == FineGrainedNoCompress):
 		mode = FineGrained
 		stages = prof.Stages
-		if need := len(stages) * dims; len(s.rates) < need {
-			s.rates = make([]float64, need)
+		if need := len(stages) * dims; len(s.scr.rates) < need {
+			s.scr.rates = make([]float64, need)
 		}
 		compress := v.policy == FineGrainedCompress && s.cfg.CompressionLimit > 0
-		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.rates, nil) {
+		if !s.matcher.match(v.free, v.capacity, stages, now, compress, s.scr.rates, nil) {
 			return 0, nil, false
 		}
-		if compress && !s.cfg.Ablations.NoCheckQoS && anyPositive(s.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
+		if compress && !s.cfg.Ablations.NoCheckQoS && anyPositive(s.scr.rates[:len(stages)*dims]) && !s.checkQoS(v, stages, now) {
 			return 0, nil, false
 		}
 	default:
 		mode = CoarseGrained
-		prof.Peak(s.peakBuf)
+		prof.Peak(s.scr.peakBuf)
 		d := max(prof.Duration(), 1)
-		_ = v.free.Min(now, now+d, s.tmp)
-		if !fitsWithSlack(s.peakBuf, s.tmp, v.capacity) {
+		_ = v.free.Min(now, now+d, s.scr.tmp)
+		if !fitsWithSlack(s.scr.peakBuf, s.scr.tmp, v.capacity) {
 			return 0, nil, false
 		}
-		s.one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.peakBuf}
-		stages = s.one[:]
-		if len(s.rates) < dims {
-			s.rates = make([]float64, dims)
+		s.scr.one[0] = estimate.Stage{Duration: prof.Duration(), Demand: s.scr.peakBuf}
+		stages = s.scr.one[:]
+		if len(s.scr.rates) < dims {
+			s.scr.rates = make([]float64, dims)
 		}
-		clear(s.rates[:dims])
+		clear(s.scr.rates[:dims])
 	}
 	if s.cfg.HostChecksSteps && !s.hostFits(p, stages, v) {
 		return 0, nil, false
@@ -466,7 +462,7 @@ func (s *Scheduler) fits(v *server, p *ptask, prof estimate.Profile, predictable
 func (s *Scheduler) hostFits(p *ptask, stages []estimate.Stage, v *server) bool {
 	check := func(d resource.Vector) bool {
 		for k, x := range d {
-			if !s.comp[k] && x > 0 && x > s.hostFree[k]+slack*v.capacity[k] {
+			if !s.comp[k] && x > 0 && x > s.scr.hostFree[k]+slack*v.capacity[k] {
 				return false
 			}
 		}

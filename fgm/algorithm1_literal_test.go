@@ -81,7 +81,7 @@ jobs:
 					err.Op, err.Job, err.Task, err.Node = "Schedule", j.state.ID, p.id, v.id
 					return fail(err)
 				}
-				if s.hist != nil && failed && p.key == failKey {
+				if s.est.hist != nil && failed && p.key == failKey {
 					i++
 					continue
 				}
@@ -126,6 +126,6 @@ jobs:
 // lookupSamples makes the next SampleTask and SampleNode find their
 // task and server by ID: the sampling cursor guesses nothing.
 func (s *Scheduler) lookupSamples() {
-	s.smpPrev = nil
-	s.nodeNext = -1
+	s.smp.smpPrev = nil
+	s.smp.nodeNext = -1
 }

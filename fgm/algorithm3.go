@@ -45,7 +45,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 	s.clock.Commit(rd)
 	w := s.cfg.ConformityWindow
 	for _, v := range s.servers {
-		if v.total <= 0 {
+		if v.sampledFor() <= 0 {
 			continue
 		}
 		row := v.conf[v.confNext*s.dims : (v.confNext+1)*s.dims]
@@ -53,14 +53,15 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		for k := range s.dims {
 			n := v.capacity[k]
 			if n > 0 {
-				c := confSums{used: v.sumUsed[k], pred: v.sumPred[k], idle: v.sumIdle[k], sq: v.sumSq[k], total: v.total}
-				row[k] = c.conformity(n, s.cfg.IdleThreshold)
+				w := &v.win[k]
+				row[k] = w.conformity(n, s.cfg.IdleThreshold)
 				worst = max(worst, row[k])
-				explained := v.sumOurs[k] // no task samples: our predictions
+				explained := w.ours.Sum // no task samples: our predictions
 				if v.tasksSampled {
-					explained = v.sumTasks[k]
+					explained = w.tasks.Sum
 				}
-				fo := max(0, min(n, (v.sumUsed[k]-explained)/v.total))
+				foreign := resource.Mean{Sum: w.used.Sum - explained, Total: w.used.Total} // (14) of μ − ours
+				fo := max(0, min(n, foreign.Value()))
 				v.foreign[k] = fo
 				v.base[k] = n - fo
 			} else {
@@ -69,13 +70,7 @@ func (s *Scheduler) Tick(now time.Time, dst []Decision) ([]Decision, error) {
 		}
 		v.confNext = (v.confNext + 1) % w
 		v.confLen = min(v.confLen+1, w)
-		v.total = 0
-		clear(v.sumUsed)
-		clear(v.sumPred)
-		clear(v.sumOurs)
-		clear(v.sumIdle)
-		clear(v.sumSq)
-		clear(v.sumTasks)
+		clear(v.win)
 		v.tasksSampled = false
 		v.dirty = true
 		if worst > s.cfg.ThSA {

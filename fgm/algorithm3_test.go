@@ -9,7 +9,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // Formula (16) with worked numbers, capacity N = 10, Th = 0.05.
@@ -66,7 +68,7 @@ func TestForeignLoadAbsorbed(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{16, 10, 100})
 	s := newSched(t, c, fgm.Config{ConformityWindow: 1})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{8, 9.8, 0}, stages: []estimate.Stage{st(1000*time.Second, 8, 9.8, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{8, 9.8, 0}}, Usage: []estimate.Stage{st(1000*time.Second, 8, 9.8, 0)}})
 	schedule(t, s, t0, "n00")
 	now := t0
 	tick := func(used float64) float64 {
@@ -109,8 +111,8 @@ func TestPolicyThresholds(t *testing.T) {
 		c := newCluster(space, 1, resource.Vector{16, 100, 100})
 		s := newSched(t, c, fgm.Config{ConformityWindow: 1})
 		alpha := 96 - 100*tc.dev // predicted; measured 96, idle 4 < 5
-		submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{8, alpha - 1, 0}, stages: []estimate.Stage{st(100*time.Second, 8, alpha-1, 0)}})
-		submit(t, s, t0, &task{id: "b", job: "j", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 1, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{8, alpha - 1, 0}}, Usage: []estimate.Stage{st(100*time.Second, 8, alpha-1, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j", Request: resource.Vector{1, 1, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 1, 0)}})
 		if n := len(schedule(t, s, t0, "n00")); n != 2 {
 			t.Fatalf("placed %d", n)
 		}
@@ -132,7 +134,7 @@ func TestPolicyThresholds(t *testing.T) {
 		if tc.want != fgm.StopAllocation {
 			continue
 		}
-		if d, _ := s.Schedule(now, &node{id: "n00"}, nil); len(d) != 0 {
+		if d, _ := s.Schedule(now, nodeOf(s, "n00"), nil); len(d) != 0 {
 			t.Error("stop-allocation placed a task")
 		}
 		for range 5 {
@@ -150,7 +152,7 @@ func TestPolicyThresholds(t *testing.T) {
 	// NoPolicyAdjustment keeps the server fine-grained.
 	c := newCluster(space, 1, resource.Vector{16, 100, 100})
 	s := newSched(t, c, fgm.Config{ConformityWindow: 1, Ablations: fgm.Ablations{NoPolicyAdjustment: true}})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{8, 70, 0}, stages: []estimate.Stage{st(100*time.Second, 8, 70, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{8, 70, 0}}, Usage: []estimate.Stage{st(100*time.Second, 8, 70, 0)}})
 	schedule(t, s, t0, "n00")
 	now := t0
 	for range 4 {
@@ -172,7 +174,7 @@ func TestLearnThroughScheduler(t *testing.T) {
 	c := newCluster(space, 1, resource.Vector{16, 32, 200})
 	s := newSched(t, c, fgm.Config{History: h})
 	key := schedkit.SimilarityKey{Logic: "m", DataSize: 1}
-	submit(t, s, t0, &task{id: "first", job: "j", key: key, req: resource.Vector{8, 16, 0}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "first", JobKey: "j", Similar: key, Request: resource.Vector{8, 16, 0}}})
 	ds := schedule(t, s, t0, "n00")
 	if len(ds) != 1 || ds[0].Mode != fgm.Requested {
 		t.Fatalf("first: %v", ds)
@@ -194,7 +196,7 @@ func TestLearnThroughScheduler(t *testing.T) {
 	if h.Observations(key) != 1 {
 		t.Fatalf("observations %d", h.Observations(key))
 	}
-	submit(t, s, now, &task{id: "second", job: "j", key: key, req: resource.Vector{8, 16, 0}})
+	submit(t, s, now, &fgmtest.Task{Task: schedkittest.Task{Key: "second", JobKey: "j", Similar: key, Request: resource.Vector{8, 16, 0}}})
 	ds = schedule(t, s, now, "n00")
 	if len(ds) != 1 || ds[0].Mode != fgm.FineGrained || len(ds[0].Plan) != 2 {
 		t.Fatalf("second: %v", ds)
@@ -205,14 +207,14 @@ func TestLearnThroughScheduler(t *testing.T) {
 }
 
 type usageNode struct {
-	node
+	schedkittest.Node
 	used resource.Vector
 }
 
 func (n *usageNode) Used() resource.Vector { return n.used }
 
 type usageTask struct {
-	task
+	fgmtest.Task
 	used resource.Vector
 }
 
@@ -222,16 +224,16 @@ func (t *usageTask) Used() resource.Vector { return t.used }
 // SampleNode or SampleTask calls, same figures.
 func TestTickPollsUsage(t *testing.T) {
 	space := testSpace(t)
-	n := &usageNode{node: node{id: "n00", rack: "r", cap: resource.Vector{16, 10, 100}}, used: resource.Vector{8, 10, 0}}
-	c := &cluster{space: space, nodes: nil}
-	s, err := fgm.New(fgm.Config{Cluster: c, Estimator: oracleEstimator{}, ConformityWindow: 1})
+	n := &usageNode{Node: schedkittest.Node{Key: "n00", RackName: "r", Cap: resource.Vector{16, 10, 100}, Free: resource.Vector{16, 10, 100}}, used: resource.Vector{8, 10, 0}}
+	c := schedkittest.NewCluster(space)
+	s, err := fgm.New(fgm.Config{Cluster: c, Estimator: fgmtest.Oracle{}, ConformityWindow: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AddNode(n); err != nil {
 		t.Fatal(err)
 	}
-	a := &usageTask{task: task{id: "a", job: "j", req: resource.Vector{8, 9.8, 0}, stages: []estimate.Stage{st(1000*time.Second, 8, 9.8, 0)}}, used: resource.Vector{8, 10, 0}}
+	a := &usageTask{Task: fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{8, 9.8, 0}}, Usage: []estimate.Stage{st(1000*time.Second, 8, 9.8, 0)}}, used: resource.Vector{8, 10, 0}}
 	if err := s.Submit(t0, a); err != nil {
 		t.Fatal(err)
 	}

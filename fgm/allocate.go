@@ -5,6 +5,7 @@ package fgm
 // placements back.
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 
 // commitPlace makes p (taken out of its job's queue) running on v with
 // the given stages (nil: open-ended at its requested quantity) and the
-// rates in s.rates.
+// rates in s.scr.rates.
 func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimate.Stage, now time.Duration) {
 	dims := s.dims
 	j := p.job
@@ -55,12 +56,12 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 		p.dueAt, p.predEnd = now+s.cfg.Horizon, now+s.cfg.Horizon
 	} else {
 		clear(p.peak)
-		due, pred := now, float64(now)
+		due := now
 		for si, st := range stages {
 			val := p.vals[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(val, st.Demand)
 			rcv := p.planRC[si*dims : (si+1)*dims : (si+1)*dims]
-			copy(rcv, s.rates[si*dims:(si+1)*dims])
+			copy(rcv, s.scr.rates[si*dims:(si+1)*dims])
 			rc := 0.0
 			for k, x := range rcv {
 				if s.comp[k] {
@@ -68,9 +69,8 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 				}
 				p.peak[k] = max(p.peak[k], val[k])
 			}
-			p.work[si], p.rc[si] = st.Duration, rc
+			p.work[si], p.rc[si] = st.Duration, min(rc, maxRate)
 			due += st.Duration
-			pred += float64(st.Duration) / (1 - min(rc, 0.999)) // formula (15)
 			a := abuf[si*dims : (si+1)*dims : (si+1)*dims]
 			copy(a, val)
 			if s.cfg.CapAtRequest {
@@ -87,7 +87,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 				_ = p.charge.Max(a)
 			}
 		}
-		p.dueAt, p.predEnd = due, time.Duration(pred)
+		p.dueAt, p.predEnd = due, stagedEnd(now, p.work, p.rc, math.MaxInt64)
 		if s.cfg.ChargeMean && due > now {
 			// The work-weighted mean allocation over the plan's steps.
 			clear(p.charge)
@@ -105,7 +105,7 @@ func (s *Scheduler) commitPlace(v *server, p *ptask, mode Mode, stages []estimat
 	_ = j.state.Allocated.Add(p.charge)
 	j.state.Running++
 	s.share(j)
-	s.placed = append(s.placed, p)
+	s.undo.placed = append(s.undo.placed, p)
 }
 
 func resizeF(x []float64, n int) []float64 {
@@ -159,20 +159,20 @@ type undo struct {
 // restores besides the log (v's placed-since-sample amounts, the
 // sequence counter).
 func (s *Scheduler) beginUndo(v *server) {
-	s.placed, s.waits, s.undos = s.placed[:0], s.waits[:0], s.undos[:0]
-	s.undoAlloc = s.undoAlloc[:0]
-	s.undoPlaced = append(s.undoPlaced[:0], v.placed...)
-	s.undoSeq = s.seq
+	s.undo.placed, s.undo.waits, s.undo.undos = s.undo.placed[:0], s.undo.waits[:0], s.undo.undos[:0]
+	s.undo.undoAlloc = s.undo.undoAlloc[:0]
+	s.undo.undoPlaced = append(s.undo.undoPlaced[:0], v.placed...)
+	s.undo.undoSeq = s.seq
 }
 
 // logPlace records the placement of q, from queue entry p at index i of
 // its job's queue, before anything of it is changed.
 func (s *Scheduler) logPlace(p, q *ptask, i int) {
 	j := p.job
-	u := undo{entry: p, q: q, i: i, run: j.runs[i], alloc: len(s.undoAlloc)}
+	u := undo{entry: p, q: q, i: i, run: j.runs[i], alloc: len(s.undo.undoAlloc)}
 	u.removed = p.src == nil || p.src.left == 1
-	s.undoAlloc = append(s.undoAlloc, j.state.Allocated...)
-	s.undos = append(s.undos, u)
+	s.undo.undoAlloc = append(s.undo.undoAlloc, j.state.Allocated...)
+	s.undo.undos = append(s.undo.undos, u)
 }
 
 // rollback undoes this Schedule call's placements, splits and locality
@@ -180,8 +180,8 @@ func (s *Scheduler) logPlace(p, q *ptask, i int) {
 // jobs' charged allocations by copy, not by subtraction, so that a
 // rounding error cannot change an order later).
 func (s *Scheduler) rollback(v *server) {
-	for n := len(s.undos) - 1; n >= 0; n-- {
-		u := s.undos[n]
+	for n := len(s.undo.undos) - 1; n >= 0; n-- {
+		u := s.undo.undos[n]
 		p, q := u.entry, u.q
 		j := p.job
 		if u.split {
@@ -195,12 +195,12 @@ func (s *Scheduler) rollback(v *server) {
 			p.src.next--
 			p.src.left++
 			p.seq--
-			s.need(j, q, -1)
+			s.count(j, q, -1)
 			continue
 		}
 		k := slices.Index(v.running, q)
 		v.running = slices.Delete(v.running, k, k+1)
-		copy(j.state.Allocated, s.undoAlloc[u.alloc:u.alloc+s.dims])
+		copy(j.state.Allocated, s.undo.undoAlloc[u.alloc:u.alloc+s.dims])
 		j.state.Running--
 		s.share(j)
 		q.running, q.srv = false, nil
@@ -220,7 +220,7 @@ func (s *Scheduler) rollback(v *server) {
 		j.pending = slices.Insert(j.pending, u.i, p)
 		j.runs = slices.Insert(j.runs, u.i, u.run)
 		j.state.Pending++
-		s.need(j, p, 1)
+		s.count(j, p, 1)
 		if len(p.locs) > 0 {
 			s.locTasks++
 		}
@@ -229,12 +229,12 @@ func (s *Scheduler) rollback(v *server) {
 			s.active = append(s.active, j)
 		}
 	}
-	copy(v.placed, s.undoPlaced)
-	s.seq = s.undoSeq
+	copy(v.placed, s.undo.undoPlaced)
+	s.seq = s.undo.undoSeq
 	v.dirty = true
-	for i := len(s.waits) - 1; i >= 0; i-- {
-		w := s.waits[i]
+	for i := len(s.undo.waits) - 1; i >= 0; i-- {
+		w := s.undo.waits[i]
 		w.t.waitSince, w.t.waiting = w.since, w.waiting
 	}
-	s.placed, s.waits, s.undos = s.placed[:0], s.waits[:0], s.undos[:0]
+	s.undo.placed, s.undo.waits, s.undo.undos = s.undo.placed[:0], s.undo.waits[:0], s.undo.undos[:0]
 }

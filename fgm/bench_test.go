@@ -10,7 +10,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // naiveMatch is Algorithm 2 without the cursor: for every task stage it
@@ -117,9 +119,9 @@ func BenchmarkMatch(b *testing.B) {
 // pending tasks of 50 jobs over 10 similarity keys, with predictions.
 type roundSetup struct {
 	space   *resource.Space
-	cluster *cluster
-	pending []*task
-	busy    []*task // three per server, placed first
+	cluster *schedkittest.Cluster
+	pending []*fgmtest.Task
+	busy    []*fgmtest.Task // three per server, placed first
 }
 
 func newRoundSetup(b *testing.B, servers, pending int) *roundSetup {
@@ -138,23 +140,13 @@ func newRoundSetup(b *testing.B, servers, pending int) *roundSetup {
 	}
 	for i := range servers * 3 {
 		k := 100 + rng.IntN(10)
-		r.busy = append(r.busy, &task{id: schedkit.TaskID(fmt.Sprintf("busy%06d", i)), job: "busy",
-			key: schedkit.SimilarityKey{Logic: "busy", DataSize: int64(k)}, req: resource.Vector{4, 16, 0}, stages: profile(k)})
+		r.busy = append(r.busy, &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("busy%06d", i)), JobKey: "busy", Similar: schedkit.SimilarityKey{Logic: "busy", DataSize: int64(k)}, Request: resource.Vector{4, 16, 0}}, Usage: profile(k)})
 	}
 	for i := range pending {
 		k := rng.IntN(10)
-		r.pending = append(r.pending, &task{id: schedkit.TaskID(fmt.Sprintf("t%06d", i)), job: schedkit.JobID(fmt.Sprintf("j%02d", i%50)),
-			key: schedkit.SimilarityKey{Logic: "k", DataSize: int64(k)}, req: resource.Vector{6, 16, 0}, stages: profile(k)})
+		r.pending = append(r.pending, &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("t%06d", i)), JobKey: schedkit.JobID(fmt.Sprintf("j%02d", i%50)), Similar: schedkit.SimilarityKey{Logic: "k", DataSize: int64(k)}, Request: resource.Vector{6, 16, 0}}, Usage: profile(k)})
 	}
 	return r
-}
-
-// keyedOracle predicts a task's own stages and, being keyed, lets
-// Schedule skip a job's later same-key tasks after a failure.
-type keyedOracle struct{}
-
-func (keyedOracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
-	return estimate.Profile{Stages: t.(*task).stages}, true // the benchmark's tasks are *task
 }
 
 // A scheduling round: 1,000 pending tasks offered to 5,000 servers, each
@@ -169,9 +161,9 @@ func BenchmarkRound(b *testing.B) {
 			placed := 0
 			for b.Loop() {
 				b.StopTimer()
-				s, _ := fgm.New(fgm.Config{Cluster: r.cluster, Estimator: keyedOracle{}, LocalityWait: -1})
+				s, _ := fgm.New(fgm.Config{Cluster: r.cluster, Estimator: fgmtest.Oracle{}, LocalityWait: -1})
 				now := t0
-				for i, n := range r.cluster.nodes {
+				for i, n := range r.cluster.NodeList {
 					for _, tk := range r.busy[3*i : 3*i+3] {
 						_ = s.Submit(now, tk)
 					}
@@ -183,7 +175,7 @@ func BenchmarkRound(b *testing.B) {
 				}
 				var dst []fgm.Decision
 				b.StartTimer()
-				for _, n := range r.cluster.nodes {
+				for _, n := range r.cluster.NodeList {
 					dst, _ = s.Schedule(now, n, dst[:0])
 					placed += len(dst)
 				}
@@ -204,14 +196,14 @@ func BenchmarkRound(b *testing.B) {
 	}
 }
 
-func naiveRoundSetup(r *roundSetup) ([]*resource.Timeline, []*task) {
-	tls := make([]*resource.Timeline, len(r.cluster.nodes))
+func naiveRoundSetup(r *roundSetup) ([]*resource.Timeline, []*fgmtest.Task) {
+	tls := make([]*resource.Timeline, len(r.cluster.NodeList))
 	now := 5 * time.Second
-	for i, n := range r.cluster.nodes {
-		tls[i], _ = resource.NewTimeline(n.cap)
+	for i, n := range r.cluster.NodeList {
+		tls[i], _ = resource.NewTimeline(n.Cap)
 		for _, tk := range r.busy[3*i : 3*i+3] {
 			t := time.Duration(0)
-			for _, s := range tk.stages {
+			for _, s := range tk.Usage {
 				_ = tls[i].Sub(t, t+s.Duration, s.Demand)
 				t += s.Duration
 			}
@@ -224,13 +216,13 @@ func naiveRoundSetup(r *roundSetup) ([]*resource.Timeline, []*task) {
 // naiveRound is Algorithm 1 done the obvious way: per server, sort every
 // pending task by its job's dominant share (recomputed from scratch),
 // then try each with naiveMatch.
-func naiveRound(r *roundSetup, tls []*resource.Timeline, pend []*task) int {
+func naiveRound(r *roundSetup, tls []*resource.Timeline, pend []*fgmtest.Task) int {
 	space := r.space
 	capacity := r.cluster.Capacity()
 	now := 5 * time.Second
 	alloc := map[schedkit.JobID]resource.Vector{}
 	placed := 0
-	for i, n := range r.cluster.nodes {
+	for i, n := range r.cluster.NodeList {
 		share := func(j schedkit.JobID) float64 {
 			v := alloc[j]
 			if v == nil {
@@ -239,8 +231,8 @@ func naiveRound(r *roundSetup, tls []*resource.Timeline, pend []*task) int {
 			s, _ := resource.DominantShare(v, capacity)
 			return s
 		}
-		slices.SortStableFunc(pend, func(a, b *task) int {
-			sa, sb := share(a.job), share(b.job)
+		slices.SortStableFunc(pend, func(a, b *fgmtest.Task) int {
+			sa, sb := share(a.JobKey), share(b.JobKey)
 			switch {
 			case sa < sb:
 				return -1
@@ -251,21 +243,21 @@ func naiveRound(r *roundSetup, tls []*resource.Timeline, pend []*task) int {
 		})
 		for k := 0; k < len(pend); {
 			tk := pend[k]
-			if !naiveMatch(space, tls[i], n.cap, tk.stages, now, 0.05, 0.1) {
+			if !naiveMatch(space, tls[i], n.Cap, tk.Usage, now, 0.05, 0.1) {
 				k++
 				continue
 			}
 			t := now
 			peak := space.Zero()
-			for _, s := range tk.stages {
+			for _, s := range tk.Usage {
 				_ = tls[i].Sub(t, t+s.Duration, s.Demand)
 				t += s.Duration
 				_ = peak.Max(s.Demand)
 			}
-			if alloc[tk.job] == nil {
-				alloc[tk.job] = space.Zero()
+			if alloc[tk.JobKey] == nil {
+				alloc[tk.JobKey] = space.Zero()
 			}
-			_ = alloc[tk.job].Add(peak)
+			_ = alloc[tk.JobKey].Add(peak)
 			pend = slices.Delete(pend, k, k+1)
 			placed++
 		}

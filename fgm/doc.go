@@ -34,9 +34,10 @@
 //
 // The host keeps its tasks and servers and calls the Scheduler from one
 // scheduling loop. A state-changing call (Submit, Schedule, Sample*,
-// Release, Tick) dated before the latest one is ErrStaleTime; reads
-// (Free, MinFree) take any time and never move the clock; a bad call
-// returns a typed error and changes nothing.
+// Release, Tick) dated before the latest one is ErrStaleTime; a now, or
+// a task's deadline, more than 2⁶⁰ ns from the first now is
+// ErrTimeRange; reads (Free, MinFree) take any time in range and never
+// move the clock; a bad call returns a typed error and changes nothing.
 //
 //  1. Create it with New(Config{Cluster: c, History: h}); the cluster's
 //     live nodes are registered. Call AddNode and RemoveNode when
@@ -46,20 +47,33 @@
 //     reduces after slow-start). A task is read once, at Submit. Tasks
 //     of one job that are alike (same key, request and deadline, no
 //     data locations: a phase's maps that have not started) may be
-//     submitted as one TaskRun with SubmitRun instead; the scheduler
-//     asks the run for each task (TaskRun.Task) when it places it, so
-//     the host need not make millions of task objects in advance.
+//     submitted as one TaskRun of up to 2³¹−1 tasks with SubmitRun
+//     instead; the scheduler asks the run for each task (TaskRun.Task)
+//     when it places it, so the host need not make millions of task
+//     objects in advance.
 //  3. When a server has room (a heartbeat, a task ending), call
-//     Schedule(now, node, dst[:0]) and carry out every Allocate decision:
-//     start the task on the node with the plan's per-stage allocation
-//     (the last step holds until the task ends). The scheduler counts the
-//     task as running from the decision on; if the host cannot start it,
-//     Release it (succeeded false) and Submit it again.
-//  4. Report usage: SampleNode with each server's measured total usage
-//     and SampleTask with each running task's, periodically (the paper's
-//     node agents read /proc; every few seconds); or let nodes implement
-//     UsageNode and tasks UsageTask, and Tick reads them. A sample above
-//     the node's capacity in some kind cannot be true and is refused
+//     Schedule(now, node, dst[:0]) with the server's node value — its
+//     Capacity the one registered (a value that differs is stale and
+//     refused, ErrInvalidNode: remove and add a resized server) — and
+//     carry out every Allocate decision: start the task on the node with
+//     the plan's per-stage allocation (the last step holds until the task
+//     ends). The scheduler counts the task as running from the decision
+//     on; if the host cannot start it, Release it (succeeded false) and
+//     Submit it again.
+//  4. Report usage each sampling round, server by server: the running
+//     tasks' measured usage in one SampleTasks call (it records exactly
+//     what a SampleTask per task would, reading the server once), then
+//     the server's total with SampleNode; or let nodes implement
+//     UsageNode and tasks UsageTask, and Tick reads them. Sample several
+//     times per task run: the History learns a task from its samples
+//     (MinSamples of them at least) and cuts its stages where they
+//     change. The paper's node agents read /proc every few seconds; a
+//     metrics-server's 15 s suits tasks of minutes, not tasks of tens of
+//     seconds, whose predictions it leaves coarse (a task seen in one or
+//     two samples teaches little about its stages;
+//     TestSamplingPeriodEstimateError measures it). Each round costs in
+//     proportion to the tasks running. A sample above the node's
+//     capacity in some kind cannot be true and is refused
 //     (ErrInvalidSample): clamp a noisy reading at the capacity.
 //  5. When a task ends, Release(now, id, succeeded). Successful tasks
 //     teach the History; failed or killed ones do not. Submit a failed
@@ -205,45 +219,57 @@
 // A run submitted with SubmitRun is one queue entry however long it is:
 // pending tasks cost memory per run, not per task (BenchmarkSubmitRun).
 // Matcher.Match does not allocate and walks the task's stages and the
-// timeline's once: O(stages + timeline stages). Schedule keeps the jobs
-// with pending tasks in Fairness order between calls, stops at the
-// first used-up test, and skips the rest of a run of alike tasks after
-// its first refusal; a server with no slot (or device) of some kind free
-// visits only the jobs with a task that requests none of those kinds,
-// so a full slot server costs O(1), not O(queued jobs) (see Schedule).
-// BenchmarkMatch, BenchmarkRound and BenchmarkScheduleFullServer measure
-// them against naive references.
+// timeline's once: O(stages + timeline stages). Schedule's cost follows
+// what it places, not the queue: it stops once no class of pending
+// tasks (key and request) may fit what the server has left, passes by
+// the jobs none of whose classes may, skips the rest of a run of alike
+// tasks after its first refusal, and visits only the jobs that can use a
+// server with no slot (or device) of some kind free; at 100,000 pending
+// tasks on 10,000 servers a call that places one task costs tens of
+// microseconds whatever the tasks' shape (BenchmarkScheduleShapes: keys
+// alternating within a job, data locations, fragments, the compression
+// allowance). BenchmarkMatch, BenchmarkRound, BenchmarkScheduleShapes and
+// BenchmarkScheduleFullServer measure them against naive references.
 //
 // # Files
 //
 // The paper's steps, one file each:
 //
 //   - algorithm1.go: Algorithm 1, Schedule (skip, order, locality,
-//     request, Algorithm 2 or coarse, checkQoS, allocate, stop);
-//   - order.go: its line 4, the Fairness order (DRF, FIFO) and the job
-//     order a call walks (jobIter), kept between calls;
+//     request, Algorithm 2 or coarse, checkQoS, allocate, stop), the walk
+//     as printed;
+//   - order.go: its line 4, the Fairness order (DRF, FIFO);
 //   - algorithm2.go: Algorithm 2, the Matcher;
 //   - algorithm3.go: Algorithm 3, Tick (foreign load, policy, reclaim);
-//   - formula14_samples.go: usage samples and their time-weighted sums
-//     (14);
-//   - formula15_checkqos.go: checkQoS, durations by formula (15);
+//   - formula14_samples.go: usage samples and their time-weighted means
+//     (14, resource.Mean);
+//   - formula15_checkqos.go: checkQoS, durations by formula (15,
+//     resource.StagedDuration);
 //   - formula16_conformity.go: conformity (16);
 //   - allocate.go: Algorithm 1's allocation, a placement's plan and
 //     reservations, and the undo log of a failed call;
 //   - fit.go: Fitter, the tests for one task; server.go: a server's free
-//     timeline; scheduler.go: the Scheduler, its queue and its calls.
+//     timeline; scheduler.go: the Scheduler, its queue and its calls;
+//     taskrun.go: runs of alike tasks as one queue entry (SubmitRun).
 //
-// Accelerations, each a named type or file, counted when taken, with its
-// reference in algorithm1_literal_test.go (Algorithm 1 walked as printed;
-// samples found by ID) and an equivalence test (TestRunSkipMatchesScan,
-// TestSampleCursorMatchesLookup):
+// Accelerations, each a file, counted when taken, with its reference in
+// algorithm1_literal_test.go (Algorithm 1 walked as printed; samples
+// found by ID) and an equivalence test (TestRunSkipMatchesScan,
+// TestSubmitRunMatchesSubmit, TestSampleCursorMatchesLookup). Those of
+// the walk are stages (walk.go: one interface, joined in newStages);
+// deleting a stage's file and its line there leaves the decisions as
+// they are, only slower (TestAccelerationsTaken checks each is taken):
 //
+//   - keptorder.go: the job order kept between calls;
+//   - jobsets.go: the jobs that can use a server with closed integral
+//     kinds, as ordered job sets merged;
+//   - closedkinds.go: calls and jobs all of whose tasks need a kind the
+//     server has no unit of;
+//   - classes.go: the classes of pending tasks against the server's
+//     room (a call stops when none may fit);
 //   - refusals.go: the refusal memory within a call and across calls
-//     that place nothing (refusalMemory, idleRepeat);
-//   - runskip.go: skipping a refused run of alike tasks (skipRun);
-//   - closedkinds.go and jobsets.go: walking only the jobs that can use
-//     a server with closed integral kinds (ordered job sets);
-//   - taskrun.go: runs of alike tasks as one queue entry (SubmitRun);
+//     that place nothing;
+//   - runskip.go: skipping a refused run of alike tasks;
 //   - the sampling cursor in formula14_samples.go (sampled,
 //     sampledNode).
 //

@@ -15,28 +15,29 @@ import (
 var (
 	// ErrConfig reports an invalid Config given to New (or FitConfig to
 	// NewFitter, or arguments to NewMatcher).
-	ErrConfig = errors.New("fgm: invalid config")
+	ErrConfig = errtext.Sentinel("fgm", errtext.Config)
 	// ErrInvalidTask reports a task that cannot be queued: nil (or a
 	// typed nil), empty ID, empty job ID, a requested vector that does
-	// not fit the Space or holds NaN, infinite or negative amounts.
-	ErrInvalidTask = errors.New("fgm: invalid task")
+	// not fit the Space or holds NaN, infinite or negative amounts; or a
+	// run (SubmitRun) of fewer than 1 or more than 2³¹−1 tasks.
+	ErrInvalidTask = errtext.Sentinel("fgm", errtext.InvalidTask)
 	// ErrDuplicateTask reports a Submit of a task already pending or
 	// running.
-	ErrDuplicateTask = errors.New("fgm: duplicate task ID")
+	ErrDuplicateTask = errtext.Sentinel("fgm", errtext.DuplicateTask)
 	// ErrUnknownTask reports a Withdraw, Release or SampleTask of a task
 	// the scheduler does not hold in the state the call needs.
-	ErrUnknownTask = errors.New("fgm: unknown task ID")
+	ErrUnknownTask = errtext.Sentinel("fgm", errtext.UnknownTask)
 	// ErrInvalidNode reports a node that cannot be used: nil (or a typed
 	// nil), an empty ID, a capacity (or Available vector, or server
 	// state given to Fit) that does not fit the Space or holds NaN,
 	// infinite or negative amounts; or a query vector of the wrong
 	// length or a non-positive interval.
-	ErrInvalidNode = errors.New("fgm: invalid node")
+	ErrInvalidNode = errtext.Sentinel("fgm", errtext.InvalidNode)
 	// ErrDuplicateNode reports an AddNode of a node already registered.
-	ErrDuplicateNode = errors.New("fgm: duplicate node ID")
+	ErrDuplicateNode = errtext.Sentinel("fgm", errtext.DuplicateNode)
 	// ErrUnknownNode reports a node the scheduler has not registered
 	// (Schedule, SampleNode, RemoveNode, Free, MinFree).
-	ErrUnknownNode = errors.New("fgm: unknown node ID")
+	ErrUnknownNode = errtext.Sentinel("fgm", errtext.UnknownNode)
 	// ErrInvalidSample reports a usage sample that cannot be true: of the
 	// wrong length, holding NaN, infinite or negative amounts, or an
 	// amount above the capacity of the node it was measured on.
@@ -50,11 +51,12 @@ var (
 	// ErrStaleTime reports a state-changing call dated before the latest
 	// state-changing call. Read-only calls (Free, MinFree) may ask about
 	// any time in range.
-	ErrStaleTime = errors.New("fgm: time before an earlier call")
-	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
-	// from the first time the scheduler was given (for Fit and Match,
-	// from the Server's Epoch), the range its integer arithmetic covers.
-	ErrTimeRange = errors.New("fgm: time out of range")
+	ErrStaleTime = errtext.Sentinel("fgm", errtext.StaleTime)
+	// ErrTimeRange reports a now, or a task's deadline, more than 2⁶⁰ ns
+	// (about 36 years) away from the first time the scheduler was given
+	// (for Fit and Match, from the Server's Epoch), the range its integer
+	// arithmetic covers.
+	ErrTimeRange = errtext.Sentinel("fgm", errtext.TimeRange)
 )
 
 // Error is the error type of the package: the method, the task, job and

@@ -8,7 +8,9 @@ import (
 
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // Explain decides as Match does, and its Refusal names a stage and kind
@@ -96,7 +98,7 @@ func TestMinFree(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{4, 8, 100})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{4, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 6, 0), st(10*time.Second, 3, 2, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{4, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 6, 0), st(10*time.Second, 3, 2, 0)}})
 	schedule(t, s, t0, "n00")
 	dst := space.Zero()
 	if err := s.MinFree(t0.Add(5*time.Second), "n00", 10*time.Second, dst); err != nil || !dst.Equal(resource.Vector{1, 2, 100}) {
@@ -121,7 +123,7 @@ func TestMinFree(t *testing.T) {
 	if err := s.MinFree(t0, "n00", time.Second, dst); err != nil || !dst.Equal(resource.Vector{3, 2, 100}) {
 		t.Errorf("MinFree at t0 after a later read = %v %v, want [3 2 100]", dst, err)
 	}
-	if err := s.Submit(t0, &task{id: "b", job: "j", req: resource.Vector{1, 1, 0}}); err != nil {
+	if err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j", Request: resource.Vector{1, 1, 0}}}); err != nil {
 		t.Errorf("Submit at t0 after reads at t0+12s: %v", err)
 	}
 	if err := s.MinFree(t0.Add(1<<61), "n00", time.Second, dst); !errors.Is(err, fgm.ErrTimeRange) {

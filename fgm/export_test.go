@@ -26,13 +26,14 @@ func SampleNodeLookup(s *Scheduler, now time.Time, id schedkit.NodeID, used reso
 	return s.SampleNode(now, id, used)
 }
 
-// SkipCounts returns how often each acceleration took its fast path.
+// SkipCounts returns how often each acceleration took its fast path, by
+// name: the walk's stages' counters (an acceleration left out has none),
+// the sampling cursors' and the clock's.
 func SkipCounts(s *Scheduler) map[string]uint64 {
-	k := s.skips
-	return map[string]uint64{
-		"refusals": s.refusals.hits, "unpredictableRefusals": s.refusals.unpredictableHits, "runTasks": k.runTasks, "idleRepeats": k.idleRepeats,
-		"closedCalls": k.closedCalls, "closedJobs": k.closedJobs, "setWalks": k.setWalks,
-		"sortMoves": k.sortMoves, "taskCursor": k.taskCursor, "nodeCursor": k.nodeCursor,
+	m := map[string]uint64{
+		"taskCursor": s.smp.taskCursor, "nodeCursor": s.smp.nodeCursor,
 		"clockRepeats": s.clock.Repeats(),
 	}
+	s.walk.counts(func(name string, n uint64) { m[name] += n })
+	return m
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // quarter returns a random multiple of 1/4 in [0, hi).
@@ -33,18 +35,18 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 	for iter := range 600 {
 		c := newCluster(space, 1, capacity)
 		s := newSched(t, c, fgm.Config{Ablations: fgm.Ablations{NoPolicyAdjustment: true}, LocalityWait: -1})
-		randTask := func(id string) *task {
-			tk := &task{id: schedkit.TaskID(id), job: schedkit.JobID("j" + id), req: resource.Vector{quarter(rng, 6), quarter(rng, 10), quarter(rng, 40)}}
+		randTask := func(id string) *fgmtest.Task {
+			tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(id), JobKey: schedkit.JobID("j" + id), Request: resource.Vector{quarter(rng, 6), quarter(rng, 10), quarter(rng, 40)}}}
 			if rng.IntN(5) > 0 {
 				for range 1 + rng.IntN(4) {
-					tk.stages = append(tk.stages, st(time.Duration(1+rng.IntN(40))*time.Second,
+					tk.Usage = append(tk.Usage, st(time.Duration(1+rng.IntN(40))*time.Second,
 						quarter(rng, 6), quarter(rng, 12), quarter(rng, 60)))
 				}
 			}
 			return tk
 		}
 		type run struct {
-			tk    *task
+			tk    *fgmtest.Task
 			start time.Duration
 			used  resource.Vector
 			after bool // placed after the node sample
@@ -58,7 +60,7 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 			if d := schedule(t, s, now, "n00"); len(d) == 1 {
 				running = append(running, run{tk: tk, start: at, used: resource.Vector{quarter(rng, 4), quarter(rng, 12), quarter(rng, 20)}})
 			} else {
-				_ = s.Withdraw(tk.id)
+				_ = s.Withdraw(tk.Key)
 			}
 			at += time.Duration(rng.IntN(20)) * time.Second
 		}
@@ -72,7 +74,7 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 			at += time.Second
 			ours := space.Zero()
 			for _, r := range running {
-				if err := s.SampleTask(t0.Add(at), r.tk.id, r.used); err != nil {
+				if err := s.SampleTask(t0.Add(at), r.tk.Key, r.used); err != nil {
 					t.Fatal(err)
 				}
 				_ = ours.Add(r.used)
@@ -90,7 +92,7 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 				if d := schedule(t, s, t0.Add(at), "n00"); len(d) == 1 {
 					running = append(running, run{tk: tk, start: at, after: true})
 				} else {
-					_ = s.Withdraw(tk.id)
+					_ = s.Withdraw(tk.Key)
 				}
 			}
 		}
@@ -104,15 +106,15 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 		h := fgm.DefaultHorizon
 		for _, r := range running {
 			peak := space.Zero()
-			prof := estimate.Profile{Stages: r.tk.stages}
+			prof := estimate.Profile{Stages: r.tk.Usage}
 			prof.Peak(peak)
-			if r.tk.stages == nil {
-				peak = r.tk.req
+			if r.tk.Usage == nil {
+				peak = r.tk.Request
 			}
 			if r.after {
-				first := r.tk.req
-				if r.tk.stages != nil {
-					first = r.tk.stages[0].Demand
+				first := r.tk.Request
+				if r.tk.Usage != nil {
+					first = r.tk.Usage[0].Demand
 				}
 				for k := range placed {
 					if !space.Compressible(k) {
@@ -120,12 +122,12 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 					}
 				}
 			}
-			if r.tk.stages == nil || now >= r.start+prof.Duration() {
+			if r.tk.Usage == nil || now >= r.start+prof.Duration() {
 				_ = free.Sub(now, now+h, peak)
 				continue
 			}
 			a := r.start
-			for _, stg := range r.tk.stages {
+			for _, stg := range r.tk.Usage {
 				b := a + stg.Duration
 				if b > now {
 					_ = free.Sub(max(a, now), b, stg.Demand)
@@ -134,8 +136,8 @@ func TestFitAgreesWithSchedule(t *testing.T) {
 			}
 		}
 		tk := randTask("new")
-		rates := make([]float64, len(tk.stages)*3)
-		v, err := fitter.Fit(fgm.Server{Capacity: capacity, Free: free, Measured: measured, Used: used, Placed: placed}, time.Time{}.Add(now), tk.stages, tk.req, rates)
+		rates := make([]float64, len(tk.Usage)*3)
+		v, err := fitter.Fit(fgm.Server{Capacity: capacity, Free: free, Measured: measured, Used: used, Placed: placed}, time.Time{}.Add(now), tk.Usage, tk.Request, rates)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,8 +237,8 @@ func TestScheduleEmptyProfile(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{4, 8, 100})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{}})
-	d, err := s.Schedule(t0, c.nodes[0], nil)
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{1, 1, 0}}, Usage: []estimate.Stage{}})
+	d, err := s.Schedule(t0, c.NodeList[0], nil)
 	if !errors.Is(err, fgm.ErrInvalidEstimate) || len(d) != 0 || s.Pending() != 1 {
 		t.Errorf("Schedule = %v, %v; pending %d", d, err, s.Pending())
 	}

@@ -26,8 +26,12 @@ type samples struct {
 	// nodes in registration order).
 	nodeNext int
 	// obsBuf is Release's scratch of samples for History.Observe (views
-	// into a runState's records).
+	// into a runState's records); round SampleTasks' tasks.
 	obsBuf []estimate.UsageSample
+	round  []*runState
+	// taskCursor and nodeCursor count the SampleTask and SampleNode
+	// calls that found their task and server by the cursor.
+	taskCursor, nodeCursor uint64
 }
 
 // SampleTask records a usage sample of a running task at now: what it
@@ -61,29 +65,92 @@ func (s *Scheduler) SampleTask(now time.Time, id schedkit.TaskID, used resource.
 		return err
 	}
 	s.clock.Commit(rd)
+	s.record(r, off, used, nil)
+	return nil
+}
+
+// TaskUsage is one running task's measured usage in a round of samples
+// (SampleTasks): what it used on average since its previous sample (or
+// its start).
+type TaskUsage struct {
+	Task schedkit.TaskID
+	Used resource.Vector
+}
+
+// SampleTasks records a round of usage samples of tasks running on node
+// at now, in one call: exactly what SampleTask records for each in
+// order (TestSampleTasksMatchesSampleTask), for a host whose node agent
+// reports a node's tasks together. The scheduler reads the round's
+// time, the node and its free timeline once, not once per task. It
+// fails, changing nothing, with ErrUnknownNode, ErrUnknownTask (a task
+// not running on node), ErrInvalidSample (as SampleTask), ErrStaleTime
+// or ErrTimeRange; the error names the first bad sample.
+func (s *Scheduler) SampleTasks(now time.Time, node schedkit.NodeID, tasks []TaskUsage) error {
+	const op = "SampleTasks"
+	v := s.nodes[node]
+	if v == nil {
+		return &Error{Op: op, Node: node, Err: ErrUnknownNode, Reason: "not registered"}
+	}
+	round := s.smp.round[:0]
+	for _, u := range tasks {
+		r := s.sampled(u.Task)
+		if r == nil || r.smpSrv != v {
+			return &Error{Op: op, Task: u.Task, Node: node, Err: ErrUnknownTask, Reason: "not running on the node"}
+		}
+		if err := s.validSample(u.Used, v); err != nil {
+			err.Op, err.Task = op, u.Task
+			return err
+		}
+		round = append(round, r)
+	}
+	s.smp.round = round
+	rd, off, err := s.check(op, now)
+	if err != nil {
+		return err
+	}
+	s.clock.Commit(rd)
+	var free resource.Vector
+	if s.cfg.History != nil {
+		v.refresh(off) // once: the same call for every task of the round
+		free = v.free.At(off)
+	}
+	for i, r := range round {
+		s.record(r, off, tasks[i].Used, free)
+	}
+	clear(round)
+	return nil
+}
+
+// record records a valid sample of running task r ending at off, the
+// clock committed: its server's window sums, and with a History its
+// buffered samples. free is r's server's free amounts at off, or nil
+// (record reads them).
+func (s *Scheduler) record(r *runState, off time.Duration, used, free resource.Vector) {
 	if off <= r.lastSmp {
-		return nil
+		return
 	}
 	srv := r.smpSrv
 	if srv.sampled && off > srv.lastAt-srv.window() {
 		// Count only the part inside the server's current sample window.
 		dt := (off - max(r.lastSmp, srv.lastAt-srv.window())).Seconds()
 		for k, x := range used {
-			srv.sumTasks[k] += x * dt
+			srv.win[k].tasks.Add(x, dt)
 		}
 		srv.tasksSampled = true
 	}
 	if s.cfg.History == nil {
 		r.lastSmp = off
-		return nil
+		return
 	}
-	srv.refresh(off)
+	if free == nil {
+		srv.refresh(off)
+		free = srv.free.At(off)
+	}
 	rc := 0.0 // no compressible kind: the rate is 0 whatever the timeline
 	if s.hasComp {
-		rc = srv.compressionAt(off, r.demandAt(off, s.dims))
+		rc = srv.compressionIn(free, r.demandAt(off, s.dims))
 	}
 	s.addSample(r, off, used, rc)
-	return nil
 }
 
 // validSample checks a usage sample measured on server v: its length,
@@ -126,11 +193,11 @@ func (s *Scheduler) badSample(v *server, k int, x float64, n int) *Error {
 // still running, under that ID); else Scheduler.tasks is read, and the
 // task becomes the previous one's successor.
 func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
-	prev := s.smpPrev
+	prev := s.smp.smpPrev
 	if prev != nil {
 		if r := prev.smpNext; r != nil && r.smpID == id && id != "" {
-			s.smpPrev = r
-			s.skips.taskCursor++
+			s.smp.smpPrev = r
+			s.smp.taskCursor++
 			return r
 		}
 	}
@@ -143,7 +210,7 @@ func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
 	if prev != nil && prev != r {
 		prev.smpNext = r
 	}
-	s.smpPrev = r
+	s.smp.smpPrev = r
 	return r
 }
 
@@ -151,18 +218,18 @@ func (s *Scheduler) sampled(id schedkit.TaskID) *runState {
 // the one after the previously sampled server first (nodeNext; a
 // negative nodeNext tries none).
 func (s *Scheduler) sampledNode(id schedkit.NodeID) *server {
-	i := s.nodeNext
+	i := s.smp.nodeNext
 	if i >= len(s.servers) {
 		i = 0
 	}
 	if uint(i) < uint(len(s.servers)) && s.servers[i].id == id {
-		s.nodeNext = i + 1
-		s.skips.nodeCursor++
+		s.smp.nodeNext = i + 1
+		s.smp.nodeCursor++
 		return s.servers[i]
 	}
 	v := s.nodes[id]
 	if v != nil {
-		s.nodeNext = v.pos + 1
+		s.smp.nodeNext = v.pos + 1
 	}
 	return v
 }
@@ -195,24 +262,21 @@ func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc
 		r.smp = make([]float64, 0, s.cfg.MaxSamples*w)
 	}
 	if n := len(r.smp) / w; n == s.cfg.MaxSamples {
-		// Merge neighbouring pairs, time-weighted (formula (14)).
+		// Merge neighbouring pairs: each amount (the rate too) the
+		// time-weighted mean of the two (formula (14)).
 		h := 0
 		for i := 0; i+1 < n; i += 2 {
 			a, b := r.smp[i*w:(i+1)*w:(i+1)*w], r.smp[(i+1)*w:(i+2)*w:(i+2)*w]
 			ad, bd := recDuration(a), recDuration(b)
-			d := ad + bd
-			wa, wb := 0.5, 0.5
-			if d > 0 {
-				wa = float64(ad) / float64(d)
-				wb = 1 - wa
-			}
-			c := wa*a[1] + wb*b[1]
+			ta, tb := float64(ad), float64(bd)  // in ns: one unit for both
 			v := r.smp[h*w : (h+1)*w : (h+1)*w] // a itself when h = i = 0
-			for k := 2; k < w; k++ {
-				v[k] = wa*a[k] + wb*b[k]
+			for k := 1; k < w; k++ {
+				m := resource.Mean{}
+				m.Add(a[k], ta)
+				m.Add(b[k], tb)
+				v[k] = m.Value()
 			}
-			setRecDuration(v, d)
-			v[1] = c
+			setRecDuration(v, ad+bd)
 			h++
 		}
 		if n%2 == 1 {
@@ -234,12 +298,12 @@ func (s *Scheduler) addSample(r *runState, off time.Duration, used []float64, rc
 // them: Scheduler.obsBuf, its Used vectors views into r's records.
 func (s *Scheduler) usageSamples(r *runState) []estimate.UsageSample {
 	w := s.smpRec()
-	b := s.obsBuf[:0]
+	b := s.smp.obsBuf[:0]
 	for i := 0; i+w <= len(r.smp); i += w {
 		rec := r.smp[i : i+w : i+w]
 		b = append(b, estimate.UsageSample{Duration: recDuration(rec), Used: rec[2:], Compression: rec[1]})
 	}
-	s.obsBuf = b
+	s.smp.obsBuf = b
 	return b
 }
 
@@ -262,7 +326,20 @@ func (r *runState) demandAt(off time.Duration, dims int) resource.Vector {
 // window returns the length of the node-sample window since the last
 // Tick (as recorded so far).
 func (v *server) window() time.Duration {
-	return time.Duration(v.total * float64(time.Second))
+	return time.Duration(v.sampledFor() * float64(time.Second))
+}
+
+// sampledFor returns the seconds of node samples since the last Tick.
+func (v *server) sampledFor() float64 { return v.win[0].used.Total }
+
+// kindSums are one kind's time-weighted sums (formula (14),
+// resource.Mean) over a server's samples since the last Tick: measured
+// usage μ, predicted usage α (our reservations plus the foreign-load
+// estimate in force), our reservations α − foreign, measured idle I, the
+// squared deviation ((μ − α)/N)² of (16); tasks holds our tasks'
+// measured usage (SampleTask) over the same window.
+type kindSums struct {
+	used, pred, ours, idle, sq, tasks resource.Mean
 }
 
 // SampleNode records a usage sample of a server at now: its total
@@ -312,15 +389,15 @@ func (s *Scheduler) SampleNode(now time.Time, id schedkit.NodeID, used resource.
 		if n > 0 {
 			alpha = min(alpha, n) // usage is measured up to capacity
 		}
-		v.sumUsed[k] += mu * dt
-		v.sumPred[k] += alpha * dt
-		v.sumOurs[k] += ours * dt
-		v.sumIdle[k] += (n - mu) * dt
+		w := &v.win[k]
+		w.used.Add(mu, dt)
+		w.pred.Add(alpha, dt)
+		w.ours.Add(ours, dt)
+		w.idle.Add(n-mu, dt)
 		if n > 0 {
 			d := (mu - alpha) / n
-			v.sumSq[k] += d * d * dt
+			w.sq.Add(d*d, dt)
 		}
 	}
-	v.total += dt
 	return nil
 }

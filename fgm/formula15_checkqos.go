@@ -32,7 +32,7 @@ func (s *Scheduler) checkQoS(v *server, stages []estimate.Stage, now time.Durati
 // endWith is r's formula (15) end with stages (nil: none) added at now.
 func (s *Scheduler) endWith(v *server, r *ptask, stages []estimate.Stage, now time.Duration) time.Duration {
 	dims := s.dims
-	end := float64(now)
+	work, rates := s.scr.qosWork[:0], s.scr.qosRates[:0]
 	t := r.start
 	for i, w := range r.work {
 		a, b := t, t+w
@@ -41,21 +41,35 @@ func (s *Scheduler) endWith(v *server, r *ptask, stages []estimate.Stage, now ti
 			continue
 		}
 		a = max(a, now)
-		_ = v.free.Min(a, b, s.tmp)
+		_ = v.free.Min(a, b, s.scr.tmp)
 		if stages != nil {
-			maxDemand(stages, now, a, b, s.tmp2)
-			_ = s.tmp.Sub(s.tmp2)
+			maxDemand(stages, now, a, b, s.scr.tmp2)
+			_ = s.scr.tmp.Sub(s.scr.tmp2)
 		}
 		dem := r.vals[i*dims : (i+1)*dims]
 		rc := 0.0
-		for k, f := range s.tmp {
+		for k, f := range s.scr.tmp {
 			if s.comp[k] && f < 0 && dem[k] > 0 {
 				rc = max(rc, -f/(v.capacity[k]-f))
 			}
 		}
-		end += float64(b-a) / (1 - min(rc, 0.999))
+		work, rates = append(work, b-a), append(rates, min(rc, maxRate))
 	}
-	return time.Duration(min(end, float64(1<<62)))
+	s.scr.qosWork, s.scr.qosRates = work, rates
+	return stagedEnd(now, work, rates, 1<<62)
+}
+
+// maxRate caps a compression rate where formula (15) divides by 1 − rc.
+const maxRate = 0.999
+
+// stagedEnd returns now plus the formula (15) duration of stages work
+// at rates (resource.StagedDuration), at most limit.
+func stagedEnd(now time.Duration, work []time.Duration, rates []float64, limit time.Duration) time.Duration {
+	d, err := resource.StagedDuration(work, rates)
+	if err != nil || (now > 0 && d > limit-now) {
+		return limit // overflowed
+	}
+	return min(now+d, limit)
 }
 
 // maxDemand sets dst to the element-wise max demand of stages (starting

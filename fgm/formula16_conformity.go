@@ -34,7 +34,7 @@ func Conformity(segments []Segment, capacity, threshold float64) (float64, error
 	if !(threshold >= 0 && threshold < 1) {
 		return 0, &Error{Op: "Conformity", Err: ErrInvalidSample, Reason: fmt.Sprintf("threshold %v outside [0, 1)", threshold)}
 	}
-	var c confSums
+	var c kindSums
 	for i, g := range segments {
 		for _, x := range [...]float64{g.Used, g.Predicted, g.Idle} {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -46,11 +46,10 @@ func Conformity(segments []Segment, capacity, threshold float64) (float64, error
 		}
 		t := g.Duration.Seconds()
 		d := (g.Used - g.Predicted) / capacity
-		c.used += g.Used * t
-		c.pred += g.Predicted * t
-		c.idle += g.Idle * t
-		c.sq += d * d * t
-		c.total += t
+		c.used.Add(g.Used, t)
+		c.pred.Add(g.Predicted, t)
+		c.idle.Add(g.Idle, t)
+		c.sq.Add(d*d, t)
 	}
 	f := c.conformity(capacity, threshold)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -59,16 +58,15 @@ func Conformity(segments []Segment, capacity, threshold float64) (float64, error
 	return f, nil
 }
 
-// confSums are the time-weighted sums formula (16) needs.
-type confSums struct{ used, pred, idle, sq, total float64 }
-
-func (c confSums) conformity(capacity, threshold float64) float64 {
-	if c.total <= 0 {
+// conformity is formula (16) on one kind's sums (capacity N, idle
+// threshold Th): the mean squared deviation when the mean usage exceeds
+// the mean prediction and the mean idle amount is below Th·N, else 0.
+func (c *kindSums) conformity(capacity, threshold float64) float64 {
+	if c.used.Total <= 0 {
 		return 0
 	}
-	mu, alpha, idle := c.used/c.total, c.pred/c.total, c.idle/c.total
-	if mu > alpha && idle < threshold*capacity {
-		return c.sq / c.total
+	if c.used.Value() > c.pred.Value() && c.idle.Value() < threshold*capacity {
+		return c.sq.Value()
 	}
 	return 0
 }

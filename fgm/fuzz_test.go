@@ -11,7 +11,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // FuzzScheduler drives every host entry point with arbitrary input
@@ -25,7 +27,7 @@ func FuzzScheduler(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		space := testSpace(t)
 		c := newCluster(space, 2, resource.Vector{16, 32, 200})
-		s, err := fgm.New(fgm.Config{Cluster: c, Estimator: oracleEstimator{}})
+		s, err := fgm.New(fgm.Config{Cluster: c, Estimator: fgmtest.Oracle{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,15 +55,14 @@ func FuzzScheduler(f *testing.F) {
 			switch next() % 9 {
 			case 0, 1:
 				ids++
-				tk := &task{id: schedkit.TaskID(fmt.Sprint(ids)), job: schedkit.JobID(fmt.Sprint(next() % 3)),
-					req: resource.Vector{float(), float(), 0}}
+				tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint(ids)), JobKey: schedkit.JobID(fmt.Sprint(next() % 3)), Request: resource.Vector{float(), float(), 0}}}
 				if next()%2 == 0 {
-					tk.stages = []estimate.Stage{{Duration: time.Duration(int8(next())) * time.Second, Demand: resource.Vector{float(), float(), 0}}}
+					tk.Usage = []estimate.Stage{{Duration: time.Duration(int8(next())) * time.Second, Demand: resource.Vector{float(), float(), 0}}}
 				}
 				err = s.Submit(t0.Add(now), tk)
 			case 2:
 				var ds []fgm.Decision
-				ds, err = s.Schedule(t0.Add(now), c.nodes[next()%2], nil)
+				ds, err = s.Schedule(t0.Add(now), c.NodeList[next()%2], nil)
 				for _, d := range ds {
 					for _, p := range d.Plan {
 						for _, x := range p.Alloc {
@@ -74,7 +75,7 @@ func FuzzScheduler(f *testing.F) {
 			case 3:
 				err = s.Release(t0.Add(now), schedkit.TaskID(fmt.Sprint(next()%8)), next()%2 == 0)
 			case 4:
-				err = s.SampleNode(t0.Add(now), c.nodes[next()%2].id, resource.Vector{float(), float(), 0})
+				err = s.SampleNode(t0.Add(now), c.NodeList[next()%2].Key, resource.Vector{float(), float(), 0})
 			case 5:
 				_, err = s.Tick(t0.Add(now), nil)
 			case 6:

@@ -8,7 +8,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // BenchmarkScheduleFullServer is the trace day's common call: a server
@@ -26,7 +28,7 @@ func BenchmarkScheduleFullServer(b *testing.B) {
 		for _, path := range []string{"repeat", "walk", "reference"} {
 			b.Run(fmt.Sprintf("jobs=%d/tasks=%d/%s", size.jobs, size.tasks, path), func(b *testing.B) {
 				s, n := fullServerSetup(b, size.jobs, size.tasks)
-				tk := &task{id: "j0/extra", job: "j0", key: schedkit.SimilarityKey{Logic: "map", DataSize: 64}, req: resource.Vector{1, 2, 0}}
+				tk := &fgmtest.Task{Task: schedkittest.Task{Key: "j0/extra", JobKey: "j0", Similar: schedkit.SimilarityKey{Logic: "map", DataSize: 64}, Request: resource.Vector{1, 2, 0}}}
 				var dst []fgm.Decision
 				now := t0.Add(time.Minute)
 				b.ReportAllocs()
@@ -46,7 +48,7 @@ func BenchmarkScheduleFullServer(b *testing.B) {
 						b.Fatalf("%v, %d placed", err, len(dst))
 					}
 					if path != "repeat" {
-						if err := s.Withdraw(tk.id); err != nil {
+						if err := s.Withdraw(tk.Key); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -59,7 +61,7 @@ func BenchmarkScheduleFullServer(b *testing.B) {
 // fullServerSetup returns a scheduler whose one server (4 slots) is full
 // and that holds jobs × tasks pending tasks (two keys per job: its maps
 // share one key, its last task has a key of its own).
-func fullServerSetup(b *testing.B, jobs, tasks int) (*fgm.Scheduler, *node) {
+func fullServerSetup(b *testing.B, jobs, tasks int) (*fgm.Scheduler, *schedkittest.Node) {
 	space := testSpace(b)
 	c := newCluster(space, 1, resource.Vector{4, 64, 200})
 	h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MinObservations: 1, MinSamples: 1})
@@ -75,12 +77,12 @@ func fullServerSetup(b *testing.B, jobs, tasks int) (*fgm.Scheduler, *node) {
 		b.Fatal(err)
 	}
 	for i := range 4 {
-		tk := &task{id: schedkit.TaskID(fmt.Sprint("busy", i)), job: "busy", key: mapKey, req: resource.Vector{1, 2, 0}}
+		tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("busy", i)), JobKey: "busy", Similar: mapKey, Request: resource.Vector{1, 2, 0}}}
 		if err := s.Submit(t0, tk); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 4 {
+	if ds, err := s.Schedule(t0, c.NodeList[0], nil); err != nil || len(ds) != 4 {
 		b.Fatalf("%v, %d placed", err, len(ds))
 	}
 	for j := range jobs {
@@ -89,11 +91,11 @@ func fullServerSetup(b *testing.B, jobs, tasks int) (*fgm.Scheduler, *node) {
 			if i == tasks-1 {
 				key = schedkit.SimilarityKey{Logic: "map", DataSize: int64(j)}
 			}
-			tk := &task{id: schedkit.TaskID(fmt.Sprintf("j%d/%d", j, i)), job: schedkit.JobID(fmt.Sprint("j", j)), key: key, req: resource.Vector{1, 2, 0}}
+			tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("j%d/%d", j, i)), JobKey: schedkit.JobID(fmt.Sprint("j", j)), Similar: key, Request: resource.Vector{1, 2, 0}}}
 			if err := s.Submit(t0, tk); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
-	return s, c.nodes[0]
+	return s, c.NodeList[0]
 }

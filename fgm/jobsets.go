@@ -5,24 +5,119 @@ import (
 	"time"
 )
 
-// The active jobs in compareJobs order, one ordered set per combination
-// of integral kinds requested (Scheduler.needs): a job is in set m while
-// one of its queue entries requests exactly the kinds m. A Schedule call
-// on a server with closed kinds (closedKinds) walks the union of the
-// sets whose kinds are all open, in order, by merging them: every job it
-// visits has a task that can have a slot, and the jobs it leaves out
-// would have been refused outright. Each set is a treap (a binary search
-// tree balanced by priorities drawn from a counter), so a job whose
-// state changed is moved in O(log n) rather than by a pass over the
-// queue, and only in the sets a walk visits (fixSets).
+// Job sets, an acceleration of Algorithm 1's walk: the active jobs in
+// compareJobs order, one ordered set per combination of integral kinds
+// requested (Scheduler.needs): a job is in set m while one of its queue
+// entries requests exactly the kinds m. A Schedule call on a server with
+// closed kinds (Scheduler.closedKinds) walks the union of the sets whose
+// kinds are all open, in order, by merging them: every job it visits has
+// a task that can have a slot, and the jobs it leaves out would have
+// been refused outright. Each set is a treap (a binary search tree
+// balanced by priorities drawn from a counter), so a job whose state
+// changed is moved in O(log n) rather than by a pass over the queue, and
+// only in the sets a walk visits (fixSets).
+
+// jobSets is the stage.
+type jobSets struct {
+	noStage
+	s *Scheduler
+	// sets holds, per combination of integral kinds, the active jobs
+	// with a queue entry requesting exactly those, in compareJobs order;
+	// staleIn[m] the jobs whose place in set m is stale; jobs each job's
+	// nodes and stale sets.
+	sets    [1 << maxNeedKinds]jobSet
+	staleIn [1 << maxNeedKinds][]*jobEntry
+	jobs    slotTable[setsOfJob]
+	all     bool // every share changed: rebuild the sets
+	// drfKey: DRF, and every job's Submitted orders as its offset from
+	// the epoch (jobEntry.sub) does: the sets compare keys cached in
+	// their nodes (tnode). Cleared when a job's Submitted and the epoch
+	// differ in having a monotonic reading.
+	drfKey  bool
+	prioSeq uint64
+	walk    setWalk
+	walks   uint64 // walks over the merged sets
+}
+
+// setsOfJob is a job's part in the sets: its nodes, and the sets (bit
+// m: set m) where its place is stale (it is then in staleIn[m]).
+type setsOfJob struct {
+	nodes []*tnode
+	stale uint64
+}
+
+// newJobSets returns the stage, or none without 1 to maxNeedKinds
+// integral kinds (Scheduler.needs counts the combinations of those).
+func newJobSets(s *Scheduler) stage {
+	if len(s.integral) == 0 || len(s.integral) > maxNeedKinds {
+		return noStage{}
+	}
+	js := &jobSets{s: s, drfKey: s.drf}
+	js.walk.js = js
+	return js
+}
+
+func (js *jobSets) hooks() hookSet { return onQueue | onOrder }
+
+func (js *jobSets) counts(add func(string, uint64)) { add("setWalks", js.walks) }
+
+func (js *jobSets) jobAdded(j *jobEntry) {
+	if hasMonotonic(j.state.Submitted) != hasMonotonic(js.s.clock.Epoch()) {
+		// time.Time.Before compares monotonic clock readings when both
+		// times have one, the offsets came from the wall clock: the
+		// orders may differ. The jobs so far (same kind of reading as
+		// the epoch) order alike both ways.
+		js.drfKey = false
+	}
+}
+
+// jobDropped takes a dropped job's nodes out of their sets (no
+// comparisons: its key may be stale), before its slot is reused.
+func (js *jobSets) jobDropped(j *jobEntry) {
+	st := js.jobs.held(j)
+	if st == nil {
+		return
+	}
+	for _, x := range st.nodes {
+		if x.in {
+			js.sets[x.mask].remove(x)
+		}
+	}
+	clear(st.nodes)
+	st.nodes = st.nodes[:0]
+}
+
+func (js *jobSets) jobMoved(j *jobEntry) { js.staleJob(j) }
+
+func (js *jobSets) reshared() { js.all = true }
+
+// order is the merged sets when kinds are closed on the call's server
+// (not under Progressive, which orders again after every placement);
+// else nil, after fixing the sets whose backlog outgrew the jobs.
+func (js *jobSets) order(w *walk) jobSource {
+	s := js.s
+	closed := s.closedKinds(w.v, w.v.free.At(w.now))
+	if closed == 0 || s.cfg.Progressive {
+		js.fixSets(0)
+		return nil
+	}
+	js.fixSets(js.openSets(closed))
+	js.walk.start(closed)
+	js.walks++
+	return &js.walk
+}
+
+// hasMonotonic reports whether t carries a monotonic clock reading
+// (Round(0) strips it).
+func hasMonotonic(t time.Time) bool { return t != t.Round(0) }
 
 // tnode is a job's node in the set of its combination mask, 64 bytes
 // (one cache line). With DRF it carries the job's key as of its last
 // placing in the set (Share, and Submitted as an offset from the epoch,
-// see Scheduler.drfKey): the tree's comparisons then read the nodes
-// only, not the jobs. The key is current while the job is not stale in
-// the node's set (jobEntry.stale: every change of what Fairness reads
-// goes through moveJob).
+// see jobSets.drfKey): the tree's comparisons then read the nodes only,
+// not the jobs. The key is current while the job is not stale in the
+// node's set (setsOfJob.stale: every change of what Fairness reads goes
+// through moveJob).
 type tnode struct {
 	left, right, parent *tnode
 	share               float64
@@ -34,15 +129,15 @@ type tnode struct {
 }
 
 // setKey records x's job's current key in x.
-func (s *Scheduler) setKey(x *tnode) {
+func (js *jobSets) setKey(x *tnode) {
 	x.share, x.sub = x.j.state.Share, x.j.sub
 }
 
 // compareNodes is compareJobs on the jobs of a and b, read from the
 // keys cached in the nodes when they stand for DRF's (drfKey).
-func (s *Scheduler) compareNodes(a, b *tnode) int {
-	if !s.drfKey {
-		return s.compareJobs(a.j, b.j)
+func (js *jobSets) compareNodes(a, b *tnode) int {
+	if !js.drfKey {
+		return js.s.compareJobs(a.j, b.j)
 	}
 	switch {
 	case a.share != b.share:
@@ -70,19 +165,19 @@ type jobSet struct {
 
 // treePrio returns the priority of the next node: splitmix64 of a
 // counter, so runs are reproducible.
-func (s *Scheduler) treePrio() uint64 {
-	s.prioSeq += 0x9e3779b97f4a7c15
-	z := s.prioSeq
+func (js *jobSets) treePrio() uint64 {
+	js.prioSeq += 0x9e3779b97f4a7c15
+	z := js.prioSeq
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
 
 // insert adds x by compareJobs on the jobs' current states.
-func (s *Scheduler) insert(t *jobSet, x *tnode) {
+func (js *jobSets) insert(t *jobSet, x *tnode) {
 	x.left, x.right, x.parent = nil, nil, nil
 	x.in = true
-	s.setKey(x)
+	js.setKey(x)
 	t.n++
 	if t.root == nil {
 		t.root = x
@@ -90,7 +185,7 @@ func (s *Scheduler) insert(t *jobSet, x *tnode) {
 	}
 	p := t.root
 	for {
-		if s.compareNodes(x, p) < 0 {
+		if js.compareNodes(x, p) < 0 {
 			if p.left == nil {
 				p.left = x
 				break
@@ -224,68 +319,76 @@ func (x *tnode) next() *tnode {
 // to an untrusted one is taken out. The set's order is unique
 // (compareJobs), so it is the one of taking every moved node out and
 // inserting it again.
-func (s *Scheduler) fixSets(open uint64) {
-	if s.setsAll {
+func (js *jobSets) fixSets(open uint64) {
+	if js.all {
 		// Every share changed (membership of the cluster): every job
 		// is stale everywhere.
-		s.setsAll = false
-		for _, j := range s.jobs {
-			s.staleJob(j)
+		js.all = false
+		for _, j := range js.s.jobs {
+			js.staleJob(j)
 		}
 	}
-	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+	for m := range 1 << len(js.s.integral) {
 		bit := uint64(1) << m
-		list := s.staleIn[m]
-		if len(list) == 0 || (open&bit == 0 && len(list) <= len(s.jobs)) {
+		list := js.staleIn[m]
+		if len(list) == 0 || (open&bit == 0 && len(list) <= len(js.s.jobs)) {
 			continue
 		}
-		set := &s.sets[m]
+		set := &js.sets[m]
 		for _, j := range list {
-			if x := j.node(m); x != nil && x.in &&
-				!(j.activePos >= 0 && j.needs[m] > 0 && s.inPlace(x, bit)) {
+			st := js.jobs.held(j)
+			if st == nil {
+				continue // dropped since (jobDropped took its nodes out)
+			}
+			if x := st.node(m); x != nil && x.in &&
+				!(j.activePos >= 0 && j.needs[m] > 0 && js.inPlace(x, bit)) {
 				set.remove(x)
 			}
-			j.stale &^= bit
+			st.stale &^= bit
 		}
 		for _, j := range list {
+			st := js.jobs.held(j)
+			if st == nil {
+				continue
+			}
 			if j.needs[m] > 0 && j.activePos >= 0 {
-				x := j.node(m)
+				x := st.node(m)
 				if x == nil {
-					x = &tnode{j: j, mask: int32(m), prio: s.treePrio()}
-					j.nodes = append(j.nodes, x)
+					x = &tnode{j: j, mask: int32(m), prio: js.treePrio()}
+					st.nodes = append(st.nodes, x)
 				}
 				if !x.in {
-					s.insert(set, x)
+					js.insert(set, x)
 				}
 			}
-			if j.stale == 0 {
+			if st.stale == 0 {
 				// Fixed everywhere: its nodes out of every set go.
 				n := 0
-				for _, x := range j.nodes {
+				for _, x := range st.nodes {
 					if x.in {
-						j.nodes[n] = x
+						st.nodes[n] = x
 						n++
 					}
 				}
-				clear(j.nodes[n:])
-				j.nodes = j.nodes[:n]
+				clear(st.nodes[n:])
+				st.nodes = st.nodes[:n]
 			}
 		}
 		clear(list)
-		s.staleIn[m] = list[:0]
+		js.staleIn[m] = list[:0]
 	}
 }
 
 // allSets returns the mask of every set.
-func (s *Scheduler) allSets() uint64 {
-	return ^uint64(0) >> (64 - (1 << min(len(s.integral), maxNeedKinds)))
+func (js *jobSets) allSets() uint64 {
+	return ^uint64(0) >> (64 - (1 << len(js.s.integral)))
 }
 
 // openSets returns the mask of the sets of the combinations that request
 // none of the closed kinds (those a walk visits).
-func (s *Scheduler) openSets(closed int) uint64 {
+func (js *jobSets) openSets(closed int) uint64 {
 	var open uint64
-	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+	for m := range 1 << len(js.s.integral) {
 		if m&closed == 0 {
 			open |= 1 << m
 		}
@@ -294,22 +397,28 @@ func (s *Scheduler) openSets(closed int) uint64 {
 }
 
 // staleJob marks j's place in every set stale.
-func (s *Scheduler) staleJob(j *jobEntry) {
-	all := s.allSets()
-	if j.stale == all {
+func (js *jobSets) staleJob(j *jobEntry) {
+	all := js.allSets()
+	st := js.jobs.of(j, resetSetsOfJob)
+	if st.stale == all {
 		return
 	}
-	for m := range 1 << min(len(s.integral), maxNeedKinds) {
-		if j.stale&(1<<m) == 0 {
-			s.staleIn[m] = append(s.staleIn[m], j)
+	for m := range 1 << len(js.s.integral) {
+		if st.stale&(1<<m) == 0 {
+			js.staleIn[m] = append(js.staleIn[m], j)
 		}
 	}
-	j.stale = all
+	st.stale = all
 }
 
-// node returns j's node for set m, nil if none.
-func (j *jobEntry) node(m int) *tnode {
-	for _, x := range j.nodes {
+func resetSetsOfJob(st *setsOfJob) {
+	clear(st.nodes)
+	*st = setsOfJob{nodes: st.nodes[:0]}
+}
+
+// node returns the job's node for set m, nil if none.
+func (st *setsOfJob) node(m int) *tnode {
+	for _, x := range st.nodes {
 		if int(x.mask) == m {
 			return x
 		}
@@ -320,31 +429,41 @@ func (j *jobEntry) node(m int) *tnode {
 // inPlace records x's job's current key in x and reports whether x's
 // neighbours in its set (bit: the set) are trusted (see fixSets) and
 // bracket it.
-func (s *Scheduler) inPlace(x *tnode, bit uint64) bool {
-	s.setKey(x)
-	if p := x.prev(); p != nil && (p.j.stale&bit != 0 || s.compareNodes(p, x) >= 0) {
+func (js *jobSets) inPlace(x *tnode, bit uint64) bool {
+	js.setKey(x)
+	if p := x.prev(); p != nil && (js.staleBit(p.j)&bit != 0 || js.compareNodes(p, x) >= 0) {
 		return false
 	}
-	if n := x.next(); n != nil && (n.j.stale&bit != 0 || s.compareNodes(x, n) >= 0) {
+	if n := x.next(); n != nil && (js.staleBit(n.j)&bit != 0 || js.compareNodes(x, n) >= 0) {
 		return false
 	}
 	return true
 }
 
+// staleBit returns the sets where j's place is stale.
+func (js *jobSets) staleBit(j *jobEntry) uint64 {
+	if st := js.jobs.held(j); st != nil {
+		return st.stale
+	}
+	return 0
+}
+
 // setWalk merges, in compareJobs order, the sets of the combinations
 // that request none of the closed kinds; a job in several appears once.
+// It is the call's job order (a jobSource) on a server with closed
+// kinds.
 type setWalk struct {
-	s   *Scheduler
+	js  *jobSets
 	cur []*tnode
 }
 
 // start positions w at the least job of the open sets.
-func (w *setWalk) start(s *Scheduler, closed int) {
-	w.s = s
+func (w *setWalk) start(closed int) {
+	js := w.js
 	w.cur = w.cur[:0]
-	for m := range 1 << min(len(s.integral), maxNeedKinds) {
+	for m := range 1 << len(js.s.integral) {
 		if m&closed == 0 {
-			if x := s.sets[m].first(); x != nil {
+			if x := js.sets[m].first(); x != nil {
 				w.cur = append(w.cur, x)
 			}
 		}
@@ -355,7 +474,7 @@ func (w *setWalk) start(s *Scheduler, closed int) {
 func (w *setWalk) next() *jobEntry {
 	var best *tnode
 	for _, x := range w.cur {
-		if x != nil && (best == nil || (x.j != best.j && w.s.compareNodes(x, best) < 0)) {
+		if x != nil && (best == nil || (x.j != best.j && w.js.compareNodes(x, best) < 0)) {
 			best = x
 		}
 	}
@@ -370,3 +489,9 @@ func (w *setWalk) next() *jobEntry {
 	}
 	return j
 }
+
+// resort is never asked: the sets are not walked under Progressive.
+func (w *setWalk) resort() {}
+
+// complete is false: the jobs that need a closed kind are left out.
+func (w *setWalk) complete() bool { return false }

@@ -20,6 +20,7 @@ import (
 func TestJobSetMatchesSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	s := &Scheduler{cfg: Config{Fairness: FIFO{}}}
+	js := &jobSets{s: s}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var set jobSet
 	in := map[*jobEntry]*tnode{}
@@ -32,8 +33,8 @@ func TestJobSetMatchesSort(t *testing.T) {
 		x := in[j]
 		switch {
 		case x == nil:
-			x = &tnode{j: j, prio: s.treePrio()}
-			s.insert(&set, x)
+			x = &tnode{j: j, prio: js.treePrio()}
+			js.insert(&set, x)
 			in[j] = x
 		case rng.IntN(2) == 0:
 			set.remove(x)
@@ -41,7 +42,7 @@ func TestJobSetMatchesSort(t *testing.T) {
 		default: // the key changes while j is in the set: out, change, in
 			set.remove(x)
 			j.state.Submitted = t0.Add(time.Duration(rng.IntN(50)) * time.Second)
-			s.insert(&set, x)
+			js.insert(&set, x)
 		}
 		var got []*jobEntry
 		for x := set.first(); x != nil; x = x.next() {
@@ -99,13 +100,15 @@ func TestFixSetsDRFMatchesSort(t *testing.T) {
 
 func fixSetsScenario(t *testing.T, jobs, changes int) {
 	rng := rand.New(rand.NewPCG(11, uint64(jobs)))
-	s := &Scheduler{cfg: Config{Fairness: DRF{}}, jobOrder: jobOrder{drf: true, drfKey: true, useSets: true}, kinds: kinds{integral: []int{1, 2}}}
+	s := &Scheduler{cfg: Config{Fairness: DRF{}}, drf: true, kinds: kinds{integral: []int{1, 2}}}
+	js := newJobSets(s).(*jobSets)
+	s.walk.init(s, []stage{js})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s.jobs = map[schedkit.JobID]*jobEntry{}
 	var all []*jobEntry
 	for i := range jobs {
 		sub := time.Duration(rng.IntN(20)) * time.Second
-		j := &jobEntry{activePos: -1, sub: sub}
+		j := &jobEntry{activePos: -1, sub: sub, slot: i}
 		j.state = JobState{ID: schedkit.JobID(fmt.Sprint("j", i)), Submitted: t0.Add(sub)}
 		all = append(all, j)
 		s.jobs[j.state.ID] = j
@@ -116,7 +119,7 @@ func fixSetsScenario(t *testing.T, jobs, changes int) {
 				continue
 			}
 			var got, want []*jobEntry
-			for x := s.sets[m].first(); x != nil; x = x.next() {
+			for x := js.sets[m].first(); x != nil; x = x.next() {
 				got = append(got, x.j)
 			}
 			for _, j := range all {
@@ -125,10 +128,10 @@ func fixSetsScenario(t *testing.T, jobs, changes int) {
 				}
 			}
 			slices.SortFunc(want, s.compareJobs)
-			if !slices.Equal(got, want) || s.sets[m].n != len(want) {
-				t.Fatalf("step %d, set %d: walk of %d jobs (n %d) is not the sorted %d", step, m, len(got), s.sets[m].n, len(want))
+			if !slices.Equal(got, want) || js.sets[m].n != len(want) {
+				t.Fatalf("step %d, set %d: walk of %d jobs (n %d) is not the sorted %d", step, m, len(got), js.sets[m].n, len(want))
 			}
-			if err := checkTreap(s.sets[m].root, nil); err != nil {
+			if err := checkTreap(js.sets[m].root, nil); err != nil {
 				t.Fatalf("step %d, set %d: %v", step, m, err)
 			}
 		}
@@ -157,36 +160,36 @@ func fixSetsScenario(t *testing.T, jobs, changes int) {
 			}
 			s.moveJob(j)
 		}
-		s.moved = s.moved[:0] // the order of sortJobs is not under test
 		// The sets a walk with these kinds closed visits (bit 0 the
 		// first integral kind, bit 1 the second): mostly the second
 		// closed, as in a Hadoop day, the other sets left stale.
 		closed := []int{2, 2, 2, 2, 0, 1, 3}[rng.IntN(7)]
-		open := s.openSets(closed)
+		open := js.openSets(closed)
 		for m := range 4 {
 			bit := uint64(1) << m
-			for _, j := range s.staleIn[m] {
+			for _, j := range js.staleIn[m] {
 				// What fixSets will ask first (it then trusts more
 				// neighbours: those of jobs already dealt with).
-				if x := j.node(m); open&bit != 0 && x != nil && x.in && j.activePos >= 0 && j.needs[m] > 0 && s.inPlace(x, bit) {
+				if x := js.jobs.held(j).node(m); open&bit != 0 && x != nil && x.in && j.activePos >= 0 && j.needs[m] > 0 && js.inPlace(x, bit) {
 					kept++
 				}
 			}
 		}
-		s.fixSets(open)
+		js.fixSets(open)
 		check(step, open)
 	}
-	s.fixSets(s.allSets())
-	check(-1, s.allSets())
+	js.fixSets(js.allSets())
+	check(-1, js.allSets())
 	for m := range 4 {
-		if n := len(s.staleIn[m]); n != 0 {
+		if n := len(js.staleIn[m]); n != 0 {
 			t.Fatalf("set %d: %d jobs left stale after fixing every set", m, n)
 		}
 	}
 	for _, j := range all {
-		for _, x := range j.nodes {
-			if !x.in || j.stale != 0 {
-				t.Fatalf("job %s: node of set %d out of its set, stale %b", j.state.ID, x.mask, j.stale)
+		st := js.jobs.held(j)
+		for _, x := range st.nodes {
+			if !x.in || st.stale != 0 {
+				t.Fatalf("job %s: node of set %d out of its set, stale %b", j.state.ID, x.mask, st.stale)
 			}
 		}
 	}
@@ -210,12 +213,14 @@ func TestDRFKeyMonotonic(t *testing.T) {
 		epoch, now time.Time
 		want       bool
 	}{{wall, wall.Add(time.Second), true}, {mono, mono.Add(time.Second), true}, {wall, mono, false}, {mono, mono.Round(0), false}} {
-		s := &Scheduler{space: space, queue: queue{jobs: map[schedkit.JobID]*jobEntry{}}, jobOrder: jobOrder{drf: true, drfKey: true}}
+		s := &Scheduler{space: space, queue: queue{jobs: map[schedkit.JobID]*jobEntry{}}, drf: true, kinds: kinds{integral: []int{0}}}
+		js := newJobSets(s).(*jobSets)
+		s.walk.init(s, []stage{js})
 		r, _ := s.clock.Check(c.epoch)
 		s.clock.Commit(r)
 		s.jobEntry("j", c.now, 0)
-		if s.drfKey != c.want {
-			t.Errorf("epoch monotonic %v, job's %v: drfKey %v, want %v", hasMonotonic(c.epoch), hasMonotonic(c.now), s.drfKey, c.want)
+		if js.drfKey != c.want {
+			t.Errorf("epoch monotonic %v, job's %v: drfKey %v, want %v", hasMonotonic(c.epoch), hasMonotonic(c.now), js.drfKey, c.want)
 		}
 	}
 }

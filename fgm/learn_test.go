@@ -8,7 +8,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // A key poisoned by one outlier recovers within a bounded number of
@@ -59,7 +61,7 @@ func TestPoisonedKeyRecovers(t *testing.T) {
 	usedAgain, close := -1, -1
 	for done := 0; done < 30 && close < 0; done++ {
 		id := schedkit.TaskID(fmt.Sprintf("t%d", done))
-		submit(t, s, now, &task{id: id, job: "j", key: key, req: resource.Vector{2, 4, 0}})
+		submit(t, s, now, &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: "j", Similar: key, Request: resource.Vector{2, 4, 0}}})
 		ds := schedule(t, s, now, "n00")
 		if len(ds) != 1 {
 			t.Fatalf("completion %d: task not placed at once: %v", done, ds)

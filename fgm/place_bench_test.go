@@ -8,7 +8,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // BenchmarkSchedulePlaceSlots is the trace day's placing call in a slot
@@ -37,14 +39,14 @@ func BenchmarkSchedulePlaceSlots(b *testing.B) {
 				q := running[k]
 				tk := q[0]
 				q = q[1:]
-				if err := s.Release(now, tk.id, false); err != nil {
+				if err := s.Release(now, tk.Key, false); err != nil {
 					b.Fatal(err)
 				}
 				if err := s.Submit(now, tk); err != nil {
 					b.Fatal(err)
 				}
 				var err error
-				dst, err = s.Schedule(now, c.nodes[k], dst[:0])
+				dst, err = s.Schedule(now, c.NodeList[k], dst[:0])
 				if err != nil || len(dst) != 1 {
 					b.Fatalf("%v, %d placed", err, len(dst))
 				}
@@ -55,19 +57,19 @@ func BenchmarkSchedulePlaceSlots(b *testing.B) {
 }
 
 type placeCluster struct {
-	*cluster
-	byID map[schedkit.TaskID]*task
+	*schedkittest.Cluster
+	byID map[schedkit.TaskID]*fgmtest.Task
 }
 
 // placeSlotsSetup returns a scheduler whose servers' slots are all
 // taken (running: each server's map tasks, oldest first) and that holds
 // three pending map tasks per job.
-func placeSlotsSetup(b *testing.B, servers, jobs int) (*fgm.Scheduler, placeCluster, [][]*task) {
+func placeSlotsSetup(b *testing.B, servers, jobs int) (*fgm.Scheduler, placeCluster, [][]*fgmtest.Task) {
 	space, err := resource.NewSpace(resource.CPU, resource.MapSlot, resource.ReduceSlot)
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := placeCluster{newCluster(space, servers, resource.Vector{8, 2, 2}), map[schedkit.TaskID]*task{}}
+	c := placeCluster{newCluster(space, servers, resource.Vector{8, 2, 2}), map[schedkit.TaskID]*fgmtest.Task{}}
 	h, err := estimate.NewHistory(estimate.HistoryConfig{Space: space, MinObservations: 1, MinSamples: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -80,29 +82,29 @@ func placeSlotsSetup(b *testing.B, servers, jobs int) (*fgm.Scheduler, placeClus
 	if err != nil {
 		b.Fatal(err)
 	}
-	submit := func(now time.Time, tk *task) {
-		c.byID[tk.id] = tk
+	submit := func(now time.Time, tk *fgmtest.Task) {
+		c.byID[tk.Key] = tk
 		if err := s.Submit(now, tk); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for i := range 2 * servers {
-		submit(t0, &task{id: schedkit.TaskID(fmt.Sprint("reduce", i)), job: "reduces", key: schedkit.SimilarityKey{Logic: "reduce"}, req: resource.Vector{1, 0, 1}})
+		submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("reduce", i)), JobKey: "reduces", Similar: schedkit.SimilarityKey{Logic: "reduce"}, Request: resource.Vector{1, 0, 1}}})
 	}
 	for j := range jobs {
 		for i := range 3 + 2*servers/jobs {
-			submit(t0.Add(time.Duration(j)*time.Millisecond), &task{id: schedkit.TaskID(fmt.Sprintf("j%d/%d", j, i)), job: schedkit.JobID(fmt.Sprint("j", j)), key: mapKey, req: resource.Vector{1, 1, 0}})
+			submit(t0.Add(time.Duration(j)*time.Millisecond), &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("j%d/%d", j, i)), JobKey: schedkit.JobID(fmt.Sprint("j", j)), Similar: mapKey, Request: resource.Vector{1, 1, 0}}})
 		}
 	}
 	now := t0.Add(time.Duration(jobs) * time.Millisecond)
-	running := make([][]*task, servers)
-	for k, n := range c.nodes {
+	running := make([][]*fgmtest.Task, servers)
+	for k, n := range c.NodeList {
 		ds, err := s.Schedule(now, n, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, d := range ds {
-			if tk := c.byID[d.Task]; tk.job != "reduces" {
+			if tk := c.byID[d.Task]; tk.JobKey != "reduces" {
 				running[k] = append(running[k], tk)
 			}
 		}

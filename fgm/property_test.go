@@ -10,7 +10,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // model is the test's own record of what the decisions reserve, to check
@@ -32,15 +34,15 @@ type placed struct {
 	hasDL    bool
 }
 
-func (m *model) add(d fgm.Decision, now time.Duration, tk *task) {
+func (m *model) add(d fgm.Decision, now time.Duration, tk *fgmtest.Task) {
 	p := &placed{node: d.Node, start: now, open: d.Mode == fgm.Requested, peak: m.space.Zero()}
 	for _, s := range d.Plan {
 		a := s.Alloc.Clone()
 		p.steps = append(p.steps, fgm.PlanStep{Duration: s.Duration, Alloc: a})
 		_ = p.peak.Max(a)
 	}
-	if !tk.deadline.IsZero() {
-		p.hasDL, p.deadline = true, tk.deadline.Sub(t0)
+	if !tk.DueAt.IsZero() {
+		p.hasDL, p.deadline = true, tk.DueAt.Sub(t0)
 	}
 	m.running[d.Task] = p
 }
@@ -169,28 +171,27 @@ func TestPropertyInvariants(t *testing.T) {
 		// order changes, the invariants must hold all the same.
 		s := newSched(t, c, fgm.Config{LocalityWait: -1, ChargeMean: seed%2 == 1})
 		m := &model{space: space, capacity: capacity, horizon: 24 * time.Hour, running: map[schedkit.TaskID]*placed{}}
-		tasks := map[schedkit.TaskID]*task{}
+		tasks := map[schedkit.TaskID]*fgmtest.Task{}
 		now := time.Duration(0)
 		next := 0
 		for step := range 300 {
 			switch op := rng.IntN(10); {
 			case op < 4:
 				next++
-				tk := &task{id: schedkit.TaskID(fmt.Sprintf("t%04d", next)), job: schedkit.JobID(fmt.Sprintf("j%d", rng.IntN(5))),
-					req: resource.Vector{float64(1 + rng.IntN(8)), float64(1 + rng.IntN(16)), 0}}
+				tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("t%04d", next)), JobKey: schedkit.JobID(fmt.Sprintf("j%d", rng.IntN(5))), Request: resource.Vector{float64(1 + rng.IntN(8)), float64(1 + rng.IntN(16)), 0}}}
 				if rng.IntN(5) != 0 {
-					tk.stages = randomStages(rng, resource.Vector{12, 20, 0}, 1+rng.IntN(4))
-					for i := range tk.stages {
-						tk.stages[i].Duration += time.Second
+					tk.Usage = randomStages(rng, resource.Vector{12, 20, 0}, 1+rng.IntN(4))
+					for i := range tk.Usage {
+						tk.Usage[i].Duration += time.Second
 					}
 				}
 				if rng.IntN(2) == 0 {
-					tk.deadline = t0.Add(now + time.Duration(20+rng.IntN(200))*time.Second)
+					tk.DueAt = t0.Add(now + time.Duration(20+rng.IntN(200))*time.Second)
 				}
-				tasks[tk.id] = tk
+				tasks[tk.Key] = tk
 				submit(t, s, t0.Add(now), tk)
 			case op < 7:
-				n := c.nodes[rng.IntN(len(c.nodes))].id
+				n := c.NodeList[rng.IntN(len(c.NodeList))].Key
 				before := m.check(t, n, now, "before")
 				old := map[schedkit.TaskID]bool{}
 				for id := range m.running {
@@ -251,8 +252,7 @@ func TestPropertyFreeMatchesModel(t *testing.T) {
 	m := &model{space: space, capacity: capacity, horizon: 24 * time.Hour, running: map[schedkit.TaskID]*placed{}}
 	now := time.Duration(0)
 	for i := range 200 {
-		tk := &task{id: schedkit.TaskID(fmt.Sprint(i)), job: "j", req: resource.Vector{2, 2, 0},
-			stages: randomStages(rng, resource.Vector{6, 10, 0}, 1+rng.IntN(3))}
+		tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint(i)), JobKey: "j", Request: resource.Vector{2, 2, 0}}, Usage: randomStages(rng, resource.Vector{6, 10, 0}, 1+rng.IntN(3))}
 		submit(t, s, t0.Add(now), tk)
 		for _, d := range schedule(t, s, t0.Add(now), "n00") {
 			m.add(d, now, tk)

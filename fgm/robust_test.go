@@ -9,7 +9,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // Each bad input returns a typed error whose text names what is wrong
@@ -20,11 +22,11 @@ func TestBadInputErrorTexts(t *testing.T) {
 	c := newCluster(space, 1, resource.Vector{16, 32, 4})
 	zero := &zeroEstimator{}
 	s := newSched(t, c, fgm.Config{Estimator: zero})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 2, 0}, stages: []estimate.Stage{st(time.Minute, 1, 2, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{1, 2, 0}}, Usage: []estimate.Stage{st(time.Minute, 1, 2, 0)}})
 	schedule(t, s, t0, "n00")
 	later := t0.Add(time.Second)
 	zero.on = true
-	submit(t, s, t0, &task{id: "z", job: "j", req: resource.Vector{1, 12, 0}, stages: []estimate.Stage{st(time.Minute, 1, 12, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "z", JobKey: "j", Request: resource.Vector{1, 12, 0}}, Usage: []estimate.Stage{st(time.Minute, 1, 12, 0)}})
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -41,15 +43,15 @@ func TestBadInputErrorTexts(t *testing.T) {
 			`fgm: SampleTask: task "a": node "n00": invalid usage sample: memory -1 is not finite and ≥ 0`},
 		{"short sample", s.SampleTask(later, "a", resource.Vector{1}), fgm.ErrInvalidSample,
 			`fgm: SampleTask: task "a": node "n00": invalid usage sample: 1 amounts, want 3`},
-		{"typed nil task", s.Submit(later, (*task)(nil)), fgm.ErrInvalidTask,
-			`fgm: Submit: invalid task: nil task (a typed nil *fgm_test.task)`},
-		{"typed nil node", s.AddNode((*node)(nil)), fgm.ErrInvalidNode,
-			`fgm: AddNode: invalid node: nil node (a typed nil *fgm_test.node)`},
-		{"duplicate node", s.AddNode(c.nodes[0]), fgm.ErrDuplicateNode,
+		{"typed nil task", s.Submit(later, (*fgmtest.Task)(nil)), fgm.ErrInvalidTask,
+			`fgm: Submit: invalid task: nil task (a typed nil *fgmtest.Task)`},
+		{"typed nil node", s.AddNode((*schedkittest.Node)(nil)), fgm.ErrInvalidNode,
+			`fgm: AddNode: invalid node: nil node (a typed nil *schedkittest.Node)`},
+		{"duplicate node", s.AddNode(c.NodeList[0]), fgm.ErrDuplicateNode,
 			`fgm: AddNode: node "n00": duplicate node ID: already registered`},
 		{"unknown node", s.RemoveNode("n99"), fgm.ErrUnknownNode,
 			`fgm: RemoveNode: node "n99": unknown node ID: not registered`},
-		{"far future", s.Submit(t0.Add(1<<61), &task{id: "f", job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrTimeRange,
+		{"far future", s.Submit(t0.Add(1<<61), &fgmtest.Task{Task: schedkittest.Task{Key: "f", JobKey: "j", Request: resource.Vector{1, 1, 0}}}), fgm.ErrTimeRange,
 			`fgm: Submit: time out of range: 2099-01-25 23:56:49.213693952 +0000 UTC is more than 2^60 ns (about 36 years) from 2026-01-01 00:00:00 +0000 UTC, the first time given`},
 		{"stages lasting 0 s", scheduleErr(s, later, "n00"), fgm.ErrInvalidEstimate,
 			`fgm: Schedule: job "j": task "z": node "n00": invalid estimate: 1 stages lasting 0 s in all`},
@@ -66,7 +68,7 @@ func TestBadInputErrorTexts(t *testing.T) {
 	// Nothing moved the clock, and z was not placed over memory: two
 	// 12-GB tasks predicted to last 0 s never share the 32-GB-less-2 node
 	// with a third.
-	if err := s.Submit(t0, &task{id: "b", job: "j", req: resource.Vector{1, 1, 0}}); err != nil {
+	if err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j", Request: resource.Vector{1, 1, 0}}}); err != nil {
 		t.Errorf("Submit at t0 after the bad calls: %v", err)
 	}
 	if s.Running() != 1 {
@@ -75,7 +77,7 @@ func TestBadInputErrorTexts(t *testing.T) {
 }
 
 func scheduleErr(s *fgm.Scheduler, now time.Time, n schedkit.NodeID) error {
-	_, err := s.Schedule(now, &node{id: n}, nil)
+	_, err := s.Schedule(now, nodeOf(s, n), nil)
 	return err
 }
 
@@ -84,7 +86,7 @@ func scheduleErr(s *fgm.Scheduler, now time.Time, n schedkit.NodeID) error {
 type zeroEstimator struct{ on bool }
 
 func (e *zeroEstimator) Predict(t schedkit.Task) (estimate.Profile, bool) {
-	prof, ok := oracleEstimator{}.Predict(t)
+	prof, ok := fgmtest.Oracle{}.Predict(t)
 	if !e.on || !ok {
 		return prof, ok
 	}
@@ -98,9 +100,9 @@ func TestZeroLengthEstimateRefused(t *testing.T) {
 	c := newCluster(space, 1, resource.Vector{16, 16, 4})
 	s := newSched(t, c, fgm.Config{Estimator: &zeroEstimator{on: true}})
 	for _, id := range []schedkit.TaskID{"a", "b"} {
-		submit(t, s, t0, &task{id: id, job: "j", req: resource.Vector{1, 12, 0}, stages: []estimate.Stage{st(time.Minute, 1, 12, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: "j", Request: resource.Vector{1, 12, 0}}, Usage: []estimate.Stage{st(time.Minute, 1, 12, 0)}})
 	}
-	ds, err := s.Schedule(t0, c.nodes[0], nil)
+	ds, err := s.Schedule(t0, c.NodeList[0], nil)
 	if !errors.Is(err, fgm.ErrInvalidEstimate) || len(ds) != 0 || s.Running() != 0 {
 		t.Fatalf("Schedule: %v %v, running %d", ds, err, s.Running())
 	}
@@ -109,7 +111,7 @@ func TestZeroLengthEstimateRefused(t *testing.T) {
 // Typed nils are refused with the matching sentinel, never a panic.
 func TestTypedNils(t *testing.T) {
 	space := testSpace(t)
-	if _, err := fgm.New(fgm.Config{Cluster: (*cluster)(nil)}); !errors.Is(err, fgm.ErrConfig) {
+	if _, err := fgm.New(fgm.Config{Cluster: (*schedkittest.Cluster)(nil)}); !errors.Is(err, fgm.ErrConfig) {
 		t.Errorf("New typed nil cluster: %v", err)
 	}
 	c := newCluster(space, 1, resource.Vector{16, 32, 4})
@@ -119,12 +121,12 @@ func TestTypedNils(t *testing.T) {
 	if _, err := fgm.New(fgm.Config{Cluster: c, Estimator: fgm.HistoryEstimator{}}); !errors.Is(err, fgm.ErrConfig) {
 		t.Errorf("New HistoryEstimator without History: %v", err)
 	}
-	nilNode := &nilNodeCluster{cluster: c}
+	nilNode := &nilNodeCluster{Cluster: c}
 	if _, err := fgm.New(fgm.Config{Cluster: nilNode}); !errors.Is(err, fgm.ErrConfig) || !errors.Is(err, fgm.ErrInvalidNode) {
 		t.Errorf("New with a typed nil node: %v", err)
 	}
 	s := newSched(t, c, fgm.Config{})
-	if _, err := s.Schedule(t0, (*node)(nil), nil); !errors.Is(err, fgm.ErrInvalidNode) {
+	if _, err := s.Schedule(t0, (*schedkittest.Node)(nil), nil); !errors.Is(err, fgm.ErrInvalidNode) {
 		t.Errorf("Schedule typed nil: %v", err)
 	}
 	if err := s.SubmitRun(t0, (*lazyRun)(nil)); !errors.Is(err, fgm.ErrInvalidTask) {
@@ -132,9 +134,9 @@ func TestTypedNils(t *testing.T) {
 	}
 }
 
-type nilNodeCluster struct{ *cluster }
+type nilNodeCluster struct{ *schedkittest.Cluster }
 
-func (c *nilNodeCluster) Node(int) schedkit.Node { return (*node)(nil) }
+func (c *nilNodeCluster) Node(int) schedkit.Node { return (*schedkittest.Node)(nil) }
 
 // Read-only calls never move the clock: after a read at t0+1h, every
 // state-changing call at t0 still succeeds.
@@ -142,7 +144,7 @@ func TestReadsDoNotMoveTheClock(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{16, 32, 4})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 2, 0}, stages: []estimate.Stage{st(time.Minute, 4, 2, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{1, 2, 0}}, Usage: []estimate.Stage{st(time.Minute, 4, 2, 0)}})
 	dst := space.Zero()
 	if err := s.Free(t0.Add(time.Hour), "n00", dst); err != nil {
 		t.Fatal(err)
@@ -165,11 +167,11 @@ func TestFailedScheduleDoesNotCommitNow(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{16, 32, 4})
 	s := newSched(t, c, fgm.Config{Estimator: &zeroEstimator{on: true}})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 2, 0}, stages: []estimate.Stage{st(time.Minute, 1, 2, 0)}})
-	if _, err := s.Schedule(t0.Add(time.Hour), c.nodes[0], nil); !errors.Is(err, fgm.ErrInvalidEstimate) {
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{1, 2, 0}}, Usage: []estimate.Stage{st(time.Minute, 1, 2, 0)}})
+	if _, err := s.Schedule(t0.Add(time.Hour), c.NodeList[0], nil); !errors.Is(err, fgm.ErrInvalidEstimate) {
 		t.Fatal(err)
 	}
-	if err := s.Submit(t0.Add(time.Minute), &task{id: "b", job: "j", req: resource.Vector{1, 1, 0}}); err != nil {
+	if err := s.Submit(t0.Add(time.Minute), &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j", Request: resource.Vector{1, 1, 0}}}); err != nil {
 		t.Errorf("Submit at t0+1m after a failed Schedule at t0+1h: %v", err)
 	}
 }
@@ -184,8 +186,8 @@ func TestReclaimNeedsMoreThanOneSample(t *testing.T) {
 	for _, outliers := range []int{1, 2} {
 		c := newCluster(space, 1, resource.Vector{16, 100, 4})
 		s := newSched(t, c, fgm.Config{ConformityWindow: 1})
-		submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{4, 40, 0}, stages: []estimate.Stage{st(1000*time.Second, 4, 40, 0)}})
-		submit(t, s, t0, &task{id: "b", job: "j", req: resource.Vector{1, 10, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 10, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{4, 40, 0}}, Usage: []estimate.Stage{st(1000*time.Second, 4, 40, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j", Request: resource.Vector{1, 10, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 10, 0)}})
 		if n := len(schedule(t, s, t0, "n00")); n != 2 {
 			t.Fatalf("placed %d", n)
 		}

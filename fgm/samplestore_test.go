@@ -25,17 +25,17 @@ func (n *naiveSamples) add(off time.Duration, used []float64, rc float64) {
 		var m []estimate.UsageSample
 		for i := 0; i+1 < len(n.samples); i += 2 {
 			a, b := n.samples[i], n.samples[i+1]
-			d := a.Duration + b.Duration
-			wa, wb := 0.5, 0.5
-			if d > 0 {
-				wa = float64(a.Duration) / float64(d)
-				wb = 1 - wa
+			mean := func(x, y float64) float64 {
+				var m resource.Mean
+				m.Add(x, float64(a.Duration))
+				m.Add(y, float64(b.Duration))
+				return m.Value()
 			}
 			v := make(resource.Vector, len(a.Used))
 			for k := range v {
-				v[k] = wa*a.Used[k] + wb*b.Used[k]
+				v[k] = mean(a.Used[k], b.Used[k])
 			}
-			m = append(m, estimate.UsageSample{Duration: d, Used: v, Compression: wa*a.Compression + wb*b.Compression})
+			m = append(m, estimate.UsageSample{Duration: a.Duration + b.Duration, Used: v, Compression: mean(a.Compression, b.Compression)})
 		}
 		if len(n.samples)%2 == 1 {
 			m = append(m, n.samples[len(n.samples)-1])

@@ -10,6 +10,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/internal/clock"
+	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -24,20 +25,17 @@ import (
 type Scheduler struct {
 	cfg     Config
 	space   *resource.Space
-	kinds                     // the Space's kinds as the steps read them
-	matcher *Matcher          // Algorithm 2
-	hist    *estimate.History // predictions come from it (HistoryEstimator), else nil
-	// clock is the time rule every schedkit scheduler follows: the epoch,
-	// the latest state-changing call's now (see internal/clock).
-	clock    clock.Clock
-	cluster                // the servers (server.go)
-	queue                  // the pending tasks and their jobs
-	jobOrder               // Algorithm 1 line 4, kept between calls (jobsets.go)
-	refusals refusalMemory // the walk's refusal memory (refusals.go)
-	undoLog                // a Schedule call's undo log (allocate.go)
-	scratch                // the scratch of Schedule's tests (algorithm1.go)
-	samples                // the usage-sample path (formula14_samples.go)
-	skips    skipCounts    // the work each acceleration saved
+	kinds               // the Space's kinds as the steps read them
+	matcher *Matcher    // Algorithm 2
+	est     estimation  // where predictions come from
+	drf     bool        // Fairness is DRF: compareJobs inlines it
+	clock   clock.Clock // the time rule every schedkit scheduler follows (internal/clock)
+	cluster             // the servers (server.go)
+	queue               // the pending tasks and their jobs
+	walk    walk        // Algorithm 1's walk and its accelerations (walk.go)
+	undo    undoLog     // a Schedule call's undo log (allocate.go)
+	scr     scratch     // the scratch of Schedule's tests (algorithm1.go)
+	smp     samples     // the usage-sample path (formula14_samples.go)
 }
 
 // kinds is what the steps read of the Space's kinds.
@@ -52,37 +50,64 @@ type kinds struct {
 	isIntegral []bool
 }
 
+// estimation is where predictions come from, as far as the walk's
+// accelerations rely on it.
+type estimation struct {
+	// hist is the History predictions come from (a HistoryEstimator),
+	// else nil.
+	hist *estimate.History
+	// alike says that tasks alike (one similarity key, one request) are
+	// predicted alike, so decided alike on an unchanged server: the
+	// predictions come from a History (a function of the key) or there
+	// are none. It is the condition of every memory of refusals and of
+	// predicting a run's tasks without materialising them (taskAt).
+	alike bool
+	// valid says that every prediction is valid (ErrInvalidEstimate
+	// never comes): none, or a History whose profiles have at most
+	// MaxStages stages. A walk that passes tasks by then skips no error.
+	valid bool
+}
+
 // queue is the tasks the scheduler holds, pending or running, and their
 // jobs.
 type queue struct {
-	tasks  map[schedkit.TaskID]*ptask
-	jobs   map[schedkit.JobID]*jobEntry
-	active []*jobEntry // jobs with pending tasks
-	seq    uint64      // submission and start sequence
-	runSeq uint64      // last run label given (ptask.run)
-	// keyIDs numbers the similarity keys at Submit (failSig).
-	keyIDs    map[schedkit.SimilarityKey]uint64
-	nextKeyID uint64
-	jobsVer   uint64      // changes with any job's queue or state
-	locTasks  int         // pending tasks with data locations
-	spare     []*runState // released tasks' placed state, for reuse
+	tasks    map[schedkit.TaskID]*ptask
+	jobs     map[schedkit.JobID]*jobEntry
+	active   []*jobEntry // jobs with pending tasks
+	seq      uint64      // submission and start sequence
+	runSeq   uint64      // last run label given (jobEntry.runs)
+	keys     keyTable    // similarity keys numbered at Submit
+	locTasks int         // pending tasks with data locations
+	spare    []*runState // released tasks' placed state, for reuse
+	// needs counts the pending queue entries by the integral kinds they
+	// request (bit i: s.integral[i], see needMask).
+	needs [1 << maxNeedKinds]int32
+	slots slotPool // jobEntry.slot
 }
 
-// skipCounts counts, per acceleration, the times it took its fast path:
-// the tests require each to be positive on a workload made for it, so a
-// fast path that silently stops being taken fails a test.
-type skipCounts struct {
-	// (the refusal memory counts its own: refusalMemory.hits and
-	// unpredictableHits)
-	runTasks    uint64 // tasks skipped inside refused runs (skipRun)
-	idleRepeats uint64 // Schedule calls answered by idleRepeat
-	closedCalls uint64 // Schedule calls not walked: every entry needs a closed kind
-	closedJobs  uint64 // jobs skipped for want of a unit of a closed kind
-	setWalks    uint64 // walks over the merged job sets (jobsets.go)
-	sortMoves   uint64 // jobs re-inserted by sortJobs instead of a full sort
-	taskCursor  uint64 // SampleTask calls that found their task by the cursor
-	nodeCursor  uint64 // SampleNode calls that found their server by the cursor
+// keyTable numbers similarity keys (see id).
+type keyTable struct {
+	ids  map[schedkit.SimilarityKey]uint64
+	next uint64
 }
+
+// slotPool hands out small job numbers, reused once a job is dropped.
+type slotPool struct {
+	free []int
+	n    int
+}
+
+func (p *slotPool) get() int {
+	if k := len(p.free); k > 0 {
+		i := p.free[k-1]
+		p.free = p.free[:k-1]
+		return i
+	}
+	p.n++
+	return p.n - 1
+}
+
+func (p *slotPool) put(i int) { p.free = append(p.free, i) }
 
 // maxNeedKinds bounds the integral kinds Scheduler.needs tracks.
 const maxNeedKinds = 6
@@ -93,7 +118,7 @@ type ptask struct {
 	id        schedkit.TaskID
 	job       *jobEntry
 	key       schedkit.SimilarityKey
-	keyID     uint64 // key's number in Scheduler.keyIDs
+	keyID     uint64 // key's number (keyTable)
 	requested resource.Vector
 	deadline  time.Duration
 	hasDL     bool
@@ -157,22 +182,34 @@ type jobEntry struct {
 	pending   []*ptask // by submission sequence
 	runs      []uint64 // run label of each pending task (see enqueue)
 	activePos int      // in Scheduler.active, −1 if none pending
-	moved     bool     // in Scheduler.moved: its place in order is stale
-	tried     uint64   // the Schedule call that found nothing more to place for it
-	nodes     []*tnode // its nodes in Scheduler.sets
-	stale     uint64   // the sets (bit m: set m) where its place is stale (in Scheduler.staleIn)
+	tried     uint64   // the walk's call that is done with it (walk.call)
+	slot      int      // its row in the stages' tables (slotTable)
 	// needs counts the job's queue entries by the integral kinds they
 	// request (as Scheduler.needs).
 	needs [1 << maxNeedKinds]int32
 }
 
-// need counts queue entry p of job j in or (d = −1) out of the counts of
-// entries by the integral kinds they request.
-func (s *Scheduler) need(j *jobEntry, p *ptask, d int) {
+// count counts queue entry p of job j in (d = 1) or out (d = −1) of the
+// pending entries: their counts by the integral kinds requested, and
+// the stages'.
+func (s *Scheduler) count(j *jobEntry, p *ptask, d int) {
 	m := s.needMask(p)
 	s.needs[m] += int32(d)
 	j.needs[m] += int32(d)
+	s.walk.counted(j, p, d)
 	s.moveJob(j)
+}
+
+// needMask returns the integral kinds pending entry p requests (bit i
+// for s.integral[i]), the index of its count in s.needs.
+func (s *Scheduler) needMask(p *ptask) int {
+	m := 0
+	for i, k := range s.integral {
+		if i < maxNeedKinds && p.requested[k] > 0 {
+			m |= 1 << i
+		}
+	}
+	return m
 }
 
 // New returns a Scheduler for cfg, or an error wrapping ErrConfig.
@@ -196,7 +233,7 @@ func New(cfg Config) (*Scheduler, error) {
 		matcher: m,
 		cluster: cluster{nodes: make(map[schedkit.NodeID]*server), capacity: space.Zero()},
 		queue:   queue{tasks: make(map[schedkit.TaskID]*ptask), jobs: make(map[schedkit.JobID]*jobEntry)},
-		scratch: scratch{tmp: space.Zero(), tmp2: space.Zero(), peakBuf: space.Zero()},
+		scr:     scratch{tmp: space.Zero(), tmp2: space.Zero(), peakBuf: space.Zero()},
 	}
 	for k := range dims {
 		s.comp[k] = space.Compressible(k)
@@ -206,18 +243,13 @@ func New(cfg Config) (*Scheduler, error) {
 			s.isIntegral[k] = true
 		}
 	}
-	s.useSets = len(s.integral) > 0 && len(s.integral) <= maxNeedKinds
 	if h, ok := cfg.Estimator.(HistoryEstimator); ok {
-		s.hist = h.History
+		s.est.hist = h.History
 	}
-	s.refusals.alike = s.hist != nil || cfg.Estimator == nil
-	s.refusals.keyed = s.hist != nil
-	s.closedEst = s.useSets && (cfg.Estimator == nil ||
-		s.hist != nil && s.hist.Config().MaxStages <= cfg.MaxStages)
-	switch cfg.Fairness.(type) {
-	case DRF:
-		s.drf, s.drfKey = true, true
-	}
+	s.est.alike = s.est.hist != nil || cfg.Estimator == nil
+	s.est.valid = cfg.Estimator == nil || s.est.hist != nil && s.est.hist.Config().MaxStages <= cfg.MaxStages
+	_, s.drf = cfg.Fairness.(DRF)
+	s.walk.init(s, newStages(s))
 	c := cfg.Cluster
 	for i := range c.Nodes() {
 		if err := s.AddNode(c.Node(i)); err != nil {
@@ -230,6 +262,15 @@ func New(cfg Config) (*Scheduler, error) {
 		}
 	}
 	return s, nil
+}
+
+// version is the version of the History predictions come from (0
+// without one).
+func (e *estimation) version() uint64 {
+	if e.hist != nil {
+		return e.hist.Version()
+	}
+	return 0
 }
 
 // Config returns the configuration with defaults filled in.
@@ -265,9 +306,12 @@ func (s *Scheduler) timeErr(op string, f clock.Fault, now time.Time) error {
 }
 
 // AddNode registers a server: its capacity becomes a free-resource
-// timeline, fine-grained with compression. It fails with ErrInvalidNode
-// for a nil node, an empty or known ID, or a capacity that does not fit
-// the Space.
+// timeline, fine-grained with compression. The capacity it reads now is
+// the server's for as long as it is registered: Schedule refuses a node
+// value whose capacity differs (ErrInvalidNode), so a host whose server
+// changed size removes it and adds it again. It fails with
+// ErrInvalidNode for a nil node, an empty ID or a capacity that does not
+// fit the Space, and with ErrDuplicateNode for an ID already registered.
 func (s *Scheduler) AddNode(n schedkit.Node) error {
 	const op = "AddNode"
 	if nilvalue.Is(n) {
@@ -293,8 +337,20 @@ func (s *Scheduler) AddNode(n schedkit.Node) error {
 	s.nodes[id] = srv
 	s.servers = append(s.servers, srv)
 	_ = s.capacity.Add(srv.capacity)
-	s.recountMaxCap()
+	s.maxCap = resize(s.maxCap, s.dims)
+	_ = s.maxCap.Max(srv.capacity)
 	s.reshare()
+	return nil
+}
+
+// sameServer refuses (ErrInvalidNode) a node value given to Schedule
+// whose capacity is not the one v was registered with: the rule of every
+// schedkit scheduler for a node value that disagrees with the node its
+// cluster holds under that ID (a stale value, taken before a resize).
+func (s *Scheduler) sameServer(op string, node schedkit.Node, v *server) error {
+	if why := membership.CapacityDiffers(s.space, node.Capacity(), v.capacity); why != "" {
+		return &Error{Op: op, Node: v.id, Err: ErrInvalidNode, Reason: why}
+	}
 	return nil
 }
 
@@ -323,9 +379,11 @@ func (s *Scheduler) RemoveNode(id schedkit.NodeID) error {
 // Submit queues task t as pending at now: it is ready to run and waits
 // for a server. It reads the task's ID, job, similarity key, requested
 // quantity, deadline and data locations once. It fails, changing
-// nothing, on a nil task, an empty task or job ID, a duplicate ID, a
-// requested vector that does not fit the Space (NaN, infinite, negative,
-// fractional slots), or a time before the latest given.
+// nothing, on a nil task, an empty task or job ID, a requested vector
+// that does not fit the Space (NaN, infinite, negative, fractional
+// slots) (ErrInvalidTask), a duplicate ID (ErrDuplicateTask), a now
+// before the latest given (ErrStaleTime), or a now or deadline more than
+// 2⁶⁰ ns from the first time given (ErrTimeRange).
 func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	const op = "Submit"
 	if nilvalue.Is(t) {
@@ -348,52 +406,68 @@ func (s *Scheduler) Submit(now time.Time, t schedkit.Task) error {
 	if err != nil {
 		return err
 	}
-	dl := t.Deadline()
+	dl, hasDL, err := taskDeadline(op, id, r, t.Deadline())
+	if err != nil {
+		return err
+	}
 	s.clock.Commit(r)
 	p := &ptask{
 		t: t, id: id, key: t.Similarity(),
 		requested: req.Clone(),
 		locs:      slices.Clone(t.DataLocations()),
-	}
-	if !dl.IsZero() {
-		p.hasDL = true
-		d, _ := r.Offset(dl) // saturated when out of range: never or always late
-		p.deadline = time.Duration(d)
+		deadline:  dl, hasDL: hasDL,
 	}
 	s.seq++
 	p.seq = s.seq
-	p.keyID = s.keyID(p.key)
+	p.keyID = s.keys.id(p.key, len(s.tasks))
 	p.job = s.jobEntry(t.Job(), now, off)
 	s.tasks[id] = p
 	s.enqueue(p)
 	return nil
 }
 
-// keyID returns key's number, numbering it if new. Numbers come from a
+// taskDeadline returns a task's deadline as an offset from the epoch of
+// reading r (and whether it has one), or, for a deadline more than 2⁶⁰
+// ns from the epoch, ErrTimeRange: the time rule every schedkit
+// scheduler applies to the times a call gives besides now.
+func taskDeadline(op string, id schedkit.TaskID, r clock.Reading, dl time.Time) (time.Duration, bool, error) {
+	if dl.IsZero() {
+		return 0, false, nil
+	}
+	d, ok := r.Offset(dl)
+	if !ok {
+		return 0, false, &Error{Op: op, Task: id, Err: ErrTimeRange, Reason: r.OutOfRange("deadline", dl)}
+	}
+	return time.Duration(d), true, nil
+}
+
+// id returns key's number, numbering it if new. Numbers come from a
 // counter and are never reused, so two tasks with one number have one
-// key. The table is dropped when it outgrows the tasks held (a key
-// submitted again then gets a new number: the refusal cache misses
-// once), so it stays bounded however long the scheduler runs.
-func (s *Scheduler) keyID(key schedkit.SimilarityKey) uint64 {
-	if id, ok := s.keyIDs[key]; ok {
+// key. The table is dropped when it outgrows held (the tasks held: a
+// key submitted again then gets a new number, and a memory of refusals
+// by number misses once), so it stays bounded however long the
+// scheduler runs.
+func (t *keyTable) id(key schedkit.SimilarityKey, held int) uint64 {
+	if id, ok := t.ids[key]; ok {
 		return id
 	}
-	if s.keyIDs == nil || len(s.keyIDs) >= max(4096, 2*len(s.tasks)) {
-		s.keyIDs = make(map[schedkit.SimilarityKey]uint64)
+	if t.ids == nil || len(t.ids) >= max(4096, 2*held) {
+		t.ids = make(map[schedkit.SimilarityKey]uint64)
 	}
-	s.nextKeyID++
-	s.keyIDs[key] = s.nextKeyID
-	return s.nextKeyID
+	t.next++
+	t.ids[key] = t.next
+	return t.next
 }
 
 // enqueue puts a pending task in its job's queue in submission order.
 //
 // Each pending task has a run label (jobEntry.runs, beside pending, so
-// that skipRun reads a dense array): consecutive pending tasks of a
-// job that are alike (same similarity key, same requested vector, no
-// data locations) usually share one, and a label is never shared by
-// tasks that are not alike or not contiguous in the queue. Schedule
-// skips the rest of a run after its first task failed (see skipRun).
+// that run skipping reads a dense array, runskip.go): consecutive
+// pending tasks of a job that are alike (same similarity key, same
+// requested vector, no data locations) usually share one, and a label
+// is never shared by tasks that are not alike or not contiguous in the
+// queue. Schedule may skip the rest of a run after its first task was
+// refused.
 func (s *Scheduler) enqueue(p *ptask) {
 	j := p.job
 	n := len(j.pending)
@@ -427,8 +501,7 @@ func (s *Scheduler) enqueue(p *ptask) {
 	j.pending = slices.Insert(j.pending, i, p)
 	j.runs = slices.Insert(j.runs, i, run)
 	j.state.Pending += p.count()
-	s.need(j, p, 1)
-	s.moveJob(j)
+	s.count(j, p, 1)
 	if len(p.locs) > 0 {
 		s.locTasks++
 	}
@@ -468,7 +541,7 @@ func (s *Scheduler) dequeue(j *jobEntry, i int) {
 	if len(j.pending[i].locs) > 0 {
 		s.locTasks--
 	}
-	s.need(j, j.pending[i], -1)
+	s.count(j, j.pending[i], -1)
 	if i == 0 {
 		// The usual case (the first task of a job's queue placed):
 		// no shift of a queue that may hold many thousands of tasks.
@@ -496,8 +569,10 @@ func (s *Scheduler) deactivate(j *jobEntry) {
 
 // dropJob forgets a job with nothing pending or running.
 func (s *Scheduler) dropJob(j *jobEntry) {
-	if j.state.Pending == 0 && j.state.Running == 0 {
+	if j.state.Pending == 0 && j.state.Running == 0 && s.jobs[j.state.ID] == j {
 		delete(s.jobs, j.state.ID)
+		s.walk.jobDropped(j)
+		s.slots.put(j.slot)
 	}
 }
 
@@ -560,7 +635,7 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	s.share(j)
 	r := p.runState
 	if learn && s.cfg.History != nil {
-		_, _ = s.cfg.History.Observe(p.key, s.usageSamples(r)) // too few samples: nothing learned
+		s.learn(p, s.usageSamples(r))
 	}
 	// Its placed state (plan, sample buffers) serves the next placement:
 	// the host's views of the plan end with the release.
@@ -569,6 +644,21 @@ func (s *Scheduler) release(p *ptask, learn bool) {
 	p.runState = nil
 	delete(s.tasks, p.id)
 	s.dropJob(j)
+}
+
+// learn has the History learn finished task p from its samples (too
+// few samples: nothing is learned) and tells the walk's stages when that
+// changes the predictions.
+func (s *Scheduler) learn(p *ptask, samples []estimate.UsageSample) {
+	h := s.cfg.History
+	if h != s.est.hist {
+		_, _ = h.Observe(p.key, samples) // predictions come from elsewhere
+		return
+	}
+	before := h.Version()
+	if ok, _ := h.Observe(p.key, samples); ok {
+		s.walk.learned(p, before)
+	}
 }
 
 // share recomputes j's dominant share.
@@ -585,21 +675,12 @@ func (s *Scheduler) reshare() {
 	for _, j := range s.jobs {
 		s.share(j)
 	}
-	s.resort, s.setsAll = true, true
+	s.walk.reshared()
 }
 
 // moveJob records that j's state (what Fairness reads) or its being
 // active changed, so its place in order must be found again.
-func (s *Scheduler) moveJob(j *jobEntry) {
-	s.jobsVer++
-	if !j.moved {
-		j.moved = true
-		s.moved = append(s.moved, j)
-	}
-	if s.useSets {
-		s.staleJob(j)
-	}
-}
+func (s *Scheduler) moveJob(j *jobEntry) { s.walk.jobMoved(j) }
 
 // Pending returns the number of pending tasks (a run's counted task by
 // task).

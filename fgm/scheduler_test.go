@@ -10,14 +10,16 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
-func newSched(t testing.TB, c *cluster, cfg fgm.Config) *fgm.Scheduler {
+func newSched(t testing.TB, c *schedkittest.Cluster, cfg fgm.Config) *fgm.Scheduler {
 	t.Helper()
 	cfg.Cluster = c
 	if cfg.Estimator == nil && cfg.History == nil {
-		cfg.Estimator = oracleEstimator{}
+		cfg.Estimator = fgmtest.Oracle{}
 	}
 	s, err := fgm.New(cfg)
 	if err != nil {
@@ -30,7 +32,7 @@ func st(d time.Duration, v ...float64) estimate.Stage {
 	return estimate.Stage{Duration: d, Demand: resource.Vector(v)}
 }
 
-func submit(t testing.TB, s *fgm.Scheduler, now time.Time, tk *task) {
+func submit(t testing.TB, s *fgm.Scheduler, now time.Time, tk *fgmtest.Task) {
 	t.Helper()
 	if err := s.Submit(now, tk); err != nil {
 		t.Fatal(err)
@@ -39,7 +41,7 @@ func submit(t testing.TB, s *fgm.Scheduler, now time.Time, tk *task) {
 
 func schedule(t testing.TB, s *fgm.Scheduler, now time.Time, n schedkit.NodeID) []fgm.Decision {
 	t.Helper()
-	d, err := s.Schedule(now, &node{id: n}, nil)
+	d, err := s.Schedule(now, nodeOf(s, n), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +61,11 @@ func TestScheduleModes(t *testing.T) {
 	c := newCluster(space, 1, resource.Vector{16, 32, 200})
 	s := newSched(t, c, fgm.Config{})
 	// unpredictable: its request, open-ended
-	submit(t, s, t0, &task{id: "u1", job: "j1", req: resource.Vector{8, 20, 0}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "u1", JobKey: "j1", Request: resource.Vector{8, 20, 0}}})
 	// predictable: 10s at 4 cores / 4 GiB, then 10s at 2 / 12
-	submit(t, s, t0, &task{id: "p1", job: "j2", req: resource.Vector{8, 16, 0}, stages: []estimate.Stage{st(10*time.Second, 4, 4, 0), st(10*time.Second, 2, 12, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "p1", JobKey: "j2", Request: resource.Vector{8, 16, 0}}, Usage: []estimate.Stage{st(10*time.Second, 4, 4, 0), st(10*time.Second, 2, 12, 0)}})
 	// does not fit: memory 12 > 32 − 20 − 4 while p1 holds 4, and later 12
-	submit(t, s, t0, &task{id: "p2", job: "j3", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{st(5*time.Second, 1, 9, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "p2", JobKey: "j3", Request: resource.Vector{1, 1, 0}}, Usage: []estimate.Stage{st(5*time.Second, 1, 9, 0)}})
 	got := ids(schedule(t, s, t0, "n00"))
 	want := []string{"u1/requested", "p1/fine-grained"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -92,11 +94,11 @@ func TestScheduleModes(t *testing.T) {
 // task whose CPU is 1 core short.
 func TestScheduleFineBeatsCoarse(t *testing.T) {
 	space := testSpace(t)
-	mk := func() []*task {
-		return []*task{
-			{id: "a", job: "ja", req: resource.Vector{8, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 8, 6, 0)}},
-			{id: "b", job: "jb", req: resource.Vector{8, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 7, 2, 0), st(10*time.Second, 7, 6, 0)}},
-			{id: "c", job: "jc", req: resource.Vector{2, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 2, 0, 0)}},
+	mk := func() []*fgmtest.Task {
+		return []*fgmtest.Task{
+			{Task: schedkittest.Task{Key: "a", JobKey: "ja", Request: resource.Vector{8, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 8, 6, 0)}},
+			{Task: schedkittest.Task{Key: "b", JobKey: "jb", Request: resource.Vector{8, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 7, 2, 0), st(10*time.Second, 7, 6, 0)}},
+			{Task: schedkittest.Task{Key: "c", JobKey: "jc", Request: resource.Vector{2, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 2, 0, 0)}},
 		}
 	}
 	for _, tc := range []struct {
@@ -143,10 +145,9 @@ func TestScheduleCheckQoS(t *testing.T) {
 	} {
 		c := newCluster(space, 1, resource.Vector{16, 8, 100})
 		s := newSched(t, c, fgm.Config{Ablations: fgm.Ablations{NoCheckQoS: tc.noCheck}})
-		submit(t, s, t0, &task{id: "r", job: "jr", req: resource.Vector{15, 4, 0}, deadline: t0.Add(tc.deadline),
-			stages: []estimate.Stage{st(20*time.Second, 15, 4, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "r", JobKey: "jr", Request: resource.Vector{15, 4, 0}, DueAt: t0.Add(tc.deadline)}, Usage: []estimate.Stage{st(20*time.Second, 15, 4, 0)}})
 		schedule(t, s, t0, "n00")
-		submit(t, s, t0, &task{id: "n", job: "jn", req: resource.Vector{2, 1, 0}, stages: []estimate.Stage{st(10*time.Second, 2, 1, 0)}})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "n", JobKey: "jn", Request: resource.Vector{2, 1, 0}}, Usage: []estimate.Stage{st(10*time.Second, 2, 1, 0)}})
 		got := len(schedule(t, s, t0.Add(time.Second), "n00")) == 1
 		if got != tc.admitted {
 			t.Errorf("%+v: admitted %v", tc, got)
@@ -168,9 +169,9 @@ func TestScheduleFairness(t *testing.T) {
 		c := newCluster(space, 2, resource.Vector{4, 8, 100})
 		s := newSched(t, c, fgm.Config{Fairness: tc.fair})
 		one := []estimate.Stage{st(10*time.Second, 4, 4, 0)}
-		submit(t, s, t0, &task{id: "a1", job: "a", req: resource.Vector{4, 4, 0}, stages: one})
-		submit(t, s, t0, &task{id: "a2", job: "a", req: resource.Vector{4, 4, 0}, stages: one})
-		submit(t, s, t0.Add(time.Second), &task{id: "b1", job: "b", req: resource.Vector{4, 4, 0}, stages: one})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a1", JobKey: "a", Request: resource.Vector{4, 4, 0}}, Usage: one})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a2", JobKey: "a", Request: resource.Vector{4, 4, 0}}, Usage: one})
+		submit(t, s, t0.Add(time.Second), &fgmtest.Task{Task: schedkittest.Task{Key: "b1", JobKey: "b", Request: resource.Vector{4, 4, 0}}, Usage: one})
 		schedule(t, s, t0.Add(time.Second), "n00") // a1
 		if got := fmt.Sprint(ids(schedule(t, s, t0.Add(time.Second), "n01"))); got != tc.want {
 			t.Errorf("%T: got %s, want %s", tc.fair, got, tc.want)
@@ -184,8 +185,7 @@ func TestScheduleLocality(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 2, resource.Vector{4, 8, 100})
 	s := newSched(t, c, fgm.Config{LocalityWait: 5 * time.Second})
-	submit(t, s, t0, &task{id: "x", job: "j", req: resource.Vector{1, 1, 0}, locs: []schedkit.NodeID{"n01"},
-		stages: []estimate.Stage{st(10*time.Second, 1, 1, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "j", Request: resource.Vector{1, 1, 0}, Locations: []schedkit.NodeID{"n01"}}, Usage: []estimate.Stage{st(10*time.Second, 1, 1, 0)}})
 	if d := schedule(t, s, t0, "n00"); len(d) != 0 {
 		t.Fatal("placed non-locally at once")
 	}
@@ -203,7 +203,7 @@ func TestScheduleOverdueHoldsPeak(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{4, 8, 100})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{4, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 6, 0), st(10*time.Second, 1, 2, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{4, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 6, 0), st(10*time.Second, 1, 2, 0)}})
 	schedule(t, s, t0, "n00")
 	free := space.Zero()
 	_ = s.Free(t0.Add(15*time.Second), "n00", free)
@@ -226,11 +226,11 @@ type state struct {
 	free             [][]float64
 }
 
-func snapshot(s *fgm.Scheduler, c *cluster, now time.Time) state {
+func snapshot(s *fgm.Scheduler, c *schedkittest.Cluster, now time.Time) state {
 	st := state{pending: s.Pending(), running: s.Running()}
-	for _, n := range c.nodes {
-		v := c.space.Zero()
-		_ = s.Free(now, n.id, v)
+	for _, n := range c.NodeList {
+		v := c.Resources.Zero()
+		_ = s.Free(now, n.Key, v)
 		st.free = append(st.free, v)
 	}
 	return st
@@ -241,8 +241,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 	c := newCluster(space, 1, resource.Vector{16, 32, 200})
 	s := newSched(t, c, fgm.Config{})
 	now := t0.Add(10 * time.Second)
-	submit(t, s, now, &task{id: "ok", job: "j", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{st(time.Second, 1, 1, 0)}})
-	submit(t, s, now, &task{id: "run", job: "j", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{st(time.Minute, 1, 1, 0)}})
+	submit(t, s, now, &fgmtest.Task{Task: schedkittest.Task{Key: "ok", JobKey: "j", Request: resource.Vector{1, 1, 0}}, Usage: []estimate.Stage{st(time.Second, 1, 1, 0)}})
+	submit(t, s, now, &fgmtest.Task{Task: schedkittest.Task{Key: "run", JobKey: "j", Request: resource.Vector{1, 1, 0}}, Usage: []estimate.Stage{st(time.Minute, 1, 1, 0)}})
 	schedule(t, s, now, "n00")
 	before := snapshot(s, c, now)
 	check := func(name string, err, want error) {
@@ -256,15 +256,15 @@ func TestBadInputChangesNothing(t *testing.T) {
 		}
 	}
 	check("nil task", s.Submit(now, nil), fgm.ErrInvalidTask)
-	check("empty id", s.Submit(now, &task{job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrInvalidTask)
-	check("empty job", s.Submit(now, &task{id: "x", req: resource.Vector{1, 1, 0}}), fgm.ErrInvalidTask)
-	check("duplicate", s.Submit(now, &task{id: "run", job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrDuplicateTask)
-	check("nan request", s.Submit(now, &task{id: "x", job: "j", req: resource.Vector{math.NaN(), 1, 0}}), fgm.ErrInvalidTask)
-	check("short request", s.Submit(now, &task{id: "x", job: "j", req: resource.Vector{1, 1}}), fgm.ErrInvalidTask)
-	check("time backwards", s.Submit(t0, &task{id: "x", job: "j", req: resource.Vector{1, 1, 0}}), fgm.ErrStaleTime)
-	_, err := s.Schedule(now, &node{id: "nope"}, nil)
+	check("empty id", s.Submit(now, &fgmtest.Task{Task: schedkittest.Task{JobKey: "j", Request: resource.Vector{1, 1, 0}}}), fgm.ErrInvalidTask)
+	check("empty job", s.Submit(now, &fgmtest.Task{Task: schedkittest.Task{Key: "x", Request: resource.Vector{1, 1, 0}}}), fgm.ErrInvalidTask)
+	check("duplicate", s.Submit(now, &fgmtest.Task{Task: schedkittest.Task{Key: "run", JobKey: "j", Request: resource.Vector{1, 1, 0}}}), fgm.ErrDuplicateTask)
+	check("nan request", s.Submit(now, &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "j", Request: resource.Vector{math.NaN(), 1, 0}}}), fgm.ErrInvalidTask)
+	check("short request", s.Submit(now, &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "j", Request: resource.Vector{1, 1}}}), fgm.ErrInvalidTask)
+	check("time backwards", s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "j", Request: resource.Vector{1, 1, 0}}}), fgm.ErrStaleTime)
+	_, err := s.Schedule(now, &schedkittest.Node{Key: "nope"}, nil)
 	check("unknown node", err, fgm.ErrUnknownNode)
-	_, err = s.Schedule(t0, &node{id: "n00"}, nil)
+	_, err = s.Schedule(t0, nodeOf(s, "n00"), nil)
 	check("schedule backwards", err, fgm.ErrStaleTime)
 	_, err = s.Tick(t0, nil)
 	check("tick backwards", err, fgm.ErrStaleTime)
@@ -277,15 +277,15 @@ func TestBadInputChangesNothing(t *testing.T) {
 	check("sample negative", s.SampleNode(now, "n00", resource.Vector{-1, 0, 0}), fgm.ErrInvalidSample)
 	check("sample unknown node", s.SampleNode(now, "nope", resource.Vector{1, 1, 1}), fgm.ErrUnknownNode)
 	check("add nil node", s.AddNode(nil), fgm.ErrInvalidNode)
-	check("add duplicate node", s.AddNode(c.nodes[0]), fgm.ErrDuplicateNode)
-	check("add nan node", s.AddNode(&node{id: "z", rack: "r", cap: resource.Vector{math.NaN(), 1, 1}}), fgm.ErrInvalidNode)
+	check("add duplicate node", s.AddNode(c.NodeList[0]), fgm.ErrDuplicateNode)
+	check("add nan node", s.AddNode(&schedkittest.Node{Key: "z", RackName: "r", Cap: resource.Vector{math.NaN(), 1, 1}, Free: resource.Vector{math.NaN(), 1, 1}}), fgm.ErrInvalidNode)
 	check("remove unknown", s.RemoveNode("nope"), fgm.ErrUnknownNode)
 
 	// Invalid estimates: the whole Schedule call is undone, including a
 	// placement it made before meeting the bad task.
 	s2 := newSched(t, c, fgm.Config{})
-	submit(t, s2, now, &task{id: "good", job: "a", req: resource.Vector{1, 1, 0}, stages: []estimate.Stage{st(time.Second, 1, 1, 0)}})
-	submit(t, s2, now, &task{id: "far", job: "a", req: resource.Vector{1, 1, 0}, locs: []schedkit.NodeID{"elsewhere"}, stages: []estimate.Stage{st(time.Second, 1, 1, 0)}})
+	submit(t, s2, now, &fgmtest.Task{Task: schedkittest.Task{Key: "good", JobKey: "a", Request: resource.Vector{1, 1, 0}}, Usage: []estimate.Stage{st(time.Second, 1, 1, 0)}})
+	submit(t, s2, now, &fgmtest.Task{Task: schedkittest.Task{Key: "far", JobKey: "a", Request: resource.Vector{1, 1, 0}, Locations: []schedkit.NodeID{"elsewhere"}}, Usage: []estimate.Stage{st(time.Second, 1, 1, 0)}})
 	for name, bad := range map[string][]estimate.Stage{
 		"nan demand":      {st(time.Second, math.NaN(), 1, 0)},
 		"negative length": {st(-time.Second, 1, 1, 0)},
@@ -293,9 +293,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		"short demand":    {st(time.Second, 1, 1)},
 	} {
 		id := schedkit.TaskID("bad-" + name)
-		submit(t, s2, now, &task{id: id, job: "b", req: resource.Vector{1, 1, 0}, stages: bad})
+		submit(t, s2, now, &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: "b", Request: resource.Vector{1, 1, 0}}, Usage: bad})
 		b2 := snapshot(s2, c, now)
-		_, err := s2.Schedule(now, &node{id: "n00"}, nil)
+		_, err := s2.Schedule(now, nodeOf(s2, "n00"), nil)
 		if !errors.Is(err, fgm.ErrInvalidEstimate) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -305,11 +305,13 @@ func TestBadInputChangesNothing(t *testing.T) {
 		_ = s2.Withdraw(id)
 	}
 	// the locality wait of "far" was undone too: it still waits from a later first skip
-	ds, _ := s2.Schedule(now.Add(3*time.Second), &node{id: "n00"}, nil)
+	ds, _ := s2.Schedule(now.Add(3*time.Second), nodeOf(s2, "n00"), nil)
 	if len(ds) != 1 || ds[0].Task != "good" {
 		t.Errorf("after bad estimates: %v", ids(ds))
 	}
 
+	infinite := schedkittest.NewCluster(space) // a node of infinite memory
+	infinite.AddNode("a", "", resource.Vector{1, math.Inf(1), 1})
 	for _, cfg := range []fgm.Config{
 		{},
 		{Cluster: c, IdleThreshold: 1},
@@ -318,7 +320,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{Cluster: c, Penalty: math.Inf(-1)},
 		{Cluster: c, ThFG: 0.1, ThCG: 0.05, ThSA: 0.2},
 		{Cluster: c, MaxStages: -1},
-		{Cluster: &cluster{space: space, nodes: []*node{{id: "a", cap: resource.Vector{1, math.Inf(1), 1}}}}},
+		{Cluster: infinite},
 	} {
 		if _, err := fgm.New(cfg); !errors.Is(err, fgm.ErrConfig) {
 			t.Errorf("New(%+v): %v", cfg, err)
@@ -330,7 +332,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 // default), in Config and FitConfig alike.
 func TestNoPenalty(t *testing.T) {
 	space := testSpace(t)
-	if _, err := fgm.New(fgm.Config{Cluster: &cluster{space: space}, Penalty: fgm.NoPenalty}); err != nil {
+	if _, err := fgm.New(fgm.Config{Cluster: schedkittest.NewCluster(space), Penalty: fgm.NoPenalty}); err != nil {
 		t.Errorf("New with NoPenalty: %v", err)
 	}
 	if _, err := fgm.NewFitter(fgm.FitConfig{Space: space, Penalty: fgm.NoPenalty}); err != nil {
@@ -350,7 +352,7 @@ func TestErrorText(t *testing.T) {
 
 // availNode reports a fixed Available vector.
 type availNode struct {
-	node
+	schedkittest.Node
 	avail resource.Vector
 }
 
@@ -370,20 +372,20 @@ func TestScheduleHostChecksSteps(t *testing.T) {
 		{true, "[]"},
 	} {
 		s := newSched(t, c, fgm.Config{HostChecksSteps: tc.check})
-		submit(t, s, t0, &task{id: "a", job: "j1", req: resource.Vector{3, 6, 0}, stages: two})
-		if ds, err := s.Schedule(t0, &availNode{node: node{id: "n00"}, avail: resource.Vector{4, 8, 100}}, nil); err != nil || len(ds) != 1 {
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j1", Request: resource.Vector{3, 6, 0}}, Usage: two})
+		if ds, err := s.Schedule(t0, &availNode{Node: *c.NodeList[0], avail: resource.Vector{4, 8, 100}}, nil); err != nil || len(ds) != 1 {
 			t.Fatal(ds, err)
 		}
 		later := t0.Add(10 * time.Second)
-		submit(t, s, later, &task{id: "b", job: "j2", req: resource.Vector{3, 6, 0}, stages: two})
+		submit(t, s, later, &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j2", Request: resource.Vector{3, 6, 0}}, Usage: two})
 		// the host allocated a's second step: 6 of 8 GiB taken
-		ds, err := s.Schedule(later, &availNode{node: node{id: "n00"}, avail: resource.Vector{1, 2, 100}}, nil)
+		ds, err := s.Schedule(later, &availNode{Node: *c.NodeList[0], avail: resource.Vector{1, 2, 100}}, nil)
 		if err != nil || fmt.Sprint(ids(ds)) != tc.want {
 			t.Errorf("check %v: %v %v, want %s", tc.check, ids(ds), err, tc.want)
 		}
 	}
 	s := newSched(t, c, fgm.Config{HostChecksSteps: true})
-	if _, err := s.Schedule(t0, &availNode{node: node{id: "n00"}, avail: resource.Vector{math.NaN(), 1, 1}}, nil); !errors.Is(err, fgm.ErrInvalidNode) {
+	if _, err := s.Schedule(t0, &availNode{Node: *c.NodeList[0], avail: resource.Vector{math.NaN(), 1, 1}}, nil); !errors.Is(err, fgm.ErrInvalidNode) {
 		t.Errorf("NaN available: %v", err)
 	}
 	if _, err := s.Schedule(t0, nil, nil); !errors.Is(err, fgm.ErrInvalidNode) {
@@ -398,8 +400,8 @@ func TestScheduleMeasuredIdle(t *testing.T) {
 	space := testSpace(t)
 	c := newCluster(space, 1, resource.Vector{16, 32, 200})
 	s := newSched(t, c, fgm.Config{})
-	submit(t, s, t0, &task{id: "a", job: "j", req: resource.Vector{1, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 8, 0)}})
-	submit(t, s, t0, &task{id: "b", job: "j", req: resource.Vector{1, 8, 0}, stages: []estimate.Stage{st(10*time.Second, 1, 8, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a", JobKey: "j", Request: resource.Vector{1, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 8, 0)}})
+	submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b", JobKey: "j", Request: resource.Vector{1, 8, 0}}, Usage: []estimate.Stage{st(10*time.Second, 1, 8, 0)}})
 	// 31 of 32 GB in use: idle 1 < 5% of 32 → skipped.
 	_ = s.SampleNode(t0, "n00", resource.Vector{2, 31, 0})
 	if d := schedule(t, s, t0, "n00"); len(d) != 0 {
@@ -428,8 +430,8 @@ func TestScheduleProgressive(t *testing.T) {
 		c := newCluster(space, 1, resource.Vector{16, 32, 100})
 		s := newSched(t, c, fgm.Config{Progressive: tc.progressive, Ablations: fgm.Ablations{NoCompression: true}})
 		for i := 1; i <= 4; i++ {
-			submit(t, s, t0, &task{id: schedkit.TaskID(fmt.Sprintf("a%d", i)), job: "a", req: resource.Vector{4, 4, 0}, stages: one})
-			submit(t, s, t0, &task{id: schedkit.TaskID(fmt.Sprintf("b%d", i)), job: "b", req: resource.Vector{4, 4, 0}, stages: one})
+			submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("a%d", i)), JobKey: "a", Request: resource.Vector{4, 4, 0}}, Usage: one})
+			submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("b%d", i)), JobKey: "b", Request: resource.Vector{4, 4, 0}}, Usage: one})
 		}
 		if got := fmt.Sprint(ids(schedule(t, s, t0, "n00"))); got != tc.want {
 			t.Errorf("progressive %v: got %s, want %s", tc.progressive, got, tc.want)
@@ -465,14 +467,14 @@ func TestScheduleChargeMean(t *testing.T) {
 		c := newCluster(space, 1, resource.Vector{16, 32, 100})
 		f := &spy{seen: map[schedkit.JobID]resource.Vector{}}
 		s := newSched(t, c, fgm.Config{ChargeMean: tc.mean, Ablations: fgm.Ablations{NoCompression: true}, Fairness: f})
-		submit(t, s, t0, &task{id: "a1", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
-		submit(t, s, t0, &task{id: "a2", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a1", JobKey: "a", Request: resource.Vector{2, 8, 0}}, Usage: two})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a2", JobKey: "a", Request: resource.Vector{2, 8, 0}}, Usage: two})
 		if got := fmt.Sprint(ids(schedule(t, s, t0, "n00"))); got != "[a1/fine-grained a2/fine-grained]" {
 			t.Fatalf("mean %v: placed %s", tc.mean, got)
 		}
 		// A second job makes the scheduler order a (two tasks running) against b.
-		submit(t, s, t0, &task{id: "a3", job: "a", req: resource.Vector{2, 8, 0}, stages: two})
-		submit(t, s, t0, &task{id: "b1", job: "b", req: resource.Vector{1, 1, 0}, stages: one})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a3", JobKey: "a", Request: resource.Vector{2, 8, 0}}, Usage: two})
+		submit(t, s, t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b1", JobKey: "b", Request: resource.Vector{1, 1, 0}}, Usage: one})
 		schedule(t, s, t0, "n00")
 		got := f.seen["a"]
 		want := tc.want.Clone()

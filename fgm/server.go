@@ -89,17 +89,11 @@ type server struct {
 	lastUsed []float64
 	placed   []float64
 
-	// Samples since the last Tick (formula (14) sums, per kind).
+	// Samples since the last Tick: formula (14) sums, per kind.
 	sampled      bool
 	lastAt       time.Duration
-	total        float64   // seconds sampled
-	sumUsed      []float64 // Σ μ·t
-	sumPred      []float64 // Σ α·t
-	sumOurs      []float64 // Σ (α − foreign)·t: our reservations
-	sumIdle      []float64 // Σ I·t
-	sumTasks     []float64 // Σ over SampleTask of used·t: our tasks' measured usage
+	win          []kindSums
 	tasksSampled bool
-	sumSq        []float64 // Σ ((μ − α)/N)²·t
 	conf         []float64 // ring: ConformityWindow × dims
 	overSA       int       // Ticks in a row whose own figure exceeded ThSA
 	confLen      int
@@ -115,7 +109,7 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	// The per-kind vectors in one block, those every Schedule call reads
 	// first: a heartbeat, and a round of usage samples, touches a few
 	// adjacent cache lines, not one allocation each.
-	buf := make([]float64, (11+s.cfg.ConformityWindow)*d)
+	buf := make([]float64, (5+s.cfg.ConformityWindow)*d)
 	next := func() []float64 {
 		x := buf[:d:d]
 		buf = buf[d:]
@@ -123,8 +117,8 @@ func newServer(s *Scheduler, id schedkit.NodeID, capacity resource.Vector) (*ser
 	}
 	v := &server{s: s, id: id, free: free, nextDue: math.MaxInt64}
 	v.capacity, v.lastUsed, v.placed, v.base, v.foreign = next(), next(), next(), next(), next()
-	v.sumUsed, v.sumPred, v.sumOurs, v.sumIdle, v.sumTasks, v.sumSq = next(), next(), next(), next(), next(), next()
 	v.conf = buf
+	v.win = make([]kindSums, d)
 	copy(v.capacity, capacity)
 	copy(v.base, capacity)
 	return v, nil
@@ -202,12 +196,11 @@ func (v *server) measuredFits(demand resource.Vector) bool {
 	return !v.measured || measuredShort(v.s.comp, v.capacity, v.lastUsed, v.placed, demand) < 0
 }
 
-// compressionAt returns the largest compression rate the timeline
-// implies at off among the compressible kinds demand uses: where the
-// reservations exceed the capacity (free f < 0), rc = −f/(N − f),
-// formula (1) for the server's total against N.
-func (v *server) compressionAt(off time.Duration, demand resource.Vector) float64 {
-	f := v.free.At(off)
+// compressionIn returns the largest compression rate the free amounts f
+// imply among the compressible kinds demand uses: where the reservations
+// exceed the capacity (f < 0), rc = −f/(N − f), formula (1) for the
+// server's total against N.
+func (v *server) compressionIn(f, demand resource.Vector) float64 {
 	rc := 0.0
 	for k, x := range f {
 		if v.s.comp[k] && x < 0 && demand[k] > 0 {
@@ -236,4 +229,56 @@ func (v *server) usedUp(free resource.Vector) bool {
 	}
 	k, _, _ := usedUpTest(s.comp, s.isIntegral, v.capacity, free, v.measured, v.lastUsed, v.placed, s.cfg.IdleThreshold, allow)
 	return k >= 0
+}
+
+// closedKinds returns the integral kinds (bit i: s.integral[i]) of which
+// v cannot give a task anything now, 0 if none or if passing by the
+// entries that request them could change more than the walk's cost
+// (closedSound). A kind is closed when v has less than one unit of it
+// free now (requests of integral kinds are whole, so a positive one is
+// at least 1) by one of the tests every placement passes: the free
+// timeline at now (free), the measured idle amount (the first stage's
+// test, measuredFits), or with HostChecksSteps what the host reports
+// free (hostFits). Each holds the request of an integral kind against
+// it: a prediction's integral demands are the request (wholeUnits), its
+// stages begin at now and last 1 ns at least (a History's do; Horizon is
+// positive).
+func (s *Scheduler) closedKinds(v *server, free resource.Vector) int {
+	if !s.closedSound() {
+		return 0
+	}
+	closed := 0
+	for i, k := range s.integral {
+		n := v.capacity[k]
+		if s.comp[k] {
+			continue
+		}
+		if free[k]+slack*n < 1 || (v.measured && n-v.lastUsed[k]-v.placed[k]+slack*n < 1) ||
+			(s.cfg.HostChecksSteps && s.scr.hostFree[k]+slack*n < 1) {
+			closed |= 1 << i
+		}
+	}
+	return closed
+}
+
+// closedSound reports whether a walk that passes by the queue entries
+// requesting a closed kind decides as the walk that tries them: every
+// prediction is valid (none is an error the walk would meet), no
+// pending task with data locations waits under delay scheduling (a
+// visit starts its wait), and 1 to maxNeedKinds integral kinds (the
+// counts by combination, Scheduler.needs, cover them).
+func (s *Scheduler) closedSound() bool {
+	return s.est.valid && len(s.integral) > 0 && len(s.integral) <= maxNeedKinds &&
+		(s.locTasks == 0 || s.cfg.LocalityWait < 0)
+}
+
+// anyOpen reports whether some entry counted in needs requests none of
+// the closed kinds (an entry requesting no integral kind always counts).
+func (s *Scheduler) anyOpen(needs *[1 << maxNeedKinds]int32, closed int) bool {
+	for m := range 1 << len(s.integral) {
+		if needs[m] > 0 && m&closed == 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -31,7 +31,9 @@ type TaskRun interface {
 	Requested() resource.Vector
 	// Deadline is the tasks' deadline (zero: none).
 	Deadline() time.Time
-	// Len is the number of tasks in the run, at least 1.
+	// Len is the number of tasks in the run, from 1 to 2³¹−1
+	// (math.MaxInt32): a longer run is ErrInvalidTask; submit it as
+	// several runs.
 	Len() int
 	// Task materialises the run's task i (0 ≤ i < Len): the host makes
 	// the task object now. The scheduler calls it when it needs the task
@@ -65,8 +67,10 @@ func (p *ptask) count() int {
 // entry: the same as submitting them one by one with Submit (see
 // TaskRun), but without a task object per task. It reads r's job, key,
 // request, deadline and length once. It fails, changing nothing, on a
-// nil run, a Len below 1, an empty job ID, a requested vector that does
-// not fit the Space, or a time before the latest given.
+// nil run, a Len below 1 or above 2³¹−1, an empty job ID, a requested
+// vector that does not fit the Space (ErrInvalidTask), a now before the
+// latest given (ErrStaleTime), or a now or deadline more than 2⁶⁰ ns
+// from the first time given (ErrTimeRange).
 //
 // A task of the run is materialised (TaskRun.Task) when it is placed:
 // its Decision names it. Until then it has no ID: WithdrawJob drops
@@ -94,17 +98,15 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 	if err != nil {
 		return err
 	}
-	dl := r.Deadline()
-	s.clock.Commit(rd)
-	p := &ptask{key: r.Similarity(), requested: req.Clone(), src: &runSrc{r: r, left: n}}
-	if !dl.IsZero() {
-		p.hasDL = true
-		d, _ := rd.Offset(dl) // saturated when out of range
-		p.deadline = time.Duration(d)
+	dl, hasDL, err := taskDeadline(op, "", rd, r.Deadline())
+	if err != nil {
+		return err
 	}
+	s.clock.Commit(rd)
+	p := &ptask{key: r.Similarity(), requested: req.Clone(), src: &runSrc{r: r, left: n}, deadline: dl, hasDL: hasDL}
 	p.seq = s.seq + 1 // the run's tasks take seq+1 … seq+n, in order
 	s.seq += uint64(n)
-	p.keyID = s.keyID(p.key)
+	p.keyID = s.keys.id(p.key, len(s.tasks))
 	p.job = s.jobEntry(job, now, off)
 	s.enqueue(p)
 	return nil
@@ -114,23 +116,13 @@ func (s *Scheduler) SubmitRun(now time.Time, r TaskRun) error {
 func (s *Scheduler) jobEntry(id schedkit.JobID, now time.Time, off time.Duration) *jobEntry {
 	j := s.jobs[id]
 	if j == nil {
-		j = &jobEntry{activePos: -1, sub: off}
+		j = &jobEntry{activePos: -1, sub: off, slot: s.slots.get()}
 		j.state = JobState{ID: id, Submitted: now, Allocated: s.space.Zero()}
 		s.jobs[id] = j
-		if hasMonotonic(now) != hasMonotonic(s.clock.Epoch()) {
-			// time.Time.Before compares monotonic clock readings when
-			// both times have one, off came from the wall clock: the
-			// orders may differ. The jobs so far (same kind of reading
-			// as the epoch) order alike both ways.
-			s.drfKey = false
-		}
+		s.walk.jobAdded(j)
 	}
 	return j
 }
-
-// hasMonotonic reports whether t carries a monotonic clock reading
-// (Round(0) strips it).
-func hasMonotonic(t time.Time) bool { return t != t.Round(0) }
 
 // materialise makes the head task of run entry p (pending at index i of
 // its job's queue) a task of its own: the host's TaskRun.Task, checked.
@@ -173,7 +165,7 @@ func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 		return nil, err
 	}
 	s.tasks[q.id] = q
-	s.undos = append(s.undos, undo{entry: p, q: q, i: i, run: j.runs[i], split: true, removed: p.src.left == 1})
+	s.undo.undos = append(s.undo.undos, undo{entry: p, q: q, i: i, run: j.runs[i], split: true, removed: p.src.left == 1})
 	if p.src.left == 1 {
 		j.pending[i] = q
 		return q, nil
@@ -181,7 +173,7 @@ func (s *Scheduler) splitHead(op string, j *jobEntry, i int) (*ptask, error) {
 	p.src.next++
 	p.src.left--
 	p.seq++
-	s.need(j, q, 1)
+	s.count(j, q, 1)
 	j.pending = append(j.pending, nil)
 	copy(j.pending[i+1:], j.pending[i:])
 	j.pending[i] = q
@@ -206,7 +198,7 @@ func (s *Scheduler) WithdrawJob(id schedkit.JobID) int {
 		if len(p.locs) > 0 {
 			s.locTasks--
 		}
-		s.need(j, p, -1)
+		s.count(j, p, -1)
 	}
 	clear(j.pending)
 	j.pending, j.runs = j.pending[:0], j.runs[:0]

@@ -10,7 +10,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // lazyRun is a host's run that makes its tasks when asked.
@@ -33,7 +35,7 @@ func (r *lazyRun) Task(i int) schedkit.Task {
 	if r.bad != nil {
 		return r.bad(i)
 	}
-	return &task{id: schedkit.TaskID(fmt.Sprintf("%s/map/%d", r.job, i)), job: r.job, key: r.key, req: r.req}
+	return &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("%s/map/%d", r.job, i)), JobKey: r.job, Similar: r.key, Request: r.req}}
 }
 
 // SubmitRun refuses bad runs with a typed error, changing nothing; a
@@ -65,7 +67,7 @@ func TestSubmitRunErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Submit(t0, &task{id: "x", job: "k", key: key, req: ok}); err != nil {
+			if err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "k", Similar: key, Request: ok}}); err != nil {
 				t.Fatal(err)
 			}
 			err = s.SubmitRun(t0.Add(tc.at), tc.run)
@@ -84,11 +86,15 @@ func TestSubmitRunErrors(t *testing.T) {
 		want error
 	}{
 		{"nil task", func(int) schedkit.Task { return nil }, fgm.ErrInvalidTask},
-		{"empty ID", func(int) schedkit.Task { return &task{job: "j", key: key, req: ok} }, fgm.ErrInvalidTask},
-		{"other job", func(i int) schedkit.Task {
-			return &task{id: schedkit.TaskID(fmt.Sprint("t", i)), job: "k", key: key, req: ok}
+		{"empty ID", func(int) schedkit.Task {
+			return &fgmtest.Task{Task: schedkittest.Task{JobKey: "j", Similar: key, Request: ok}}
 		}, fgm.ErrInvalidTask},
-		{"duplicate ID", func(int) schedkit.Task { return &task{id: "x", job: "j", key: key, req: ok} }, fgm.ErrDuplicateTask},
+		{"other job", func(i int) schedkit.Task {
+			return &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("t", i)), JobKey: "k", Similar: key, Request: ok}}
+		}, fgm.ErrInvalidTask},
+		{"duplicate ID", func(int) schedkit.Task {
+			return &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "j", Similar: key, Request: ok}}
+		}, fgm.ErrDuplicateTask},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(space, 1, resource.Vector{4, 8, 100})
@@ -98,14 +104,14 @@ func TestSubmitRunErrors(t *testing.T) {
 			}
 			// A single task of an earlier job is placed first in the
 			// call, then undone when the run's task is refused.
-			if err := s.Submit(t0, &task{id: "x", job: "a", key: key, req: ok}); err != nil {
+			if err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "a", Similar: key, Request: ok}}); err != nil {
 				t.Fatal(err)
 			}
 			r := &lazyRun{job: "j", n: 3, key: key, req: ok, bad: tc.make}
 			if err := s.SubmitRun(t0.Add(time.Second), r); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := s.Schedule(t0.Add(time.Second), c.nodes[0], nil)
+			ds, err := s.Schedule(t0.Add(time.Second), c.NodeList[0], nil)
 			if !errors.Is(err, tc.want) || len(ds) != 0 {
 				t.Fatalf("Schedule: %v, %d decisions; want %v and none", err, len(ds), tc.want)
 			}
@@ -113,7 +119,7 @@ func TestSubmitRunErrors(t *testing.T) {
 				t.Fatalf("pending %d, running %d after a failed call; want 4, 0", s.Pending(), s.Running())
 			}
 			r.bad = nil
-			ds, err = s.Schedule(t0.Add(time.Second), c.nodes[0], nil)
+			ds, err = s.Schedule(t0.Add(time.Second), c.NodeList[0], nil)
 			if err != nil || len(ds) != 4 || ds[0].Task != "x" || ds[1].Task != "j/map/0" || ds[3].Task != "j/map/2" {
 				t.Fatalf("then: %v, %v", err, ds)
 			}
@@ -140,7 +146,7 @@ func FuzzSubmitRun(f *testing.F) {
 		}
 		type side struct {
 			s *fgm.Scheduler
-			c *cluster
+			c *schedkittest.Cluster
 		}
 		mk := func() side {
 			c := newCluster(space, 2, resource.Vector{4, 8, 100})
@@ -172,7 +178,7 @@ func FuzzSubmitRun(f *testing.F) {
 				}
 				name := fmt.Sprint("r", runs)
 				r.bad = func(i int) schedkit.Task {
-					return &task{id: schedkit.TaskID(fmt.Sprintf("%s/%d", name, i)), job: r.job, key: key, req: req}
+					return &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprintf("%s/%d", name, i)), JobKey: r.job, Similar: key, Request: req}}
 				}
 				ea := a.s.SubmitRun(t0.Add(now), r)
 				var eb error
@@ -196,8 +202,8 @@ func FuzzSubmitRun(f *testing.F) {
 				}
 			case 2:
 				n := int(next() % 2)
-				da, ea := a.s.Schedule(t0.Add(now), a.c.nodes[n], nil)
-				db, eb := b.s.Schedule(t0.Add(now), b.c.nodes[n], nil)
+				da, ea := a.s.Schedule(t0.Add(now), a.c.NodeList[n], nil)
+				db, eb := b.s.Schedule(t0.Add(now), b.c.NodeList[n], nil)
 				if fmt.Sprint(da, ea) != fmt.Sprint(db, eb) {
 					t.Fatalf("Schedule: run %v %v, one by one %v %v", da, ea, db, eb)
 				}
@@ -242,9 +248,9 @@ func BenchmarkSubmitRun(b *testing.B) {
 	key := schedkit.SimilarityKey{Logic: "m", DataSize: 64}
 	req := resource.Vector{1, 1, 0}
 	for _, n := range []int{100, 10000, 100000} {
-		tasks := make([]*task, n)
+		tasks := make([]*fgmtest.Task, n)
 		for i := range tasks {
-			tasks[i] = &task{id: schedkit.TaskID(fmt.Sprint("j/", i)), job: "j", key: key, req: req}
+			tasks[i] = &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("j/", i)), JobKey: "j", Similar: key, Request: req}}
 		}
 		for _, path := range []string{"run", "one-by-one"} {
 			b.Run(fmt.Sprintf("tasks=%d/%s", n, path), func(b *testing.B) {
@@ -267,7 +273,7 @@ func BenchmarkSubmitRun(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					ds, err := s.Schedule(t0, c.nodes[0], nil)
+					ds, err := s.Schedule(t0, c.NodeList[0], nil)
 					if err != nil || len(ds) != 4 {
 						b.Fatalf("%v, %d placed", err, len(ds))
 					}
@@ -294,23 +300,23 @@ func TestScheduleClosedKindsIdleRecord(t *testing.T) {
 	}
 	mapReq, bigReduce := resource.Vector{1, 1, 0}, resource.Vector{100, 0, 1}
 	for i := range 2 {
-		if err := s.Submit(t0, &task{id: schedkit.TaskID(fmt.Sprint("f", i)), job: "f", req: mapReq}); err != nil {
+		if err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("f", i)), JobKey: "f", Request: mapReq}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 2 {
+	if ds, err := s.Schedule(t0, c.NodeList[0], nil); err != nil || len(ds) != 2 {
 		t.Fatalf("filling n0: %v %v", ds, err)
 	}
-	if err := s.Submit(t0, &task{id: "a0", job: "a", req: mapReq}); err != nil {
+	if err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "a0", JobKey: "a", Request: mapReq}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Submit(t0, &task{id: "b0", job: "b", req: bigReduce}); err != nil {
+	if err := s.Submit(t0, &fgmtest.Task{Task: schedkittest.Task{Key: "b0", JobKey: "b", Request: bigReduce}}); err != nil {
 		t.Fatal(err)
 	}
-	if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 0 {
+	if ds, err := s.Schedule(t0, c.NodeList[0], nil); err != nil || len(ds) != 0 {
 		t.Fatalf("n0: %v %v, want nothing", ds, err)
 	}
-	ds, err := s.Schedule(t0, c.nodes[1], nil)
+	ds, err := s.Schedule(t0, c.NodeList[1], nil)
 	if err != nil || len(ds) != 1 || ds[0].Task != "a0" {
 		t.Fatalf("n1: %v %v, want a0", ds, err)
 	}
@@ -339,7 +345,7 @@ func BenchmarkScheduleFullSlotServer(b *testing.B) {
 			_ = s.SubmitRun(t0, fill)
 			red := &lazyRun{job: "fillr", n: 2, key: schedkit.SimilarityKey{Logic: "r", DataSize: 1}, req: resource.Vector{1, 0, 1}}
 			_ = s.SubmitRun(t0, red)
-			if ds, err := s.Schedule(t0, c.nodes[0], nil); err != nil || len(ds) != 4 {
+			if ds, err := s.Schedule(t0, c.NodeList[0], nil); err != nil || len(ds) != 4 {
 				b.Fatalf("filling: %v %v", ds, err)
 			}
 			for i := range jobs {
@@ -357,7 +363,7 @@ func BenchmarkScheduleFullSlotServer(b *testing.B) {
 				if err := s.SubmitRun(t0, r); err != nil {
 					b.Fatal(err)
 				}
-				dst, err = s.Schedule(t0, c.nodes[0], dst[:0])
+				dst, err = s.Schedule(t0, c.NodeList[0], dst[:0])
 				if err != nil || len(dst) > 0 {
 					b.Fatalf("%v, %d placed", err, len(dst))
 				}

@@ -12,7 +12,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // poisonEstimator is the oracle, except that the poison-th prediction
@@ -20,7 +22,7 @@ import (
 type poisonEstimator struct{ poison int }
 
 func (e *poisonEstimator) Predict(t schedkit.Task) (estimate.Profile, bool) {
-	prof, ok := oracleEstimator{}.Predict(t)
+	prof, ok := fgmtest.Oracle{}.Predict(t)
 	if e.poison > 0 {
 		if e.poison--; e.poison == 0 {
 			return estimate.Profile{Stages: []estimate.Stage{st(0, 1, 12, 0)}}, true
@@ -157,18 +159,18 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				stages = []estimate.Stage{st(time.Duration(1+rng.IntN(20))*time.Second, req[0], req[1], req[2]),
 					st(time.Duration(1+rng.IntN(20))*time.Second, req[0]/2, req[1]/2, req[2])}
 			}
-			tk := &task{id: id, job: schedkit.JobID(fmt.Sprintf("j%d", rng.IntN(4))), key: key, req: req, stages: stages}
+			tk := &fgmtest.Task{Task: schedkittest.Task{Key: id, JobKey: schedkit.JobID(fmt.Sprintf("j%d", rng.IntN(4))), Similar: key, Request: req}, Usage: stages}
 			both("Submit", func(tw *twin) ([]fgm.Decision, error) { return nil, tw.s.Submit(at(now), tk) })
 			pending = append(pending, id)
 		case 2: // bad Submit
-			tk := &task{id: "x", job: "j0", req: resource.Vector{1, 1, 0}}
+			tk := &fgmtest.Task{Task: schedkittest.Task{Key: "x", JobKey: "j0", Request: resource.Vector{1, 1, 0}}}
 			switch rng.IntN(6) {
 			case 0:
 				bad("Submit nil", fgm.ErrInvalidTask, func(s *fgm.Scheduler) error { return s.Submit(at(now), nil) })
 			case 1:
-				bad("Submit typed nil", fgm.ErrInvalidTask, func(s *fgm.Scheduler) error { return s.Submit(at(now), (*task)(nil)) })
+				bad("Submit typed nil", fgm.ErrInvalidTask, func(s *fgm.Scheduler) error { return s.Submit(at(now), (*fgmtest.Task)(nil)) })
 			case 2:
-				tk.req = resource.Vector{math.NaN(), 1, 0}
+				tk.Request = resource.Vector{math.NaN(), 1, 0}
 				bad("Submit NaN", fgm.ErrInvalidTask, func(s *fgm.Scheduler) error { return s.Submit(at(now), tk) })
 			case 3:
 				if committed {
@@ -178,7 +180,7 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				bad("Submit far", fgm.ErrTimeRange, func(s *fgm.Scheduler) error { return s.Submit(at(now+1<<61), tk) })
 			case 5:
 				if len(pending) > 0 {
-					tk.id = pending[0]
+					tk.Key = pending[0]
 					bad("Submit duplicate", fgm.ErrDuplicateTask, func(s *fgm.Scheduler) error { return s.Submit(at(now), tk) })
 				}
 			}
@@ -209,12 +211,21 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 			n := nodes[rng.IntN(len(nodes))]
 			switch rng.IntN(6) {
 			case 0:
-				bad("Schedule unknown", fgm.ErrUnknownNode, func(s *fgm.Scheduler) error { _, err := s.Schedule(at(now), &node{id: "nope"}, nil); return err })
+				bad("Schedule unknown", fgm.ErrUnknownNode, func(s *fgm.Scheduler) error {
+					_, err := s.Schedule(at(now), &schedkittest.Node{Key: "nope"}, nil)
+					return err
+				})
 			case 1:
-				bad("Schedule typed nil", fgm.ErrInvalidNode, func(s *fgm.Scheduler) error { _, err := s.Schedule(at(now), (*node)(nil), nil); return err })
+				bad("Schedule typed nil", fgm.ErrInvalidNode, func(s *fgm.Scheduler) error {
+					_, err := s.Schedule(at(now), (*schedkittest.Node)(nil), nil)
+					return err
+				})
 			case 2:
 				if committed {
-					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error { _, err := s.Schedule(stale, &node{id: n}, nil); return err })
+					bad("Schedule stale", fgm.ErrStaleTime, func(s *fgm.Scheduler) error {
+						_, err := s.Schedule(stale, &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
+						return err
+					})
 				}
 			case 3:
 				// A Schedule that fails part-way: a poisoned estimate, or
@@ -222,7 +233,7 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				// poison, the call succeeded: b gets it too.
 				a.est.poison = 1 + rng.IntN(3)
 				a.failNext = true
-				ds, err := a.s.Schedule(at(now), &node{id: n}, nil)
+				ds, err := a.s.Schedule(at(now), &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
 				a.est.poison, a.failNext = 0, false
 				if err != nil {
 					if !errors.Is(err, fgm.ErrInvalidEstimate) && !errors.Is(err, fgm.ErrInvalidTask) {
@@ -231,7 +242,7 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 					badPlaced++
 					break
 				}
-				db, eb := b.s.Schedule(at(now), &node{id: n}, nil)
+				db, eb := b.s.Schedule(at(now), &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
 				last, committed = now, true
 				if eb != nil || fmt.Sprint(ds) != fmt.Sprint(db) {
 					t.Fatalf("unpoisoned Schedule at %v: twins differ:\n a: %v\n b: %v %v", now, ds, db, eb)
@@ -239,7 +250,9 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				track(ds)
 				continue
 			}
-			both("Schedule", func(tw *twin) ([]fgm.Decision, error) { return tw.s.Schedule(at(now), &node{id: n}, nil) })
+			both("Schedule", func(tw *twin) ([]fgm.Decision, error) {
+				return tw.s.Schedule(at(now), &schedkittest.Node{Key: n, Cap: capacity, Free: capacity}, nil)
+			})
 		case 7: // SampleTask
 			ids := sortedRunning()
 			if len(ids) == 0 {
@@ -302,12 +315,14 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 		case 12: // AddNode, RemoveNode
 			switch rng.IntN(5) {
 			case 0:
-				bad("AddNode typed nil", fgm.ErrInvalidNode, func(s *fgm.Scheduler) error { return s.AddNode((*node)(nil)) })
+				bad("AddNode typed nil", fgm.ErrInvalidNode, func(s *fgm.Scheduler) error { return s.AddNode((*schedkittest.Node)(nil)) })
 			case 1:
-				bad("AddNode duplicate", fgm.ErrDuplicateNode, func(s *fgm.Scheduler) error { return s.AddNode(&node{id: nodes[0], cap: capacity}) })
+				bad("AddNode duplicate", fgm.ErrDuplicateNode, func(s *fgm.Scheduler) error {
+					return s.AddNode(&schedkittest.Node{Key: nodes[0], Cap: capacity, Free: capacity})
+				})
 			case 2:
 				bad("AddNode NaN", fgm.ErrInvalidNode, func(s *fgm.Scheduler) error {
-					return s.AddNode(&node{id: "z", cap: resource.Vector{math.NaN(), 1, 1}})
+					return s.AddNode(&schedkittest.Node{Key: "z", Cap: resource.Vector{math.NaN(), 1, 1}, Free: resource.Vector{math.NaN(), 1, 1}})
 				})
 			case 3:
 				bad("RemoveNode unknown", fgm.ErrUnknownNode, func(s *fgm.Scheduler) error { return s.RemoveNode("nope") })
@@ -325,7 +340,9 @@ func twinRun1(t *testing.T, space *resource.Space, history bool, seed uint64) {
 				}
 				next++
 				n := schedkit.NodeID(fmt.Sprintf("n%d", 100+next))
-				both("AddNode", func(tw *twin) ([]fgm.Decision, error) { return nil, tw.s.AddNode(&node{id: n, cap: capacity}) })
+				both("AddNode", func(tw *twin) ([]fgm.Decision, error) {
+					return nil, tw.s.AddNode(&schedkittest.Node{Key: n, Cap: capacity, Free: capacity})
+				})
 				nodes = append(nodes, n)
 			}
 		case 13: // reads, at any time in range: a only

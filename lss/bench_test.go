@@ -202,7 +202,7 @@ func (h *benchHost) complete(t lsstest.Task) {
 	}
 }
 
-var benchSizes = []int{100, 1000, 10000}
+var benchSizes = []int{100, 1000, 10000, 100000}
 
 func benchHeartbeat(b *testing.B, base lss.Config, literal bool) {
 	for _, n := range benchSizes {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
+	"github.com/schedkit/schedkit/internal/membership"
 	"github.com/schedkit/schedkit/internal/nilvalue"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -103,12 +104,21 @@ func (s *Scheduler) readFree(op string, node schedkit.Node) error {
 	return nil
 }
 
-// member checks that node id is one of the cluster's nodes (see
-// internal/membership: O(1) while the cluster's membership is unchanged).
-func (s *Scheduler) member(op string, id schedkit.NodeID) error {
-	if s.members.Has(s.cluster, id) {
+// checkNode refuses a node value that is not the cluster's node of its
+// ID (internal/membership: O(1) with a Cluster that implements
+// schedkit.NodeLookup, or while the cluster's membership is unchanged):
+// ErrUnknownNode, or ErrInvalidNode for a value whose capacity differs
+// from that node's (a stale value, taken before the node was resized,
+// must not hand out slots the cluster does not count). node's vectors
+// have been checked (readFree).
+func (s *Scheduler) checkNode(op string, node schedkit.Node) error {
+	f, why := s.members.Check(s.cluster, s.space, node)
+	sentinel := ErrUnknownNode
+	switch f {
+	case membership.OK:
 		return nil
+	case membership.Disagrees:
+		sentinel = ErrInvalidNode
 	}
-	return &Error{Op: op, Node: id, Err: ErrUnknownNode,
-		Reason: fmt.Sprintf("none of the cluster's %d nodes has this ID", s.cluster.Nodes())}
+	return &Error{Op: op, Node: node.ID(), Err: sentinel, Reason: why}
 }

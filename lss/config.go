@@ -2,7 +2,6 @@ package lss
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/schedkit/schedkit"
@@ -100,8 +99,10 @@ type Config struct {
 	// times Tavg measures. Each Heartbeat then walks the cluster's nodes,
 	// O(nodes).
 	Heterogeneous bool
-	// NodeSpeeds gives node speed factors for Heterogeneous: finite, in
-	// (0, 1000], 2 meaning twice as fast. New copies the map;
+	// NodeSpeeds gives node speed factors for Heterogeneous, 2 meaning
+	// twice as fast: each in [0.001, 1000] and rounded to thousandths
+	// (speeds are counted in thousandths, as effective capacities are).
+	// New copies the map;
 	// SetNodeSpeed changes it later. It must be empty without
 	// Heterogeneous.
 	NodeSpeeds map[schedkit.NodeID]float64
@@ -130,15 +131,23 @@ type Config struct {
 // empty: map slots for phase 0, reduce slots for phase 1. Read only.
 var DefaultPhaseKinds = []string{resource.MapSlot.Name, resource.ReduceSlot.Name}
 
-// maxSpeed bounds node speed factors, so effective capacities stay far
-// from int64 overflow.
-const maxSpeed = 1000
+// minSpeed and maxSpeed bound node speed factors: speeds are counted in
+// thousandths (a speed rounds to a whole number of them, at least one),
+// and effective capacities stay far from int64 overflow.
+const (
+	minSpeed = 0.001
+	maxSpeed = 1000
+)
 
 // maxSlots bounds slot counts read from vectors.
 const maxSlots = 1 << 32
 
-func validSpeed(v float64) bool {
-	return !math.IsNaN(v) && v > 0 && v <= maxSpeed && math.Round(v*1000) >= 1
+// speedFault returns "" for a usable speed factor, else why it is not.
+func speedFault(v float64) string {
+	if v >= minSpeed && v <= maxSpeed { // false for NaN
+		return ""
+	}
+	return fmt.Sprintf("speed %v outside [%v, %v] (speeds are counted in thousandths)", v, minSpeed, maxSpeed)
 }
 
 // layout is Config resolved against the Space at New.
@@ -190,8 +199,8 @@ func (c *Config) resolve() (*resource.Space, layout, error) {
 		return fail("NodeSpeeds given without Heterogeneous")
 	}
 	for id, v := range c.NodeSpeeds {
-		if !validSpeed(v) {
-			return fail("node %q: speed %v outside (0, %d]", id, v, maxSpeed)
+		if why := speedFault(v); why != "" {
+			return fail("node %q: %s", id, why)
 		}
 	}
 	if c.AdmissionTaskTime < 0 {

@@ -60,7 +60,13 @@
 //  5. On each node's heartbeat call Heartbeat(now, node, ds[:0]) with a
 //     node of the Cluster (else ErrUnknownNode) whose Available excludes
 //     the slots of assignments it was given and has not started yet, and
-//     never exceeds its Capacity (else ErrInvalidNode).
+//     never exceeds its Capacity (else ErrInvalidNode). The node value
+//     must be the Cluster's node of its ID, or agree with it: a value
+//     whose Capacity differs from that node's (a stale value, taken
+//     before the node was resized) is refused with ErrInvalidNode, never
+//     used. A Cluster that implements schedkit.NodeLookup lets the
+//     membership check take O(1) for any ID; without it, a heartbeat of
+//     an ID the scheduler has not seen in the cluster rescans it.
 //  6. Carry out every decision, in order: Kill — kill the job's running
 //     tasks and free their slots; Assign — start Count ready tasks of
 //     Phase on Node, taking the slots, then Update the job; Infeasible
@@ -76,7 +82,8 @@
 // Every option is off by default (the paper's algorithm); see Config:
 // SoftDeadlines (report Infeasible instead of killing), PerPhaseTaskTime
 // (formula (2) per phase), Heterogeneous with NodeSpeeds (slots weighted
-// by node speed in formula (3) — the paper's future work), PhaseKinds
+// by node speed in formula (3) — the paper's future work; speeds in
+// [0.001, 1000], counted in thousandths), PhaseKinds
 // with more than two phases (sequential stages, one slot kind each),
 // Admission (refuse at Submit a job that could not make its deadline
 // even alone on the whole cluster, judged by its observed task time, its
@@ -228,7 +235,9 @@
 //   - Times are held as nanosecond offsets from the first now a Submit or
 //     Heartbeat succeeded with, and must stay within 2⁶⁰ ns (about 36
 //     years) of it (ErrTimeRange), which keeps all arithmetic exact in
-//     int64; Order, which changes nothing, checks range only.
+//     int64: every now, and a job's submission and deadline (a Submit
+//     whose job gives one out of range is refused, also on the first
+//     call); Order and Queue, which change nothing, check range only.
 //
 // # Concurrency
 //

@@ -18,34 +18,37 @@ import (
 // dropped or altered and no decision is taken.
 var (
 	// ErrConfig reports an invalid Config given to New, or an invalid
-	// speed given to SetNodeSpeed.
-	ErrConfig = errors.New("lss: invalid config")
+	// speed given to SetNodeSpeed (outside [0.001, 1000]).
+	ErrConfig = errtext.Sentinel("lss", errtext.Config)
 	// ErrInvalidJob reports a job that cannot be queued or updated: nil,
 	// empty ID, too many phases, inconsistent counters, a deadline before
 	// its submission or already passed.
-	ErrInvalidJob = errors.New("lss: invalid job")
+	ErrInvalidJob = errtext.Sentinel("lss", errtext.InvalidJob)
 	// ErrDuplicateJob reports a Submit of an ID already queued.
-	ErrDuplicateJob = errors.New("lss: duplicate job ID")
+	ErrDuplicateJob = errtext.Sentinel("lss", errtext.DuplicateJob)
 	// ErrUnknownJob reports an Update or Remove of an ID not queued
 	// (never submitted, already removed, or killed by a decision).
-	ErrUnknownJob = errors.New("lss: unknown job ID")
-	// ErrInvalidNode reports a nil node or a node or cluster whose vectors
+	ErrUnknownJob = errtext.Sentinel("lss", errtext.UnknownJob)
+	// ErrInvalidNode reports a nil node, a node or cluster whose vectors
 	// do not fit the Space, hold NaN, negative or fractional slot counts,
-	// or report more free slots than the node's capacity.
-	ErrInvalidNode = errors.New("lss: invalid node or cluster")
+	// or report more free slots than the node's capacity, or a node value
+	// whose capacity differs from that of the cluster's node of its ID
+	// (a stale node value).
+	ErrInvalidNode = errtext.Sentinel("lss", errtext.InvalidNode)
 	// ErrUnknownNode reports a Heartbeat from a node that is not among
 	// the cluster's live nodes (Cluster.Node). The host must not hand out
 	// slots of a node it no longer counts in the cluster's capacity.
-	ErrUnknownNode = errors.New("lss: node not in the cluster")
+	ErrUnknownNode = errtext.Sentinel("lss", errtext.UnknownNode)
 	// ErrStaleTime reports a Submit or Heartbeat dated before the latest
 	// time given to an earlier Submit or Heartbeat: the scheduler's
 	// decisions (kills in particular) are not reversible, so time must
 	// not run backwards.
-	ErrStaleTime = errors.New("lss: time before an earlier call")
-	// ErrTimeRange reports a time more than 2⁶⁰ ns (about 36 years) away
-	// from the first now a Submit or Heartbeat succeeded with, the range
-	// its exact integer arithmetic covers.
-	ErrTimeRange = errors.New("lss: time out of range")
+	ErrStaleTime = errtext.Sentinel("lss", errtext.StaleTime)
+	// ErrTimeRange reports a now, or a job's submission or deadline,
+	// more than 2⁶⁰ ns (about 36 years) away from the first now a Submit
+	// or Heartbeat succeeded with, the range its exact integer arithmetic
+	// covers.
+	ErrTimeRange = errtext.Sentinel("lss", errtext.TimeRange)
 	// ErrNotAdmitted is wrapped by *RefusedError: admission control found
 	// that the job could not meet its deadline even alone on the cluster.
 	ErrNotAdmitted = errors.New("lss: job refused by admission control")
@@ -55,7 +58,7 @@ var (
 // where a host's counters were inconsistent, the *schedkit.ProgressError
 // (Cause).
 type Error struct {
-	Op     string          // the method: "New", "Submit", "Update", "Remove", "Heartbeat", "SetNodeSpeed"
+	Op     string          // the method: "New", "Submit", "Update", "Remove", "Heartbeat", "Order", "Queue", "SetNodeSpeed"
 	Job    schedkit.JobID  // the job concerned, if any
 	Node   schedkit.NodeID // the node concerned, if any
 	Reason string          // what is wrong

@@ -256,19 +256,19 @@ func TestHostMisuseChangesNothing(t *testing.T) {
 			{"Heartbeat from a node the cluster does not know", func() error {
 				_, err := s.Heartbeat(at(90*sec), stranger, nil)
 				return err
-			}, lss.ErrUnknownNode, `lss: Heartbeat: node "stranger": node not in the cluster: none of the cluster's 2 nodes has this ID`},
+			}, lss.ErrUnknownNode, `lss: Heartbeat: node "stranger": unknown node ID: none of the cluster's 2 nodes has this ID`},
 			{"node reporting more free slots than its capacity", func() error {
 				n.Free[1] = 29
 				defer func() { n.Free[1] = 2 }()
 				_, err := s.Heartbeat(at(90*sec), n, nil)
 				return err
-			}, lss.ErrInvalidNode, `lss: Heartbeat: node "n00": invalid node or cluster: 29 free "map-slot" slots, more than its capacity 2`},
+			}, lss.ErrInvalidNode, `lss: Heartbeat: node "n00": invalid node: 29 free "map-slot" slots, more than its capacity 2`},
 			{"typed nil job", func() error { return s.Submit(at(90*sec), nilJob) },
 				lss.ErrInvalidJob, `lss: Submit: invalid job: nil job (a typed nil *schedkittest.Job)`},
 			{"typed nil node", func() error {
 				_, err := s.Heartbeat(at(90*sec), nilNode, nil)
 				return err
-			}, lss.ErrInvalidNode, `lss: Heartbeat: invalid node or cluster: nil node (a typed nil *schedkittest.Node)`},
+			}, lss.ErrInvalidNode, `lss: Heartbeat: invalid node: nil node (a typed nil *schedkittest.Node)`},
 		}
 		for _, m := range misuse {
 			err := m.call()
@@ -289,4 +289,58 @@ func TestHostMisuseChangesNothing(t *testing.T) {
 			t.Errorf("typed nil cluster: %v", err)
 		}
 	})
+}
+
+// TestTimeRangeRule is the root package's time rule 1 in lss: a job's
+// submission or deadline more than 2⁶⁰ ns from the first time given is
+// ErrTimeRange (as in dbs and fgm), and changes nothing.
+func TestTimeRangeRule(t *testing.T) {
+	far := time.Duration(1<<60) + time.Second
+	for _, tt := range []struct {
+		name     string
+		sub, due time.Time
+		text     string
+	}{
+		{"deadline", t0, t0.Add(far),
+			`lss: Submit: job "far": time out of range: deadline 2050-04-13 23:58:25.606846976 +0000 UTC is more than 2^60 ns (about 36 years) from 2013-10-01 00:00:00 +0000 UTC, the first time given`},
+		{"submission", t0.Add(-far), t0.Add(time.Hour),
+			`lss: Submit: job "far": time out of range: submission 1977-03-20 00:01:34.393153024 +0000 UTC is more than 2^60 ns (about 36 years) from 2013-10-01 00:00:00 +0000 UTC, the first time given`},
+	} {
+		for _, first := range []bool{true, false} {
+			s := mustNew(t, lss.Config{Cluster: newCluster(1, 2, 1, 0)})
+			if !first {
+				mustSubmit(t, s, t0, newJob("a", t0, t0.Add(time.Hour), 2, 1))
+			}
+			err := s.Submit(t0, newJob("far", tt.sub, tt.due, 2, 1))
+			if !errors.Is(err, lss.ErrTimeRange) || err.Error() != tt.text {
+				t.Errorf("%s (first call %v):\n got %v\nwant %s", tt.name, first, err, tt.text)
+			}
+			if want := map[bool]int{true: 0, false: 1}[first]; s.Len() != want {
+				t.Errorf("%s: %d jobs queued, want %d", tt.name, s.Len(), want)
+			}
+		}
+	}
+}
+
+// TestNodeSpeedRange: node speeds are counted in thousandths, so the
+// range lss accepts is [0.001, 1000], as its doc and its message say.
+func TestNodeSpeedRange(t *testing.T) {
+	s := mustNew(t, lss.Config{Cluster: newCluster(1, 2, 1, 0), Heterogeneous: true})
+	for _, v := range []float64{0.001, 0.5, 1000} {
+		if err := s.SetNodeSpeed("n00", v); err != nil {
+			t.Errorf("speed %v: %v", v, err)
+		}
+	}
+	for _, v := range []float64{0, 0.0009, 1000.5, math.NaN(), math.Inf(1), -1} {
+		err := s.SetNodeSpeed("n00", v)
+		want := fmt.Sprintf(`lss: SetNodeSpeed: node "n00": invalid config: speed %v outside [0.001, 1000] (speeds are counted in thousandths)`, v)
+		if !errors.Is(err, lss.ErrConfig) || err.Error() != want {
+			t.Errorf("speed %v:\n got %v\nwant %s", v, err, want)
+		}
+		cfg := lss.Config{Cluster: newCluster(1, 2, 1, 0), Heterogeneous: true, NodeSpeeds: map[schedkit.NodeID]float64{"n00": v}}
+		want = fmt.Sprintf(`lss: New: invalid config: node "n00": speed %v outside [0.001, 1000] (speeds are counted in thousandths)`, v)
+		if _, err := lss.New(cfg); !errors.Is(err, lss.ErrConfig) || err.Error() != want {
+			t.Errorf("New with speed %v:\n got %v\nwant %s", v, err, want)
+		}
+	}
 }

@@ -41,3 +41,8 @@ func PhaseWaves(optimistic bool, pr schedkit.PhaseProgress, sinceSubmit, t time.
 	}
 	return phaseWaves(m, &pr, pr.Total-pr.Finished, sinceSubmit, t, c)
 }
+
+// MembershipScans returns how many times s rescanned the cluster to find
+// a heartbeating node (internal/membership): none with a Cluster that
+// implements schedkit.NodeLookup.
+func MembershipScans(s *Scheduler) uint64 { return s.members.Scans() }

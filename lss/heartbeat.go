@@ -32,8 +32,10 @@ import (
 // unchanged: a nil node (also a typed nil pointer), a node that is not
 // among the cluster's nodes (ErrUnknownNode), vectors that do not fit the
 // Space or hold NaN, negative or fractional slots, free slots above the
-// node's capacity (ErrInvalidNode), a now before the latest time given to
-// Submit or Heartbeat (ErrStaleTime), or a now out of range.
+// node's capacity, a capacity other than that of the cluster's node of
+// its ID (ErrInvalidNode: a stale node value), a now before the latest
+// time given to Submit or Heartbeat (ErrStaleTime), or a now out of range
+// (ErrTimeRange).
 func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision) ([]Decision, error) {
 	const op = "Heartbeat"
 	if nilvalue.Is(node) {
@@ -44,13 +46,13 @@ func (s *Scheduler) Heartbeat(now time.Time, node schedkit.Node, dst []Decision)
 	if f != clock.OK {
 		return dst, s.timeErr(op, "", id, f, now)
 	}
-	if err := s.member(op, id); err != nil {
+	if err := s.readFree(op, node); err != nil {
+		return dst, err
+	}
+	if err := s.checkNode(op, node); err != nil {
 		return dst, err
 	}
 	if err := s.readCapacity(op, s.capsNew); err != nil {
-		return dst, err
-	}
-	if err := s.readFree(op, node); err != nil {
 		return dst, err
 	}
 	s.clock.Commit(r)

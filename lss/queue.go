@@ -20,14 +20,16 @@ type Pick struct {
 
 // Queue appends to dst the order in which Algorithm 1 hands out the
 // queued jobs' ready tasks at now: the assignments a heartbeat at now
-// would make if the node had unlimited free slots of every kind. It is
+// would make if the node had unlimited free slots of every kind, under
+// the same Config (with NoFirstMapPass, no pass-1 picks). It is
 // the entry point for hosts that place one task at a time (a Kubernetes
 // scheduling queue pops one pod per cycle): give a task of kind k a slot
 // in the order of the picks of kind k, and the tasks that get slots are
 // exactly those the heartbeats at now would assign, for any split of the
 // free slots among nodes — for each kind, the assignments of any sequence
 // of heartbeats at now are a prefix of Queue's picks of that kind
-// (TestQueueIsHeartbeatPrefix) — provided that a job with no finished or
+// (TestQueueIsHeartbeatPrefix, for every combination of the options) —
+// provided that a job with no finished or
 // running task has no ready task outside phase 0's kind, as with
 // MapReduce slow-start. (Otherwise a heartbeat of a node with no free
 // slot of phase 0's kind could start such a job's later-phase task first,
@@ -56,9 +58,12 @@ func (s *Scheduler) Queue(now time.Time, dst []Pick) ([]Pick, error) {
 		return dst, nil
 	}
 	first := make(map[schedkit.JobID]bool)
-	// Pass 1: one phase-0 task to each job with no finished, running or
-	// assigned task.
+	// Pass 1 (unless NoFirstMapPass): one phase-0 task to each job with
+	// no finished, running or assigned task.
 	for _, st := range live {
+		if s.cfg.NoFirstMapPass {
+			break
+		}
 		e := s.jobs[st.Job]
 		if e.fresh() && e.avail(0) > 0 {
 			first[st.Job] = true

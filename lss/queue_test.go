@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -89,9 +90,12 @@ func TestQueueEmptyAndErrors(t *testing.T) {
 	}
 }
 
-// randomQueueJob makes a job with random progress at now: some finished
-// tasks (so Tavg is known), some running, the rest ready or not.
-func randomQueueJob(rng *rand.Rand, id string, now time.Time) *hostJob {
+// randomQueueJob makes a job of the given phase kinds (phase → kind
+// index) with random progress at now: some finished tasks (so Tavg is
+// known), some running, the rest ready or not; task time hints of every
+// kind. A job with nothing finished or running has no ready task outside
+// phase 0's kind (Queue's proviso).
+func randomQueueJob(rng *rand.Rand, id string, now time.Time, kinds []int) *hostJob {
 	sub := now.Add(-time.Duration(rng.IntN(200)) * sec)
 	deadline := time.Time{}
 	if rng.IntN(8) > 0 {
@@ -101,9 +105,13 @@ func randomQueueJob(rng *rand.Rand, id string, now time.Time) *hostJob {
 		}
 	}
 	j := &hostJob{Key: schedkit.JobID(id), SubmittedAt: sub, DeadlineAt: deadline}
-	for p := range 2 {
+	if rng.IntN(2) == 0 {
+		j.Hint = time.Duration(5+rng.IntN(40)) * sec
+	}
+	started := false
+	for p := range 1 + rng.IntN(len(kinds)) {
 		total := 1 + rng.IntN(8)
-		if p == 1 {
+		if p > 0 {
 			total = rng.IntN(3)
 		}
 		pr := schedkit.PhaseProgress{Total: total}
@@ -118,86 +126,165 @@ func randomQueueJob(rng *rand.Rand, id string, now time.Time) *hostJob {
 			}
 		}
 		pr.Ready = pr.Total - pr.Running - pr.Finished
-		if p == 1 && rng.IntN(2) == 0 {
+		if p > 0 && rng.IntN(2) == 0 {
 			pr.Ready = 0
 		}
+		started = started || pr.Finished+pr.Running > 0
 		j.Counters = append(j.Counters, pr)
 		j.Nominal = append(j.Nominal, 20*sec)
+		j.PhaseHints = append(j.PhaseHints, time.Duration(rng.IntN(3))*10*sec)
+		j.PhaseHintSet = append(j.PhaseHintSet, rng.IntN(2) == 0)
 	}
-	if j.Counters[0].Finished+j.Counters[0].Running+j.Counters[1].Finished+j.Counters[1].Running == 0 {
-		j.Counters[1].Ready = 0 // no later-phase task is ready before anything ran (see Queue)
+	if !started {
+		for p := range j.Counters {
+			if kinds[p] != kinds[0] {
+				j.Counters[p].Ready = 0 // no such task is ready before anything ran (see Queue)
+			}
+		}
 	}
 	return j
 }
 
-// TestQueueIsHeartbeatPrefix is the property Queue promises: for every
-// slot kind, the assignments of any sequence of heartbeats at the same
-// instant are a prefix of Queue's picks of that kind, for both
-// implementations and with soft deadlines.
+// queueLayouts are the phase layouts the prefix property runs: the
+// paper's two phases, three sequential kinds, two phases sharing a kind.
+var queueLayouts = []struct {
+	name  string
+	kinds []string
+}{
+	{"map-reduce", nil},
+	{"three-kinds", []string{"map-slot", "reduce-slot", "merge-slot"}},
+	{"shared-kind", []string{"map-slot", "map-slot", "reduce-slot"}},
+}
+
+// everyOption returns every combination of lss.Config's options: each
+// bool field on or off (found by reflection, so an option added later is
+// enumerated too), with speeds for Heterogeneous and an a-priori task
+// time for Admission. A Config field of any other type must be listed
+// here, or the test fails.
+func everyOption(t *testing.T) []lss.Config {
+	t.Helper()
+	typ := reflect.TypeFor[lss.Config]()
+	var flags []int
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		switch {
+		case f.Type.Kind() == reflect.Bool:
+			flags = append(flags, i)
+		case f.Name == "Cluster", f.Name == "PhaseKinds", f.Name == "NodeSpeeds", f.Name == "AdmissionTaskTime":
+		default:
+			t.Fatalf("lss.Config.%s (%v): an option this test does not enumerate", f.Name, f.Type)
+		}
+	}
+	var out []lss.Config
+	for mask := range 1 << len(flags) {
+		var cfg lss.Config
+		v := reflect.ValueOf(&cfg).Elem()
+		for b, i := range flags {
+			v.Field(i).SetBool(mask&(1<<b) != 0)
+		}
+		if cfg.Admission {
+			cfg.AdmissionTaskTime = 15 * sec
+		}
+		out = append(out, cfg)
+	}
+	return out
+}
+
+// TestQueueIsHeartbeatPrefix is the property Queue promises, for every
+// combination of lss's options (both implementations among them) and
+// every phase layout, on random clusters and queues: for every slot
+// kind, the assignments of any sequence of heartbeats at the same
+// instant are a prefix of Queue's picks of that kind.
 func TestQueueIsHeartbeatPrefix(t *testing.T) {
 	type key struct {
 		job   schedkit.JobID
 		phase schedkit.Phase
 	}
-	expand := func(picks []lss.Pick, kind int) []key {
-		var out []key
-		for _, p := range picks {
-			if int(p.Phase) != kind { // phases map to kinds 0, 1 here
-				continue
-			}
-			for range p.Count {
-				out = append(out, key{p.Job, p.Phase})
-			}
-		}
-		return out
+	seeds := 4
+	if testing.Short() {
+		seeds = 1
 	}
-	for seed := range uint64(300) {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		cl := newCluster(1+rng.IntN(4), float64(rng.IntN(4)), float64(rng.IntN(3)))
-		cfg := lss.Config{Cluster: cl, Literal: rng.IntN(2) == 0, SoftDeadlines: rng.IntN(3) == 0}
-		s, err := lss.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		now := t0.Add(500 * sec)
-		var jobs []*hostJob
-		for i := range 1 + rng.IntN(12) {
-			jobs = append(jobs, randomQueueJob(rng, fmt.Sprintf("j%02d", i), now))
-		}
-		// Submit in submission order, as a host does (lss refuses a time
-		// before an earlier one).
-		slices.SortStableFunc(jobs, func(a, b *hostJob) int { return a.SubmittedAt.Compare(b.SubmittedAt) })
-		for _, j := range jobs {
-			if err := s.Submit(j.SubmittedAt, j); err != nil {
-				t.Fatalf("seed %d: Submit %s: %v", seed, j.Key, err)
-			}
-		}
-		picks, err := s.Queue(now, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got [2][]key
-		for _, n := range cl.NodeList {
-			for i := range n.Free {
-				n.Free[i] = float64(rng.IntN(int(n.Cap[i]) + 1))
-			}
-			decs, err := s.Heartbeat(now, n, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range decs {
-				if d.Action == lss.Assign {
-					for range d.Count {
-						got[d.Phase] = append(got[d.Phase], key{d.Job, d.Phase})
+	configs, checks, assigned := everyOption(t), 0, 0
+	for li, lay := range queueLayouts {
+		for ci, opts := range configs {
+			for seed := range seeds {
+				rng := rand.New(rand.NewPCG(uint64(seed), uint64(li<<16|ci)))
+				cl := newCluster(1+rng.IntN(4), float64(rng.IntN(4)), float64(rng.IntN(3)), float64(rng.IntN(3)))
+				cfg := opts
+				cfg.Cluster, cfg.PhaseKinds = cl, lay.kinds
+				if cfg.Heterogeneous {
+					cfg.NodeSpeeds = map[schedkit.NodeID]float64{}
+					for _, n := range cl.NodeList {
+						if rng.IntN(2) == 0 {
+							cfg.NodeSpeeds[n.Key] = []float64{0.25, 0.5, 1.5, 3}[rng.IntN(4)]
+						}
 					}
+				}
+				s, err := lss.New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kinds := make([]int, s.Phases())
+				for p := range kinds {
+					kinds[p], _ = s.PhaseKind(schedkit.Phase(p))
+				}
+				now := t0.Add(500 * sec)
+				var jobs []*hostJob
+				for i := range 1 + rng.IntN(12) {
+					jobs = append(jobs, randomQueueJob(rng, fmt.Sprintf("j%02d", i), now, kinds))
+				}
+				// Submit in submission order, as a host does (lss refuses
+				// a time before an earlier one).
+				slices.SortStableFunc(jobs, func(a, b *hostJob) int { return a.SubmittedAt.Compare(b.SubmittedAt) })
+				for _, j := range jobs {
+					if err := s.Submit(j.SubmittedAt, j); err != nil && !errors.Is(err, lss.ErrNotAdmitted) {
+						t.Fatalf("%s %+v seed %d: Submit %s: %v", lay.name, opts, seed, j.Key, err)
+					}
+				}
+				picks, err := s.Queue(now, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[int][]key{}
+				for _, p := range picks {
+					for range p.Count {
+						want[kinds[p.Phase]] = append(want[kinds[p.Phase]], key{p.Job, p.Phase})
+					}
+				}
+				// Every node heartbeats with random free slots, in random
+				// order, some twice.
+				got := map[int][]key{}
+				order := rng.Perm(len(cl.NodeList))
+				order = append(order, order[:rng.IntN(len(order)+1)]...)
+				for _, i := range order {
+					n := cl.NodeList[i]
+					for k := range n.Free {
+						n.Free[k] = float64(rng.IntN(int(n.Cap[k]) + 1))
+					}
+					ds, err := s.Heartbeat(now, n, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, d := range ds {
+						if d.Action == lss.Assign {
+							for range d.Count {
+								got[kinds[d.Phase]] = append(got[kinds[d.Phase]], key{d.Job, d.Phase})
+							}
+							assigned += d.Count
+						}
+					}
+				}
+				for k, g := range got {
+					if w := want[k]; len(g) > len(w) || !slices.Equal(g, w[:len(g)]) {
+						t.Fatalf("%s %+v seed %d kind %d: heartbeats assigned %v, not a prefix of Queue %v", lay.name, opts, seed, k, g, w)
+					}
+					checks++
 				}
 			}
 		}
-		for kind := range 2 {
-			want := expand(picks, kind)
-			if len(got[kind]) > len(want) || !slices.Equal(got[kind], want[:len(got[kind])]) {
-				t.Fatalf("seed %d kind %d: heartbeats assigned %v, not a prefix of Queue %v", seed, kind, got[kind], want)
-			}
-		}
+	}
+	t.Logf("%d configurations × %d layouts × %d seeds: %d kinds checked, %d tasks assigned", len(configs), len(queueLayouts), seeds, checks, assigned)
+	if assigned == 0 {
+		t.Fatal("nothing assigned: the test exercises nothing")
 	}
 }

@@ -94,10 +94,10 @@ func New(cfg Config) (*Scheduler, error) {
 	s.free = make([]int, nk)
 	s.elig = make([]jheap, nk)
 	for k := range s.elig {
-		s.elig[k] = jheap{slot: k, less: lessStatic}
+		s.elig[k] = newStaticHeap(k)
 	}
-	s.fresh = jheap{slot: nk, less: lessStatic}
-	s.kill = jheap{slot: nk + 1, less: lessKill}
+	s.fresh = newStaticHeap(nk)
+	s.kill = newKillHeap(nk + 1)
 	return s, nil
 }
 
@@ -162,7 +162,8 @@ func (s *Scheduler) readHints(op string, j schedkit.Job, id schedkit.JobID, n in
 // phases than configured, inconsistent counters or a bad phase hint, a
 // submission time after now, a deadline before the submission or already
 // passed at now, a now before the latest time given to Submit or
-// Heartbeat (ErrStaleTime), times out of range, or — with Admission — a
+// Heartbeat (ErrStaleTime), a now, submission or deadline more than 2⁶⁰
+// ns from the first time given (ErrTimeRange), or — with Admission — a
 // job refused (*RefusedError). A zero Deadline means the job has none: it is
 // never killed and comes after every deadline job.
 func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
@@ -194,8 +195,10 @@ func (s *Scheduler) Submit(now time.Time, j schedkit.Job) error {
 		dl, ok3 = r.Offset(deadline)
 	}
 	switch {
-	case !ok2 || !ok3:
-		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: "submission or deadline more than 2^60 ns from the first time given"}
+	case !ok2:
+		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: r.OutOfRange("submission", j.Submitted())}
+	case !ok3:
+		return &Error{Op: op, Job: id, Err: ErrTimeRange, Reason: r.OutOfRange("deadline", deadline)}
 	case sub > nowOff:
 		return errf(op, ErrInvalidJob, id, "submitted %v, after now %v", j.Submitted(), now)
 	case hasDL && dl < sub:
@@ -313,15 +316,16 @@ func (s *Scheduler) drop(e *entry) {
 }
 
 // SetNodeSpeed sets the speed factor of a node for Heterogeneous (1 for
-// nodes never set). It fails with ErrConfig without Heterogeneous or for
-// a speed that is NaN, infinite, not positive or above 1000. The new
+// nodes never set), rounded to thousandths. It fails with ErrConfig
+// without Heterogeneous or for a speed outside [0.001, 1000] (NaN
+// included). The new
 // effective capacity applies from the next Heartbeat.
 func (s *Scheduler) SetNodeSpeed(id schedkit.NodeID, speed float64) error {
 	if !s.cfg.Heterogeneous {
 		return &Error{Op: "SetNodeSpeed", Node: id, Err: ErrConfig, Reason: "Heterogeneous is off"}
 	}
-	if !validSpeed(speed) {
-		return &Error{Op: "SetNodeSpeed", Node: id, Err: ErrConfig, Reason: "speed outside (0, 1000]"}
+	if why := speedFault(speed); why != "" {
+		return &Error{Op: "SetNodeSpeed", Node: id, Err: ErrConfig, Reason: why}
 	}
 	s.speeds[id] = int64(math.Round(speed * 1000))
 	return nil

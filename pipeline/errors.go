@@ -15,7 +15,7 @@ import (
 var (
 	// ErrConfig is wrapped by every *Error: a Config or Stages value that
 	// Run rejects before starting any goroutine.
-	ErrConfig = errors.New("pipeline: invalid config")
+	ErrConfig = errtext.Sentinel("pipeline", errtext.Config)
 	// ErrStageFailed is wrapped by every *StageError: a host function
 	// failed. From Run, the reader or the writer failed (or a Drop
 	// panicked) and the pipeline stopped; as an item's Result.Err, its

@@ -1,7 +1,6 @@
 package resource
 
 import (
-	"errors"
 	"math"
 	"time"
 )
@@ -42,7 +41,7 @@ func CompressionRate(compressible bool, demand, allocated float64) (float64, err
 
 // CompressedDuration returns T / (1 − rc), paper 004 formula (4): the time
 // a task that needs t uncompressed takes when its compressible demand is
-// compressed by rc ∈ [0, 1).
+// compressed by rc ∈ [0, 1), rounded to the nanosecond.
 func CompressedDuration(t time.Duration, rc float64) (time.Duration, error) {
 	return ContendedDuration(t, rc, 0)
 }
@@ -119,10 +118,12 @@ func CompressionBound(existing, added, p, limit float64) (float64, error) {
 	return rc, nil
 }
 
-// StagedDuration returns Σ dᵢ / (1 − rcᵢ), paper 004 formula (15): the
-// duration of a task whose i-th stage takes dᵢ uncompressed and runs at
-// compression rate rcᵢ (the largest over its compressible kinds). The two
-// slices must have equal lengths.
+// StagedDuration returns Σ Dᵢ/(1 − rcᵢ), paper 004 formula (15): the
+// duration of a task whose i-th stage takes Dᵢ uncompressed and runs at
+// compression rate rcᵢ (the largest over its compressible kinds), each
+// stage by formula (4). The sum is taken exactly and rounded to the
+// nanosecond once. The two slices must have equal lengths; every Dᵢ must
+// be non-negative and every rcᵢ in [0, 1).
 func StagedDuration(stages []time.Duration, rates []float64) (time.Duration, error) {
 	const op = "StagedDuration"
 	if len(stages) != len(rates) {
@@ -130,51 +131,49 @@ func StagedDuration(stages []time.Duration, rates []float64) (time.Duration, err
 	}
 	total := 0.0
 	for i, d := range stages {
-		c, err := CompressedDuration(d, rates[i])
-		if err != nil {
-			if e := (*Error)(nil); errors.As(err, &e) {
-				e.Op, e.Index = op, i
-			}
-			return 0, err
+		rc := rates[i]
+		switch {
+		case d < 0:
+			return 0, errAt(op, i, float64(d), ErrNegative)
+		case !finite(rc):
+			return 0, errAt(op, i, rc, ErrNotFinite)
+		case rc < 0 || rc >= 1:
+			return 0, errAt(op, i, rc, ErrLimit)
 		}
-		total += float64(c)
+		total += float64(d) / (1 - rc)
 	}
+	total = math.Round(total)
 	if total >= math.MaxInt64 {
 		return 0, errVal(op, total, ErrOverflow)
 	}
 	return time.Duration(total), nil
 }
 
-// Sample is one observation of an amount held for a duration, the input of
-// the time-weighted average (14).
-type Sample struct {
-	Value    float64
-	Duration time.Duration
+// Mean is paper 004's formula (14), the time-weighted mean
+//
+//	r̄ = Σ rᵢ·tᵢ / T,  T = Σ tᵢ
+//
+// of amounts rᵢ each held for tᵢ, kept as its two sums so that samples
+// are averaged as they arrive and none is stored. The times may be in
+// any unit, the same for every sample (seconds, say: a
+// time.Duration's Seconds). The zero Mean holds no sample. Add does not
+// check its arguments (it sits on hot paths): with finite amounts and
+// non-negative times Value is finite unless the sums overflow.
+type Mean struct {
+	Sum   float64 // Σ rᵢ·tᵢ
+	Total float64 // T = Σ tᵢ
 }
 
-// TimeWeightedAverage returns Σ rᵢ·tᵢ / T with T = Σ tᵢ, paper 004 formula
-// (14): the mean of samples weighted by how long each held. Zero total
-// duration returns 0. Values must be finite, durations non-negative.
-func TimeWeightedAverage(samples []Sample) (float64, error) {
-	const op = "TimeWeightedAverage"
-	var sum, total float64
-	for i, s := range samples {
-		if !finite(s.Value) {
-			return 0, errAt(op, i, s.Value, ErrNotFinite)
-		}
-		if s.Duration < 0 {
-			return 0, errAt(op, i, float64(s.Duration), ErrNegative)
-		}
-		t := s.Duration.Seconds()
-		sum += s.Value * t
-		total += t
+// Add adds amount r held for time t.
+func (m *Mean) Add(r, t float64) {
+	m.Sum += r * t
+	m.Total += t
+}
+
+// Value returns Σ rᵢ·tᵢ / T, 0 when T is 0.
+func (m Mean) Value() float64 {
+	if m.Total == 0 {
+		return 0
 	}
-	if total == 0 {
-		return 0, nil
-	}
-	avg := sum / total
-	if !finite(avg) {
-		return 0, errVal(op, avg, ErrOverflow)
-	}
-	return avg, nil
+	return m.Sum / m.Total
 }

@@ -147,48 +147,73 @@ func TestCompressionBoundProperty(t *testing.T) {
 }
 
 func TestStagedDuration(t *testing.T) {
-	// (15): 90s/(1-0.1) + 30s/(1-0) + 60s/(1-0.25) = 100 + 30 + 80 = 210s
-	got, err := StagedDuration(
-		[]time.Duration{90 * time.Second, 30 * time.Second, 60 * time.Second},
-		[]float64{0.1, 0, 0.25})
-	if err != nil || got != 210*time.Second {
-		t.Fatalf("StagedDuration = %v, %v; want 210s", got, err)
-	}
-	if _, err := StagedDuration([]time.Duration{1}, nil); !errors.Is(err, ErrLength) {
-		t.Fatalf("length mismatch: err = %v", err)
-	}
-	_, err = StagedDuration([]time.Duration{1, 2}, []float64{0, 1})
-	var e *Error
-	if !errors.As(err, &e) || e.Index != 1 || !errors.Is(err, ErrLimit) {
-		t.Fatalf("bad rate: err = %v", err)
-	}
-}
-
-func TestTimeWeightedAverage(t *testing.T) {
+	s := time.Second
 	tests := []struct {
 		name    string
-		samples []Sample
-		want    float64
+		stages  []time.Duration
+		rates   []float64
+		want    time.Duration
 		wantErr error
+		index   int // of the offending stage, with wantErr
 	}{
-		{"(4*10+2*30)/40=2.5", []Sample{{4, 10 * time.Second}, {2, 30 * time.Second}}, 2.5, nil},
-		{"(1*1+3*1+8*2)/4=5", []Sample{{1, time.Second}, {3, time.Second}, {8, 2 * time.Second}}, 5, nil},
-		{"single sample", []Sample{{7, time.Minute}}, 7, nil},
-		{"zero-length samples ignored", []Sample{{100, 0}, {2, time.Second}}, 2, nil},
-		{"empty", nil, 0, nil},
-		{"negative values allowed", []Sample{{-2, time.Second}, {4, time.Second}}, 1, nil},
-		{"NaN value", []Sample{{math.NaN(), time.Second}}, 0, ErrNotFinite},
-		{"negative duration", []Sample{{1, -time.Second}}, 0, ErrNegative},
-		{"overflow", []Sample{{math.MaxFloat64, time.Hour}, {math.MaxFloat64, time.Hour}}, 0, ErrOverflow},
+		{"(15) 90s/(1-0.1)+30s/(1-0)+60s/(1-0.25)=100+30+80=210s",
+			[]time.Duration{90 * s, 30 * s, 60 * s}, []float64{0.1, 0, 0.25}, 210 * s, nil, 0},
+		{"one stage is (4): 60s/(1-0.25)=80s", []time.Duration{60 * s}, []float64{0.25}, 80 * s, nil, 0},
+		{"uncompressed: the stages' sum", []time.Duration{5 * s, 7 * s}, []float64{0, 0}, 12 * s, nil, 0},
+		{"none", nil, nil, 0, nil, 0},
+		// 1ns/(1-0.5) + 1ns/(1-0.5) = 4ns, not 2·round(2ns); 1ns/(1-0.6) =
+		// 2.5ns, 3 × 2.5 = 7.5 rounds once to 8.
+		{"summed exactly, rounded once", []time.Duration{1, 1, 1}, []float64{0.6, 0.6, 0.6}, 8, nil, 0},
+		{"zero-length stage", []time.Duration{0, 10 * s}, []float64{0.9, 0.5}, 20 * s, nil, 0},
+		{"rate 1", []time.Duration{1, 2}, []float64{0, 1}, 0, ErrLimit, 1},
+		{"negative rate", []time.Duration{1}, []float64{-0.1}, 0, ErrLimit, 0},
+		{"NaN rate", []time.Duration{1, 1}, []float64{0, math.NaN()}, 0, ErrNotFinite, 1},
+		{"negative stage", []time.Duration{s, -s}, []float64{0, 0}, 0, ErrNegative, 1},
+		{"overflow", []time.Duration{math.MaxInt64 / 2}, []float64{0.9}, 0, ErrOverflow, -1},
+		{"lengths differ", []time.Duration{1}, nil, 0, ErrLength, -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := TimeWeightedAverage(tc.samples)
-			if !errors.Is(err, tc.wantErr) {
-				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			got, err := StagedDuration(tc.stages, tc.rates)
+			if !errors.Is(err, tc.wantErr) || got != tc.want {
+				t.Fatalf("StagedDuration = %v, %v; want %v, %v", got, err, tc.want, tc.wantErr)
 			}
-			if math.Abs(got-tc.want) > 1e-12 {
-				t.Fatalf("avg = %v, want %v", got, tc.want)
+			var e *Error
+			if tc.wantErr != nil && (!errors.As(err, &e) || e.Index != tc.index) {
+				t.Fatalf("err %v: want element %d", err, tc.index)
+			}
+		})
+	}
+}
+
+func TestMean(t *testing.T) {
+	s := time.Second
+	type sample struct {
+		r float64
+		t time.Duration
+	}
+	tests := []struct {
+		name    string
+		samples []sample
+		want    float64
+	}{
+		{"(14) (4·10+2·30)/40=2.5", []sample{{4, 10 * s}, {2, 30 * s}}, 2.5},
+		{"(1·1+3·1+8·2)/4=5", []sample{{1, s}, {3, s}, {8, 2 * s}}, 5},
+		{"one sample", []sample{{7, time.Minute}}, 7},
+		{"zero-length samples weigh nothing", []sample{{100, 0}, {2, s}}, 2},
+		{"empty", nil, 0},
+		{"only zero-length samples", []sample{{3, 0}}, 0},
+		{"negative amounts (a difference of usages)", []sample{{-2, s}, {4, s}}, 1},
+		{"500ms at 6 and 1.5s at 2: (3+3)/2=3", []sample{{6, 500 * time.Millisecond}, {2, 1500 * time.Millisecond}}, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var m Mean
+			for _, x := range tc.samples {
+				m.Add(x.r, x.t.Seconds())
+			}
+			if got := m.Value(); math.Abs(got-tc.want) > 1e-12 {
+				t.Fatalf("mean = %v, want %v", got, tc.want)
 			}
 		})
 	}
@@ -210,9 +235,15 @@ func FuzzCompression(f *testing.F) {
 		if err == nil && !(r >= 0 && r <= 1) {
 			t.Fatalf("CompressionRate = %v", r)
 		}
-		a, err := TimeWeightedAverage([]Sample{{existing, time.Duration(d)}, {added, time.Second}})
-		if err == nil && (math.IsNaN(a) || math.IsInf(a, 0)) {
-			t.Fatalf("TimeWeightedAverage = %v", a)
+		if got, err := StagedDuration([]time.Duration{time.Duration(d), time.Second}, []float64{rc, limit}); err == nil && got < 0 {
+			t.Fatalf("StagedDuration(%d,%v,%v) = %v < 0", d, rc, limit, got)
+		}
+		var m Mean
+		m.Add(existing, float64(d))
+		m.Add(added, 1e9)
+		if a := m.Value(); finite(existing) && finite(added) && d >= 0 && math.Abs(existing) < 1e280 && math.Abs(added) < 1e280 &&
+			!(a >= min(existing, added)-1e-9*math.Abs(a) && a <= max(existing, added)+1e-9*math.Abs(a)) {
+			t.Fatalf("Mean of %v and %v = %v, outside them", existing, added, a)
 		}
 	})
 }

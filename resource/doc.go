@@ -2,8 +2,9 @@
 // kinds of resource and whether they are compressible, vectors of amounts
 // with the tuple algebra of paper 004 (Zhou et al., "Dynamically
 // fine-grained scheduling method in cloud environment", 2020), the
-// compression formulas of its §2.1, time-weighted averages, and a
-// piecewise-constant Timeline of amounts over time.
+// compression formulas of its §2.1, its time-weighted mean (14) and
+// staged duration (15), and a piecewise-constant Timeline of amounts
+// over time (a server's free resources).
 //
 // # Kinds and spaces
 //
@@ -19,22 +20,24 @@
 //
 // # Formulas
 //
+// Each formula of paper 004 that schedkit computes has its home here
+// (package fgm calls these):
+//
 //	(1)  CompressionRate       rc = (R_r − R_u)/R_r if R_r > R_u, else 0; 0 for incompressible kinds
 //	(4)  CompressedDuration    T' = T/(1 − rc)
 //	(5)  ContendedDuration     T' = (1 + p)·T/(1 − rc)
 //	(6)(7) CompressionBound    rc = clamp((w_{n+1} − p·Σw_i)/Σ_{i≤n+1} w_i, 0, limit)
-//	(9)–(12) Vector            Add, Mul (element-wise), Scale
-//	(13) Vector.AnyLess        a < b iff some a_i < b_i
-//	(14) TimeWeightedAverage   Σ r_i·t_i / T; Timeline.Average
+//	(9)–(12) Vector            a tuple of amounts; Add (10), AddScaled (10) with (12)
+//	(14) Mean                  Σ r_i·t_i / T, kept as running sums
 //	(15) StagedDuration        Σ D_i/(1 − rc_i)
 //	DRF  DominantShare         max_i v_i/total_i
 //
 // Where the paper is unclear we chose, and say so: formula (7) is printed
 // as min(max(limitation, x), 10%), which could never fall below the limit;
 // its text says the rate is non-negative and below the limit, so
-// CompressionBound clamps x to [0, limit]. Formula (13) is printed over
-// 0 < i < n, which would skip the first and last kinds; AnyLess compares
-// every element.
+// CompressionBound clamps x to [0, limit]. The element-wise product (11)
+// and the order (13) are not computed: no algorithm here needs them
+// (Fits is the test a demand passes, every kind at most the capacity).
 //
 // # Errors
 //

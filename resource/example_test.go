@@ -37,11 +37,3 @@ func Example() {
 	// least free over a minute: [12 56]
 	// rc=0.10 duration=2m0s
 }
-
-func ExampleVector_AnyLess() {
-	free := resource.Vector{4, 16}
-	need := resource.Vector{2, 32}
-	short, _ := free.AnyLess(need) // formula (13): some kind is short
-	fmt.Println(short)
-	// Output: true
-}

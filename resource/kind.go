@@ -84,9 +84,6 @@ func (s *Space) Kind(i int) Kind {
 	return s.kinds[i]
 }
 
-// Kinds returns a copy of the kinds in order.
-func (s *Space) Kinds() []Kind { return append([]Kind(nil), s.kinds...) }
-
 // Index returns the position of the kind with the given name. It uses a
 // map; resolve indices once at setup, not on decision paths.
 func (s *Space) Index(name string) (int, bool) {

@@ -13,11 +13,11 @@ import (
 // (the start of a task for a demand profile, "now" or a fixed epoch for a
 // server's free resources).
 //
-// One type serves three users: estimate (a task's predicted per-stage
-// demand, base zero), fgm (a server's future free resources, base its
-// capacity, reservations subtracted stage by stage) and the simulator. A
-// Timeline owns its storage; methods never allocate once it has grown to
-// its working size. Vectors returned by At and Stage are views into that
+// Package fgm keeps one per server: its future free resources, base its
+// capacity (less foreign load), reservations subtracted stage by stage
+// (Sub) and forgotten as time passes (TrimBefore). A Timeline owns its
+// storage; methods never allocate once it has grown to its working
+// size. Vectors returned by At and Stage are views into that
 // storage, valid until the next change. A Timeline is not safe for
 // concurrent use.
 type Timeline struct {
@@ -89,15 +89,6 @@ func (t *Timeline) Stage(i int) (start, end time.Duration, v Vector) {
 
 func (t *Timeline) stage(i int) Vector { return Vector(t.vals[i*t.dims : (i+1)*t.dims]) }
 
-// Span returns the start of the first stage and the end of the last; ok is
-// false when there are no stages.
-func (t *Timeline) Span() (start, end time.Duration, ok bool) {
-	if len(t.times) == 0 {
-		return 0, 0, false
-	}
-	return t.times[0], t.times[len(t.times)-1], true
-}
-
 // find returns the index of the stage containing at, or -1 if none does.
 func (t *Timeline) find(at time.Duration) int {
 	n := len(t.times)
@@ -166,12 +157,6 @@ func (t *Timeline) checkInterval(op string, start, end time.Duration, v Vector) 
 	return checkFinite(op, v)
 }
 
-// Add adds v to the value on [start, end). It fails, leaving the timeline
-// unchanged, if start ≥ end, v's length differs, or v is not finite.
-func (t *Timeline) Add(start, end time.Duration, v Vector) error {
-	return t.addScaled("Timeline.Add", start, end, 1, v)
-}
-
 // Sub subtracts v from the value on [start, end), e.g. to reserve a task's
 // stage demand on a server's free-resource timeline.
 func (t *Timeline) Sub(start, end time.Duration, v Vector) error {
@@ -192,136 +177,47 @@ func (t *Timeline) addScaled(op string, start, end time.Duration, c float64, v V
 	return nil
 }
 
-// Set sets the value on [start, end) to v.
-func (t *Timeline) Set(start, end time.Duration, v Vector) error {
-	if err := t.checkInterval("Timeline.Set", start, end, v); err != nil {
-		return err
-	}
-	i, j := t.cover(start, end)
-	for ; i < j; i++ {
-		copy(t.stage(i), v)
-	}
-	return nil
-}
-
-// AddTimeline adds other, shifted later by offset, to t: other's stages
-// land on [start+offset, end+offset). other's base is ignored (a demand
-// profile is zero outside its stages). The two must have the same Dims.
-func (t *Timeline) AddTimeline(other *Timeline, offset time.Duration) error {
-	return t.addTimeline("Timeline.AddTimeline", other, offset, 1)
-}
-
-// SubTimeline subtracts other, shifted by offset, from t: reserving a whole
-// task profile starting at offset on a server's free-resource timeline.
-func (t *Timeline) SubTimeline(other *Timeline, offset time.Duration) error {
-	return t.addTimeline("Timeline.SubTimeline", other, offset, -1)
-}
-
-func (t *Timeline) addTimeline(op string, other *Timeline, offset time.Duration, c float64) error {
-	if other == nil || other.dims != t.dims {
-		got := 0
-		if other != nil {
-			got = other.dims
-		}
-		return errLen(op, got, t.dims)
-	}
-	if other == t {
-		return errWhy(op, ErrInterval, "timeline added to itself")
-	}
-	if n := len(other.times); n > 0 {
-		first, last := other.times[0], other.times[n-1]
-		if (offset > 0 && last > math.MaxInt64-offset) || (offset < 0 && first < math.MinInt64-offset) {
-			return errVal(op, float64(offset), ErrOverflow)
-		}
-	}
-	for i := 0; i < other.Len(); i++ {
-		s, e, v := other.Stage(i)
-		if err := t.addScaled(op, s+offset, e+offset, c, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (t *Timeline) checkRange(op string, from, to time.Duration, dst Vector) error {
-	if from >= to {
-		return errWhy(op, ErrInterval, "[%v, %v)", from, to)
-	}
-	if len(dst) != t.dims {
-		return errLen(op, len(dst), t.dims)
-	}
-	return nil
-}
-
-// each calls f for every piece of [from, to): its length and value.
-func (t *Timeline) each(from, to time.Duration, f func(d time.Duration, v Vector)) {
-	n := len(t.times)
-	if n == 0 || to <= t.times[0] || from >= t.times[n-1] {
-		f(to-from, t.base)
-		return
-	}
-	if from < t.times[0] {
-		f(t.times[0]-from, t.base)
-		from = t.times[0]
-	}
-	i := t.find(from)
-	for ; i < n-1 && t.times[i] < to; i++ {
-		s, e := max(t.times[i], from), min(t.times[i+1], to)
-		f(e-s, t.stage(i))
-	}
-	if to > t.times[n-1] {
-		f(to-t.times[n-1], t.base)
-	}
-}
-
 // Min sets dst to the element-wise minimum over [from, to): for a free-
 // resource timeline, the least available of each kind during the interval
 // (paper 004's coarse-grained check, "A_x over [0, T]").
 func (t *Timeline) Min(from, to time.Duration, dst Vector) error {
-	return t.extreme("Timeline.Min", from, to, dst, true)
-}
-
-// Max sets dst to the element-wise maximum over [from, to): for a demand
-// profile, the peak of each kind (paper 004's M_x).
-func (t *Timeline) Max(from, to time.Duration, dst Vector) error {
-	return t.extreme("Timeline.Max", from, to, dst, false)
-}
-
-func (t *Timeline) extreme(op string, from, to time.Duration, dst Vector, least bool) error {
-	if err := t.checkRange(op, from, to, dst); err != nil {
-		return err
+	if from >= to {
+		return errWhy("Timeline.Min", ErrInterval, "[%v, %v)", from, to)
 	}
-	first := true
-	t.each(from, to, func(_ time.Duration, v Vector) {
-		if first {
-			copy(dst, v)
-			first = false
-			return
-		}
-		for k := range dst {
-			if (v[k] < dst[k]) == least && v[k] != dst[k] {
-				dst[k] = v[k]
-			}
-		}
-	})
+	if len(dst) != t.dims {
+		return errLen("Timeline.Min", len(dst), t.dims)
+	}
+	n := len(t.times)
+	if n == 0 || to <= t.times[0] || from >= t.times[n-1] {
+		copy(dst, t.base)
+		return nil
+	}
+	// The pieces in order: the base before the first stage, the stages,
+	// the base after the last; the first is copied, the others lower it.
+	i := 0
+	if from < t.times[0] {
+		copy(dst, t.base)
+	} else {
+		i = t.find(from)
+		copy(dst, t.stage(i))
+		i++
+	}
+	for ; i < n-1 && t.times[i] < to; i++ {
+		lower(dst, t.stage(i))
+	}
+	if to > t.times[n-1] {
+		lower(dst, t.base)
+	}
 	return nil
 }
 
-// Average sets dst to the time-weighted average over [from, to), paper 004
-// formula (14) applied to each kind.
-func (t *Timeline) Average(from, to time.Duration, dst Vector) error {
-	if err := t.checkRange("Timeline.Average", from, to, dst); err != nil {
-		return err
-	}
-	clear(dst)
-	total := float64(to - from)
-	t.each(from, to, func(d time.Duration, v Vector) {
-		w := float64(d) / total
-		for k := range dst {
-			dst[k] += w * v[k]
+// lower sets each element of dst to the smaller of it and v's.
+func lower(dst, v Vector) {
+	for k, x := range v {
+		if x < dst[k] {
+			dst[k] = x
 		}
-	})
-	return nil
+	}
 }
 
 // TrimBefore forgets everything before at: stages ending at or before at
@@ -349,49 +245,4 @@ func (t *Timeline) TrimBefore(at time.Duration) {
 		t.vals = t.vals[:copy(t.vals, t.vals[i*t.dims:])]
 	}
 	t.times[0] = at
-}
-
-// Compact merges neighbouring stages with equal values and drops leading
-// and trailing stages equal to base. Values at every instant are unchanged.
-func (t *Timeline) Compact() {
-	k := t.Len()
-	if k == 0 {
-		return
-	}
-	w := 0 // stages kept so far
-	for i := 0; i < k; i++ {
-		if w > 0 && t.times[w] == t.times[i] && t.stage(w-1).Equal(t.stage(i)) {
-			t.times[w] = t.times[i+1]
-			continue
-		}
-		if w != i {
-			copy(t.stage(w), t.stage(i))
-		}
-		t.times[w], t.times[w+1] = t.times[i], t.times[i+1]
-		w++
-	}
-	lo, hi := 0, w
-	for lo < hi && t.stage(lo).Equal(t.base) {
-		lo++
-	}
-	for hi > lo && t.stage(hi-1).Equal(t.base) {
-		hi--
-	}
-	if lo == hi {
-		t.times, t.vals = t.times[:0], t.vals[:0]
-		return
-	}
-	t.times = append(t.times[:0], t.times[lo:hi+1]...)
-	t.vals = append(t.vals[:0], t.vals[lo*t.dims:hi*t.dims]...)
-}
-
-// Clone returns an independent copy.
-func (t *Timeline) Clone() *Timeline {
-	return &Timeline{
-		dims:  t.dims,
-		base:  t.base.Clone(),
-		times: slices.Clone(t.times),
-		vals:  slices.Clone(t.vals),
-		tmp:   t.tmp.Clone(),
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,16 +12,15 @@ import (
 )
 
 // oracle is the naive reference for Timeline: the value at an instant is
-// the last Set covering it, plus every later Add covering it, or base.
+// base less every Sub covering it since the last trim that forgot it.
 type oracle struct {
 	base Vector
 	ops  []oracleOp
 }
 
 type oracleOp struct {
-	set        bool
 	start, end time.Duration
-	v          Vector
+	v          Vector        // subtracted
 	trimmed    time.Duration // for trim ops: everything before reads base
 	trim       bool
 }
@@ -34,11 +34,7 @@ func (o *oracle) at(x time.Duration) Vector {
 				copy(v, o.base)
 			}
 		case x >= op.start && x < op.end:
-			if op.set {
-				copy(v, op.v)
-			} else {
-				_ = v.Add(op.v)
-			}
+			_ = v.Sub(op.v)
 		}
 	}
 	return v
@@ -51,10 +47,10 @@ func TestTimelineWorked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, _ := NewTimeline(Vector{0, 0})
-	_ = task.Set(0, 10*time.Second, Vector{4, 8})
-	_ = task.Set(10*time.Second, 30*time.Second, Vector{2, 16})
-	if err := tl.SubTimeline(task, 5*time.Second); err != nil {
+	if err := tl.Sub(5*time.Second, 15*time.Second, Vector{4, 8}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.Sub(15*time.Second, 35*time.Second, Vector{2, 16}); err != nil {
 		t.Fatal(err)
 	}
 	type stage struct {
@@ -74,17 +70,20 @@ func TestTimelineWorked(t *testing.T) {
 		t.Fatalf("stages (-want +got)\n%s", diff)
 	}
 	dst := make(Vector, 2)
-	// Min over [0, 40s): <4, 16> (coarse-grained "A_x over [0,T]").
-	if err := tl.Min(0, 40*time.Second, dst); err != nil || !dst.Equal(Vector{4, 16}) {
-		t.Fatalf("Min = %v, %v", dst, err)
-	}
-	// Average over [0, 40s), (14): cores (8·5 + 4·10 + 6·20 + 8·5)/40 = 6,
-	// memory (32·5 + 24·10 + 16·20 + 32·5)/40 = 22.
-	if err := tl.Average(0, 40*time.Second, dst); err != nil || !dst.Equal(Vector{6, 22}) {
-		t.Fatalf("Average = %v, %v", dst, err)
-	}
-	if err := task.Max(0, 30*time.Second, dst); err != nil || !dst.Equal(Vector{4, 16}) {
-		t.Fatalf("Max = %v, %v", dst, err)
+	for _, c := range []struct {
+		from, to time.Duration
+		want     Vector
+	}{
+		// Min over [0, 40s): <4, 16> (coarse-grained "A_x over [0,T]").
+		{0, 40 * time.Second, Vector{4, 16}},
+		{0, 5 * time.Second, Vector{8, 32}},                 // the base before the first stage
+		{16 * time.Second, 20 * time.Second, Vector{6, 16}}, // inside one stage
+		{30 * time.Second, time.Minute, Vector{6, 16}},      // the last stage and the base after
+		{time.Minute, 2 * time.Minute, Vector{8, 32}},       // after every stage
+	} {
+		if err := tl.Min(c.from, c.to, dst); err != nil || !dst.Equal(c.want) {
+			t.Fatalf("Min [%v, %v) = %v, %v; want %v", c.from, c.to, dst, err, c.want)
+		}
 	}
 	if v := tl.At(4 * time.Second); !v.Equal(Vector{8, 32}) {
 		t.Fatalf("At(4s) = %v", v)
@@ -92,13 +91,10 @@ func TestTimelineWorked(t *testing.T) {
 	if v := tl.At(15 * time.Second); !v.Equal(Vector{6, 16}) {
 		t.Fatalf("At(15s) = %v", v)
 	}
-	// The task ends: give the resources back, and compaction leaves nothing.
-	if err := tl.AddTimeline(task, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	tl.Compact()
-	if tl.Len() != 0 {
-		t.Fatalf("after release and Compact, %d stages remain", tl.Len())
+	// Time passes: what lies before 20 s is forgotten.
+	tl.TrimBefore(20 * time.Second)
+	if s, e, v := tl.Stage(0); tl.Len() != 1 || s != 20*time.Second || e != 35*time.Second || !v.Equal(Vector{6, 16}) {
+		t.Fatalf("after TrimBefore(20s): %d stages, first [%v, %v) %v", tl.Len(), s, e, v)
 	}
 }
 
@@ -110,30 +106,26 @@ func TestTimelineErrors(t *testing.T) {
 		t.Fatalf("NaN base: %v", err)
 	}
 	tl, _ := NewTimeline(Vector{1, 1})
-	_ = tl.Add(0, 10, Vector{1, 1})
-	before := tl.Clone()
+	_ = tl.Sub(0, 10, Vector{1, 1})
+	before := &Timeline{times: slices.Clone(tl.times), vals: slices.Clone(tl.vals)}
 	cases := map[string]struct {
 		err  error
 		want error
 	}{
-		"reversed":       {tl.Add(10, 5, Vector{1, 1}), ErrInterval},
+		"reversed":       {tl.Sub(10, 5, Vector{1, 1}), ErrInterval},
 		"empty interval": {tl.Sub(5, 5, Vector{1, 1}), ErrInterval},
-		"length":         {tl.Set(0, 5, Vector{1}), ErrLength},
-		"NaN":            {tl.Add(0, 5, Vector{math.NaN(), 1}), ErrNotFinite},
+		"length":         {tl.Sub(0, 5, Vector{1}), ErrLength},
+		"NaN":            {tl.Sub(0, 5, Vector{math.NaN(), 1}), ErrNotFinite},
+		"Inf":            {tl.Sub(0, 5, Vector{1, math.Inf(-1)}), ErrNotFinite},
 		"Min reversed":   {tl.Min(5, 0, make(Vector, 2)), ErrInterval},
-		"Avg length":     {tl.Average(0, 5, make(Vector, 3)), ErrLength},
-		"nil timeline":   {tl.AddTimeline(nil, 0), ErrLength},
-		"self":           {tl.AddTimeline(tl, 0), ErrInterval},
+		"Min length":     {tl.Min(0, 5, make(Vector, 3)), ErrLength},
+		"Reset empty":    {tl.Reset(nil), ErrLength},
+		"Reset NaN":      {tl.Reset(Vector{math.NaN(), 0}), ErrNotFinite},
 	}
 	for name, c := range cases {
 		if !errors.Is(c.err, c.want) {
 			t.Errorf("%s: err = %v, want %v", name, c.err, c.want)
 		}
-	}
-	other, _ := NewTimeline(Vector{0, 0})
-	_ = other.Add(0, math.MaxInt64, Vector{1, 1})
-	if err := tl.AddTimeline(other, 10); !errors.Is(err, ErrOverflow) {
-		t.Errorf("overflow: err = %v", err)
 	}
 	if diff := cmp.Diff(before.times, tl.times); diff != "" {
 		t.Fatalf("failed calls changed the timeline: %s", diff)
@@ -165,18 +157,14 @@ func TestTimelineOracle(t *testing.T) {
 			v := randVector(r, dims)
 			switch k := r.IntN(10); {
 			case k < 4:
-				err = tl.Add(s, e, v)
-				o.ops = append(o.ops, oracleOp{start: s, end: e, v: v})
-			case k < 6:
-				err = tl.Sub(s, e, v)
-				neg := v.Clone()
-				_ = neg.Scale(-1)
-				o.ops = append(o.ops, oracleOp{start: s, end: e, v: neg})
-			case k < 8:
-				err = tl.Set(s, e, v)
-				o.ops = append(o.ops, oracleOp{set: true, start: s, end: e, v: v})
+				// A negative amount: a reservation given back.
+				for i := range v {
+					v[i] = -v[i]
+				}
+				fallthrough
 			case k < 9:
-				tl.Compact()
+				err = tl.Sub(s, e, v)
+				o.ops = append(o.ops, oracleOp{start: s, end: e, v: v})
 			default:
 				at := time.Duration(r.IntN(40))
 				tl.TrimBefore(at)
@@ -209,31 +197,18 @@ func checkTimeline(t *testing.T, tl *Timeline, o *oracle, r *rand.Rand) {
 	from := time.Duration(r.IntN(60) - 5)
 	to := from + 1 + time.Duration(r.IntN(30))
 	dims := tl.Dims()
-	mn, mx, avg := make(Vector, dims), make(Vector, dims), make(Vector, dims)
+	mn := make(Vector, dims)
 	if err := tl.Min(from, to, mn); err != nil {
 		t.Fatal(err)
 	}
-	if err := tl.Max(from, to, mx); err != nil {
-		t.Fatal(err)
-	}
-	if err := tl.Average(from, to, avg); err != nil {
-		t.Fatal(err)
-	}
-	wmn, wmx, wsum := o.at(from), o.at(from), make(Vector, dims)
+	want := o.at(from)
 	for x := from; x < to; x++ {
-		v := o.at(x)
-		_ = wmn.Min(v)
-		_ = wmx.Max(v)
-		_ = wsum.Add(v)
-	}
-	_ = wsum.Scale(1 / float64(to-from))
-	if !mn.Equal(wmn) || !mx.Equal(wmx) {
-		t.Fatalf("[%d,%d): Min %v Max %v, oracle %v %v", from, to, mn, mx, wmn, wmx)
-	}
-	for k := range avg {
-		if math.Abs(avg[k]-wsum[k]) > 1e-9 {
-			t.Fatalf("[%d,%d): Average %v, oracle %v", from, to, avg, wsum)
+		for k, y := range o.at(x) {
+			want[k] = min(want[k], y)
 		}
+	}
+	if !mn.Equal(want) {
+		t.Fatalf("[%d,%d): Min %v, oracle %v", from, to, mn, want)
 	}
 }
 
@@ -246,7 +221,7 @@ func TestTimelineSteadyStateAllocs(t *testing.T) {
 			_ = tl.Sub(i*10, i*10+15, v)
 		}
 		_ = tl.Min(0, 200, dst)
-		_ = tl.Average(0, 200, dst)
+		_ = tl.Min(30, 100, dst)
 		_ = tl.At(55)
 		if err := tl.Reset(Vector{8, 32, 100, 100}); err != nil {
 			t.Fatal(err)
@@ -270,18 +245,11 @@ func FuzzTimeline(f *testing.F) {
 			ops = ops[4:]
 			var err error
 			switch kind {
-			case 0:
-				err = tl.Add(s, e, v)
+			case 0, 1, 2:
+				err = tl.Sub(s, e, v)
 				if err == nil {
 					o.ops = append(o.ops, oracleOp{start: s, end: e, v: v})
 				}
-			case 1:
-				err = tl.Set(s, e, v)
-				if err == nil {
-					o.ops = append(o.ops, oracleOp{set: true, start: s, end: e, v: v})
-				}
-			case 2:
-				tl.Compact()
 			case 3:
 				tl.TrimBefore(s)
 				o.ops = append(o.ops, oracleOp{trim: true, trimmed: s})

@@ -38,26 +38,6 @@ func (v Vector) Clone() Vector {
 	return append(Vector(make([]float64, 0, len(v))), v...)
 }
 
-// CopyFrom sets v to w element by element.
-func (v Vector) CopyFrom(w Vector) error {
-	if len(v) != len(w) {
-		return errLen("Vector.CopyFrom", len(w), len(v))
-	}
-	copy(v, w)
-	return nil
-}
-
-// Fill sets every element of v to x. x must be finite.
-func (v Vector) Fill(x float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return errVal("Vector.Fill", x, ErrNotFinite)
-	}
-	for i := range v {
-		v[i] = x
-	}
-	return nil
-}
-
 // Add sets v to v + w (formula (10)).
 func (v Vector) Add(w Vector) error {
 	if len(v) != len(w) {
@@ -80,30 +60,8 @@ func (v Vector) Sub(w Vector) error {
 	return nil
 }
 
-// Mul sets v to the element-wise product v × w (formula (11)).
-func (v Vector) Mul(w Vector) error {
-	if len(v) != len(w) {
-		return errLen("Vector.Mul", len(w), len(v))
-	}
-	for i := range v {
-		v[i] *= w[i]
-	}
-	return nil
-}
-
-// Scale sets v to c × v (formula (12)). c must be finite.
-func (v Vector) Scale(c float64) error {
-	if math.IsNaN(c) || math.IsInf(c, 0) {
-		return errVal("Vector.Scale", c, ErrNotFinite)
-	}
-	for i := range v {
-		v[i] *= c
-	}
-	return nil
-}
-
-// AddScaled sets v to v + c × w, the fused form of (10) and (12) used when
-// adding a compression allowance rc × N to an availability vector.
+// AddScaled sets v to v + c × w, the fused form of (10) and (12): a
+// weighted sum of vectors built one term at a time.
 func (v Vector) AddScaled(c float64, w Vector) error {
 	if math.IsNaN(c) || math.IsInf(c, 0) {
 		return errVal("Vector.AddScaled", c, ErrNotFinite)
@@ -113,19 +71,6 @@ func (v Vector) AddScaled(c float64, w Vector) error {
 	}
 	for i := range v {
 		v[i] += c * w[i]
-	}
-	return nil
-}
-
-// Min sets each element of v to the smaller of v[i] and w[i].
-func (v Vector) Min(w Vector) error {
-	if len(v) != len(w) {
-		return errLen("Vector.Min", len(w), len(v))
-	}
-	for i := range v {
-		if w[i] < v[i] {
-			v[i] = w[i]
-		}
 	}
 	return nil
 }
@@ -143,38 +88,9 @@ func (v Vector) Max(w Vector) error {
 	return nil
 }
 
-// AnyLess reports whether some element of v is less than the corresponding
-// element of w: the order v < w of paper 004 formula (13). It is not a
-// strict weak order (both v < w and w < v can hold); it answers "does w
-// ask for more than v has of at least one kind".
-//
-// The printed formula ranges over 0 < i < n, which would skip the first and
-// last kinds; we read that as a typesetting slip and compare every element.
-// A NaN in either vector is an error (ErrNotFinite).
-func (v Vector) AnyLess(w Vector) (bool, error) {
-	if len(v) != len(w) {
-		return false, errLen("Vector.AnyLess", len(w), len(v))
-	}
-	for i := range v {
-		switch {
-		case math.IsNaN(v[i]):
-			return false, errAt("Vector.AnyLess", i, v[i], ErrNotFinite)
-		case math.IsNaN(w[i]):
-			return false, errAt("Vector.AnyLess", i, w[i], ErrNotFinite)
-		}
-	}
-	for i := range v {
-		if v[i] < w[i] {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// Fits reports whether v ≤ capacity in every element, that is, whether
-// capacity.AnyLess(v) is false: a demand v fits in capacity. A NaN in
-// either vector is an error (ErrNotFinite), never a fit: NaN compares
-// false both ways, so it would otherwise fit anywhere.
+// Fits reports whether v ≤ capacity in every element: a demand v fits in
+// capacity. A NaN in either vector is an error (ErrNotFinite), never a
+// fit: NaN compares false both ways, so it would otherwise fit anywhere.
 func (v Vector) Fits(capacity Vector) (bool, error) {
 	const op = "Vector.Fits"
 	if len(v) != len(capacity) {

@@ -2,13 +2,13 @@
 // interfaces — Job, Node, Cluster, Task — over plain exported fields, for
 // tests and examples, the way net/http/httptest serves net/http. It is
 // the one in-memory host schedkit's own tests and examples use; the
-// per-package test helpers (lss/lsstest, binding/bindingtest) build on
-// it.
+// per-package test helpers (lss/lsstest, dbs/dbstest, fgm/fgmtest,
+// binding/bindingtest) build on it.
 //
 // Values here do exactly what a host does and no more: a Job keeps its
 // phase counters with the schedkit.PhaseProgress transitions, a Node its
-// free vector, a Cluster the sum of its nodes' capacities. Check runs
-// schedkit's self-checks on them.
+// free vector, a Cluster its nodes by ID (schedkit.NodeLookup) and the
+// sum of their capacities. Check runs schedkit's self-checks on them.
 //
 // # Usage
 //

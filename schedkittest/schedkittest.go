@@ -153,17 +153,22 @@ func (n *Node) Release(k int, amount float64) {
 	n.Free[k] = min(n.Free[k]+amount, n.Cap[k])
 }
 
-// Cluster is an in-memory schedkit.Cluster: a list of live nodes and the
-// sum of their capacities, kept by AddNode and RemoveNode (call Recount
+// Cluster is an in-memory schedkit.Cluster: a list of live nodes, an
+// index of them by ID and the sum of their capacities, kept by AddNode
+// and RemoveNode (change NodeList only through them, and call Recount
 // after changing a node's Cap by hand).
 type Cluster struct {
 	Resources *resource.Space
 	NodeList  []*Node
 	Cap       resource.Vector // Σ NodeList[i].Cap
 	added     int
+	byID      map[schedkit.NodeID]*Node
 }
 
-var _ schedkit.Cluster = (*Cluster)(nil)
+var (
+	_ schedkit.Cluster    = (*Cluster)(nil)
+	_ schedkit.NodeLookup = (*Cluster)(nil)
+)
 
 // NewCluster returns an empty cluster over space.
 func NewCluster(space *resource.Space) *Cluster {
@@ -194,6 +199,10 @@ func (c *Cluster) AddNode(id schedkit.NodeID, rack schedkit.RackID, capacity res
 	copy(n.Cap, capacity)
 	n.Free = n.Cap.Clone()
 	c.NodeList = append(c.NodeList, n)
+	if c.byID == nil {
+		c.byID = make(map[schedkit.NodeID]*Node)
+	}
+	c.byID[id] = n
 	c.Recount()
 	return n
 }
@@ -207,18 +216,21 @@ func (c *Cluster) RemoveNode(id schedkit.NodeID) *Node {
 	}
 	n := c.NodeList[i]
 	c.NodeList = slices.Delete(c.NodeList, i, i+1)
+	delete(c.byID, id)
 	c.Recount()
 	return n
 }
 
 // Lookup returns the node with ID id, or nil.
-func (c *Cluster) Lookup(id schedkit.NodeID) *Node {
-	for _, n := range c.NodeList {
-		if n.Key == id {
-			return n
-		}
+func (c *Cluster) Lookup(id schedkit.NodeID) *Node { return c.byID[id] }
+
+// LookupNode returns the node with ID id (schedkit.NodeLookup), in O(1).
+func (c *Cluster) LookupNode(id schedkit.NodeID) (schedkit.Node, bool) {
+	n, ok := c.byID[id]
+	if !ok {
+		return nil, false
 	}
-	return nil
+	return n, true
 }
 
 // Pick returns node i modulo the node count (a round-robin or random

@@ -37,6 +37,9 @@ func NewChecker(cfg dbs.Config) (*Checker, error) {
 	c := &Checker{queues: cfg.Queues, jobs: map[schedkit.JobID]*checked{}}
 	if c.queues == ([3]dbs.QueueConfig{}) {
 		c.queues = dbs.DefaultQueues
+		if cfg.Sharing == dbs.CapacitySharing {
+			c.queues = dbs.DefaultCapacityQueues
+		}
 	}
 	for k, name := range [2]string{cfg.MapKind, cfg.ReduceKind} {
 		if name == "" {

@@ -75,6 +75,6 @@ func ExampleChecker() {
 		}
 	}
 	// Output:
-	// promote both mid→high (held 1 needed 2, W 0.878 avg 0.585)
+	// promote both mid→high (held 1 needed 2, W 0.54 avg 0.36)
 	// dbstest: job "both" costs 0.045 at 2014-03-01 08:00:01.5 +0000 UTC; its slot-seconds at the prices in force make 0.055
 }

@@ -63,16 +63,17 @@ type Task struct {
 	Start, End time.Time
 }
 
-// Event is one step of a Host.
+// Event is one step of a host, drawn by RandomEvent. Drive maps it to
+// one call of an Integration.
 type Event uint8
 
-// Events.
+// Events, and the Integration method each calls.
 const (
-	Arrive   Event = iota // a job is submitted
-	Beat                  // a node heartbeats; the host starts what it is assigned
-	Complete              // the earliest running task ends
-	Update                // time moves Δ and the weight update runs
-	Withdraw              // the user withdraws a job
+	Arrive   Event = iota // OnArrival: a job is submitted
+	Beat                  // OnHeartbeat: a node heartbeats; the host starts what it is assigned
+	Complete              // OnTaskEnd: the earliest running task ends
+	Update                // OnWeightUpdate: time moves Δ and the weight update runs
+	Withdraw              // OnWithdrawal: the user withdraws a job
 	numEvents
 )
 
@@ -90,6 +91,39 @@ func RandomEvent(rng *rand.Rand) Event {
 		return Update
 	}
 	return Withdraw
+}
+
+// Integration is what a host does for each kind of Event, so that the
+// seeded events drive a host's own integration as they drive Host: a
+// host's test implements it over its own scheduling loop, its own random
+// choices and a Checker beside its scheduler, and calls
+// Drive(itsIntegration, RandomEvent(rng)) in a loop. Each method returns
+// the first broken invariant or unexpected scheduler error.
+type Integration interface {
+	OnArrival() error
+	OnHeartbeat() error
+	OnTaskEnd() error
+	OnWeightUpdate() error
+	OnWithdrawal() error
+}
+
+var _ Integration = (*Host)(nil)
+
+// Drive performs ev on in: one call of the Integration method the event
+// names (see the Events); it returns that call's error.
+func Drive(in Integration, ev Event) error {
+	switch ev % numEvents {
+	case Arrive:
+		return in.OnArrival()
+	case Beat:
+		return in.OnHeartbeat()
+	case Complete:
+		return in.OnTaskEnd()
+	case Update:
+		return in.OnWeightUpdate()
+	default:
+		return in.OnWithdrawal()
+	}
 }
 
 // Host is a reference in-memory host of one dbs.Scheduler keeping every
@@ -131,24 +165,30 @@ func NewHost(rng *rand.Rand, cl *schedkittest.Cluster, cfg dbs.Config) (*Host, e
 	return &Host{Now: T0, Cluster: cl, Sched: s, Check: c, rng: rng, queues: s.Queues(), queue: map[schedkit.JobID]dbs.Queue{}}, nil
 }
 
-// Step plays one event; it returns the first broken invariant or
-// scheduler error.
-func (h *Host) Step(ev Event) error {
-	switch ev % numEvents {
-	case Arrive:
-		return h.Submit(h.RandomJob())
-	case Beat:
-		return h.Heartbeat(h.Cluster.Pick(h.rng.IntN(len(h.Cluster.NodeList))))
-	case Complete:
-		return h.Finish()
-	case Update:
-		return h.Tick()
-	default:
-		if len(h.Jobs) == 0 {
-			return nil
-		}
-		return h.Withdraw(h.Jobs[h.rng.IntN(len(h.Jobs))].ID())
+// Step plays one event, Drive(h, ev); it returns the first broken
+// invariant or scheduler error.
+func (h *Host) Step(ev Event) error { return Drive(h, ev) }
+
+// OnArrival submits a random job (RandomJob).
+func (h *Host) OnArrival() error { return h.Submit(h.RandomJob()) }
+
+// OnHeartbeat heartbeats a random node.
+func (h *Host) OnHeartbeat() error {
+	return h.Heartbeat(h.Cluster.Pick(h.rng.IntN(len(h.Cluster.NodeList))))
+}
+
+// OnTaskEnd ends the earliest running task (Finish).
+func (h *Host) OnTaskEnd() error { return h.Finish() }
+
+// OnWeightUpdate moves time by Δ and runs the weight update (Tick).
+func (h *Host) OnWeightUpdate() error { return h.Tick() }
+
+// OnWithdrawal withdraws a random job, if any.
+func (h *Host) OnWithdrawal() error {
+	if len(h.Jobs) == 0 {
+		return nil
 	}
+	return h.Withdraw(h.Jobs[h.rng.IntN(len(h.Jobs))].ID())
 }
 
 // RandomJob makes a job submitted now: 1–12 maps and 0–3 reduces, φ 0,

@@ -14,23 +14,29 @@
 //     nodes, tasks with staged true usage (Task), noisy usage samples
 //     clamped at capacity, every decision applied as the package doc's
 //     host duties say, and the Checker run after every operation.
-//   - RandomEvent and Host.Step, seeded random events (arrivals,
-//     heartbeats, samples, task ends and failures, Ticks, node joins and
-//     removals).
+//   - Oracle, an fgm.Estimator that predicts each Task's true usage.
+//   - RandomEvent, seeded random events (arrivals, heartbeats, samples,
+//     task ends and failures, Ticks, node joins and removals), and
+//     Drive, which performs an event on an Integration: Host is one
+//     (Host.Step), and a host's own integration can be another.
 //
 // # Usage
 //
 // A property test of a configuration:
 //
 //	rng := rand.New(rand.NewPCG(seed, 0))
-//	h, _ := fgmtest.NewHost(rng, fgm.Config{}, 4, resource.Vector{16, 64})
+//	space, _ := resource.NewSpace(resource.CPU, resource.Memory)
+//	h, _ := fgmtest.NewHost(rng, space, fgm.Config{}, 4, resource.Vector{16, 64})
 //	for range 2000 {
 //		if err := h.Step(fgmtest.RandomEvent(rng)); err != nil {
 //			t.Fatal(err)
 //		}
 //	}
 //
-// A host's own integration:
+// A host's own integration: the Checker beside its scheduler, and the
+// seeded events driving it through an Integration the host's test
+// implements over its own loop (OnSubmit submits one of its tasks,
+// OnSchedule schedules one of its servers and starts what is placed, …):
 //
 //	check, _ := fgmtest.NewChecker(cfg)
 //	// beside every Submit, Release, AddNode, RemoveNode:
@@ -38,4 +44,10 @@
 //	ds, err := sched.Schedule(now, node, ds[:0])
 //	if err := check.Decided(now, ds); err != nil { t.Fatal(err) }
 //	if err := check.Check(sched); err != nil { t.Fatal(err) }
+//
+//	for range 2000 {
+//		if err := fgmtest.Drive(myIntegration, fgmtest.RandomEvent(rng)); err != nil {
+//			t.Fatal(err)
+//		}
+//	}
 package fgmtest

@@ -39,6 +39,23 @@ func (t *Task) UsedAt(d time.Duration) resource.Vector {
 	return t.Usage[len(t.Usage)-1].Demand
 }
 
+// Oracle is an fgm.Estimator that knows the truth: it predicts a *Task's
+// Usage stages. Any other task, and a Task whose Usage is nil, is
+// unpredictable (an empty non-nil Usage is a prediction of no stages,
+// which fgm refuses as invalid).
+type Oracle struct{}
+
+// Predict returns t's Usage as its profile.
+func (Oracle) Predict(t schedkit.Task) (estimate.Profile, bool) {
+	tk, ok := t.(*Task)
+	if !ok || tk == nil || tk.Usage == nil {
+		return estimate.Profile{}, false
+	}
+	return estimate.Profile{Stages: tk.Usage, Observations: 1}, true
+}
+
+var _ fgm.Estimator = Oracle{}
+
 // Host is a reference in-memory host of one fgm.Scheduler: a
 // schedkittest cluster, tasks with staged true usage drawn from a few
 // similarity keys, noisy usage samples (clamped at each node's
@@ -120,45 +137,102 @@ func NewHost(rng *rand.Rand, space *resource.Space, cfg fgm.Config, nodes int, c
 	return h, nil
 }
 
-// Event is one random operation of a Host (see Step).
+// Event is one random operation of a host, drawn by RandomEvent: Op
+// selects the kind, modulo 14, and Arg the details (which task, which
+// node, how long). Drive maps it to one call of an Integration:
+//
+//	Op 0–2   OnSubmit      a task is submitted (Arg picks its similarity key)
+//	Op 3–5   OnSchedule    a server is scheduled (Arg picks it) and its placements start
+//	Op 6–7   OnSample      every running task and node is sampled
+//	Op 8–9   OnTimePasses  1–10 s pass (Arg) and the tasks whose stages are done end
+//	Op 10    OnFailure     a running task fails (Arg picks it) and is submitted again
+//	Op 11    OnTick        Tick, and its reclaims carried out
+//	Op 12    OnMembership  a server is added or removed (Arg decides)
+//	Op 13    OnWithdrawal  a pending task is withdrawn (Arg picks it)
 type Event struct {
 	Op  int
 	Arg uint64
 }
 
-// RandomEvent returns a random event for Step.
+// RandomEvent returns a random event for Step or Drive.
 func RandomEvent(rng *rand.Rand) Event { return Event{Op: rng.IntN(14), Arg: rng.Uint64()} }
 
-// Step carries out ev and then checks the scheduler against the host
-// (Checker.Check). Ops: submit a task; Schedule a server and start what
-// it places; sample every running task and node; let time pass and end
-// the tasks whose stages are done (Release, succeeded); fail a running
-// task (Release, failed) and submit it again; Tick and carry out its
-// reclaims; add or remove a server; withdraw a pending task. It returns
-// the first error of a call that should have succeeded, or of the
-// Checker.
-func (h *Host) Step(ev Event) error {
+// Integration is what a host does for each kind of Event, so that the
+// seeded events drive a host's own integration as they drive Host: a
+// host's test implements it over its own scheduling loop (with a Checker
+// beside its scheduler) and calls Drive(itsIntegration,
+// RandomEvent(rng)) in a loop. Each method reads arg as it likes and
+// returns the first error of a call that should have succeeded, or of
+// its Checker.
+type Integration interface {
+	OnSubmit(arg uint64) error
+	OnSchedule(arg uint64) error
+	OnSample(arg uint64) error
+	OnTimePasses(arg uint64) error
+	OnFailure(arg uint64) error
+	OnTick(arg uint64) error
+	OnMembership(arg uint64) error
+	OnWithdrawal(arg uint64) error
+}
+
+var _ Integration = (*Host)(nil)
+
+// Drive performs ev on in: one call of the Integration method its Op
+// selects (see Event); it returns that call's error.
+func Drive(in Integration, ev Event) error {
 	arg := ev.Arg
 	switch op := ev.Op % 14; {
 	case op < 3:
-		return h.after(h.submit(arg))
+		return in.OnSubmit(arg)
 	case op < 6:
-		return h.after(h.schedule(h.node(arg)))
+		return in.OnSchedule(arg)
 	case op < 8:
-		return h.after(h.sample())
+		return in.OnSample(arg)
 	case op < 10:
-		h.Now = h.Now.Add(time.Duration(1+arg%10) * time.Second)
-		return h.after(h.finishDue())
+		return in.OnTimePasses(arg)
 	case op == 10:
-		return h.after(h.fail(arg))
+		return in.OnFailure(arg)
 	case op == 11:
-		return h.after(h.tick())
+		return in.OnTick(arg)
 	case op == 12:
-		return h.after(h.membership(arg))
+		return in.OnMembership(arg)
 	default:
-		return h.after(h.withdraw(arg))
+		return in.OnWithdrawal(arg)
 	}
 }
+
+// Step carries out ev (Drive) and then checks the scheduler against the
+// host (Checker.Check). It returns the first error of a call that should
+// have succeeded, or of the Checker.
+func (h *Host) Step(ev Event) error { return h.after(Drive(h, ev)) }
+
+// OnSubmit submits a task of the similarity key arg picks.
+func (h *Host) OnSubmit(arg uint64) error { return h.submit(arg) }
+
+// OnSchedule schedules the server arg picks and starts what it places.
+func (h *Host) OnSchedule(arg uint64) error { return h.schedule(h.node(arg)) }
+
+// OnSample samples every running task and node.
+func (h *Host) OnSample(uint64) error { return h.sample() }
+
+// OnTimePasses lets 1–10 s pass and ends the tasks whose stages are
+// done (Release, succeeded).
+func (h *Host) OnTimePasses(arg uint64) error {
+	h.Now = h.Now.Add(time.Duration(1+arg%10) * time.Second)
+	return h.finishDue()
+}
+
+// OnFailure fails a running task (Release, failed) and submits it again.
+func (h *Host) OnFailure(arg uint64) error { return h.fail(arg) }
+
+// OnTick runs Tick and carries out its reclaims.
+func (h *Host) OnTick(uint64) error { return h.tick() }
+
+// OnMembership adds or removes a server.
+func (h *Host) OnMembership(arg uint64) error { return h.membership(arg) }
+
+// OnWithdrawal withdraws a pending task.
+func (h *Host) OnWithdrawal(arg uint64) error { return h.withdraw(arg) }
 
 func (h *Host) after(err error) error {
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/baseline"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -61,7 +60,7 @@ func repeat(x float64, n int) []float64 {
 
 // run simulates p with invariants checked after every event; heartbeats
 // are rare so that only out-of-band ones (on task ends) matter.
-func run(t *testing.T, space *resource.Space, ns []sim.NodeSpec, p sim.Policy, jobs ...workload.JobSpec) metrics.Run {
+func run(t *testing.T, space *resource.Space, ns []sim.NodeSpec, p sim.Policy, jobs ...workload.JobSpec) sim.Run {
 	t.Helper()
 	cfg := sim.DefaultConfig(space, ns)
 	cfg.HeartbeatInterval = 1000 * time.Second
@@ -77,7 +76,7 @@ func run(t *testing.T, space *resource.Space, ns []sim.NodeSpec, p sim.Policy, j
 	return r
 }
 
-func finishes(r metrics.Run) map[string]float64 {
+func finishes(r sim.Run) map[string]float64 {
 	out := map[string]float64{}
 	for _, j := range r.Jobs {
 		out[j.ID] = j.Finish.Seconds()
@@ -331,7 +330,7 @@ func TestBaselinesProperty(t *testing.T) {
 				t.Fatalf("seed %d %s: %v", seed, p.Name(), err)
 			}
 			for _, j := range r.Jobs {
-				if j.Outcome != metrics.Completed {
+				if j.Outcome != sim.Completed {
 					t.Fatalf("seed %d %s: job %s %v", seed, p.Name(), j.ID, j.Outcome)
 				}
 			}

@@ -23,7 +23,10 @@
 //     = job classes with guaranteed shares given as weights; a free
 //     resource goes to the queue with the smallest dominant share ÷
 //     guarantee, so idle capacity is lent; FIFO within a queue; optional
-//     maximum shares.
+//     maximum shares. NewCapacity3 gives it paper 003's three queues
+//     (low, mid, high) at DBS's shares, each job charged its queue's
+//     price (PricedCapacity): the baseline DBS is compared with on its
+//     own terms.
 //
 // A heartbeat costs O(log n) per decision in the number n of queued jobs,
 // not O(n): jobs are indexed by class (a phase and the request its tasks

@@ -182,7 +182,7 @@ func (x *index) insertMisc(e *entry) {
 
 func (x *index) classFor(p int, req resource.Vector) *class {
 	for _, c := range x.classes {
-		if c.phase == p && sameVector(c.req, req) {
+		if c.phase == p && c.req.Equal(req) {
 			return c
 		}
 	}
@@ -190,7 +190,7 @@ func (x *index) classFor(p int, req resource.Vector) *class {
 		return nil
 	}
 	c := &class{phase: p, req: append(resource.Vector(nil), req...), of: map[*group]*slot{}}
-	c.slots = slotHeap{order: x.order}
+	c.slots = newSlotHeap(x.order)
 	x.classes = append(x.classes, c)
 	return c
 }
@@ -201,24 +201,12 @@ func (c *class) slotFor(g *group, x *index) *slot {
 	}
 	p := c.phase
 	s := &slot{cls: c, g: g, pos: -1}
-	s.jobs = jobHeap{p: p, order: x.order}
+	s.jobs = newJobHeap(p, x.order, x.keyOf != nil)
 	c.of[g] = s
 	if g != nil {
 		g.slots = append(g.slots, s)
 	}
 	return s
-}
-
-func sameVector(a, b resource.Vector) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (x *index) markDirty(e *entry) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -85,7 +84,7 @@ func indexSetup(seed uint64, mixed bool) (sim.Config, *workload.Workload) {
 	return cfg, w
 }
 
-func runPolicy(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy) (metrics.Run, sim.Stats) {
+func runPolicy(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy) (sim.Run, sim.Stats) {
 	t.Helper()
 	s, err := sim.New(cfg, w, p)
 	if err != nil {
@@ -156,10 +155,10 @@ func TestGroupSums(t *testing.T) {
 
 // runBoth runs p; a stall (a workload whose reduces, started early, hold
 // what its maps need) is an outcome to compare, not a failure.
-func runBoth(cfg sim.Config, w *workload.Workload, p sim.Policy) (metrics.Run, sim.Stats, error) {
+func runBoth(cfg sim.Config, w *workload.Workload, p sim.Policy) (sim.Run, sim.Stats, error) {
 	s, err := sim.New(cfg, w, p)
 	if err != nil {
-		return metrics.Run{}, sim.Stats{}, err
+		return sim.Run{}, sim.Stats{}, err
 	}
 	r, err := s.Run()
 	return r, s.Stats(), err

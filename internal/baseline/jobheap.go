@@ -1,135 +1,69 @@
 package baseline
 
-import "github.com/schedkit/schedkit/internal/sim"
+import (
+	"github.com/schedkit/schedkit/internal/indexheap"
+	"github.com/schedkit/schedkit/internal/sim"
+)
 
 // jobHeap is a slot's heap of the jobs with ready tasks in one phase,
-// ordered by (key, rank, order): internal/indexheap's indexed binary
-// min-heap specialised to the index's entries. Each item carries a copy
-// of its entry's key and rank, so a comparison reads the heap's own
-// array instead of following a closure and two entry pointers into
-// memory that is rarely in cache (a trace day's heaps hold thousands of
-// jobs); only equal keys and ranks reach order. It makes the same
-// comparisons, moves and positions as indexheap.Heap with the equivalent
-// Less (BenchmarkJobHeap measures both), so the layout, and every Top,
-// is the same.
+// ordered by (key, rank, order): an indexheap.Heap of items that carry
+// their entry's rank, whose heap key is a copy of the entry's key
+// e.ph[p].key, so a comparison reads the heap's own array instead of
+// following two entry pointers into memory that is rarely in cache (a
+// trace day's heaps hold thousands of jobs); only equal keys reach the
+// ranks, and equal ranks order. A policy without keys (every key 0,
+// index.keyOf nil) has its ranks as heap keys instead, compared inline
+// likewise. An entry's position is e.ph[p].pos.
 //
 // The copy is kept exact by the index: an entry's key e.ph[p].key
 // changes only before Push or Fix of the entry (refresh, rekey), and
 // both copy it.
 type jobHeap struct {
-	p     int // the phase: an entry's position is e.ph[p].pos
-	order func(a, b *sim.Job) bool
-	items []jobItem
+	p int // the phase
+	h indexheap.Heap[float64, jobItem]
 }
 
 type jobItem struct {
-	key  float64
 	rank int64
 	e    *entry
 }
 
-func (h *jobHeap) less(a, b *jobItem) bool {
-	if a.key != b.key {
-		return a.key < b.key
+// newJobHeap returns phase p's heap for jobs ordered by order among
+// equal ranks; keyed says whether the policy keys its jobs
+// (index.keyOf).
+func newJobHeap(p int, order func(a, b *sim.Job) bool, keyed bool) jobHeap {
+	h := jobHeap{p: p}
+	h.h.Key = func(it jobItem) float64 { return it.e.ph[p].key }
+	if !keyed {
+		// Every key is 0, so the rank is the first component: as a
+		// float it is monotone in the rank (equal floats are left to
+		// Less, which compares the ranks exactly).
+		h.h.Key = func(it jobItem) float64 { return float64(it.rank) }
 	}
-	if a.rank != b.rank {
-		return a.rank < b.rank
+	h.h.Less = func(a, b jobItem) bool {
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		return order(a.e.j, b.e.j)
 	}
-	return h.order(a.e.j, b.e.j)
+	return h
 }
 
 // Len returns the number of entries.
-func (h *jobHeap) Len() int { return len(h.items) }
+func (h *jobHeap) Len() int { return h.h.Len() }
 
 // Top returns the least entry; the heap must not be empty.
-func (h *jobHeap) Top() *entry { return h.items[0].e }
+func (h *jobHeap) Top() *entry { return h.h.Top().e }
 
 // topKey returns the least entry's key; the heap must not be empty.
-func (h *jobHeap) topKey() float64 { return h.items[0].key }
-
-func (h *jobHeap) setPos(it *jobItem, i int) { it.e.ph[h.p].pos = int32(i) }
+func (h *jobHeap) topKey() float64 { return h.h.Top().e.ph[h.p].key }
 
 // Push inserts e, which must not be in the heap.
-func (h *jobHeap) Push(e *entry) {
-	h.items = append(h.items, jobItem{key: e.ph[h.p].key, rank: e.rank, e: e})
-	n := len(h.items) - 1
-	e.ph[h.p].pos = int32(n)
-	h.up(n)
-}
+func (h *jobHeap) Push(e *entry) { h.h.Push(jobItem{rank: e.rank, e: e}, &e.ph[h.p].pos) }
 
 // Remove deletes e if it is in the heap.
-func (h *jobHeap) Remove(e *entry) {
-	i := int(e.ph[h.p].pos)
-	if i < 0 {
-		return
-	}
-	n := len(h.items) - 1
-	if i != n {
-		h.items[i], h.items[n] = h.items[n], h.items[i]
-		h.setPos(&h.items[i], i)
-	}
-	h.items[n] = jobItem{}
-	h.items = h.items[:n]
-	e.ph[h.p].pos = -1
-	if i != n {
-		h.fixAt(i)
-	}
-}
+func (h *jobHeap) Remove(e *entry) { h.h.Remove(&e.ph[h.p].pos) }
 
 // Fix restores the order around e after its key changed (copying the
 // new key); an e not in the heap is left alone.
-func (h *jobHeap) Fix(e *entry) {
-	if i := int(e.ph[h.p].pos); i >= 0 {
-		h.items[i].key = e.ph[h.p].key
-		h.fixAt(i)
-	}
-}
-
-func (h *jobHeap) fixAt(i int) {
-	if !h.down(i) {
-		h.up(i)
-	}
-}
-
-func (h *jobHeap) up(j int) {
-	items := h.items
-	x := items[j]
-	for j > 0 {
-		i := (j - 1) / 2
-		if !h.less(&x, &items[i]) {
-			break
-		}
-		items[j] = items[i]
-		h.setPos(&items[j], j)
-		j = i
-	}
-	items[j] = x
-	h.setPos(&items[j], j)
-}
-
-func (h *jobHeap) down(i0 int) bool {
-	items := h.items
-	i, n := i0, len(items)
-	x := items[i0]
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		j := l
-		if r := l + 1; r < n && h.less(&items[r], &items[l]) {
-			j = r
-		}
-		if !h.less(&items[j], &x) {
-			break
-		}
-		items[i] = items[j]
-		h.setPos(&items[i], i)
-		i = j
-	}
-	if i > i0 {
-		items[i] = x
-		h.setPos(&items[i], i)
-	}
-	return i > i0
-}
+func (h *jobHeap) Fix(e *entry) { h.h.Fix(jobItem{rank: e.rank, e: e}, &e.ph[h.p].pos) }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -33,13 +32,14 @@ func (o *naiveOrdered) Submit(_ time.Time, j *sim.Job) error {
 	return nil
 }
 
-func (o *naiveOrdered) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+func (o *naiveOrdered) JobEnded(_ time.Time, j *sim.Job, _ sim.Outcome) error {
 	for i := range o.jobs {
 		if o.jobs[i] == j {
 			o.jobs = append(o.jobs[:i], o.jobs[i+1:]...)
-			return
+			break
 		}
 	}
+	return nil
 }
 
 func (o *naiveOrdered) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {

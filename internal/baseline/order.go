@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 )
 
@@ -90,14 +89,18 @@ func (o *ordered) Submit(_ time.Time, j *sim.Job) error {
 
 // TaskEnded implements sim.TaskWatcher: the job may have ready tasks
 // again.
-func (o *ordered) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) {
+func (o *ordered) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) error {
 	if e := o.idx.entry(t.Owner()); e != nil {
 		o.idx.markDirty(e)
 	}
+	return nil
 }
 
 // JobEnded implements sim.JobWatcher: it drops j from the queue.
-func (o *ordered) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) { o.idx.remove(j) }
+func (o *ordered) JobEnded(_ time.Time, j *sim.Job, _ sim.Outcome) error {
+	o.idx.remove(j)
+	return nil
+}
 
 // Heartbeat implements sim.Policy: jobs in order, each taking every task
 // that fits; jobs that could take nothing on the node are skipped through

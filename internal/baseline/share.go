@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"fmt"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"math"
 	"sort"
 	"strings"
@@ -77,7 +76,7 @@ func (s *sharer) Heartbeat(_ time.Time, n *sim.Node, c *sim.Cluster, dst []sim.D
 		}
 		s.kind = k
 	}
-	if !sameVector(s.cap, c.Capacity()) {
+	if !s.cap.Equal(c.Capacity()) {
 		s.cap = append(s.cap[:0], c.Capacity()...)
 		s.idx.refreshAll()
 	}
@@ -321,14 +320,18 @@ func (s *sharer) Submit(_ time.Time, j *sim.Job) error {
 }
 
 // TaskEnded implements sim.TaskWatcher: the job's shares changed.
-func (s *sharer) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) {
+func (s *sharer) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) error {
 	if e := s.idx.entry(t.Owner()); e != nil {
 		s.idx.markDirty(e)
 	}
+	return nil
 }
 
 // JobEnded implements sim.JobWatcher: the job leaves the index.
-func (s *sharer) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) { s.idx.remove(j) }
+func (s *sharer) JobEnded(_ time.Time, j *sim.Job, _ sim.Outcome) error {
+	s.idx.remove(j)
+	return nil
+}
 
 // Fair is max-min fairness between jobs, or between pools (JobSpec.Class)
 // and then between the jobs of a pool, with equal weights. By default it

@@ -64,6 +64,15 @@ func (r Reading) Offset(t time.Time) (int64, bool) {
 // Time returns the instant at offset off from the reading's epoch.
 func (r Reading) Time(off int64) time.Time { return r.epoch.Add(time.Duration(off)) }
 
+// OutOfRange describes a time the call was given besides now (what: "submission",
+// "deadline") that Offset found more than Limit from the reading's
+// epoch, in the words Reason uses for now: "deadline 2099-… is more than
+// 2^60 ns (about 36 years) from 2026-…, the first time given". Every
+// scheduler refuses such a time with its ErrTimeRange.
+func (r Reading) OutOfRange(what string, t time.Time) string {
+	return fmt.Sprintf("%s %v is more than 2^60 ns (about 36 years) from %v, the first time given", what, t, r.epoch)
+}
+
 // Check reads now for a state-changing call: Range if now is more than
 // Limit from the epoch, Stale if it is before the latest committed time.
 // It changes nothing but a counter (Repeats).

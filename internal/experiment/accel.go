@@ -115,6 +115,11 @@ type accelKey struct {
 	option             string
 }
 
+// String names the case's setup: "LU/Cluster4-3/x1/10MB".
+func (k accelKey) String() string {
+	return fmt.Sprintf("%s/%s/x%d/%dMB", accelApps[k.app].name, k.cluster, k.intensity, k.mb)
+}
+
 // accelCase is one simulation to run.
 type accelCase struct {
 	key     accelKey
@@ -198,8 +203,9 @@ func (m *accelModel) profile(t *sim.Task, n *sim.Node) []workload.Stage {
 	return m.cpuProfile
 }
 
-// accelSimCase builds the simulation of one case.
-func accelSimCase(space *resource.Space, c accelCase, seed uint64) Case {
+// accelSimCase builds the simulation of one case: a grid of its one
+// setup (named after the case) and its option's column.
+func accelSimCase(space *resource.Space, c accelCase, seed uint64) Grid {
 	app := accelApps[c.key.app]
 	accel := c.cluster.capacity() > 0
 	m := newAccelModel(space, app, c.key.intensity, c.key.mb, accel)
@@ -240,8 +246,7 @@ func accelSimCase(space *resource.Space, c accelCase, seed uint64) Case {
 	w := &workload.Workload{Name: fmt.Sprintf("%s %s", c.cluster.name, job.ID), Jobs: []workload.JobSpec{job}}
 	pc := policy.AccelConfig{Name: c.option.name, Binding: c.option.cfg, Accel: accel, Pull: c.option.pull, Containers: accelContainers}
 	pol := Policy{Name: c.option.name, New: func(Env) (sim.Policy, error) { return policy.NewAccel(pc, accelNodes) }}
-	label := fmt.Sprintf("accel/%s/%s/x%d/%dMB/%s", app.name, c.cluster.name, c.key.intensity, c.key.mb, c.option.name)
-	return Case{Label: label, Config: cfg, Workload: w, Policy: pol}
+	return Grid{Setups: []Setup{{Name: c.key.String(), Config: cfg, Workload: w}}, Columns: []Column{{Name: c.option.name, Policy: pol}}}
 }
 
 // accelPlan collects the cases the tables need, without repeats.
@@ -325,21 +330,21 @@ func runAccel(p Params) (Result, error) {
 			}
 		}
 	}
-	cases := make([]Case, len(plan.cases))
+	grids := make([]Grid, len(plan.cases))
 	for i, c := range plan.cases {
-		cases[i] = accelSimCase(space, c, p.Seed)
+		grids[i] = accelSimCase(space, c, p.Seed)
 	}
-	runs, err := RunCases(p, cases)
+	cells, err := RunGrids(p, "accel", grids...)
 	if err != nil {
 		return Result{}, err
 	}
 	res := accelResults{}
-	for i, run := range runs {
-		j := run.Jobs[0]
-		if j.Outcome != metrics.Completed {
-			return Result{}, runErr(cases[i].Label, fmt.Errorf("job %v", j.Outcome))
+	for _, c := range plan.cases {
+		j := cells.Get(c.key.String(), c.option.name).Run.Jobs[0]
+		if j.Outcome != sim.Completed {
+			return Result{}, runErr("accel/"+c.key.String(), fmt.Errorf("job %v", j.Outcome))
 		}
-		res[plan.cases[i].key] = j.Finish - j.Submit
+		res[c.key] = j.Finish - j.Submit
 	}
 	out := Result{Experiment: "accel", Title: "paper 001 §3: accelerator binding on 4-node clusters, and a 1,000-node churn run"}
 	out.Tables = append(out.Tables, paperTable(res), transferTable(res), optionsTable(res))
@@ -352,7 +357,8 @@ func runAccel(p Params) (Result, error) {
 		return Result{}, err
 	}
 	out.Tables = append(out.Tables, ft)
-	out.Assumptions = append(accelAssumptions(len(cases), p.Seed), flines...)
+	out.Assumptions = append(accelAssumptions(len(plan.cases), p.Seed), flines...)
+	out.Cells = cells
 	return out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -30,12 +31,13 @@ func TestDBSPaperMoves(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Prices = resource.Vector{workload.Paper003Price, workload.Paper003Price}
-			var inst *policy.DBS
-			runs, err := RunCases(p, []Case{{Label: tc.name, Config: cfg, Workload: w, Policy: dbsPolicy(policy.DBSOptions{}, &inst)}})
+			cells, err := RunGrids(p, "moves", Grid{Setups: []Setup{{Name: tc.name, Config: cfg, Workload: w}}, Columns: []Column{dbsColumn("DBS", policy.DBSOptions{})}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := inst.Stats()
+			c := cells.Get(tc.name, "DBS")
+			runs := []sim.Run{c.Run}
+			st := dbsOf(c).Stats()
 			var b strings.Builder
 			for _, m := range st.Moves {
 				fmt.Fprintf(&b, "  %8.1fs %s %v→%v\n", m.At.Seconds(), m.Job, m.From, m.To)

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,19 +10,21 @@ import (
 )
 
 // TestDBSExperiment runs the dbs experiment small and checks its shape:
-// the paper tables carry the paper's figures beside ours, every larger
-// workload compares the six policies, the ablation has every variant.
+// the paper tables carry the paper's figures beside ours, the bounds and
+// the completion orders, every larger workload compares the six
+// policies, the trace replay its ten, the ablation has every variant on
+// every workload.
 func TestDBSExperiment(t *testing.T) {
 	res, err := dbsExp.Run(Params{Scale: 0.02, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 2 paper tables + 2 slow-start tables + 3 larger workloads (each at
-	// slow-start 0.05 and 1.0) + ablation.
-	if len(res.Tables) != 11 {
+	// slow-start 0.05 and 1.0) + the trace replay + ablation.
+	if len(res.Tables) != 12 {
 		t.Fatalf("%d tables", len(res.Tables))
 	}
-	for i, want := range []string{"1175.5s", "152.60", "1154.8s", "145.29"} {
+	for i, want := range []string{"1175.5s", "152.60", "1154.8s", "145.29", "Job1, Job3, Job4, Job2", "bound with two jobs side by side"} {
 		if !strings.Contains(renderCells(res.Tables[0]), want) {
 			t.Errorf("exp. 1 table lacks the paper's figure %d %q", i, want)
 		}
@@ -38,9 +42,12 @@ func TestDBSExperiment(t *testing.T) {
 			t.Errorf("%s: no per-φ success", tb.Title)
 		}
 	}
-	abl := res.Tables[10]
-	if len(abl.Columns) != len(dbsVariants) || len(abl.Rows) != 5 {
-		t.Errorf("ablation %d columns × %d rows", len(abl.Columns), len(abl.Rows))
+	if tb := res.Tables[10]; len(tb.Columns) != len(dbsTraceColumns) || !strings.Contains(tb.Title, "80% offered load") {
+		t.Errorf("trace replay %q: %d columns", tb.Title, len(tb.Columns))
+	}
+	abl := res.Tables[11]
+	if len(abl.Rows) != len(dbsVariants) || len(abl.Columns) != 6 {
+		t.Errorf("ablation %d rows × %d columns", len(abl.Rows), len(abl.Columns))
 	}
 }
 
@@ -51,4 +58,44 @@ func renderCells(t metrics.Table) string {
 		b.WriteString(r.Name + "\t" + strings.Join(r.Cells, "\t") + "\n")
 	}
 	return b.String()
+}
+
+// TestTogetherBounds checks the two bounds for jobs submitted together on
+// paper 003's setups: with two jobs side by side the least mean response
+// is the staircase's plus the second-smallest map work spread over the
+// map slots, per job; on exp. 1's four jobs of 110 maps of 40 s (±10%) on
+// 10 map slots that is 2.75 map-waves of 440 s against 2.5, plus the
+// shortest reduce.
+func TestTogetherBounds(t *testing.T) {
+	worlds, _, err := dbsPaperWorlds(Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range worlds {
+		s := &w.setup
+		stair, ok1 := SubmittedTogetherBound.Of(s)
+		pair, ok2 := TwoSideBySideBound.Of(s)
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: bounds do not apply", s.Name)
+		}
+		var works []float64
+		for i := range s.Workload.Jobs {
+			m, sum := &s.Workload.Jobs[i].Phases[0], 0.0
+			for k := range m.Len() {
+				sum += m.Duration(k).Seconds()
+			}
+			works = append(works, sum)
+		}
+		slices.Sort(works)
+		n, slots := float64(len(works)), 10.0
+		if got, want := pair-stair, works[1]/slots/n; math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: pair − staircase %v, want %v", s.Name, got, want)
+		}
+		if w.exp == "exp. 1" {
+			// 2.5 and 2.75 waves of 440 s, give or take the jitter.
+			if stair < 2.5*440*0.9 || stair > 2.5*440*1.1+60 || pair < 2.75*440*0.9 || pair > 2.75*440*1.1+60 {
+				t.Errorf("exp. 1: staircase %v, side by side %v", stair, pair)
+			}
+		}
+	}
 }

@@ -4,11 +4,19 @@
 // columns, metrics as rows, metrics.Table) with every assumption behind
 // them.
 //
-// The registry is an explicit list (registry.go), as are the named
-// policies (policies.go): adding an experiment is one file that defines an
-// Experiment value and one line in the list. Building blocks for such a
-// file: SlotCluster, Paper000Workload, TraceWorkload, RunCases (parallel,
-// deterministic, with progress on long runs), Compare and Rows.
+// An experiment is data: setups (a workload on a cluster, Setup) ×
+// columns (labelled policy variants, Column), grouped in grids (Grid),
+// run by the one runner, RunGrids (parallel, deterministic, with progress
+// on long runs), into Cells addressed by setup and column name, from
+// which the experiment builds its tables. Named figures (FigureNamed),
+// bounds (Bound), the papers' printed figures (PaperFigure), seed
+// summaries (SeedTable) and the papers' headline claims (Claim, judged
+// into the reproduction scorecard by Scorecard) read the same cells by
+// name. The registry is an explicit list (registry.go), as are the named
+// policies (policies.go): adding an experiment is one file that defines
+// an Experiment value and one line in the list. Building blocks for such
+// a file: SlotCluster, Paper000Workload, TraceWorkload, RunGrids, Compare
+// and Rows.
 //
 // Each Experiment lists the optional Params it reads (Uses); Check
 // refuses any other, so that a caller's setting is never silently

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // Sentinel errors.
@@ -202,7 +203,11 @@ type Result struct {
 	// Runs are the simulations behind the tables (for plots), one per
 	// policy, in column order, grouped per workload when there are
 	// several.
-	Runs []metrics.Run
+	Runs []sim.Run
+	// Cells are every simulation of the experiment by setup and column
+	// name, for figures read by name (the results files' sentences, the
+	// scorecard).
+	Cells *Cells
 }
 
 // List returns the registered experiments in registry order.

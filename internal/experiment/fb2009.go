@@ -173,7 +173,7 @@ func runTrace(p Params, name string, r io.Reader, file string, format workload.F
 	if name == "fb2009" {
 		title = fmt.Sprintf("FB-2009 day (SWIM), %d jobs on %d workers", len(w.Jobs), n)
 	}
-	res, err := Compare(p, name, title, cfg, w, pols)
+	res, err := Compare(p, name, title, Setup{Name: name, Config: cfg, Workload: w}, pols)
 	if err != nil {
 		return Result{}, err
 	}

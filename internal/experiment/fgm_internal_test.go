@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 func TestBusyJain(t *testing.T) {
@@ -28,9 +29,9 @@ func TestBusyJain(t *testing.T) {
 		{"all zero skipped", [][]float64{make([]float64, fgmBusyJobs), ten(1)}, metrics.Number{V: 1, Valid: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var run metrics.Run
+			var run sim.Run
 			for _, s := range tc.samples {
-				run.Samples = append(run.Samples, metrics.Sample{Shares: s})
+				run.Samples = append(run.Samples, sim.Sample{Shares: s})
 			}
 			got := busyJain(run)
 			if got.Valid != tc.want.Valid || got.V < tc.want.V-1e-12 || got.V > tc.want.V+1e-12 {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
-	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
 
@@ -56,46 +55,20 @@ func fgmCPUBoundWorkload(p Params) (workload.Workload, error) {
 	return w, nil
 }
 
-// fgmCompressionBound runs the compression-bound mix on the dedicated
-// cluster under the baselines and fgm's variants, and tabulates each
-// against DRF: the experiment where fgm's compression, stage matching
-// and checkQoS have something to do.
-func fgmCompressionBound(p Params, cfg sim.Config) (metrics.Table, []string, error) {
-	w, err := fgmCPUBoundWorkload(p)
-	if err != nil {
-		return metrics.Table{}, nil, err
-	}
-	base, err := LookupPolicies(fgmBaselines)
-	if err != nil {
-		return metrics.Table{}, nil, err
-	}
-	var vars []fgmVariant
-	for _, v := range fgmVariants() {
-		switch v.name {
-		case "fgm", "fgm-nocompress", "fgm-coarse", "fgm-noadjust", "fgm-noqos":
-			vars = append(vars, v)
-		}
-	}
-	pols := slices.Clone(base)
-	for _, v := range vars {
-		pols = append(pols, fgmPolicy(v, nil))
-	}
-	var cases []Case
-	for _, pol := range pols {
-		cases = append(cases, Case{Label: "fgm/cpu-bound/" + pol.Name, Config: cfg, Workload: &w, Policy: pol})
-	}
-	runs, err := RunCases(p, cases)
-	if err != nil {
-		return metrics.Table{}, nil, err
-	}
-	sums := Summaries(runs)
-	drf := sums[len(base)-1]
-	title := fmt.Sprintf("compression-bound: CPU-bound mix, %g GB, %d jobs at once, every job with a deadline", fgmCPUBoundTotalGB*p.Scale, len(w.Jobs))
+// boundTable tabulates the compression-bound mix on the dedicated
+// cluster under the baselines and fgm's variants, each against DRF: the
+// experiment where fgm's compression, stage matching and checkQoS have
+// something to do.
+func (pl *fgmPlan) boundTable(cells *Cells) metrics.Table {
+	w := pl.bound.Workload
+	drf := cells.Get(pl.bound.Name, "drf").Sum
+	title := fmt.Sprintf("compression-bound: CPU-bound mix, %g GB, %d jobs at once, every job with a deadline", fgmCPUBoundTotalGB*pl.p.Scale, len(w.Jobs))
 	t := metrics.Table{Title: title, Columns: []string{"makespan", "vs DRF", "mean job completion", "vs DRF", "deadline success", "failed attempts", "utilisation cpu", "Jain unmet"}}
-	for i, s := range sums {
+	for i, c := range cells.Row(pl.bound.Name, append(slices.Clone(pl.base), pl.bndCols...)) {
+		s := &c.Sum
 		name := s.Policy
-		if i >= len(base) {
-			v := vars[i-len(base)]
+		if i >= len(pl.base) {
+			v := pl.bndVars[i-len(pl.base)]
 			name = v.name + " (" + v.doc + ")"
 		}
 		cpu := metrics.NA
@@ -109,9 +82,7 @@ func fgmCompressionBound(p Params, cfg sim.Config) (metrics.Table, []string, err
 		}})
 	}
 	t.Notes = append(t.Notes, "the mix: mapreduce/wordcount (1 core, 1.5 GB computing) and spark/kmeans (2 cores, 3.5 GB) of the default applications, so that CPU fills a worker before memory; deadlines k ∈ [1.5, 4] × each job's critical path")
-	lines := []string{fmt.Sprintf("compression-bound experiment: %s; seed %d", c2s(FGMCPUBoundApps()), p.Seed)}
-	lines = append(lines, w.Assumptions...)
-	return t, lines, nil
+	return t
 }
 
 // c2s names apps with their compute CPU and memory.
@@ -131,45 +102,20 @@ func c2s(apps []workload.FBApp) string {
 // formula (14)'s mean (policy.ForeignQuantile).
 var fgmForeignQ = policy.ForeignQuantile{Q: 0.95, Window: 15 * time.Minute}
 
-// fgmForeignOption reruns the cloud sweep with fgm as printed and with
-// the foreign-memory quantile option, side by side.
-func fgmForeignOption(p Params, cfg sim.Config, n int) (metrics.Table, error) {
-	def := fgmVariants()[0]
-	q := def
-	q.name, q.doc, q.foreign = "fgm-foreignq", fmt.Sprintf("option: foreign memory by its %g quantile over %v", fgmForeignQ.Q, fgmForeignQ.Window), fgmForeignQ
-	pols := []Policy{fgmPolicy(def, nil), fgmPolicy(q, nil)}
-	totals := workload.Paper004OnlineTotals()
-	var cases []Case
-	for i, gb := range totals {
-		gb *= p.Scale
-		w, steps, err := workload.Paper004Cloud(gb, n, rand.New(rand.NewPCG(p.Seed, 0x004_0000+uint64(i))))
-		if err != nil {
-			return metrics.Table{}, paramErr("%w", err)
-		}
-		c := cfg
-		c.Background = make([]sim.BackgroundStep, len(steps))
-		for k, s := range steps {
-			c.Background[k] = sim.BackgroundStep{At: s.At, Node: s.Node, Demand: s.Demand}
-		}
-		for _, pol := range pols {
-			cases = append(cases, Case{Label: fmt.Sprintf("fgm/cloud-foreign/%gGB/%s", gb, pol.Name), Config: c, Workload: &w, Policy: pol})
-		}
-	}
-	runs, err := RunCases(p, cases)
-	if err != nil {
-		return metrics.Table{}, err
-	}
-	sums := Summaries(runs)
-	t := metrics.Table{Title: "online, cloud: " + q.doc + ", against fgm as printed (formula (14)'s mean)",
+// foreignTable sets the cloud sweep with fgm as printed beside the
+// foreign-memory quantile option.
+func (pl *fgmPlan) foreignTable(cells *Cells) metrics.Table {
+	def, q := pl.offCols[0], pl.foreignCol
+	t := metrics.Table{Title: "online, cloud: " + q.Policy.Doc + ", against fgm as printed (formula (14)'s mean)",
 		Columns: []string{"makespan fgm", "fgm-foreignq", "change", "mean job completion fgm", "fgm-foreignq", "change", "failed attempts fgm | fgm-foreignq"}}
-	for i, gb := range totals {
-		a, b := &sums[2*i], &sums[2*i+1]
-		t.Rows = append(t.Rows, metrics.Row{Name: fmt.Sprintf("%g GB", gb*p.Scale), Cells: []string{
+	for _, su := range pl.cloud {
+		a, b := &cells.Get(su.Name, def.Name).Sum, &cells.Get(su.Name, q.Name).Sum
+		t.Rows = append(t.Rows, metrics.Row{Name: su.Name[len(fgmEnv(true))+2:], Cells: []string{
 			a.Makespan.String(), b.Makespan.String(), pct(b.Makespan.D, a.Makespan.D),
 			a.Response.MeanSpan().String(), b.Response.MeanSpan().String(), pct(b.Response.Mean, a.Response.Mean),
 			fmt.Sprintf("%d | %d", a.FailedTasks, b.FailedTasks),
 		}})
 	}
 	t.Notes = append(t.Notes, "fgm-foreignq: each node's foreign memory (node minus its tasks) estimated by the quantile of its samples over the window instead of the mean since the previous Tick; the policy raises the memory it reports so that fgm's formula (14) yields the quantile (fgm has no such option)")
-	return t, nil
+	return t
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // heldSteps are the window widths heldTable picks from: round durations.
@@ -20,7 +21,7 @@ const heldRows = 24
 // (job class) held over time under each policy, as means over round
 // windows (the smallest giving at most heldRows rows). runs need task
 // records (sim.Config.RecordTasks); columns are their policies.
-func heldTable(title string, runs []metrics.Run) metrics.Table {
+func heldTable(title string, runs []sim.Run) metrics.Table {
 	var end time.Duration
 	var names, classes []string
 	for i := range runs {

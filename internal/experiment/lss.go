@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
+	"slices"
 )
 
 // lssExp is paper 000's experiment for package lss: LSS with and without
@@ -62,31 +62,53 @@ var lssLoads = []float64{0.4, 0, 0.8, 1.0, 1.2}
 // load is that of the homogeneous cluster.
 var lssSpeeds = []float64{0.5, 0.75, 1, 1.25, 1.5}
 
-// lssColumn is one policy of an lss table.
-type lssColumn struct {
-	name string
-	opt  *policy.LSSOptions // nil: a baseline
-	base string             // baseline name in policies
+// lssCol is an LSS column with opt, named after it.
+func lssCol(opt policy.LSSOptions) Column {
+	return Column{Name: opt.Name, Policy: Policy{Name: opt.Name, New: func(env Env) (sim.Policy, error) {
+		return policy.NewLSS(env.Config, opt)
+	}}}
 }
-
-func lssCol(opt policy.LSSOptions) lssColumn { return lssColumn{name: opt.Name, opt: &opt} }
 
 // lssBaselines returns the baseline columns: p.Policies, else defaults.
-func lssBaselines(p Params, defaults []string) ([]lssColumn, error) {
-	names := p.Policies
-	if len(names) == 0 {
-		names = defaults
+func lssBaselines(p Params, defaults []string) ([]Column, error) {
+	if len(p.Policies) > 0 {
+		return Named(p.Policies...)
 	}
-	pols, err := LookupPolicies(names)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]lssColumn, len(pols))
-	for i, pol := range pols {
-		out[i] = lssColumn{name: pol.Name, base: pol.Name}
-	}
-	return out, nil
+	return Named(defaults...)
 }
+
+// The lss experiment's LSS columns, as data: adding a variant is a line.
+var (
+	// lssMainColumns are the sweep's and the paper tables' LSS columns.
+	lssMainColumns = []Column{
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
+		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS admission", Admission: true}),
+		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
+		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
+		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
+		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
+		lssCol(lssRecommended),
+	}
+	// lssHeteroColumns run on the heterogeneous cluster.
+	lssHeteroColumns = []Column{
+		lssCol(policy.LSSOptions{Name: "LSS"}),
+		lssCol(policy.LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
+	}
+	// lssThreeColumns run the three-phase jobs.
+	lssThreeColumns = []Column{
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase", PhaseKinds: lssThreeKinds}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: lssThreeKinds, PerPhaseTaskTime: true}),
+		lssCol(policy.LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: lssThreeKinds, PhaseTaskTimeHints: true}),
+	}
+	// lssFBColumns run the FB-2009 day: the main columns but admission
+	// control (the day has no workflows to hint from). LSS soft is
+	// second: the wrong-kill analysis replays each killed job under it.
+	lssFBColumns = slices.DeleteFunc(slices.Clone(lssMainColumns), func(c Column) bool { return c.Name == "LSS admission" })
+	// lssThreeKinds are the three-phase jobs' phase kinds.
+	lssThreeKinds = []string{resource.MapSlot.Name, resource.ReduceSlot.Name, resource.ReduceSlot.Name}
+)
 
 // lssBaseNames are the lss experiment's default baselines; the paper
 // tables and the load sweep add lssDropNames after FIFO and EDF, so that
@@ -133,67 +155,45 @@ func reduceLikeMap(wc workload.PoissonConfig) (workload.PoissonConfig, time.Dura
 	return wc, mapT, m.ReduceBase(shuffle, output)
 }
 
-// lssCell is one simulation's outcome: the summary, the record and, for
-// an LSS column, the adapter's counts.
+// lssCell is one cell of an lss table with, for an LSS column, the
+// adapter's counts.
 type lssCell struct {
-	sum   metrics.Summary
-	run   metrics.Run
+	*Cell
 	stats *policy.LSSStats
 }
 
-// lssBatch collects the simulations of the whole experiment so that they
-// run in one parallel batch.
-type lssBatch struct {
-	cases    []Case
-	adapters []*policy.LSS
-}
-
-// add queues every column on one workload and cluster and returns the
-// index of the first case.
-func (b *lssBatch) add(label string, cfg sim.Config, w *workload.Workload, cols []lssColumn) int {
-	first := len(b.cases)
-	for _, col := range cols {
-		i := len(b.cases)
-		b.adapters = append(b.adapters, nil)
-		var pol Policy
-		if col.opt != nil {
-			opt := *col.opt
-			pol = Policy{Name: col.name, New: func(env Env) (sim.Policy, error) {
-				a, err := policy.NewLSS(env.Config, opt)
-				b.adapters[i] = a
-				return a, err
-			}}
-		} else {
-			pols, _ := LookupPolicies([]string{col.base})
-			pol = pols[0]
-		}
-		b.cases = append(b.cases, Case{Label: label + "/" + col.name, Config: cfg, Workload: w, Policy: pol})
-	}
-	return first
-}
-
-// cells returns the outcomes of n cases from first.
-func (b *lssBatch) cells(runs []metrics.Run, first, n int) []lssCell {
-	out := make([]lssCell, n)
-	for k := range out {
-		i := first + k
-		out[k] = lssCell{sum: metrics.Summarize(runs[i]), run: runs[i]}
-		if a := b.adapters[i]; a != nil {
+// lssCells returns the cells with their LSS adapters' counts.
+func lssCells(cells []*Cell) []lssCell {
+	out := make([]lssCell, len(cells))
+	for i, c := range cells {
+		out[i].Cell = c
+		if a, ok := c.Policy.(*policy.LSS); ok {
 			st := a.Stats()
-			out[k].stats = &st
+			out[i].stats = &st
 		}
 	}
 	return out
 }
 
-// lssPoint is one load point of the sweep.
+// lssPoint is one load point of the sweep: its light and heavy setups.
 type lssPoint struct {
 	target, load, reduceLoad, factor float64
-	light, heavy                     *workload.Workload
-	lightAt, heavyAt                 int
+	light, heavy                     Setup
 	// reduceLikeMap: the paper's load with reduces priced as maps
 	// (reduceLikeMap), the sensitivity row beside the paper's point.
 	reduceLikeMap bool
+}
+
+// tag is the point's row label: its offered map load.
+func (pt lssPoint) tag() string {
+	tag := fmt.Sprintf("%.0f%%", 100*pt.load)
+	if pt.target == 0 {
+		tag += " (paper)"
+	}
+	if pt.reduceLikeMap {
+		tag += ", reduce ≈ map,"
+	}
+	return tag
 }
 
 // scaleModel returns wc with MapRate and ReduceRate divided by a factor
@@ -229,9 +229,9 @@ func scaleModel(wc workload.PoissonConfig, target float64) (workload.PoissonConf
 }
 
 // lssSweepPoint generates the light and heavy workloads of one sweep
-// point (target load, and with rlm reduces priced as maps) and queues
-// the columns on them. It returns the point and the workload's lines.
-func lssSweepPoint(b *lssBatch, cfg sim.Config, pw Params, target float64, rlm bool, cols []lssColumn) (lssPoint, []string, error) {
+// point (target load, and with rlm reduces priced as maps) on cfg's
+// cluster. It returns the point and the workload's lines.
+func lssSweepPoint(cfg sim.Config, pw Params, target float64, rlm bool) (lssPoint, []string, error) {
 	lc, f, m, r := scaleModel(workload.Paper000Light(), target)
 	hc, _, _, _ := scaleModel(workload.Paper000Heavy(), target)
 	if rlm {
@@ -253,11 +253,10 @@ func lssSweepPoint(b *lssBatch, cfg sim.Config, pw Params, target float64, rlm b
 	}
 	lw.Name += tag
 	hw.Name += tag
-	pt := lssPoint{target: target, load: m, reduceLoad: r, factor: f, light: lw, heavy: hw, reduceLikeMap: rlm}
 	pc := cfg
 	pc.RecordTasks = target == 0 && !rlm // the paper's load: slots held (fig. 2)
-	pt.lightAt = b.add(lw.Name, pc, lw, cols)
-	pt.heavyAt = b.add(hw.Name, pc, hw, cols)
+	pt := lssPoint{target: target, load: m, reduceLoad: r, factor: f, reduceLikeMap: rlm,
+		light: Setup{Name: lw.Name, Config: pc, Workload: lw}, heavy: Setup{Name: hw.Name, Config: pc, Workload: hw}}
 	return pt, ll, nil
 }
 
@@ -270,264 +269,178 @@ func lssW1Reduce() time.Duration {
 	return m.ReduceBase(shuffle, int64(float64(shuffle)*m.OutputRatio))
 }
 
+// lssPlan is the lss experiment as data: its setups, which columns run
+// on them, and the assumptions they state.
+type lssPlan struct {
+	main, hetero, three, fb []Column
+	points                  []lssPoint
+	paper                   int // the paper's load in points
+	hetLight, hetHeavy      Setup
+	threeLight, threeHeavy  Setup
+	fbs                     []lssFB
+	lines                   []string
+}
+
+// lssFB is one FB-2009 setup: the day on n workers.
+type lssFB struct {
+	nodes int
+	setup Setup
+}
+
+// grids are the plan's simulations.
+func (pl *lssPlan) grids() []Grid {
+	var sweep, fb []Setup
+	for _, pt := range pl.points {
+		sweep = append(sweep, pt.light, pt.heavy)
+	}
+	for _, f := range pl.fbs {
+		fb = append(fb, f.setup)
+	}
+	return []Grid{
+		{Setups: sweep, Columns: pl.main},
+		{Setups: []Setup{pl.hetLight, pl.hetHeavy}, Columns: pl.hetero},
+		{Setups: []Setup{pl.threeLight, pl.threeHeavy}, Columns: pl.three},
+		{Setups: fb, Columns: pl.fb},
+	}
+}
+
 func runLSS(p Params) (Result, error) {
-	if err := p.normalize(); err != nil {
+	pl, err := newLSSPlan(p)
+	if err != nil {
 		return Result{}, err
+	}
+	cells, err := RunGrids(p, "lss", pl.grids()...)
+	if err != nil {
+		return Result{}, err
+	}
+	return pl.result(cells), nil
+}
+
+// newLSSPlan builds the lss experiment's setups and columns.
+func newLSSPlan(p Params) (*lssPlan, error) {
+	if err := p.normalize(); err != nil {
+		return nil, err
 	}
 	bases, err := lssBaselines(p, lssBaseNames)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	mainBases, err := lssBaselines(p, lssDropNames)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	main := append([]lssColumn{
-		lssCol(policy.LSSOptions{Name: "LSS"}),
-		lssCol(policy.LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
-		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
-		lssCol(policy.LSSOptions{Name: "LSS admission", Admission: true}),
-		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
-		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
-		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
-		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
-		lssCol(lssRecommended),
-	}, mainBases...)
-	hetero := append([]lssColumn{
-		lssCol(policy.LSSOptions{Name: "LSS"}),
-		lssCol(policy.LSSOptions{Name: "LSS hetero", Heterogeneous: true}),
-	}, bases...)
-	threeKinds := []string{resource.MapSlot.Name, resource.ReduceSlot.Name, resource.ReduceSlot.Name}
-	three := append([]lssColumn{
-		lssCol(policy.LSSOptions{Name: "LSS 3-phase", PhaseKinds: threeKinds}),
-		lssCol(policy.LSSOptions{Name: "LSS 3-phase per-phase", PhaseKinds: threeKinds, PerPhaseTaskTime: true}),
-		lssCol(policy.LSSOptions{Name: "LSS 3-phase priors", PhaseKinds: threeKinds, PhaseTaskTimeHints: true}),
-	}, bases...)
-	// LSS soft is second: the wrong-kill analysis replays each killed
-	// job under it.
-	fbCols := append([]lssColumn{
-		lssCol(policy.LSSOptions{Name: "LSS"}),
-		lssCol(policy.LSSOptions{Name: "LSS soft", SoftDeadlines: true}),
-		lssCol(policy.LSSOptions{Name: "LSS per-phase", PerPhaseTaskTime: true}),
-		lssCol(policy.LSSOptions{Name: "LSS priors", PhaseTaskTimeHints: true}),
-		lssCol(policy.LSSOptions{Name: "LSS waves", WaveRemaining: true}),
-		lssCol(policy.LSSOptions{Name: "LSS optimistic", OptimisticKill: true}),
-		lssCol(policy.LSSOptions{Name: "LSS no-first-pass", NoFirstMapPass: true}),
-		lssCol(lssRecommended),
-	}, mainBases...)
-
+	pl := &lssPlan{
+		main:   append(slices.Clone(lssMainColumns), mainBases...),
+		hetero: append(slices.Clone(lssHeteroColumns), bases...),
+		three:  append(slices.Clone(lssThreeColumns), bases...),
+		fb:     append(slices.Clone(lssFBColumns), mainBases...),
+	}
 	pw := p
 	horizon := lssPaperHorizon(p.Scale)
 	pw.Scale = float64(horizon) / float64(workload.Paper000Light().Horizon)
 	cfg, clLines, err := SlotCluster(workload.SlotSpace(), 5, 2, 1, p.Seed)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	var b lssBatch
-	var lines []string
+	if err := pl.sweep(cfg, pw); err != nil {
+		return nil, err
+	}
+	pl.lines = append(pl.lines, fmt.Sprintf("arrival horizon %v (scale %g × %v, at least the paper000 experiments' 2 h)", horizon, p.Scale, lssHorizon))
+	pl.lines = append(pl.lines, clLines...)
 
-	// 1. The load sweep, light and heavy deadlines on the same jobs.
-	var points []lssPoint
-	defaultAt := -1
+	// The heterogeneous cluster at the paper's default load.
+	hcfg := cfg
+	hcfg.Nodes = append([]sim.NodeSpec(nil), cfg.Nodes...)
+	for i := range hcfg.Nodes {
+		hcfg.Nodes[i].Speed = lssSpeeds[i%len(lssSpeeds)]
+	}
+	dp := pl.points[pl.paper]
+	pl.hetLight = Setup{Name: "hetero/" + dp.light.Name, Config: hcfg, Workload: dp.light.Workload}
+	pl.hetHeavy = Setup{Name: "hetero/" + dp.heavy.Name, Config: hcfg, Workload: dp.heavy.Workload}
+	pl.lines = append(pl.lines, fmt.Sprintf("heterogeneous cluster: node speeds %v (a task of isolated time T takes T/speed; mean 1, same capacity); LSS hetero is told the speeds and reports finished task times × speed", lssSpeeds))
+
+	// Three-phase jobs at the paper's default load.
+	tl, tlLines, err := threePhaseWorkload(workload.Paper000Light(), pw)
+	if err != nil {
+		return nil, err
+	}
+	th, _, err := threePhaseWorkload(workload.Paper000Heavy(), pw)
+	if err != nil {
+		return nil, err
+	}
+	pl.threeLight = Setup{Name: tl.Name, Config: cfg, Workload: tl}
+	pl.threeHeavy = Setup{Name: th.Name, Config: cfg, Workload: th}
+	pl.lines = append(pl.lines, tlLines...)
+	return pl, pl.fbDay(p)
+}
+
+// sweep adds the load sweep's points, light and heavy deadlines on the
+// same jobs, and the lines that state them.
+func (pl *lssPlan) sweep(cfg sim.Config, pw Params) error {
 	var rlmReduce time.Duration
 	for _, target := range lssLoads {
 		for _, rlm := range []bool{false, true} {
 			if rlm && target != 0 {
 				continue
 			}
-			pt, ll, err := lssSweepPoint(&b, cfg, pw, target, rlm, main)
+			pt, ll, err := lssSweepPoint(cfg, pw, target, rlm)
 			if err != nil {
-				return Result{}, err
+				return err
 			}
 			if rlm {
 				_, _, rlmReduce = reduceLikeMap(workload.Paper000Light())
 			}
 			if target == 0 && !rlm {
-				defaultAt = len(points)
-				lines = append(lines, "paper 000 workloads (Table 2):")
-				lines = append(lines, ll...)
+				pl.paper = len(pl.points)
+				pl.lines = append(pl.lines, "paper 000 workloads (Table 2):")
+				pl.lines = append(pl.lines, ll...)
 			}
-			points = append(points, pt)
+			pl.points = append(pl.points, pt)
 		}
 	}
 	var sweep []string
-	for _, pt := range points {
-		if pt.reduceLikeMap {
-			continue
+	for _, pt := range pl.points {
+		if !pt.reduceLikeMap {
+			sweep = append(sweep, fmt.Sprintf("%.0f%% (rates ÷ %.3g, reduce load %.0f%%)", 100*pt.load, pt.factor, 100*pt.reduceLoad))
 		}
-		sweep = append(sweep, fmt.Sprintf("%.0f%% (rates ÷ %.3g, reduce load %.0f%%)", 100*pt.load, pt.factor, 100*pt.reduceLoad))
 	}
-	lines = append(lines,
+	pl.lines = append(pl.lines,
 		"task durations: workload.WordCountModel (above), the paper's jobs being WordCount: a map is a fixed start-up cost plus its 32 MiB split at "+
 			"the ~3 MiB/s one Hadoop-1 slot of a 2013 Xeon counts words at; the combiner leaves ~10% of the input to shuffle to the single reduce",
 		"load sweep: MapRate and ReduceRate divided by one factor per point, same arrivals and jitter draws at every point; offered map-slot load "+strings.Join(sweep, ", "),
 		fmt.Sprintf("reduce ≈ map rows: the paper's load with ReduceRate raised so that W1/W4's reduce takes a map's time (%v, against %v with the model as is); the smaller workflows' reduces take less; same arrivals and jitter draws",
 			rlmReduce.Round(100*time.Millisecond), lssW1Reduce().Round(100*time.Millisecond)),
-		fmt.Sprintf("arrival horizon %v (scale %g × %v, at least the paper000 experiments' 2 h)", horizon, p.Scale, lssHorizon),
 	)
-	lines = append(lines, clLines...)
+	return nil
+}
 
-	// 2. Heterogeneous cluster at the paper's default load.
-	hcfg := cfg
-	hcfg.Nodes = append([]sim.NodeSpec(nil), cfg.Nodes...)
-	for i := range hcfg.Nodes {
-		hcfg.Nodes[i].Speed = lssSpeeds[i%len(lssSpeeds)]
-	}
-	dp := points[defaultAt]
-	hetLightAt := b.add("hetero/"+dp.light.Name, hcfg, dp.light, hetero)
-	hetHeavyAt := b.add("hetero/"+dp.heavy.Name, hcfg, dp.heavy, hetero)
-	lines = append(lines, fmt.Sprintf("heterogeneous cluster: node speeds %v (a task of isolated time T takes T/speed; mean 1, same capacity); LSS hetero is told the speeds and reports finished task times × speed", lssSpeeds))
-
-	// 3. Three-phase jobs at the paper's default load.
-	tl, tlLines, err := threePhaseWorkload(workload.Paper000Light(), pw)
-	if err != nil {
-		return Result{}, err
-	}
-	th, _, err := threePhaseWorkload(workload.Paper000Heavy(), pw)
-	if err != nil {
-		return Result{}, err
-	}
-	threeLightAt := b.add(tl.Name, cfg, tl, three)
-	threeHeavyAt := b.add(th.Name, cfg, th, three)
-	lines = append(lines, tlLines...)
-
-	// 4. FB-2009 on 600 workers and on a scaled-down cluster.
+// fbDay adds FB-2009 on 600 workers and on a scaled-down cluster.
+func (pl *lssPlan) fbDay(p Params) error {
 	small := lssFBNodes
 	if p.Nodes > 0 {
 		small = p.Nodes
 	}
-	type fbCase struct {
-		nodes, at int
-		w         *workload.Workload
-	}
-	var fbs []fbCase
-	for _, n := range []int{fbNodes, small} {
+	for k, n := range []int{fbNodes, small} {
 		w, wl, err := lssFBWorkload(p, n)
 		if err != nil {
-			return Result{}, err
+			return err
 		}
 		fcfg, fl, err := SlotCluster(workload.SlotSpace(), n, fbMaps, fbReduces, p.Seed)
 		if err != nil {
-			return Result{}, err
+			return err
 		}
-		fbs = append(fbs, fbCase{nodes: n, w: w, at: b.add(w.Name, fcfg, w, fbCols)})
+		name := w.Name
+		if k > 0 {
+			name = "scaled-down " + name // distinct when -nodes is the trace's 600
+		}
+		pl.fbs = append(pl.fbs, lssFB{nodes: n, setup: Setup{Name: name, Config: fcfg, Workload: w}})
 		load := fmt.Sprintf("FB-2009 offered map-slot load on %d workers: %.0f%% (Σ map task time ÷ (map slots × span of submissions))", n, 100*mapSlotLoad(w, n*fbMaps))
 		if n == fbNodes {
-			lines = append(lines, wl...)
-			lines = append(lines, fl[0], load)
+			pl.lines = append(pl.lines, wl...)
+			pl.lines = append(pl.lines, fl[0], load)
 		} else {
-			lines = append(lines, wl[len(wl)-1], fl[0], load)
+			pl.lines = append(pl.lines, wl[len(wl)-1], fl[0], load)
 		}
 	}
-
-	runs, err := RunCases(p, b.cases)
-	if err != nil {
-		return Result{}, err
-	}
-
-	res := Result{Experiment: "lss", Title: "lss (paper 000): least spare time vs FIFO, EDF, Fair"}
-	pct := func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
-
-	lightCells := b.cells(runs, dp.lightAt, len(main))
-	heavyCells := b.cells(runs, dp.heavyAt, len(main))
-	res.Tables = append(res.Tables,
-		lssDetail(fmt.Sprintf("paper 000 light load W1–W3 (D = 1/λ), 5 workers, offered map load %s (WordCount model as is)", pct(dp.load)),
-			lightCells, []string{"W1", "W2", "W3"}),
-		lssDetail(fmt.Sprintf("paper 000 heavy load W4–W6 (D < 1/λ), 5 workers, offered map load %s", pct(dp.load)),
-			heavyCells, []string{"W4", "W5", "W6"}),
-	)
-	// The sweep tables.
-	success := metrics.Table{Title: "deadline success by offered map-slot load (same jobs, light = W1–W3, heavy = W4–W6)", Columns: lssColumns(lightCells)}
-	loose := metrics.Table{Title: "loosest workflow's mean response (W1 light, W4 heavy) and kills by LSS and the -drop baselines (light + heavy), by load", Columns: lssColumns(lightCells)}
-	var optRows []lssOptionsRow
-	for _, pt := range points {
-		lc := b.cells(runs, pt.lightAt, len(main))
-		hc := b.cells(runs, pt.heavyAt, len(main))
-		tag := pct(pt.load)
-		if pt.target == 0 {
-			tag += " (paper)"
-		}
-		if pt.reduceLikeMap {
-			tag += ", reduce ≈ map,"
-		}
-		optRows = append(optRows, lssOptionsRow{tag + " light", lc}, lssOptionsRow{tag + " heavy", hc})
-		success.Rows = append(success.Rows,
-			lssRow(tag+" light", lc, func(c *lssCell) string { return ratio3(c.sum.DeadlineSuccess) }),
-			lssRow(tag+" heavy", hc, func(c *lssCell) string { return ratio3(c.sum.DeadlineSuccess) }),
-		)
-		loose.Rows = append(loose.Rows,
-			lssRow(tag+" W1 response", lc, func(c *lssCell) string { return classResponse(c, "W1") }),
-			lssRow(tag+" W4 response", hc, func(c *lssCell) string { return classResponse(c, "W4") }),
-		)
-		kills := metrics.Row{Name: tag + " kills (LSS, -drop): early (could) / at deadline", Cells: make([]string, len(main))}
-		for i := range kills.Cells {
-			kills.Cells[i] = metrics.NA
-			if l, h := lc[i].stats, hc[i].stats; l != nil {
-				kills.Cells[i] = fmt.Sprintf("%d (%d) / %d", l.SpareExhausted+h.SpareExhausted,
-					couldHaveMade(&lc[i])+couldHaveMade(&hc[i]), l.DeadlinePassed+h.DeadlinePassed)
-			} else if lc[i].dropped() {
-				kills.Cells[i] = fmt.Sprintf("0 (0) / %d", lc[i].sum.Killed+hc[i].sum.Killed)
-			}
-		}
-		loose.Rows = append(loose.Rows, kills)
-	}
-	res.Tables = append(res.Tables, success, loose)
-	var killTables []metrics.Table
-	for k, fc := range fbs {
-		cells := b.cells(runs, fc.at, len(fbCols))
-		optRows = append(optRows, lssOptionsRow{fmt.Sprintf("FB-2009, %d workers", fc.nodes), cells})
-		var views []lssKillView
-		for i := range cells {
-			if cells[i].stats != nil && i != 1 { // LSS soft (1) kills nothing
-				views = append(views, lssKillView{cell: &cells[i], soft: &cells[1], w: fc.w, mapSlots: fc.nodes * fbMaps})
-			}
-		}
-		killTables = append(killTables, lssKillTable(
-			fmt.Sprintf("wrong kills on the FB-2009 day, %d workers: early kills judged by the simulator's check and by the replay under LSS soft, where the wrong ones stood", fc.nodes), views))
-		if k == 0 {
-			killTables = append(killTables, lssKillRecords(
-				fmt.Sprintf("per-kill records: LSS's early kills on the FB-2009 day, %d workers (figures at the kill; true times from the job's spec)", fc.nodes), views[0], 20))
-		}
-	}
-
-	hl := b.cells(runs, hetLightAt, len(hetero))
-	hh := b.cells(runs, hetHeavyAt, len(hetero))
-	res.Tables = append(res.Tables, lssPair(
-		fmt.Sprintf("heterogeneous cluster (speeds %v), offered map load %s", lssSpeeds, pct(dp.load)),
-		hl, hh))
-	t3l := b.cells(runs, threeLightAt, len(three))
-	t3h := b.cells(runs, threeHeavyAt, len(three))
-	res.Tables = append(res.Tables, lssPair(
-		fmt.Sprintf("three-phase jobs (maps → %d reduces → 1 merge), offered map load %s", lssStageReduces, pct(dp.load)),
-		t3l, t3h))
-	for _, fc := range fbs {
-		cells := b.cells(runs, fc.at, len(fbCols))
-		res.Tables = append(res.Tables, lssDetail(
-			fmt.Sprintf("FB-2009 day, %d jobs on %d workers × (2 map + 2 reduce), offered map-slot load %s, deadlines k × isolated time, k ~ U[%g, %g]",
-				len(fc.w.Jobs), fc.nodes, pct(mapSlotLoad(fc.w, fc.nodes*fbMaps)), lssFBKMin, lssFBKMax),
-			cells, []string{workload.ClassSmall, workload.ClassMedium, workload.ClassLarge}))
-	}
-	res.Tables = append(res.Tables, lssOptionsTable("LSS and its options by load: deadline success · early kills (could have made it) / kills at the deadline; best baseline beside", optRows))
-	res.Tables = append(res.Tables, killTables...)
-	res.Tables = append(res.Tables,
-		heldTable("slots held per workflow over time (paper 000 fig. 2), light load W1–W3", runs[dp.lightAt:dp.lightAt+len(main)]),
-		heldTable("slots held per workflow over time (paper 000 fig. 2), heavy load W4–W6", runs[dp.heavyAt:dp.heavyAt+len(main)]))
-	// Runs for plots: the paper-default load and the FB replays.
-	res.Runs = append(res.Runs, runs[dp.lightAt:dp.lightAt+len(main)]...)
-	res.Runs = append(res.Runs, runs[dp.heavyAt:dp.heavyAt+len(main)]...)
-	for _, fc := range fbs {
-		res.Runs = append(res.Runs, runs[fc.at:fc.at+len(fbCols)]...)
-	}
-	res.Assumptions = append(lines,
-		"LSS columns: lss.Scheduler through the simulator adapter (policy.LSS); soft = SoftDeadlines, per-phase = PerPhaseTaskTime, "+
-			"admission = Admission with each job's task time hinted by the mean finished task time of earlier jobs of its workflow, "+
-			"priors = PhaseTaskTimeHints with each phase's task time hinted by the mean finished task time of that phase in earlier jobs of its workflow, "+
-			"a task of a later phase timed from the later of its start and the end of the previous phase (so an early reduce's shuffle wait is not counted)",
-		"-drop columns: the baseline wrapped in policy.DropAtDeadline, which ends a job at the first heartbeat past its deadline (freeing its slots) but never earlier; "+
-			"LSS soft never ends a job: together they split LSS's lead into what its order gains (LSS soft vs FIFO, EDF) and what ending hopeless jobs gains (FIFO-drop, EDF-drop vs FIFO, EDF)",
-		"waves = WaveRemaining, optimistic = OptimisticKill, no-first-pass = NoFirstMapPass, "+lssRecommendedName+" = lss.Recommended(): OptimisticKill and NoFirstMapPass (schedsim -policies "+lssRecommendedName+")",
-		"kills that could have made it: the simulator's optimistic check at the kill (running tasks finish uncontended, pending ones run in waves on every slot); "+
-			"met under LSS soft: the killed job met its deadline in the LSS soft run of the same workload (same order, nothing killed)",
-	)
-	return res, nil
+	return nil
 }

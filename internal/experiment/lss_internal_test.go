@@ -9,10 +9,10 @@ import (
 // -policies replaces the baselines; LSS columns stay.
 func TestLSSBaselines(t *testing.T) {
 	cols, err := lssBaselines(Params{Policies: []string{"EDF", "drf"}}, lssBaseNames)
-	if err != nil || len(cols) != 2 || cols[0].base != "edf" || cols[1].base != "drf" || cols[0].opt != nil {
+	if err != nil || len(cols) != 2 || cols[0].Name != "edf" || cols[1].Name != "drf" {
 		t.Fatalf("%+v, %v", cols, err)
 	}
-	if cols, _ := lssBaselines(Params{}, lssBaseNames); len(cols) != 3 || cols[0].base != "fifo" || cols[1].base != "edf" || cols[2].base != "fair" {
+	if cols, _ := lssBaselines(Params{}, lssBaseNames); len(cols) != 3 || cols[0].Name != "fifo" || cols[1].Name != "edf" || cols[2].Name != "fair" {
 		t.Fatalf("defaults %+v", cols)
 	}
 	if _, err := lssBaselines(Params{Policies: []string{"lifo"}}, lssBaseNames); err == nil {

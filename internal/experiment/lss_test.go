@@ -18,7 +18,7 @@ import (
 
 // simulate runs pol on w and fails the test on any simulator error
 // (invalid decisions included).
-func simulate(t *testing.T, cfg sim.Config, w *workload.Workload, pol sim.Policy) (*sim.Sim, metrics.Run) {
+func simulate(t *testing.T, cfg sim.Config, w *workload.Workload, pol sim.Policy) (*sim.Sim, sim.Run) {
 	t.Helper()
 	s, err := sim.New(cfg, w, pol)
 	if err != nil {
@@ -36,7 +36,7 @@ func simulate(t *testing.T, cfg sim.Config, w *workload.Workload, pol sim.Policy
 
 // paperRuns runs LSS and FIFO on the paper-000 workload at the lss
 // experiment's size (8 h of arrivals, seed 1, the WordCount model as is).
-func paperRuns(t *testing.T, wc workload.PoissonConfig, opt policy.LSSOptions) (lssRun, fifoRun metrics.Run) {
+func paperRuns(t *testing.T, wc workload.PoissonConfig, opt policy.LSSOptions) (lssRun, fifoRun sim.Run) {
 	t.Helper()
 	p := experiment.Params{Scale: 4, Seed: 1} // 4 × 2 h
 	w, _, err := experiment.Paper000Workload(wc, p)

@@ -7,6 +7,7 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/lss"
 )
@@ -14,7 +15,7 @@ import (
 // The lss experiment's wrong-kill analysis: every early kill (lss's
 // SpareExhausted) of an LSS column, with lss's figures and the job's
 // counters at the kill (policy.LSSKill), judged two ways — the
-// simulator's optimistic check at the kill (metrics.JobRecord
+// simulator's optimistic check at the kill (sim.JobRecord
 // CouldHaveMade), and the replay of the same job under LSS soft, which
 // kills nothing — and set beside the job's true task times (its spec).
 
@@ -44,7 +45,7 @@ func (v lssKillView) early() []policy.LSSKill {
 // could reports whether the simulator judged the killed job could have
 // made its deadline.
 func (v lssKillView) could(k policy.LSSKill) bool {
-	j := &v.cell.run.Jobs[k.Job]
+	j := &v.cell.Run.Jobs[k.Job]
 	return j.CheckedKill && j.CouldHaveMade
 }
 
@@ -53,8 +54,8 @@ func (v lssKillView) softMet(k policy.LSSKill) (met, ok bool) {
 	if v.soft == nil {
 		return false, false
 	}
-	j := &v.soft.run.Jobs[k.Job]
-	return j.Outcome == metrics.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline, true
+	j := &v.soft.Run.Jobs[k.Job]
+	return j.Outcome == sim.Completed && j.Deadline > 0 && j.Finish-j.Submit <= j.Deadline, true
 }
 
 // phaseMean returns the mean isolated task time of phase p of job i in
@@ -103,7 +104,7 @@ func (v lssKillView) pattern(k policy.LSSKill) killPattern {
 func lssKillTable(title string, views []lssKillView) metrics.Table {
 	t := metrics.Table{Title: title}
 	for _, v := range views {
-		t.Columns = append(t.Columns, v.cell.sum.Policy)
+		t.Columns = append(t.Columns, v.cell.Sum.Policy)
 	}
 	row := func(name string, f func(v lssKillView) string) {
 		r := metrics.Row{Name: name, Cells: make([]string, len(views))}

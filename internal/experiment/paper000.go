@@ -65,12 +65,12 @@ func runPaper000(p Params, name string, wc workload.PoissonConfig, title string)
 	if err != nil {
 		return Result{}, err
 	}
-	pols, err := choose(p, paper000Policies)
+	cols, err := choose(p, paper000Policies)
 	if err != nil {
 		return Result{}, err
 	}
 	cfg.RecordTasks = true // for the slots held per workflow (paper 000 fig. 2)
-	res, err := Compare(p, name, title, cfg, w, pols)
+	res, err := Compare(p, name, title, Setup{Name: name, Config: cfg, Workload: w}, cols)
 	if err == nil {
 		res.Tables = append(res.Tables, heldTable("slots held per workflow over time (paper 000 fig. 2)", res.Runs))
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/schedkit/schedkit/internal/metrics"
-	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -69,30 +68,19 @@ func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, pape
 		return Result{}, err
 	}
 	cfg.Prices = resource.Vector{workload.Paper003Price, workload.Paper003Price}
-	pols, err := choose(p, paper003Policies)
+	cols, err := choose(p, paper003Policies)
 	if err != nil {
 		return Result{}, err
 	}
-	// Each DBS column's instance, for its queue moves.
-	insts := make([]*policy.DBS, len(pols))
-	for i := range pols {
-		inner := pols[i].New
-		pols[i].New = func(env Env) (sim.Policy, error) {
-			sp, err := inner(env)
-			if d, ok := sp.(*policy.DBS); ok {
-				insts[i] = d
-			}
-			return sp, err
-		}
-	}
-	res, err := Compare(p, name, title, cfg, w, pols)
+	setup := Setup{Name: name, Config: cfg, Workload: w}
+	res, err := Compare(p, name, title, setup, cols)
 	if err != nil {
 		return res, err
 	}
 	// Paper 003 reports mean cost, success by its φ rule and per-job
 	// response: the cost rows (metrics.CostMetrics: mean cost, success
 	// and mean cost per φ) follow the standard ones, then one row per job.
-	sums := Summaries(res.Runs)
+	sums := Sums(res.Cells.Row(name, cols))
 	ms := Rows(sums, p.Timing)
 	for _, m := range metrics.CostMetrics(sums) {
 		if !slices.ContainsFunc(ms, func(x metrics.Metric) bool { return x.Name == m.Name }) {
@@ -106,7 +94,7 @@ func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, pape
 		for i := range res.Runs {
 			cell := "n/a"
 			for _, rec := range res.Runs[i].Jobs {
-				if rec.ID == j.ID && rec.Outcome == metrics.Completed {
+				if rec.ID == j.ID && rec.Outcome == sim.Completed {
 					cell = fmt.Sprintf("%.0fs · %s", (rec.Finish - rec.Submit).Seconds(), strconv.FormatFloat(rec.Cost, 'f', 2, 64))
 				}
 			}
@@ -114,7 +102,7 @@ func runPaper003(p Params, name string, jobs []workload.Paper003Job, title, pape
 		}
 		t.Rows = append(t.Rows, r)
 	}
-	t.Rows = append(t.Rows, dbsMoveRows(res.Runs, insts)...)
+	t.Rows = append(t.Rows, dbsMoveRows(res.Cells.Row(name, cols))...)
 	t.Notes = append(t.Notes, "paper's figures: "+paper)
 	res.Assumptions = append(lines, cl...)
 	res.Assumptions = append(res.Assumptions, fmt.Sprintf("prices: %g per map-slot-second and per reduce-slot-second", workload.Paper003Price))

@@ -128,20 +128,74 @@ func runPaper004Offline(p Params) (Result, error) {
 	if err != nil {
 		return Result{}, paramErr("%w", err)
 	}
-	pols, err := choose(p, paper004Policies)
+	cols, err := choose(p, paper004Policies)
 	if err != nil {
 		return Result{}, err
 	}
 	title := fmt.Sprintf("paper 004 offline: %g GB, %d jobs at once, %d workers", 400*p.Scale, len(w.Jobs), n)
 	cfg.RecordTasks = true // small vs large tasks and jobs
-	res, err := Compare(p, "paper004-offline", title, cfg, &w, pols)
+	res, err := Compare(p, "paper004-offline", title, Setup{Name: "paper004-offline", Config: cfg, Workload: &w}, cols)
 	if err == nil {
-		sums := Summaries(res.Runs)
+		row := res.Cells.Row("paper004-offline", cols)
+		sums := Sums(row)
 		res.Tables[0] = metrics.Compare(title, sums, paper004Rows(sums, p.Timing))
-		res.Tables = append(res.Tables, sizeTable(title+": mean completion time by size", res.Runs, len(pols)))
+		res.Tables = append(res.Tables, sizeTable(title+": mean completion time by size", row, len(cols)))
+		res.Runs = Runs(row)
 	}
 	res.Assumptions = append(append(w.Assumptions, fmt.Sprintf("workload seed %d, scale %g (400 GB × scale)", p.Seed, p.Scale)), cl...)
 	return res, err
+}
+
+// onlineSetups returns one setup per total input of the online sweep,
+// scaled by p.Scale, named "GB" after its total, on cfg's cluster of n
+// workers, with the cloud's background load if cloud; and the lines that
+// state them.
+func onlineSetups(p Params, cfg sim.Config, n int, cloud bool) ([]Setup, []string, error) {
+	totals := workload.Paper004OnlineTotals()
+	var out []Setup
+	var lines []string
+	for i, gb := range totals {
+		gb *= p.Scale
+		rng := rand.New(rand.NewPCG(p.Seed, 0x004_0000+uint64(i)))
+		c := cfg
+		var w workload.Workload
+		var err error
+		if cloud {
+			var steps []workload.BackgroundStep
+			w, steps, err = workload.Paper004Cloud(gb, n, rng)
+			c.Background = backgroundSteps(steps, -1)
+		} else {
+			w, err = workload.Paper004Online(gb, rng)
+		}
+		if err != nil {
+			return nil, nil, paramErr("%w", err)
+		}
+		if i == len(totals)-1 {
+			lines = append(lines, fmt.Sprintf("assumptions of the largest workload (%g GB); the others differ only in their draws:", gb))
+			lines = append(lines, w.Assumptions...)
+		}
+		lines = append(lines, fmt.Sprintf("workload %g GB: %d jobs, %d tasks, last submission at %v", gb, len(w.Jobs), w.Tasks(), w.Jobs[len(w.Jobs)-1].Submit))
+		out = append(out, Setup{Name: totalName(gb), Config: c, Workload: &w})
+	}
+	return out, lines, nil
+}
+
+// totalName names an online setup after its total input.
+func totalName(gb float64) string { return fmt.Sprintf("%g GB", gb) }
+
+// backgroundSteps are the simulator's background load of a workload's
+// steps; drop ≥ 0 sets that kind of the load to 0 (a diagnostic).
+func backgroundSteps(steps []workload.BackgroundStep, drop int) []sim.BackgroundStep {
+	out := make([]sim.BackgroundStep, len(steps))
+	for k, s := range steps {
+		d := s.Demand
+		if drop >= 0 {
+			d = s.Demand.Clone()
+			d[drop] = 0
+		}
+		out[k] = sim.BackgroundStep{At: s.At, Node: s.Node, Demand: d}
+	}
+	return out
 }
 
 // runPaper004Online runs every total of the online setup (with the
@@ -157,7 +211,7 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	pols, err := choose(p, paper004Policies)
+	cols, err := choose(p, paper004Policies)
 	if err != nil {
 		return Result{}, err
 	}
@@ -165,61 +219,36 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 	if cloud {
 		name, env = "paper004-cloud", "cloud (background load)"
 	}
-	totals := workload.Paper004OnlineTotals()
-	var cases []Case
-	var lines []string
-	for i, gb := range totals {
-		gb *= p.Scale
-		rng := rand.New(rand.NewPCG(p.Seed, 0x004_0000+uint64(i)))
-		c := cfg
-		var w workload.Workload
-		if cloud {
-			var steps []workload.BackgroundStep
-			w, steps, err = workload.Paper004Cloud(gb, n, rng)
-			c.Background = make([]sim.BackgroundStep, len(steps))
-			for k, s := range steps {
-				c.Background[k] = sim.BackgroundStep{At: s.At, Node: s.Node, Demand: s.Demand}
-			}
-		} else {
-			w, err = workload.Paper004Online(gb, rng)
-		}
-		if err != nil {
-			return Result{}, paramErr("%w", err)
-		}
-		if i == len(totals)-1 {
-			lines = append(lines, fmt.Sprintf("assumptions of the largest workload (%g GB); the others differ only in their draws:", gb))
-			lines = append(lines, w.Assumptions...)
-		}
-		lines = append(lines, fmt.Sprintf("workload %g GB: %d jobs, %d tasks, last submission at %v", gb, len(w.Jobs), w.Tasks(), w.Jobs[len(w.Jobs)-1].Submit))
-		c.RecordTasks = true // small vs large tasks and jobs (figs. 12, 15)
-		for _, pol := range pols {
-			cases = append(cases, Case{Label: fmt.Sprintf("%s/%gGB/%s", name, gb, pol.Name), Config: c, Workload: &w, Policy: pol, Done: keepCompletions})
-		}
-	}
-	runs, err := RunCases(p, cases)
+	cfg.RecordTasks = true // small vs large tasks and jobs (figs. 12, 15)
+	setups, lines, err := onlineSetups(p, cfg, n, cloud)
 	if err != nil {
 		return Result{}, err
 	}
-	sums := Summaries(runs)
-	cols := make([]string, len(pols))
-	for i := range pols {
-		cols[i] = sums[i].Policy
+	cells, err := RunGrids(p, name, Grid{Setups: setups, Columns: cols, Done: keepCompletions})
+	if err != nil {
+		return Result{}, err
 	}
 	title := fmt.Sprintf("paper 004 online, %s, %d workers", env, n)
-	mk := metrics.Table{Title: title + ": workload completion time (makespan)", Columns: cols}
-	resp := metrics.Table{Title: title + ": mean job completion time", Columns: cols}
-	fail := metrics.Table{Title: title + ": completed jobs / failed task attempts", Columns: cols}
-	for i, gb := range totals {
-		row := fmt.Sprintf("%g GB", gb*p.Scale)
-		r1, r2, r3 := metrics.Row{Name: row}, metrics.Row{Name: row}, metrics.Row{Name: row}
-		for k := range pols {
-			s := &sums[i*len(pols)+k]
+	heads := Sums(cells.Row(setups[0].Name, cols))
+	names := make([]string, len(heads))
+	for i := range heads {
+		names[i] = heads[i].Policy
+	}
+	mk := metrics.Table{Title: title + ": workload completion time (makespan)", Columns: names}
+	resp := metrics.Table{Title: title + ": mean job completion time", Columns: names}
+	fail := metrics.Table{Title: title + ": completed jobs / failed task attempts", Columns: names}
+	var all []*Cell
+	for _, su := range setups {
+		r1, r2, r3 := metrics.Row{Name: su.Name}, metrics.Row{Name: su.Name}, metrics.Row{Name: su.Name}
+		for _, c := range cells.Row(su.Name, cols) {
+			s := &c.Sum
 			r1.Cells = append(r1.Cells, s.Makespan.String())
 			r2.Cells = append(r2.Cells, s.Response.MeanSpan().String())
 			r3.Cells = append(r3.Cells, strconv.Itoa(s.Completed)+"/"+strconv.Itoa(s.Jobs)+" · "+strconv.Itoa(s.FailedTasks))
 			for _, wn := range s.Warnings {
-				mk.Notes = append(mk.Notes, row+" "+s.Policy+": "+wn)
+				mk.Notes = append(mk.Notes, su.Name+" "+s.Policy+": "+wn)
 			}
+			all = append(all, c)
 		}
 		mk.Rows, resp.Rows, fail.Rows = append(mk.Rows, r1), append(resp.Rows, r2), append(fail.Rows, r3)
 	}
@@ -227,10 +256,11 @@ func runPaper004Online(p Params, cloud bool) (Result, error) {
 	if cloud {
 		fig = "15"
 	}
-	size := sizeTable(fmt.Sprintf("%s: mean completion time by size, all totals (paper 004 fig. %s)", title, fig), runs, len(pols))
-	last := sums[(len(totals)-1)*len(pols):]
-	full := metrics.Compare(fmt.Sprintf("%s: all metrics at %g GB", title, totals[len(totals)-1]*p.Scale), last, paper004Rows(last, p.Timing))
-	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, size, full}, Runs: runs}
+	size := sizeTable(fmt.Sprintf("%s: mean completion time by size, all totals (paper 004 fig. %s)", title, fig), all, len(cols))
+	largest := setups[len(setups)-1].Name
+	last := Sums(cells.Row(largest, cols))
+	full := metrics.Compare(fmt.Sprintf("%s: all metrics at %s", title, largest), last, paper004Rows(last, p.Timing))
+	res := Result{Experiment: name, Title: title, Tables: []metrics.Table{mk, resp, fail, size, full}, Runs: Runs(all), Cells: cells}
 	res.Assumptions = append(append(lines, fmt.Sprintf("workload seed %d, scale %g (totals × scale)", p.Seed, p.Scale)), cl...)
 	return res, nil
 }
@@ -253,10 +283,10 @@ func paper004Rows(sums []metrics.Summary, timing bool) []metrics.Metric {
 
 // keepCompletions cuts run's task records down to what sizeTable reads:
 // the succeeded attempts, without their resource vectors.
-func keepCompletions(run *metrics.Run) {
-	var kept []metrics.TaskRecord
+func keepCompletions(run *sim.Run) {
+	var kept []sim.TaskRecord
 	for _, r := range run.Tasks {
-		if r.Outcome == metrics.TaskSucceeded {
+		if r.Outcome == sim.TaskSucceeded {
 			r.Alloc, r.Used, r.Demand = nil, nil, nil
 			kept = append(kept, r)
 		}
@@ -266,23 +296,23 @@ func keepCompletions(run *metrics.Run) {
 
 // sizeTable is paper 004's figs. 12 and 15: mean completion time of small,
 // large and all tasks (and jobs) per policy, pooling every workload of
-// runs (grouped per workload, npol policies each, in column order). It
-// then drops the runs' task records: they are only needed here, and a
+// cells (grouped per workload, npol policies each, in column order). It
+// then drops the cells' task records: they are only needed here, and a
 // large -scale would otherwise keep every attempt of every run.
-func sizeTable(title string, runs []metrics.Run, npol int) metrics.Table {
+func sizeTable(title string, cells []*Cell, npol int) metrics.Table {
 	names := make([]string, npol)
-	pooled := make([]metrics.Run, npol)
-	for i := range runs {
+	pooled := make([]sim.Run, npol)
+	for i, c := range cells {
 		k := i % npol
-		names[k] = runs[i].Policy
-		pooled[k].Tasks = append(pooled[k].Tasks, runs[i].Tasks...)
-		pooled[k].Jobs = append(pooled[k].Jobs, runs[i].Jobs...)
-		runs[i].Tasks = nil
+		names[k] = c.Run.Policy
+		pooled[k].Tasks = append(pooled[k].Tasks, c.Run.Tasks...)
+		pooled[k].Jobs = append(pooled[k].Jobs, c.Run.Jobs...)
+		c.Run.Tasks = nil
 	}
 	cs := make([]metrics.SizeCompletion, npol)
 	for k := range pooled {
 		cs[k] = metrics.CompletionBySize(pooled[k], 0, 0)
-		pooled[k] = metrics.Run{}
+		pooled[k] = sim.Run{}
 	}
 	t := metrics.SizeTable(title, names, cs)
 	t.Notes = append(t.Notes, "task completion: start to end of a succeeded attempt; job completion: submission to finish of a completed job")

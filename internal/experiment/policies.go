@@ -96,10 +96,10 @@ func LookupPolicies(names []string) ([]Policy, error) {
 	return out, nil
 }
 
-// choose returns p.Policies if set, else the defaults.
-func choose(p Params, defaults []string) ([]Policy, error) {
+// choose returns columns of p.Policies if set, else of the defaults.
+func choose(p Params, defaults []string) ([]Column, error) {
 	if len(p.Policies) > 0 {
-		return LookupPolicies(p.Policies)
+		return Named(p.Policies...)
 	}
-	return LookupPolicies(defaults)
+	return Named(defaults...)
 }

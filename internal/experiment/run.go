@@ -24,7 +24,7 @@ type Case struct {
 	// ends, in the goroutine that ran it: a place to cut per-task records
 	// down before the other cases finish, so that memory holds a few
 	// runs' records at a time, not every run's.
-	Done func(*metrics.Run)
+	Done func(*sim.Run)
 }
 
 // progressEvery is the wall-clock period of progress lines: a run
@@ -42,15 +42,37 @@ const progressCheck = 64
 // the runs in case order. Results do not depend on the parallelism. A
 // case whose simulation returns an error fails the whole call (wrapping
 // ErrRun), since a baseline making an invalid decision is a bug.
-func RunCases(p Params, cases []Case) ([]metrics.Run, error) {
-	runs := make([]metrics.Run, len(cases))
+func RunCases(p Params, cases []Case) ([]sim.Run, error) {
+	done, err := runCases(p, cases)
+	runs := make([]sim.Run, len(done))
+	for i := range done {
+		runs[i] = done[i].run
+	}
+	return runs, err
+}
+
+// caseOutcome is what one case left: its run, the run's summary and the
+// policy instance that ran.
+type caseOutcome struct {
+	run    sim.Run
+	sum    metrics.Summary
+	policy sim.Policy
+}
+
+// runCases simulates every case as RunCases does, and summarises each
+// run in the goroutine that ran it.
+func runCases(p Params, cases []Case) ([]caseOutcome, error) {
+	out := make([]caseOutcome, len(cases))
 	var mu sync.Mutex // serialises progress lines
 	err := forEach(p.Parallel, len(cases), func(i int) error {
 		var err error
-		runs[i], err = runCase(p, &cases[i], &mu)
+		out[i].run, out[i].policy, err = runCase(p, &cases[i], &mu)
+		if err == nil {
+			out[i].sum = metrics.Summarize(out[i].run)
+		}
 		return err
 	})
-	return runs, err
+	return out, err
 }
 
 // forEach calls f(0), …, f(n−1), up to par at a time (par ≤ 0: GOMAXPROCS),
@@ -77,10 +99,10 @@ func forEach(par, n int, f func(i int) error) error {
 	return errors.Join(errs...)
 }
 
-func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
+func runCase(p Params, c *Case, mu *sync.Mutex) (sim.Run, sim.Policy, error) {
 	pol, err := c.Policy.New(Env{Config: &c.Config, Workload: c.Workload})
 	if err != nil {
-		return metrics.Run{}, runErr(c.Label, err)
+		return sim.Run{}, nil, runErr(c.Label, err)
 	}
 	cfg := c.Config
 	if !p.Timing && cfg.TimingSample == 0 {
@@ -88,7 +110,7 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 	}
 	s, err := sim.New(cfg, c.Workload, pol)
 	if err != nil {
-		return metrics.Run{}, runErr(c.Label, err)
+		return sim.Run{}, nil, runErr(c.Label, err)
 	}
 	start := time.Now()
 	last := start
@@ -112,13 +134,13 @@ func runCase(p Params, c *Case, mu *sync.Mutex) (metrics.Run, error) {
 		c.Done(&run)
 	}
 	if err := s.Err(); err != nil {
-		return run, runErr(c.Label, err)
+		return run, pol, runErr(c.Label, err)
 	}
-	return run, nil
+	return run, pol, nil
 }
 
 // Summaries summarises runs.
-func Summaries(runs []metrics.Run) []metrics.Summary {
+func Summaries(runs []sim.Run) []metrics.Summary {
 	out := make([]metrics.Summary, len(runs))
 	for i := range runs {
 		out[i] = metrics.Summarize(runs[i])
@@ -161,27 +183,24 @@ func Rows(sums []metrics.Summary, timing bool) []metrics.Metric {
 
 // UntimedSample is sim.Config.TimingSample for runs whose tables leave
 // the decision time out (Params.Timing unset): one policy call in 64 is
-// timed, which keeps metrics.Run.DecisionTime an estimate without two
+// timed, which keeps sim.Run.DecisionTime an estimate without two
 // clock reads per call. With Params.Timing every call is timed.
 const UntimedSample = 64
 
-// Compare runs one workload on one cluster under each policy and returns
-// the main comparison table (and a per-class table when the workload has
-// several classes).
-func Compare(p Params, name, title string, cfg sim.Config, w *workload.Workload, pols []Policy) (Result, error) {
-	cases := make([]Case, len(pols))
-	for i, pol := range pols {
-		cases[i] = Case{Label: name + "/" + pol.Name, Config: cfg, Workload: w, Policy: pol}
-	}
-	runs, err := RunCases(p, cases)
+// Compare runs the columns on one setup and returns the main comparison
+// table (and a per-class table when the workload has several classes),
+// with the cells by name.
+func Compare(p Params, name, title string, s Setup, cols []Column) (Result, error) {
+	cells, err := RunGrids(p, name, Grid{Setups: []Setup{s}, Columns: cols})
 	if err != nil {
 		return Result{}, err
 	}
-	sums := Summaries(runs)
-	res := Result{Experiment: name, Title: title, Runs: runs}
+	row := cells.Row(s.Name, cols)
+	sums := Sums(row)
+	res := Result{Experiment: name, Title: title, Runs: Runs(row), Cells: cells}
 	res.Tables = append(res.Tables, metrics.Compare(title, sums, Rows(sums, p.Timing)))
 	classes := map[string]bool{}
-	for _, j := range w.Jobs {
+	for _, j := range s.Workload.Jobs {
 		classes[j.Class] = true
 	}
 	if len(classes) > 1 {

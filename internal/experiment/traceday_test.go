@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -140,7 +139,7 @@ func TestSWIMDayShape(t *testing.T) {
 // replayDay reads a synthetic day of shape d and replays it under pol on
 // nodes workers × (2 map + 2 reduce), returning the run and the
 // simulator's counters.
-func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (metrics.Run, sim.Stats) {
+func replayDay(tb testing.TB, d dayShape, nodes int, pol Policy) (sim.Run, sim.Stats) {
 	var b bytes.Buffer
 	if _, err := writeSWIMDay(&b, d, 1); err != nil {
 		tb.Fatal(err)
@@ -192,7 +191,7 @@ func TestTraceDaySmall(t *testing.T) {
 	for _, pol := range Policies() {
 		r, _ := replayDay(t, d, 600/500+1, pol)
 		for _, j := range r.Jobs {
-			if j.Outcome == metrics.Unfinished {
+			if j.Outcome == sim.Unfinished {
 				t.Fatalf("%s: job %s unfinished", pol.Name, j.ID)
 			}
 		}

@@ -1,7 +1,7 @@
-// Package metrics turns a simulation Run (one policy on one workload) into
-// a Summary of every metric schedkit's experiments report, and lays
-// summaries side by side in comparison Tables (policies as columns, metrics
-// as rows) as plain data for schedsim to render.
+// Package metrics turns a simulation's record, a sim.Run (one policy on
+// one workload), into a Summary of every metric schedkit's experiments
+// report, and lays summaries side by side in comparison Tables (policies
+// as columns, metrics as rows) as plain data for schedsim to render.
 //
 // # Usage
 //
@@ -24,22 +24,22 @@
 //   - Makespan: last end of a completed, killed or rejected job minus the
 //     first submission (paper 004's workload completion time); n/a if any
 //     job is unfinished.
-//   - Cost: total and mean of JobRecord.Cost. Budget success: among jobs
+//   - Cost: total and mean of sim.JobRecord.Cost. Budget success: among jobs
 //     with a budget, those that completed with Cost ≤ Budget.
 //   - φ success (paper 003's rule, its Job4 example): a φ = 1 job succeeds
 //     if it meets its deadline, a φ = 0 job if it stays within budget, any
 //     other φ (0.5) if either holds; a job without the constraint its φ
 //     asks for succeeds if it completed; a job that did not complete never
 //     succeeds. Overall and per φ value.
-//   - Fairness: Jain's index (Σx)²/(n·Σx²) of each Sample's Shares (or of
+//   - Fairness: Jain's index (Σx)²/(n·Σx²) of each sim.Sample's Shares (or of
 //     the sums in its Jain field, which give the same index), averaged
 //     over samples; samples with no shares or all-zero shares are skipped
 //     (the index is undefined there). UnmetFairness is the same mean over
-//     the jobs with unmet demand only (Sample.Unmet: ready tasks waiting
+//     the jobs with unmet demand only (sim.Sample.Unmet: ready tasks waiting
 //     for a place), the jobs a DRF allocator is still filling; a job
 //     holding nothing and wanting nothing counts in the first, not here.
 //   - Utilisation: per kind, the mean over samples.
-//   - Task records (Run.Tasks, when the simulator recorded them): task
+//   - Task records (sim.Run.Tasks, when the simulator recorded them): task
 //     completion time is End − Start of a succeeded attempt.
 //     CompletionBySize splits task and job completion times into small
 //     and large (paper 004 figs. 12 and 15): a task is small if its
@@ -68,6 +68,6 @@
 //
 // Undefined values (no jobs, no deadlines, no samples, no decisions) are
 // never NaN: they are Numbers, Spans, Ratios and Dists that report
-// invalid and print "n/a". Records that Run.Validate rejects are left out
+// invalid and print "n/a". Records that sim.Run.Validate rejects are left out
 // of the metrics they would corrupt and listed in Summary.Warnings.
 package metrics

@@ -5,17 +5,18 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 func ExampleSummarize() {
-	run := metrics.Run{
+	run := sim.Run{
 		Policy: "edf",
-		Jobs: []metrics.JobRecord{
+		Jobs: []sim.JobRecord{
 			{ID: "1", Class: "W1", Submit: 0, Start: 5 * time.Second, Finish: 90 * time.Second, Deadline: 100 * time.Second, Phi: 1},
 			{ID: "2", Class: "W2", Submit: 10 * time.Second, Start: 20 * time.Second, Finish: 130 * time.Second, Deadline: 100 * time.Second, Phi: 1},
 		},
 		Kinds:   []string{"map-slot"},
-		Samples: []metrics.Sample{{Utilisation: []float64{0.8}, Shares: []float64{0.6, 0.2}}},
+		Samples: []sim.Sample{{Utilisation: []float64{0.8}, Shares: []float64{0.6, 0.2}}},
 	}
 	s := metrics.Summarize(run)
 	fmt.Println("deadline success:", s.DeadlineSuccess)

@@ -2,40 +2,10 @@ package metrics
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
-)
 
-// JainSums gives exactly Jain's index of the shares it accumulated (the
-// same sums in the same order), and the same verdict on undefined and
-// invalid samples, so a producer keeping only the sums changes no
-// fairness figure.
-func TestJainSumsMatchShares(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for i := range 2000 {
-		n := rng.IntN(40)
-		shares := make([]float64, n)
-		var sums JainSums
-		for k := range shares {
-			switch rng.IntN(20) {
-			case 0:
-				shares[k] = 0
-			case 1:
-				shares[k] = []float64{-1, math.NaN(), math.Inf(1), 1e200}[rng.IntN(4)]
-			default:
-				shares[k] = rng.Float64()
-			}
-			sums.Add(shares[k])
-		}
-		a := Sample{Shares: shares}
-		b := Sample{Jain: sums}
-		xa, oka, bada := a.Fairness()
-		xb, okb, badb := b.Fairness()
-		if oka != okb || bada != badb || math.Float64bits(xa) != math.Float64bits(xb) || a.Jobs() != b.Jobs() {
-			t.Fatalf("case %d %v: shares give (%v %v %v %d), sums (%v %v %v %d)", i, shares, xa, oka, bada, a.Jobs(), xb, okb, badb, b.Jobs())
-		}
-	}
-}
+	"github.com/schedkit/schedkit/internal/sim"
+)
 
 // Jain over jobs with unmet demand, worked numbers: sample 1 has three
 // active jobs with shares 0.5, 0.5, 0 of which the first two want more
@@ -43,14 +13,14 @@ func TestJainSumsMatchShares(t *testing.T) {
 // wanting shares 0.2 and 0.6 ((0.8)²/(2·0.4) = 0.8); sample 3 has none
 // wanting (skipped). UnmetFairness = (1 + 0.8)/2 = 0.9 over 2 samples.
 func TestUnmetFairness(t *testing.T) {
-	sums := func(xs ...float64) JainSums {
-		var j JainSums
+	sums := func(xs ...float64) sim.JainSums {
+		var j sim.JainSums
 		for _, x := range xs {
 			j.Add(x)
 		}
 		return j
 	}
-	run := Run{Policy: "p", Kinds: []string{"cpu"}, Samples: []Sample{
+	run := sim.Run{Policy: "p", Kinds: []string{"cpu"}, Samples: []sim.Sample{
 		{Utilisation: []float64{1}, Jain: sums(0.5, 0.5, 0), Unmet: sums(0.5, 0.5)},
 		{Utilisation: []float64{1}, Jain: sums(0.2, 0.6), Unmet: sums(0.2, 0.6)},
 		{Utilisation: []float64{1}, Jain: sums(0.3)},

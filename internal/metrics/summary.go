@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/schedkit/schedkit/internal/sim"
 	"golang.org/x/exp/stats"
 )
 
@@ -140,24 +141,6 @@ func toDuration(x float64) time.Duration {
 	return time.Duration(math.Round(x))
 }
 
-// Jain returns Jain's fairness index (Σx)² / (n·Σx²) of the shares, in
-// [1/n, 1]: 1 when all are equal. It is undefined (ok = false) for no
-// shares, all-zero shares, or any negative, NaN or infinite share.
-func Jain(shares []float64) (index float64, ok bool) {
-	var sum, sq float64
-	for _, x := range shares {
-		if !(x >= 0) || math.IsInf(x, 0) {
-			return 0, false
-		}
-		sum += x
-		sq += x * x
-	}
-	if len(shares) == 0 || sq == 0 || math.IsInf(sq, 0) {
-		return 0, false
-	}
-	return sum * sum / (float64(len(shares)) * sq), true
-}
-
 // ClassSummary holds the metrics of one job class (workflow, pool, queue).
 type ClassSummary struct {
 	Class           string
@@ -182,7 +165,7 @@ type KindUtilisation struct {
 	Mean Number
 }
 
-// Summary is every metric of one Run. Nothing in it is NaN; undefined
+// Summary is every metric of one sim.Run. Nothing in it is NaN; undefined
 // values are invalid Numbers, Spans, Ratios with Total 0, or Dists with
 // N = 0, all printing "n/a".
 type Summary struct {
@@ -230,13 +213,13 @@ type Summary struct {
 	Fairness        Number
 	FairnessSamples int
 	// UnmetFairness is the mean over samples of Jain's index over the
-	// jobs with unmet demand only (Sample.Unmet: the jobs a DRF allocator
+	// jobs with unmet demand only (sim.Sample.Unmet: the jobs a DRF allocator
 	// is still filling, the population paper 004 samples); samples with
 	// no such job, or all their shares 0, are skipped. UnmetSamples
 	// counts the samples used.
 	UnmetFairness Number
 	UnmetSamples  int
-	// Utilisation is the mean over samples, per kind in Run.Kinds order.
+	// Utilisation is the mean over samples, per kind in sim.Run.Kinds order.
 	Utilisation []KindUtilisation
 
 	// Task failures by incompressible over-commit, and retries.
@@ -258,14 +241,14 @@ type Summary struct {
 	End    time.Duration
 
 	// Warnings lists input problems Summarize worked around (invalid
-	// records or samples skipped), one line each; empty for a valid Run.
+	// records or samples skipped), one line each; empty for a valid sim.Run.
 	Warnings []string
 }
 
 // Summarize computes every metric of run. It never panics and never
-// returns NaN: records that Run.Validate would reject are left out of the
+// returns NaN: records that sim.Run.Validate would reject are left out of the
 // metrics they would corrupt and reported in Summary.Warnings.
-func Summarize(run Run) Summary {
+func Summarize(run sim.Run) Summary {
 	s := Summary{
 		Policy:       run.Policy,
 		Workload:     run.Workload,
@@ -291,7 +274,7 @@ func Summarize(run Run) Summary {
 	)
 	for i := range run.Jobs {
 		j := &run.Jobs[i]
-		if jobError(j) != nil {
+		if j.Validate() != nil {
 			badJobs++
 			continue
 		}
@@ -303,7 +286,7 @@ func Summarize(run Run) Summary {
 		}
 		ca.jobs++
 		switch j.Outcome {
-		case Completed:
+		case sim.Completed:
 			s.Completed++
 			ca.completed++
 			r := j.Finish - j.Submit
@@ -311,16 +294,16 @@ func Summarize(run Run) Summary {
 			ca.response = append(ca.response, r)
 			wait = append(wait, j.Start-j.Submit)
 			runT = append(runT, j.Finish-j.Start)
-		case Killed:
+		case sim.Killed:
 			s.Killed++
-		case Rejected:
+		case sim.Rejected:
 			s.Rejected++
-		case Unfinished:
+		case sim.Unfinished:
 			s.Unfinished++
-		case Failed:
+		case sim.Failed:
 			s.Failed++
 		}
-		if j.Outcome != Unfinished {
+		if j.Outcome != sim.Unfinished {
 			last = max(last, j.Finish)
 		}
 		met := deadlineMet(j)
@@ -354,7 +337,7 @@ func Summarize(run Run) Summary {
 			s.PhiSuccess.Hit++
 		}
 		pa.costs = append(pa.costs, j.Cost)
-		if (j.Outcome == Killed || j.Outcome == Rejected) && j.CheckedKill {
+		if (j.Outcome == sim.Killed || j.Outcome == sim.Rejected) && j.CheckedKill {
 			s.KillsCouldHaveMade.Total++
 			if j.CouldHaveMade {
 				s.KillsCouldHaveMade.Hit++
@@ -407,7 +390,7 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 }
 
 // summarizeSamples computes fairness and utilisation.
-func (s *Summary) summarizeSamples(run *Run) {
+func (s *Summary) summarizeSamples(run *sim.Run) {
 	var jain, unmet []float64
 	util := make([][]float64, len(run.Kinds))
 	badLen, badUtil, badShares := 0, 0, 0
@@ -459,28 +442,19 @@ func (s *Summary) summarizeSamples(run *Run) {
 	}
 }
 
-func allZero(xs []float64) bool {
-	for _, x := range xs {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // deadlineMet reports whether a job with a deadline completed within it.
-func deadlineMet(j *JobRecord) bool {
-	return j.Deadline > 0 && j.Outcome == Completed && j.Finish-j.Submit <= j.Deadline
+func deadlineMet(j *sim.JobRecord) bool {
+	return j.Deadline > 0 && j.Outcome == sim.Completed && j.Finish-j.Submit <= j.Deadline
 }
 
 // budgetMet reports whether a job with a budget completed within it.
-func budgetMet(j *JobRecord) bool {
-	return j.Budget > 0 && j.Outcome == Completed && j.Cost <= j.Budget
+func budgetMet(j *sim.JobRecord) bool {
+	return j.Budget > 0 && j.Outcome == sim.Completed && j.Cost <= j.Budget
 }
 
 // phiSuccess is paper 003's per-job success rule (see Summary.PhiSuccess).
-func phiSuccess(j *JobRecord, met, within bool) bool {
-	if j.Outcome != Completed {
+func phiSuccess(j *sim.JobRecord, met, within bool) bool {
+	if j.Outcome != sim.Completed {
 		return false
 	}
 	hasD, hasB := j.Deadline > 0, j.Budget > 0

@@ -9,37 +9,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 const s = time.Second
-
-func TestJain(t *testing.T) {
-	tests := []struct {
-		name   string
-		shares []float64
-		want   float64
-		ok     bool
-	}{
-		{"equal shares: 1", []float64{0.25, 0.25, 0.25, 0.25}, 1, true},
-		{"one of four has all: 1/4", []float64{1, 0, 0, 0}, 0.25, true},
-		// (1+2+3)² / (3·(1+4+9)) = 36/42 = 6/7.
-		{"1,2,3: 36/42", []float64{1, 2, 3}, 36.0 / 42, true},
-		// (0.5+0.3+0.2)² / (3·(0.25+0.09+0.04)) = 1/1.14.
-		{"0.5,0.3,0.2: 1/1.14", []float64{0.5, 0.3, 0.2}, 1 / 1.14, true},
-		{"single: 1", []float64{0.7}, 1, true},
-		{"none: undefined", nil, 0, false},
-		{"all zero: undefined", []float64{0, 0}, 0, false},
-		{"negative: undefined", []float64{0.5, -0.1}, 0, false},
-		{"NaN: undefined", []float64{0.5, math.NaN()}, 0, false},
-		{"Inf: undefined", []float64{0.5, math.Inf(1)}, 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := Jain(tt.shares)
-		if ok != tt.ok || math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("%s: Jain = %v, %v; want %v, %v", tt.name, got, ok, tt.want, tt.ok)
-		}
-	}
-}
 
 func TestNewDist(t *testing.T) {
 	tests := []struct {
@@ -71,21 +44,21 @@ func TestNewDist(t *testing.T) {
 }
 
 // sampleRun: four jobs of two classes; worked numbers in TestSummarize.
-func sampleRun() Run {
-	return Run{
+func sampleRun() sim.Run {
+	return sim.Run{
 		Policy: "fifo", Workload: "w",
-		Jobs: []JobRecord{
+		Jobs: []sim.JobRecord{
 			// A1: response 100 s ≤ 150 s deadline: met. Cost 10 ≤ budget 12.
-			{ID: "a1", Class: "A", Submit: 0, Start: 10 * s, Finish: 100 * s, Deadline: 150 * s, Outcome: Completed, Cost: 10, Budget: 12, Phi: 1},
+			{ID: "a1", Class: "A", Submit: 0, Start: 10 * s, Finish: 100 * s, Deadline: 150 * s, Outcome: sim.Completed, Cost: 10, Budget: 12, Phi: 1},
 			// A2: response 200 s > 150 s: missed. Cost 30 > 20: over budget. φ 0.5: fails both.
-			{ID: "a2", Class: "A", Submit: 50 * s, Start: 50 * s, Finish: 250 * s, Deadline: 150 * s, Outcome: Completed, Cost: 30, Budget: 20, Phi: 0.5},
+			{ID: "a2", Class: "A", Submit: 50 * s, Start: 50 * s, Finish: 250 * s, Deadline: 150 * s, Outcome: sim.Completed, Cost: 30, Budget: 20, Phi: 0.5},
 			// B1: killed at 120 s; the simulator says it could have made it.
-			{ID: "b1", Class: "B", Submit: 20 * s, Start: 30 * s, Finish: 120 * s, Deadline: 60 * s, Outcome: Killed, Cost: 5, Phi: 1, CheckedKill: true, CouldHaveMade: true},
+			{ID: "b1", Class: "B", Submit: 20 * s, Start: 30 * s, Finish: 120 * s, Deadline: 60 * s, Outcome: sim.Killed, Cost: 5, Phi: 1, CheckedKill: true, CouldHaveMade: true},
 			// B2: no deadline, φ 0 and within budget 40 ≥ 15.
-			{ID: "b2", Class: "B", Submit: 30 * s, Start: 40 * s, Finish: 330 * s, Outcome: Completed, Cost: 15, Budget: 40, Phi: 0},
+			{ID: "b2", Class: "B", Submit: 30 * s, Start: 40 * s, Finish: 330 * s, Outcome: sim.Completed, Cost: 15, Budget: 40, Phi: 0},
 		},
 		Kinds: []string{"map-slot", "reduce-slot"},
-		Samples: []Sample{
+		Samples: []sim.Sample{
 			{At: 0, Utilisation: []float64{0.5, 0}, Shares: []float64{1, 0}},          // Jain 0.5
 			{At: 10 * s, Utilisation: []float64{1, 0.5}, Shares: []float64{0.5, 0.5}}, // Jain 1
 			{At: 20 * s, Utilisation: []float64{0.75, 1}},                             // no shares: skipped
@@ -135,24 +108,24 @@ func TestSummarize(t *testing.T) {
 func TestPhiRule(t *testing.T) {
 	tests := []struct {
 		name string
-		j    JobRecord
+		j    sim.JobRecord
 		want bool
 	}{
-		{"φ1 deadline met", JobRecord{Finish: 10 * s, Deadline: 10 * s, Phi: 1}, true},
-		{"φ1 deadline missed, within budget", JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 1, Phi: 1}, false},
-		{"φ0 within budget, deadline missed", JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 5, Phi: 0}, true},
-		{"φ0 over budget", JobRecord{Finish: 1 * s, Deadline: 10 * s, Budget: 5, Cost: 6, Phi: 0}, false},
-		{"φ0.5 deadline only met", JobRecord{Finish: 1 * s, Deadline: 10 * s, Budget: 5, Cost: 6, Phi: 0.5}, true},
-		{"φ0.5 budget only met", JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 4, Phi: 0.5}, true},
-		{"φ0.5 neither met", JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 6, Phi: 0.5}, false},
-		{"φ1 no deadline, completed", JobRecord{Finish: 11 * s, Phi: 1}, true},
-		{"φ0 no budget, completed", JobRecord{Finish: 11 * s, Cost: 99, Phi: 0}, true},
-		{"φ0.5 no constraints, completed", JobRecord{Finish: 11 * s, Phi: 0.5}, true},
-		{"φ0 killed within budget", JobRecord{Finish: 1 * s, Budget: 5, Cost: 1, Phi: 0, Outcome: Killed}, false},
-		{"φ1 unfinished", JobRecord{Finish: 1 * s, Deadline: 10 * s, Phi: 1, Outcome: Unfinished}, false},
+		{"φ1 deadline met", sim.JobRecord{Finish: 10 * s, Deadline: 10 * s, Phi: 1}, true},
+		{"φ1 deadline missed, within budget", sim.JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 1, Phi: 1}, false},
+		{"φ0 within budget, deadline missed", sim.JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 5, Phi: 0}, true},
+		{"φ0 over budget", sim.JobRecord{Finish: 1 * s, Deadline: 10 * s, Budget: 5, Cost: 6, Phi: 0}, false},
+		{"φ0.5 deadline only met", sim.JobRecord{Finish: 1 * s, Deadline: 10 * s, Budget: 5, Cost: 6, Phi: 0.5}, true},
+		{"φ0.5 budget only met", sim.JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 4, Phi: 0.5}, true},
+		{"φ0.5 neither met", sim.JobRecord{Finish: 11 * s, Deadline: 10 * s, Budget: 5, Cost: 6, Phi: 0.5}, false},
+		{"φ1 no deadline, completed", sim.JobRecord{Finish: 11 * s, Phi: 1}, true},
+		{"φ0 no budget, completed", sim.JobRecord{Finish: 11 * s, Cost: 99, Phi: 0}, true},
+		{"φ0.5 no constraints, completed", sim.JobRecord{Finish: 11 * s, Phi: 0.5}, true},
+		{"φ0 killed within budget", sim.JobRecord{Finish: 1 * s, Budget: 5, Cost: 1, Phi: 0, Outcome: sim.Killed}, false},
+		{"φ1 unfinished", sim.JobRecord{Finish: 1 * s, Deadline: 10 * s, Phi: 1, Outcome: sim.Unfinished}, false},
 	}
 	for _, tt := range tests {
-		run := Run{Jobs: []JobRecord{tt.j}}
+		run := sim.Run{Jobs: []sim.JobRecord{tt.j}}
 		got := Summarize(run).PhiSuccess
 		if (got.Hit == 1) != tt.want || got.Total != 1 {
 			t.Errorf("%s: %v, want success %v", tt.name, got, tt.want)
@@ -161,7 +134,7 @@ func TestPhiRule(t *testing.T) {
 }
 
 func TestSummarizeEmpty(t *testing.T) {
-	sm := Summarize(Run{Policy: "p", Kinds: []string{"cpu"}})
+	sm := Summarize(sim.Run{Policy: "p", Kinds: []string{"cpu"}})
 	for name, v := range map[string]string{
 		"deadline":     sm.DeadlineSuccess.String(),
 		"budget":       sm.BudgetSuccess.String(),
@@ -180,12 +153,12 @@ func TestSummarizeEmpty(t *testing.T) {
 		}
 	}
 	// Jobs without deadlines: deadline success n/a, response defined.
-	sm = Summarize(Run{Jobs: []JobRecord{{Submit: s, Start: s, Finish: 3 * s}}})
+	sm = Summarize(sim.Run{Jobs: []sim.JobRecord{{Submit: s, Start: s, Finish: 3 * s}}})
 	if sm.DeadlineSuccess.String() != NA || sm.Response.MeanSpan().String() != "2.0s" || sm.Makespan.String() != "2.0s" {
 		t.Errorf("no deadlines: %v %v %v", sm.DeadlineSuccess, sm.Response.MeanSpan(), sm.Makespan)
 	}
 	// An unfinished job makes the makespan n/a.
-	sm = Summarize(Run{Jobs: []JobRecord{{Finish: 3 * s, Outcome: Unfinished}}})
+	sm = Summarize(sim.Run{Jobs: []sim.JobRecord{{Finish: 3 * s, Outcome: sim.Unfinished}}})
 	if sm.Makespan.Valid || sm.Unfinished != 1 {
 		t.Errorf("unfinished: %+v", sm.Makespan)
 	}
@@ -193,15 +166,15 @@ func TestSummarizeEmpty(t *testing.T) {
 
 func TestSummarizeInvalidInput(t *testing.T) {
 	run := sampleRun()
-	run.Jobs = append(run.Jobs, JobRecord{ID: "bad", Submit: 10 * s, Start: 5 * s, Finish: 1 * s, Outcome: Completed, Cost: math.NaN()})
+	run.Jobs = append(run.Jobs, sim.JobRecord{ID: "bad", Submit: 10 * s, Start: 5 * s, Finish: 1 * s, Outcome: sim.Completed, Cost: math.NaN()})
 	run.Samples = append(run.Samples,
-		Sample{Utilisation: []float64{math.NaN(), 0.5}, Shares: []float64{math.Inf(1)}},
-		Sample{Utilisation: []float64{1}},
+		sim.Sample{Utilisation: []float64{math.NaN(), 0.5}, Shares: []float64{math.Inf(1)}},
+		sim.Sample{Utilisation: []float64{1}},
 	)
-	if err := run.Validate(); !errors.Is(err, ErrInvalid) {
+	if err := run.Validate(); !errors.Is(err, sim.ErrInvalidRun) {
 		t.Fatalf("Validate: %v", err)
 	}
-	var re *RunError
+	var re *sim.RunError
 	if err := run.Validate(); !errors.As(err, &re) || re.Job != 4 {
 		t.Fatalf("Validate: %v", err)
 	}
@@ -255,15 +228,15 @@ func TestSummarizeProperty(t *testing.T) {
 	}
 }
 
-func randomRun(rng *rand.Rand) Run {
-	run := Run{Policy: "p", Kinds: []string{"cpu", "mem"}}
+func randomRun(rng *rand.Rand) sim.Run {
+	run := sim.Run{Policy: "p", Kinds: []string{"cpu", "mem"}}
 	for i := range rng.IntN(20) {
 		sub := time.Duration(rng.IntN(100)) * s
 		st := sub + time.Duration(rng.IntN(100))*s
-		j := JobRecord{
+		j := sim.JobRecord{
 			ID: string(rune('a' + i)), Class: []string{"x", "y"}[rng.IntN(2)],
 			Submit: sub, Start: st, Finish: st + time.Duration(rng.IntN(100))*s,
-			Outcome: Outcome(rng.IntN(5)), Cost: rng.Float64() * 10, Phi: []float64{0, 0.5, 1, 2}[rng.IntN(4)],
+			Outcome: sim.Outcome(rng.IntN(5)), Cost: rng.Float64() * 10, Phi: []float64{0, 0.5, 1, 2}[rng.IntN(4)],
 		}
 		if rng.IntN(2) == 0 {
 			j.Deadline = time.Duration(rng.IntN(200)) * s
@@ -277,7 +250,7 @@ func randomRun(rng *rand.Rand) Run {
 		run.Jobs = append(run.Jobs, j)
 	}
 	for range rng.IntN(10) {
-		sm := Sample{Utilisation: []float64{rng.Float64(), rng.Float64()}}
+		sm := sim.Sample{Utilisation: []float64{rng.Float64(), rng.Float64()}}
 		for range rng.IntN(4) {
 			sm.Shares = append(sm.Shares, []float64{0, rng.Float64(), -1, math.NaN()}[rng.IntN(4)])
 		}

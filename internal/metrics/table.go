@@ -77,14 +77,14 @@ func (r Row) Numbers() (key, unit string, values []Number) {
 	}
 	key = r.Key
 	if key == "" {
-		key = MetricKey(r.Name, unit)
+		key = metricKey(r.Name, unit)
 	}
 	return key, unit, values
 }
 
-// MetricKey returns name in snake_case (ASCII letters and digits, "φ" as
+// metricKey returns name in snake_case (ASCII letters and digits, "φ" as
 // "phi") followed by "_"+unit unless the name already ends with it.
-func MetricKey(name, unit string) string {
+func metricKey(name, unit string) string {
 	var b strings.Builder
 	sep := false
 	for _, r := range strings.ToLower(strings.ReplaceAll(name, "φ", "phi")) {

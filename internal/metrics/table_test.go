@@ -6,11 +6,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 func TestCompare(t *testing.T) {
 	a := Summarize(sampleRun())
-	b := Summarize(Run{Policy: "empty", Kinds: []string{"map-slot", "gpu"}})
+	b := Summarize(sim.Run{Policy: "empty", Kinds: []string{"map-slot", "gpu"}})
 	b.Warnings = []string{"w1"}
 	tbl := Compare("t", []Summary{a, b}, StandardMetrics([]Summary{a, b}))
 	if diff := cmp.Diff([]string{"fifo", "empty"}, tbl.Columns); diff != "" {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // Default size thresholds of CompletionBySize.
@@ -24,7 +26,7 @@ const (
 // figs. 12 and 15 (small, large and all tasks), and the same for jobs.
 type SizeCompletion struct {
 	// TaskWork and JobTasks are the thresholds: a task is small if its
-	// TaskRecord.Work ≤ TaskWork, a job if its JobRecord.Tasks ≤ JobTasks.
+	// sim.TaskRecord.Work ≤ TaskWork, a job if its sim.JobRecord.Tasks ≤ JobTasks.
 	TaskWork time.Duration
 	JobTasks int
 	// Task completion time is End − Start of a succeeded attempt (the
@@ -35,9 +37,9 @@ type SizeCompletion struct {
 }
 
 // CompletionBySize splits run's task and job completion times by size
-// (thresholds ≤ 0 mean the defaults). Tasks come from Run.Tasks: a run
+// (thresholds ≤ 0 mean the defaults). Tasks come from sim.Run.Tasks: a run
 // recorded without task records has no task figures.
-func CompletionBySize(run Run, taskWork time.Duration, jobTasks int) SizeCompletion {
+func CompletionBySize(run sim.Run, taskWork time.Duration, jobTasks int) SizeCompletion {
 	if taskWork <= 0 {
 		taskWork = DefaultSmallTaskWork
 	}
@@ -47,7 +49,7 @@ func CompletionBySize(run Run, taskWork time.Duration, jobTasks int) SizeComplet
 	var small, large, all []time.Duration
 	for i := range run.Tasks {
 		r := &run.Tasks[i]
-		if r.Outcome != TaskSucceeded || r.End < r.Start {
+		if r.Outcome != sim.TaskSucceeded || r.End < r.Start {
 			continue
 		}
 		d := r.End - r.Start
@@ -63,7 +65,7 @@ func CompletionBySize(run Run, taskWork time.Duration, jobTasks int) SizeComplet
 	small, large, all = small[:0], large[:0], all[:0]
 	for i := range run.Jobs {
 		j := &run.Jobs[i]
-		if j.Outcome != Completed || j.Finish < j.Submit {
+		if j.Outcome != sim.Completed || j.Finish < j.Submit {
 			continue
 		}
 		d := j.Finish - j.Submit
@@ -124,7 +126,7 @@ type Held struct {
 // End). It needs task records (sim.Config.RecordTasks); kinds are
 // indices in run.Kinds (out of range ones add nothing); step ≤ 0 gives
 // no windows.
-func HeldSeries(run Run, step time.Duration, kinds []int) Held {
+func HeldSeries(run sim.Run, step time.Duration, kinds []int) Held {
 	h := Held{Step: step}
 	if step <= 0 || run.End < 0 {
 		return h
@@ -183,7 +185,7 @@ func HeldSeries(run Run, step time.Duration, kinds []int) Held {
 // i·step, holds each class's mean amount held over [i·step, (i+1)·step).
 // It needs task records (sim.Config.RecordTasks); step ≤ 0 gives an
 // empty table.
-func HeldOverTime(title string, run Run, step time.Duration, kinds []int) Table {
+func HeldOverTime(title string, run sim.Run, step time.Duration, kinds []int) Table {
 	h := HeldSeries(run, step, kinds)
 	t := Table{Title: title, Columns: h.Classes}
 	for i, a := range h.Amount {
@@ -203,7 +205,7 @@ func HeldOverTime(title string, run Run, step time.Duration, kinds []int) Table 
 // run hold 0 there. The cells are composite, so machine-readable output
 // carries them as display text only (no Values); HeldOverTime and
 // HeldSeries give one number per class.
-func HeldTable(title string, names []string, runs []Run, classes []string, step time.Duration, kinds []int) Table {
+func HeldTable(title string, names []string, runs []sim.Run, classes []string, step time.Duration, kinds []int) Table {
 	t := Table{Title: title, Columns: names}
 	if step <= 0 {
 		return t

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -15,17 +16,17 @@ func sec(x float64) time.Duration { return time.Duration(x * float64(time.Second
 // Worked numbers: job a (2 tasks, small) and b (20 tasks, large); task
 // attempts of 10 s and 40 s of work, one failed (not a completion).
 func TestCompletionBySize(t *testing.T) {
-	run := Run{
-		Jobs: []JobRecord{
+	run := sim.Run{
+		Jobs: []sim.JobRecord{
 			{ID: "a", Class: "w1", Submit: 0, Finish: sec(30), Tasks: 2},
 			{ID: "b", Class: "w2", Submit: sec(5), Finish: sec(105), Tasks: 20},
-			{ID: "c", Class: "w2", Submit: sec(5), Finish: sec(6), Tasks: 1, Outcome: Killed},
+			{ID: "c", Class: "w2", Submit: sec(5), Finish: sec(6), Tasks: 1, Outcome: sim.Killed},
 		},
-		Tasks: []TaskRecord{
-			{Job: "a", Start: 0, End: sec(12), Outcome: TaskSucceeded, Work: sec(10)},
-			{Job: "a", Start: 0, End: sec(20), Outcome: TaskSucceeded, Work: sec(10)},
-			{Job: "b", Start: sec(5), End: sec(55), Outcome: TaskSucceeded, Work: sec(40)},
-			{Job: "b", Start: sec(5), End: sec(9), Outcome: TaskFailed, Work: sec(40)},
+		Tasks: []sim.TaskRecord{
+			{Job: "a", Start: 0, End: sec(12), Outcome: sim.TaskSucceeded, Work: sec(10)},
+			{Job: "a", Start: 0, End: sec(20), Outcome: sim.TaskSucceeded, Work: sec(10)},
+			{Job: "b", Start: sec(5), End: sec(55), Outcome: sim.TaskSucceeded, Work: sec(40)},
+			{Job: "b", Start: sec(5), End: sec(9), Outcome: sim.TaskFailed, Work: sec(40)},
 		},
 	}
 	c := CompletionBySize(run, 0, 0)
@@ -41,7 +42,7 @@ func TestCompletionBySize(t *testing.T) {
 	if key, unit, v := tb.Rows[1].Numbers(); key != "large_tasks_mean_s" || unit != UnitSeconds || v[0] != (Number{V: 50, Valid: true}) {
 		t.Errorf("row numbers: %q %q %v", key, unit, v)
 	}
-	if empty := CompletionBySize(Run{}, 0, 0); empty.AllTasks.Valid() || empty.AllJobs.Valid() {
+	if empty := CompletionBySize(sim.Run{}, 0, 0); empty.AllTasks.Valid() || empty.AllJobs.Valid() {
 		t.Error("empty run has figures")
 	}
 }
@@ -51,12 +52,12 @@ func TestCompletionBySize(t *testing.T) {
 // w2 holds 1 slot 5–55 s plus a failed attempt 5–9 s (window 0–10 s:
 // (5 + 4)/10 = 0.9; window 50–60 s: 0.5).
 func TestHeldOverTime(t *testing.T) {
-	run := Run{
+	run := sim.Run{
 		End: sec(60),
-		Jobs: []JobRecord{
+		Jobs: []sim.JobRecord{
 			{ID: "a", Class: "w1"}, {ID: "b", Class: "w2"},
 		},
-		Tasks: []TaskRecord{
+		Tasks: []sim.TaskRecord{
 			{Job: "b", Start: sec(5), End: sec(55), Alloc: resource.Vector{1, 0}},
 			{Job: "b", Start: sec(5), End: sec(9), Alloc: resource.Vector{1, 0}},
 			{Job: "a", Start: 0, End: sec(12), Alloc: resource.Vector{1, 2}},
@@ -88,7 +89,7 @@ func TestHeldOverTime(t *testing.T) {
 	// Side by side: a second run without w1's tasks.
 	other := run
 	other.Tasks = run.Tasks[:2]
-	cmpT := HeldTable("held", []string{"p", "q"}, []Run{run, other}, []string{"w1", "w2"}, 30*time.Second, nil)
+	cmpT := HeldTable("held", []string{"p", "q"}, []sim.Run{run, other}, []string{"w1", "w2"}, 30*time.Second, nil)
 	if got, want := cmpT.Rows[0].Cells, []string{"1.07/0.97", "0/0.97"}; !slices.Equal(got, want) {
 		t.Errorf("HeldTable row 0 = %v, want %v", got, want)
 	}
@@ -100,12 +101,12 @@ func TestHeldOverTime(t *testing.T) {
 // Held amounts are conserved: Σ over windows of amount × step equals Σ
 // over attempts of amount × duration.
 func TestHeldSeriesConserves(t *testing.T) {
-	run := Run{End: sec(100), Jobs: []JobRecord{{ID: "a", Class: "x"}}}
+	run := sim.Run{End: sec(100), Jobs: []sim.JobRecord{{ID: "a", Class: "x"}}}
 	total := 0.0
 	for i := 0; i < 50; i++ {
 		s := time.Duration(i*37%97) * time.Second / 2
 		e := s + time.Duration(i*13%29+1)*time.Second
-		run.Tasks = append(run.Tasks, TaskRecord{Job: "a", Start: s, End: e})
+		run.Tasks = append(run.Tasks, sim.TaskRecord{Job: "a", Start: s, End: e})
 		total += (e - s).Seconds()
 	}
 	for _, step := range []time.Duration{time.Second, 7 * time.Second, 300 * time.Millisecond} {
@@ -121,7 +122,7 @@ func TestHeldSeriesConserves(t *testing.T) {
 }
 
 func TestCostMetrics(t *testing.T) {
-	run := Run{Jobs: []JobRecord{
+	run := sim.Run{Jobs: []sim.JobRecord{
 		{ID: "a", Phi: 1, Deadline: sec(10), Finish: sec(5), Cost: 4},
 		{ID: "b", Phi: 0, Budget: 3, Finish: sec(5), Cost: 4},
 		{ID: "c", Phi: 0.5, Budget: 3, Deadline: sec(1), Finish: sec(5), Cost: 1},

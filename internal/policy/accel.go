@@ -187,16 +187,16 @@ func (p *Accel) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster,
 // TaskEnded implements sim.TaskWatcher: the container is free; a task
 // that failed (its node or its pinned ANode went down) goes back to the
 // front of its queue.
-func (p *Accel) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) {
+func (p *Accel) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) error {
 	s, ok := p.running[t]
 	if !ok {
-		return
+		return nil
 	}
 	delete(p.running, t)
 	n := &p.nodes[s.node]
 	n.busy[s.container] = false
 	if state == schedkit.TaskSucceeded {
-		return
+		return nil
 	}
 	if p.cfg.Pull {
 		p.pending.retry = append(p.pending.retry, t)
@@ -204,6 +204,7 @@ func (p *Accel) TaskEnded(_ time.Time, t *sim.Task, state schedkit.TaskState) {
 		n.queue[s.container].retry = append(n.queue[s.container].retry, t)
 	}
 	p.touch(s.node)
+	return nil
 }
 
 // carryOut turns the table's moves into sim decisions: with node-level

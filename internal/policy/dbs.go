@@ -8,7 +8,6 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/resource"
 )
@@ -20,28 +19,30 @@ import (
 // at p, so DBS is not cheaper by construction.
 const DBSPriceSpread = 0.25
 
-// DBSShares are the adapter's default queue shares, indexed by dbs.Queue
-// (dbs.DefaultQueues' shares: High 50%, Mid 30%, Low 20%).
+// DBSShares are the adapter's default queue shares with
+// dbs.CapacitySharing, indexed by dbs.Queue (dbs.DefaultCapacityQueues'
+// shares: High 50%, Mid 30%, Low 20%). With dbs.PrioritySharing (the
+// default) the queues have no floor (dbs.DefaultQueues).
 var DBSShares = [3]float64{dbs.Low: 0.2, dbs.Mid: 0.3, dbs.High: 0.5}
 
 // DBSOptions selects how a DBS adapter runs. The zero value is the
-// paper's algorithm with DBSShares and prices spread DBSPriceSpread
-// around the simulator's reference price.
+// paper's algorithm (dbs.PrioritySharing, no floors) with prices spread
+// DBSPriceSpread around the simulator's reference price.
 type DBSOptions struct {
 	// Name is the policy's column name; "" means "DBS".
 	Name string
 	// Queues overrides the queue shares and prices (per slot-second);
-	// the zero value means DBSShares with the spread prices.
+	// the zero value means no floors (DBSShares with
+	// dbs.CapacitySharing) at the spread prices.
 	Queues [3]dbs.QueueConfig
-	// StaticWeights, NoQueueMoves and NoMinimumSlots are the ablations
-	// of dbs.Config.Ablations.
-	StaticWeights, NoQueueMoves, NoMinimumSlots bool
-	// MinimumFirst, PhiAwareMoves and QueuePriority are the dbs.Config
+	// Sharing, MinimumFirst and PhiAwareMoves are the dbs.Config
 	// options.
-	MinimumFirst, PhiAwareMoves, QueuePriority bool
-	// EarlyReduces is the dbs.Config.Ablations ablation: reduces
-	// assigned as soon as the simulator's slow-start makes them ready.
-	EarlyReduces bool
+	Sharing                     dbs.Sharing
+	MinimumFirst, PhiAwareMoves bool
+	// Ablations are dbs.Config.Ablations. With EarlyReduces, reduces
+	// are assigned as soon as the simulator's slow-start makes them
+	// ready.
+	Ablations dbs.Ablations
 	// Interval is dbs.Config.Interval (0: 500 ms).
 	Interval time.Duration
 	// HoldDown is dbs.Config.HoldDown (0: the default; negative: none).
@@ -125,6 +126,8 @@ type DBSStats struct {
 //   - A job one of whose first two phases has tasks that all ask some
 //     of the other phase's slot kind (map tasks asking reduce slots) is
 //     rejected: dbs runs phase p's tasks in slot kind p.
+//   - Any other error dbs returns, from any call, stops the run
+//     (sim.ErrPolicy wrapping it).
 //
 // With a Space of just the two slot kinds, heartbeats of idle nodes are
 // not delivered (SkipFullNodes).
@@ -142,7 +145,6 @@ type DBS struct {
 	jobs    jobTable[*dbsJob]
 	pending []*sim.Job // jobs whose initial price is not yet set
 	stats   DBSStats
-	err     error
 	// slot[p] is the Space index of phase p's slot kind (map, reduce).
 	slot [2]int
 	// skipIdle: the Space holds only the two slot kinds (SkipFullNodes).
@@ -187,15 +189,17 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 			return nil, fmt.Errorf("%w: dbs policy needs Config.Prices with a positive map-slot price, or explicit queues", ErrConfig)
 		}
 		ref := cfg.Prices[mi]
-		for i := range q {
-			q[i].Share = DBSShares[i]
+		if opt.Sharing == dbs.CapacitySharing {
+			for i := range q {
+				q[i].Share = DBSShares[i]
+			}
 		}
 		q[dbs.Low].Price = (1 - DBSPriceSpread) * ref
 		q[dbs.Mid].Price = ref
 		q[dbs.High].Price = (1 + DBSPriceSpread) * ref
 	}
 	p := &DBS{name: opt.Name, cluster: clusterView{space: cfg.Space}, queues: q,
-		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2, holdReduces: !opt.EarlyReduces}
+		slot: [2]int{mi, ri}, skipIdle: cfg.Space.Len() == 2, holdReduces: !opt.Ablations.EarlyReduces}
 	if p.name == "" {
 		p.name = "DBS"
 	}
@@ -210,10 +214,8 @@ func NewDBS(cfg *sim.Config, opt DBSOptions) (*DBS, error) {
 	}
 	s, err := dbs.New(dbs.Config{
 		Cluster: &p.cluster, Queues: q, Interval: interval, HoldDown: opt.HoldDown,
-		MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
-		QueuePriority: opt.QueuePriority,
-		Ablations: dbs.Ablations{StaticWeights: opt.StaticWeights, NoQueueMoves: opt.NoQueueMoves,
-			NoMinimumSlots: opt.NoMinimumSlots, EarlyReduces: opt.EarlyReduces},
+		Sharing: opt.Sharing, MinimumFirst: opt.MinimumFirst, PhiAwareMoves: opt.PhiAwareMoves,
+		Ablations: opt.Ablations,
 	})
 	if err != nil {
 		return nil, err // a *dbs.Error wrapping dbs.ErrConfig
@@ -348,23 +350,21 @@ func (p *DBS) flushPrices(dst []sim.Decision) []sim.Decision {
 // Submit implements sim.Policy.
 func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 	if err := p.flush(); err != nil {
-		p.err = err
 		return err
 	}
 	t := p.jobs.row(j)
 	if err := p.checkSlots(j); err != nil {
 		p.stats.Rejected++
-		return err // the simulator records the job as rejected, with this reason
+		return sim.Reject(err.Error())
 	}
 	t.job = p.newJob(j)
 	t.job.exactStarts = p.exactStarts(j)
 	if err := p.sched.Submit(now, t.job); err != nil {
+		t.job = nil
 		if errors.Is(err, dbs.ErrInvalidJob) {
 			p.stats.Rejected++
-			t.job = nil
-			return err // the simulator records the job as rejected, with this reason
+			return sim.Reject(err.Error())
 		}
-		p.err = err
 		return err
 	}
 	t.queued = true
@@ -376,9 +376,6 @@ func (p *DBS) Submit(now time.Time, j *sim.Job) error {
 // Tick implements sim.Ticker: dbs's weight update.
 func (p *DBS) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
-	if p.err != nil {
-		return dst, p.err
-	}
 	if err := p.flush(); err != nil {
 		return dst, err
 	}
@@ -414,9 +411,6 @@ func (p *DBS) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 // Heartbeat implements sim.Policy.
 func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
-	if p.err != nil {
-		return dst, p.err
-	}
 	if err := p.flush(); err != nil {
 		return dst, err
 	}
@@ -458,18 +452,21 @@ func (p *DBS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.De
 }
 
 // TaskEnded implements sim.TaskWatcher.
-func (p *DBS) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) { p.jobs.mark(t.Owner()) }
+func (p *DBS) TaskEnded(_ time.Time, t *sim.Task, _ schedkit.TaskState) error {
+	p.jobs.mark(t.Owner())
+	return nil
+}
 
-// JobEnded implements sim.JobWatcher.
-func (p *DBS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+// JobEnded implements sim.JobWatcher: dbs forgets the job.
+func (p *DBS) JobEnded(_ time.Time, j *sim.Job, _ sim.Outcome) error {
 	t := p.jobs.row(j)
+	var err error
 	if t.queued {
 		t.queued = false
-		if err := p.sched.Remove(j.ID()); err != nil && p.err == nil {
-			p.err = err
-		}
+		err = p.sched.Remove(j.ID())
 	}
 	t.job = nil
+	return err
 }
 
 // NodeChanged implements sim.NodeWatcher: the adapter learns the

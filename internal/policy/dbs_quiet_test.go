@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/dbs"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
@@ -74,7 +74,7 @@ func dbsSlotSetup(seed uint64) (sim.Config, *workload.Workload) {
 // runDBS runs w under a DBS adapter with options opt (eager: no lazy
 // Updates, policy.SetEagerUpdates) and returns the record, the
 // simulator's counters and the adapter's.
-func runDBS(t *testing.T, cfg sim.Config, w *workload.Workload, opt policy.DBSOptions, eager ...bool) (metrics.Run, sim.Stats, policy.DBSStats) {
+func runDBS(t *testing.T, cfg sim.Config, w *workload.Workload, opt policy.DBSOptions, eager ...bool) (sim.Run, sim.Stats, policy.DBSStats) {
 	t.Helper()
 	p, err := policy.NewDBS(&cfg, opt)
 	if err != nil {
@@ -107,9 +107,10 @@ func runDBS(t *testing.T, cfg sim.Config, w *workload.Workload, opt policy.DBSOp
 func TestDBSQuietHeartbeatsChangeNothing(t *testing.T) {
 	opts := []policy.DBSOptions{
 		{},
-		{MinimumFirst: true, PhiAwareMoves: true},
-		{QueuePriority: true, EarlyReduces: true},
-		{NoMinimumSlots: true},
+		{Sharing: dbs.CapacitySharing, MinimumFirst: true, PhiAwareMoves: true},
+		{Sharing: dbs.CapacitySharing, Ablations: dbs.Ablations{EarlyReduces: true}},
+		{Ablations: dbs.Ablations{NoMinimumSlots: true}},
+		{Ablations: dbs.Ablations{EarlyReduces: true, LostByWeight: true, UnknownByWeight: true}},
 	}
 	type setup struct {
 		name string
@@ -217,7 +218,7 @@ func TestDBSSkipsOnlyWithSlotSpace(t *testing.T) {
 			Phases: []workload.PhaseSpec{{Tasks: []workload.TaskSpec{{Requested: req, Profile: []workload.Stage{{Duration: time.Second, Demand: req}}}}}}})
 	}
 	rec, _, st := runDBS(t, cfg, w, policy.DBSOptions{})
-	if rec.Jobs[0].Outcome != metrics.Completed || rec.Jobs[1].Outcome != metrics.Rejected || st.Rejected != 1 {
+	if rec.Jobs[0].Outcome != sim.Completed || rec.Jobs[1].Outcome != sim.Rejected || st.Rejected != 1 {
 		t.Fatalf("outcomes %v, %v, %d rejected", rec.Jobs[0].Outcome, rec.Jobs[1].Outcome, st.Rejected)
 	}
 }

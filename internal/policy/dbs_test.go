@@ -11,7 +11,6 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
@@ -54,7 +53,7 @@ func paper003Nodes() []sim.NodeSpec {
 	return nodes
 }
 
-func run(t *testing.T, s *sim.Sim) metrics.Run {
+func run(t *testing.T, s *sim.Sim) sim.Run {
 	t.Helper()
 	for {
 		more, err := s.Step()
@@ -170,12 +169,12 @@ func TestDBSRejectsInvalidJob(t *testing.T) {
 	var rejected, completed int
 	for _, j := range rec.Jobs {
 		switch j.Outcome {
-		case metrics.Rejected:
+		case sim.Rejected:
 			rejected++
 			if j.ID != jobs[1].ID {
 				t.Errorf("rejected %s", j.ID)
 			}
-		case metrics.Completed:
+		case sim.Completed:
 			completed++
 		}
 	}
@@ -207,7 +206,7 @@ func TestNewDBSErrors(t *testing.T) {
 // reduces ready much earlier; with EarlyReduces some do.
 func TestDBSReducesAfterMaps(t *testing.T) {
 	for _, early := range []bool{false, true} {
-		s, _, _ := paper003Sim(t, workload.Paper003Exp1(), policy.DBSOptions{EarlyReduces: early})
+		s, _, _ := paper003Sim(t, workload.Paper003Exp1(), policy.DBSOptions{Ablations: dbs.Ablations{EarlyReduces: early}})
 		rec := run(t, s)
 		lastMap := map[string]time.Duration{}
 		for _, r := range rec.Tasks {

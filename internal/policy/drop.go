@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 )
 
@@ -83,8 +82,9 @@ func (d *drop) Submit(now time.Time, j *sim.Job) error {
 }
 
 // expire ends every active job whose deadline is before now: it tells
-// inner, appends the kills to dst and records the jobs in d.now.
-func (d *drop) expire(now time.Time, dst []sim.Decision) []sim.Decision {
+// inner, appends the kills to dst and records the jobs in d.now. inner's
+// error stops it (and the run).
+func (d *drop) expire(now time.Time, dst []sim.Decision) ([]sim.Decision, error) {
 	d.now = d.now[:0]
 	for len(d.due) > 0 && d.due[0].at.Before(now) {
 		e := heap.Pop(&d.due).(dueJob)
@@ -99,11 +99,13 @@ func (d *drop) expire(now time.Time, dst []sim.Decision) []sim.Decision {
 		d.dropped[i] = true
 		d.now = append(d.now, j)
 		if d.jw != nil {
-			d.jw.JobEnded(now, j, metrics.Killed)
+			if err := d.jw.JobEnded(now, j, sim.Killed); err != nil {
+				return dst, err
+			}
 		}
 		dst = append(dst, sim.Kill(j, d.name+": deadline passed "+now.Sub(e.at).String()+" ago"))
 	}
-	return dst
+	return dst, nil
 }
 
 // isDropped reports whether j was ended by this wrapper.
@@ -135,25 +137,30 @@ func (d *drop) filter(dst []sim.Decision, from int) []sim.Decision {
 // Heartbeat implements sim.Policy: the kills first, then inner's
 // decisions.
 func (d *drop) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
-	dst = d.expire(now, dst)
+	dst, err := d.expire(now, dst)
+	if err != nil {
+		return dst, err
+	}
 	from := len(dst)
-	dst, err := d.inner.Heartbeat(now, n, c, dst)
+	dst, err = d.inner.Heartbeat(now, n, c, dst)
 	return d.filter(dst, from), err
 }
 
 // JobEnded implements sim.JobWatcher: inner hears of every job's end
 // once (of a dropped job, when it was dropped).
-func (d *drop) JobEnded(now time.Time, j *sim.Job, outcome metrics.Outcome) {
+func (d *drop) JobEnded(now time.Time, j *sim.Job, outcome sim.Outcome) error {
 	if d.jw != nil && !d.isDropped(j) {
-		d.jw.JobEnded(now, j, outcome)
+		return d.jw.JobEnded(now, j, outcome)
 	}
+	return nil
 }
 
 // TaskEnded implements sim.TaskWatcher by forwarding.
-func (d *drop) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+func (d *drop) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) error {
 	if d.tw != nil {
-		d.tw.TaskEnded(now, t, state)
+		return d.tw.TaskEnded(now, t, state)
 	}
+	return nil
 }
 
 // NodeChanged implements sim.NodeWatcher by forwarding.
@@ -166,9 +173,12 @@ func (d *drop) NodeChanged(now time.Time, n *sim.Node, up bool, c *sim.Cluster, 
 
 // tick runs inner's Tick after the deadline check.
 func (d *drop) tick(tk sim.Ticker, now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
-	dst = d.expire(now, dst)
+	dst, err := d.expire(now, dst)
+	if err != nil {
+		return dst, err
+	}
 	from := len(dst)
-	dst, err := tk.Tick(now, c, dst)
+	dst, err = tk.Tick(now, c, dst)
 	return d.filter(dst, from), err
 }
 

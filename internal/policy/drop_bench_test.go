@@ -28,7 +28,7 @@ func BenchmarkDropExpire(b *testing.B) {
 			b.ReportAllocs()
 			var dst []sim.Decision
 			for b.Loop() {
-				dst = d.expire(now, dst[:0])
+				dst, _ = d.expire(now, dst[:0])
 			}
 		})
 		b.Run(fmt.Sprintf("naive/jobs=%d", n), func(b *testing.B) {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/baseline"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -34,17 +33,17 @@ func TestDropAtDeadlineScenario(t *testing.T) {
 	}
 	s, run := simulate(t, oneNode(t), jobs(), pol)
 	a, b := run.Jobs[0], run.Jobs[1]
-	if a.Outcome != metrics.Killed || a.Finish != 19*time.Second {
+	if a.Outcome != sim.Killed || a.Finish != 19*time.Second {
 		t.Errorf("A: %v at %v, want killed at 19s", a.Outcome, a.Finish)
 	}
 	if r := s.KillReason(0); !strings.Contains(r, "FIFO-drop: deadline passed 3s ago") {
 		t.Errorf("reason %q", r)
 	}
-	if b.Outcome != metrics.Completed || b.Finish != 29*time.Second {
+	if b.Outcome != sim.Completed || b.Finish != 29*time.Second {
 		t.Errorf("B: %v at %v, want completed at 29s", b.Outcome, b.Finish)
 	}
 	_, plain := simulate(t, oneNode(t), jobs(), baseline.NewFIFO())
-	if a, b := plain.Jobs[0], plain.Jobs[1]; a.Outcome != metrics.Completed || a.Finish != 31*time.Second || b.Finish != 41*time.Second {
+	if a, b := plain.Jobs[0], plain.Jobs[1]; a.Outcome != sim.Completed || a.Finish != 31*time.Second || b.Finish != 41*time.Second {
 		t.Errorf("plain FIFO: A %v at %v, B at %v; want A completed at 31s, B at 41s", a.Outcome, a.Finish, b.Finish)
 	}
 }
@@ -102,15 +101,15 @@ func TestDropAtDeadlineProperty(t *testing.T) {
 			_, run := simulate(t, cfg, w, pol)
 			for _, j := range run.Jobs {
 				switch j.Outcome {
-				case metrics.Killed:
+				case sim.Killed:
 					kills++
-				case metrics.Completed:
+				case sim.Completed:
 					completed++
 				}
 				switch {
-				case j.Outcome == metrics.Killed && (j.Deadline == 0 || j.Finish-j.Submit <= j.Deadline):
+				case j.Outcome == sim.Killed && (j.Deadline == 0 || j.Finish-j.Submit <= j.Deadline):
 					t.Errorf("seed %d %s: %s killed at %v, deadline %v after submit %v", seed, pol.Name(), j.ID, j.Finish, j.Deadline, j.Submit)
-				case j.Outcome == metrics.Completed && j.Deadline > 0 && j.Finish-j.Submit > j.Deadline+hb:
+				case j.Outcome == sim.Completed && j.Deadline > 0 && j.Finish-j.Submit > j.Deadline+hb:
 					t.Errorf("seed %d %s: %s completed %v after its deadline", seed, pol.Name(), j.ID, j.Finish-j.Submit-j.Deadline)
 				}
 			}
@@ -152,8 +151,10 @@ func (tickPolicy) Tick(_ time.Time, _ *sim.Cluster, dst []sim.Decision) ([]sim.D
 
 type usagePolicy struct{ *baseline.FIFO }
 
-func (usagePolicy) TaskSampled(time.Time, *sim.Task, resource.Vector) {}
-func (usagePolicy) NodeSampled(time.Time, *sim.Node, resource.Vector) {}
+func (usagePolicy) TaskSampled(time.Time, *sim.Task, resource.Vector) error { return nil }
+func (usagePolicy) NodeSampled(time.Time, *sim.Node, resource.Vector) error { return nil }
+
+var _ sim.UsageWatcher = usagePolicy{}
 
 type tickUsagePolicy struct {
 	tickPolicy

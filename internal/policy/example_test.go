@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/policy"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
@@ -48,7 +47,7 @@ func ExampleNewLSS() {
 		fmt.Println(err)
 		return
 	}
-	outcome := map[metrics.Outcome]string{metrics.Completed: "completed", metrics.Killed: "killed"}
+	outcome := map[sim.Outcome]string{sim.Completed: "completed", sim.Killed: "killed"}
 	for i, j := range run.Jobs {
 		fmt.Println(strings.TrimSpace(fmt.Sprintf("%s: %s at %v %s", j.ID, outcome[j.Outcome], j.Finish, s.KillReason(i))))
 	}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -9,7 +10,6 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -76,7 +76,6 @@ type FGM struct {
 	cluster clusterView
 	s       *fgm.Scheduler
 	h       *estimate.History
-	err     error // from a watcher callback, which cannot return one
 	// known holds the tasks submitted to fgm (pending or running there);
 	// the value says whether the task is also in byID, so forgetting a
 	// placed task of a run (most tasks of a trace day) hashes no ID.
@@ -88,15 +87,19 @@ type FGM struct {
 	mat  []matTask
 	jobs map[*sim.Job]*fgmJob
 	// Which jobs may have ready tasks fgm does not hold (see sync).
-	all     bool      // every job (a node went down)
-	dirty   []*fgmJob // these (each once; marked)
-	runs    int       // runs submitted (fgm.SubmitRun)
-	ds      []fgm.Decision
-	smp     resource.Vector // scratch of clamp
-	ready   []*sim.Task
-	preds   []Prediction
-	record  bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
-	foreign *foreignTracker // FGMConfig.ForeignQuantile; nil when off
+	all   bool      // every job (a node went down)
+	dirty []*fgmJob // these (each once; marked)
+	runs  int       // runs submitted (fgm.SubmitRun)
+	ds    []fgm.Decision
+	smp   resource.Vector // scratch of clamp
+	// The round of usage samples of a node's tasks (TaskSampled), handed
+	// to fgm with the node's (NodeSampled); roundUsed holds their amounts.
+	round     []fgm.TaskUsage
+	roundUsed []float64
+	ready     []*sim.Task
+	preds     []Prediction
+	record    bool            // keep preds: the simulator records task attempts (Config.RecordTasks)
+	foreign   *foreignTracker // FGMConfig.ForeignQuantile; nil when off
 	// Placements by mode, for reports.
 	Modes map[fgm.Mode]int
 }
@@ -603,27 +606,52 @@ func (p *FGM) Tick(now time.Time, c *sim.Cluster, dst []sim.Decision) ([]sim.Dec
 	return dst, nil
 }
 
-// TaskSampled passes a running task's usage to fgm. A task fgm does
-// not hold running (unknown to it, or held pending) is refused by
-// SampleTask with ErrUnknownTask before anything changes, so no lookup
-// in known precedes it.
-func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+// TaskSampled keeps a running task's usage for the node's round: the
+// simulator samples a node's tasks, then the node (sim.UsageWatcher),
+// and NodeSampled hands fgm the round in one call (fgm's host duty 4).
+func (p *FGM) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) error {
 	if n := t.Node(); n != nil {
 		used = p.clamp(used, n)
 	}
 	if p.foreign != nil {
 		p.foreign.task(used)
 	}
-	_ = p.s.SampleTask(now, t.ID(), used)
+	k := len(p.roundUsed)
+	p.roundUsed = append(p.roundUsed, used...)
+	p.round = append(p.round, fgm.TaskUsage{Task: t.ID(), Used: p.roundUsed[k:len(p.roundUsed):len(p.roundUsed)]})
+	return nil
 }
 
-// NodeSampled passes a node's measured usage to fgm (raised by the
-// ForeignQuantile option when it is set).
-func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+// NodeSampled passes the round of the node's tasks (SampleTasks) and the
+// node's measured usage (raised by the ForeignQuantile option when it
+// is set) to fgm. A round fgm refuses goes task by task, as if each
+// were sampled alone: a task fgm does not hold running (unknown to it,
+// or held pending) is refused with ErrUnknownTask, changing nothing, and
+// that is no error here.
+func (p *FGM) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) error {
+	err := p.sampleRound(now, n)
+	clear(p.round)
+	p.round, p.roundUsed = p.round[:0], p.roundUsed[:0]
+	if err != nil {
+		return err
+	}
 	if p.foreign != nil {
 		used = p.foreign.node(now, n.ID(), used, n.Capacity())
 	}
-	_ = p.s.SampleNode(now, n.ID(), p.clamp(used, n))
+	return p.s.SampleNode(now, n.ID(), p.clamp(used, n))
+}
+
+// sampleRound hands fgm the round of n's tasks (see NodeSampled).
+func (p *FGM) sampleRound(now time.Time, n *sim.Node) error {
+	if len(p.round) == 0 || p.s.SampleTasks(now, n.ID(), p.round) == nil {
+		return nil
+	}
+	for _, u := range p.round {
+		if err := p.s.SampleTask(now, u.Task, u.Used); err != nil && !errors.Is(err, fgm.ErrUnknownTask) {
+			return err
+		}
+	}
+	return nil
 }
 
 // clamp returns used with every amount above n's capacity cut to it (in
@@ -649,23 +677,21 @@ func (p *FGM) clamp(used resource.Vector, n *sim.Node) resource.Vector {
 // TaskEnded releases the task in fgm (learning from it if it succeeded);
 // a failed task is pending again and is resubmitted at the next
 // heartbeat.
-func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+func (p *FGM) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) error {
 	r := p.touch(t.Owner())
 	if !p.holds(t) {
-		return
+		return nil
 	}
 	p.forgetIn(t, r)
-	if err := p.s.Release(now, t.ID(), state == schedkit.TaskSucceeded); err != nil {
-		p.err = err
-	}
+	return p.s.Release(now, t.ID(), state == schedkit.TaskSucceeded)
 }
 
 // JobEnded drops the job's tasks from fgm: pending ones are withdrawn,
 // running ones released without learning.
-func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
+func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ sim.Outcome) error {
 	r := p.jobs[j]
 	if r == nil {
-		return
+		return nil
 	}
 	r.held = nil
 	if r.handed != nil {
@@ -674,7 +700,7 @@ func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
 	}
 	if r.known == 0 {
 		p.drop(r)
-		return // nothing held: no need to read (and materialise) its tasks
+		return nil // nothing held: no need to read (and materialise) its tasks
 	}
 	for ph := range j.Phases() {
 		for i := range j.Tasks(schedkit.Phase(ph)) {
@@ -683,16 +709,15 @@ func (p *FGM) JobEnded(now time.Time, j *sim.Job, _ metrics.Outcome) {
 				continue
 			}
 			p.forget(t)
-			if p.s.Withdraw(t.ID()) != nil {
-				_ = p.s.Release(now, t.ID(), false)
+			if p.s.Withdraw(t.ID()) != nil { // not pending: running
+				if err := p.s.Release(now, t.ID(), false); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	return nil
 }
-
-// Err reports an inconsistency met in a watcher callback (which cannot
-// return errors).
-func (p *FGM) Err() error { return p.err }
 
 var (
 	_ sim.Policy       = (*FGM)(nil)

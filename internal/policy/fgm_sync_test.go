@@ -64,7 +64,7 @@ func TestFGMSyncMatchesFullScan(t *testing.T) {
 					if ref {
 						sp = policy.FGMFullScan(p)
 					}
-					rec := runPolicy(t, cfg, &w, sp, p)
+					rec := runPolicy(t, cfg, &w, sp)
 					runs[i] = policy.FGMRuns(p)
 					rec.DecisionTime = 0 // wall clock
 					got[i] = fmt.Sprintf("%+v\n%v\n%+v", rec, p.Modes, p.Predictions())

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/lss"
 )
@@ -80,9 +79,9 @@ type LSSKill struct {
 // a Hadoop JobTracker embedding lss would do.
 //
 //   - Submit passes the job (a *sim.Job is a schedkit.Job) to
-//     lss.Scheduler.Submit; a refusal by admission control rejects it. Any
-//     other Submit error stops the run at the next heartbeat (the job is
-//     rejected meanwhile, never dropped silently).
+//     lss.Scheduler.Submit; a refusal by admission control rejects it
+//     (sim.Reject). Any other error lss returns, from any call, stops the
+//     run (sim.ErrPolicy wrapping it).
 //   - Every change of a job's counters — assignments the simulator
 //     applied after a heartbeat, task ends (TaskWatcher), phase 0 becoming
 //     ready right after Submit — marks the job; marked jobs are passed to
@@ -109,7 +108,6 @@ type LSS struct {
 	speeds  map[schedkit.NodeID]float64
 	history map[string]*classHistory // per job class, for admission hints
 	stats   LSSStats
-	err     error
 }
 
 // classHistory sums the finished task times of the ended jobs of one
@@ -204,12 +202,6 @@ func (o LSSOptions) needsWrap() bool {
 	return o.Heterogeneous || o.Admission || o.PhaseTaskTimeHints
 }
 
-func (p *LSS) fail(err error) {
-	if p.err == nil {
-		p.err = err
-	}
-}
-
 // flush tells lss about every job whose counters changed since the last
 // callback.
 func (p *LSS) flush() error {
@@ -225,7 +217,6 @@ func (p *LSS) flush() error {
 // Submit implements sim.Policy.
 func (p *LSS) Submit(now time.Time, j *sim.Job) error {
 	if err := p.flush(); err != nil {
-		p.fail(err)
 		return err
 	}
 	t := p.jobs.row(j)
@@ -238,10 +229,9 @@ func (p *LSS) Submit(now time.Time, j *sim.Job) error {
 		var refused *lss.RefusedError
 		if errors.As(err, &refused) {
 			p.stats.Refused++
-			return fmt.Errorf("lss admission: %s (task time %v from %s, remaining %v, spare %v)",
-				refused.Job, refused.TaskTime, refused.Source, refused.Remaining.Time, refused.Spare.Time)
+			return sim.Reject(fmt.Sprintf("lss admission: %s (task time %v from %s, remaining %v, spare %v)",
+				refused.Job, refused.TaskTime, refused.Source, refused.Remaining.Time, refused.Spare.Time))
 		}
-		p.fail(fmt.Errorf("submit %s: %w", j.ID(), err))
 		return err
 	}
 	t.queued = true
@@ -253,9 +243,6 @@ func (p *LSS) Submit(now time.Time, j *sim.Job) error {
 // Heartbeat implements sim.Policy.
 func (p *LSS) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []sim.Decision) ([]sim.Decision, error) {
 	p.cluster.c = c
-	if p.err != nil {
-		return dst, p.err
-	}
 	if err := p.flush(); err != nil {
 		return dst, err
 	}
@@ -319,11 +306,11 @@ func killReason(d *lss.Decision) string {
 }
 
 // TaskEnded implements sim.TaskWatcher.
-func (p *LSS) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+func (p *LSS) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) error {
 	j := t.Owner()
 	tr := p.jobs.row(j)
 	if !tr.queued {
-		return
+		return nil
 	}
 	if tr.job != nil && p.opt.Heterogeneous {
 		tr.job.taskEnded(t, state)
@@ -332,10 +319,12 @@ func (p *LSS) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
 		tr.job.measure(now, t)
 	}
 	p.jobs.mark(j)
+	return nil
 }
 
-// JobEnded implements sim.JobWatcher.
-func (p *LSS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
+// JobEnded implements sim.JobWatcher: lss forgets the job, whose task
+// times join its class's history (Admission, PhaseTaskTimeHints).
+func (p *LSS) JobEnded(_ time.Time, j *sim.Job, _ sim.Outcome) error {
 	t := p.jobs.row(j)
 	if p.history != nil {
 		h := p.history[j.Class()]
@@ -358,13 +347,13 @@ func (p *LSS) JobEnded(_ time.Time, j *sim.Job, _ metrics.Outcome) {
 			}
 		}
 	}
+	var err error
 	if t.queued {
 		t.queued = false
-		if err := p.sched.Remove(j.ID()); err != nil {
-			p.fail(err)
-		}
+		err = p.sched.Remove(j.ID())
 	}
 	t.job = nil
+	return err
 }
 
 // NodeChanged implements sim.NodeWatcher: the adapter learns the

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/lss"
@@ -81,7 +80,7 @@ func oneNode(t *testing.T) sim.Config {
 
 // simulate runs pol on w and fails the test on any simulator error
 // (invalid decisions included).
-func simulate(t *testing.T, cfg sim.Config, w *workload.Workload, pol sim.Policy) (*sim.Sim, metrics.Run) {
+func simulate(t *testing.T, cfg sim.Config, w *workload.Workload, pol sim.Policy) (*sim.Sim, sim.Run) {
 	t.Helper()
 	s, err := sim.New(cfg, w, pol)
 	if err != nil {
@@ -127,10 +126,10 @@ func TestLSSScenarioKill(t *testing.T) {
 	}
 	s, run := simulate(t, cfg, w, pol)
 	a, b := run.Jobs[0], run.Jobs[1]
-	if a.Outcome != metrics.Completed || a.Start != time.Second || a.Finish != 40*time.Second {
+	if a.Outcome != sim.Completed || a.Start != time.Second || a.Finish != 40*time.Second {
 		t.Errorf("A: %v start %v finish %v, want completed 1s–40s (both freed slots taken at 16 s)", a.Outcome, a.Start, a.Finish)
 	}
-	if b.Outcome != metrics.Killed || b.Start != 11*time.Second || b.Finish != 16*time.Second {
+	if b.Outcome != sim.Killed || b.Start != 11*time.Second || b.Finish != 16*time.Second {
 		t.Errorf("B: %v start %v end %v, want killed at 16 s after starting at 11 s", b.Outcome, b.Start, b.Finish)
 	}
 	// At 16 s B's running map has 5 s left (ends 21), its 4 pending maps
@@ -174,10 +173,10 @@ func TestLSSScenarioSoft(t *testing.T) {
 	}
 	_, run := simulate(t, cfg, w, pol)
 	a, b := run.Jobs[0], run.Jobs[1]
-	if b.Outcome != metrics.Completed || b.Finish <= 22*time.Second {
+	if b.Outcome != sim.Completed || b.Finish <= 22*time.Second {
 		t.Errorf("B: %v at %v, want completed after its 22 s deadline", b.Outcome, b.Finish)
 	}
-	if a.Outcome != metrics.Completed || a.Finish <= 40*time.Second {
+	if a.Outcome != sim.Completed || a.Finish <= 40*time.Second {
 		t.Errorf("A: %v at %v, want completed later than with the kill (40 s)", a.Outcome, a.Finish)
 	}
 	st := pol.Stats()
@@ -206,8 +205,8 @@ func TestLSSAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, run := simulate(t, cfg, w, pol)
-	got := []metrics.Outcome{run.Jobs[0].Outcome, run.Jobs[1].Outcome, run.Jobs[2].Outcome}
-	if want := []metrics.Outcome{metrics.Completed, metrics.Rejected, metrics.Completed}; !cmp.Equal(got, want) {
+	got := []sim.Outcome{run.Jobs[0].Outcome, run.Jobs[1].Outcome, run.Jobs[2].Outcome}
+	if want := []sim.Outcome{sim.Completed, sim.Rejected, sim.Completed}; !cmp.Equal(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
 	if run.Jobs[0].Finish != 25*time.Second {
@@ -237,7 +236,7 @@ func TestLSSHeterogeneous(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, run := simulate(t, cfg, w, pol)
-	if run.Jobs[0].Outcome != metrics.Completed {
+	if run.Jobs[0].Outcome != sim.Completed {
 		t.Fatalf("H: %v", run.Jobs[0].Outcome)
 	}
 	if st := pol.Stats(); st.Assigned != 9 || st.Kills != 0 {
@@ -246,7 +245,8 @@ func TestLSSHeterogeneous(t *testing.T) {
 }
 
 // An lss error that is not an admission refusal (here a job with more
-// phases than configured) stops the run instead of dropping the job.
+// phases than configured) stops the run at once, at that Submit,
+// instead of dropping the job.
 func TestLSSSubmitError(t *testing.T) {
 	cfg := oneNode(t)
 	j := slotJob(t, "X", "x", time.Second, 100*time.Second, secs(10), secs(4))
@@ -260,8 +260,12 @@ func TestLSSSubmitError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Run(); !errors.Is(err, sim.ErrPolicy) || !errors.Is(err, lss.ErrInvalidJob) {
-		t.Fatalf("err = %v, want a policy error wrapping lss.ErrInvalidJob", err)
+	run, err := s.Run()
+	if !errors.Is(err, sim.ErrPolicy) || !errors.Is(err, lss.ErrInvalidJob) || !strings.Contains(err.Error(), "Submit of X") {
+		t.Fatalf("err = %v, want a policy error wrapping lss.ErrInvalidJob at the Submit of X", err)
+	}
+	if run.End != time.Second {
+		t.Errorf("the run ended at %v, not at X's submission", run.End)
 	}
 	if _, err := NewLSS(&cfg, LSSOptions{PhaseKinds: []string{"gpu"}}); !errors.Is(err, lss.ErrConfig) {
 		t.Errorf("bad PhaseKinds: err = %v", err)

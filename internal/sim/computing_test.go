@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 )
@@ -66,7 +65,7 @@ func TestComputingPhaseAssigner(t *testing.T) {
 		cfg := sim.DefaultConfig(slotSpace, slotNodes(1+rng.IntN(3), 2, 2))
 		cfg.Seed = seed
 		cfg.RecordTasks = true
-		run := func(deliver bool) (metrics.Run, sim.Stats) {
+		run := func(deliver bool) (sim.Run, sim.Stats) {
 			t.Helper()
 			cfg := cfg
 			cfg.DeliverFullHeartbeats = deliver

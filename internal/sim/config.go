@@ -20,7 +20,7 @@ const (
 	// is taken literally (0 means "at once"); DefaultConfig sets this.
 	DefaultSlowStart = 0.05
 	// DefaultMetricsInterval is the period of metrics samples
-	// (metrics.Run.Samples).
+	// (Run.Samples).
 	DefaultMetricsInterval = time.Minute
 	// DefaultUsageSampleInterval is the node agent's usage sampling period
 	// (Config.SampleInterval, UsageWatcher).
@@ -35,10 +35,6 @@ const (
 	// Config.StallAfter.
 	defaultStallRounds = 100
 )
-
-// Epoch is virtual time zero: every now a policy sees is Epoch plus the
-// simulated offset. It is fixed so that runs are reproducible.
-var Epoch = time.Date(2009, time.October, 1, 0, 0, 0, 0, time.UTC)
 
 // Config describes the cluster and the simulator's rules.
 type Config struct {
@@ -72,7 +68,7 @@ type Config struct {
 	// (work-conserving). See the package doc, "Compression".
 	Enforcement Enforcement
 	// MetricsInterval is the period of metrics samples
-	// (metrics.Run.Samples); 0 means DefaultMetricsInterval.
+	// (Run.Samples); 0 means DefaultMetricsInterval.
 	MetricsInterval time.Duration
 	// SampleInterval is the node agent's usage sampling period: a policy
 	// implementing UsageWatcher hears every running task's and every live
@@ -127,7 +123,7 @@ type Config struct {
 	// AfterEvent, if set, is called after every event; a non-nil error
 	// stops the run and is returned. Tests pass Sim.CheckInvariants.
 	AfterEvent func(s *Sim) error
-	// RecordTasks records every task attempt in metrics.Run.Tasks (node,
+	// RecordTasks records every task attempt in Run.Tasks (node,
 	// start, end, outcome, allocated and true usage, cost). Off by
 	// default: a trace day has millions of attempts.
 	RecordTasks bool
@@ -141,7 +137,7 @@ type Config struct {
 	// clock (two time.Now calls each) instead of every call; 0 or 1
 	// times every call. The run's DecisionTime is then an estimate: the
 	// timed calls' total scaled by calls/timed calls
-	// (metrics.Run.TimedCalls says how many were timed). Usage-sample
+	// (Run.TimedCalls says how many were timed). Usage-sample
 	// deliveries are always timed. On a trace day, timing every call
 	// costs about a tenth of the run.
 	TimingSample int
@@ -229,6 +225,16 @@ func cfgErr(field, format string, args ...any) error {
 
 // normalize validates c and fills in defaults.
 func (c *Config) normalize() error {
+	for _, check := range []func() error{c.checkNodes, c.checkPeriods, c.checkModel, c.checkOutside, c.checkKinds} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNodes checks the space and the nodes.
+func (c *Config) checkNodes() error {
 	if c.Space == nil {
 		return cfgErr("Space", "nil")
 	}
@@ -263,6 +269,12 @@ func (c *Config) normalize() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkPeriods checks the intervals, durations and counts, filling in
+// their defaults.
+func (c *Config) checkPeriods() error {
 	if c.HeartbeatInterval < 0 {
 		return cfgErr("HeartbeatInterval", "negative %v", c.HeartbeatInterval)
 	}
@@ -273,18 +285,6 @@ func (c *Config) normalize() error {
 		// The stagger computes node·interval, the default StallAfter
 		// rounds·interval.
 		return cfgErr("HeartbeatInterval", "%v × %d nodes overflows int64 nanoseconds", c.HeartbeatInterval, len(c.Nodes))
-	}
-	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
-		return cfgErr("SlowStart", "%v is outside [0, 1]", c.SlowStart)
-	}
-	if !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0) {
-		return cfgErr("Penalty", "%v is not a finite penalty ≥ 0", c.Penalty)
-	}
-	if r := c.Contention.validate(); r != "" {
-		return cfgErr("Contention", "%s", r)
-	}
-	if c.Enforcement > Shares {
-		return cfgErr("Enforcement", "unknown %v", c.Enforcement)
 	}
 	if c.MetricsInterval < 0 {
 		return cfgErr("MetricsInterval", "negative %v", c.MetricsInterval)
@@ -297,9 +297,6 @@ func (c *Config) normalize() error {
 	}
 	if c.SampleInterval == 0 {
 		c.SampleInterval = DefaultUsageSampleInterval
-	}
-	if !(c.SampleNoise >= 0) || math.IsInf(c.SampleNoise, 0) {
-		return cfgErr("SampleNoise", "%v is not a finite deviation ≥ 0", c.SampleNoise)
 	}
 	if c.TickInterval < 0 {
 		return cfgErr("TickInterval", "negative %v", c.TickInterval)
@@ -322,6 +319,33 @@ func (c *Config) normalize() error {
 	if c.StallAfter == 0 {
 		c.StallAfter = defaultStallRounds * c.HeartbeatInterval
 	}
+	return nil
+}
+
+// checkModel checks the rules tasks progress by: slow-start,
+// contention, enforcement, sample noise.
+func (c *Config) checkModel() error {
+	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
+		return cfgErr("SlowStart", "%v is outside [0, 1]", c.SlowStart)
+	}
+	if !(c.Penalty >= 0) || math.IsInf(c.Penalty, 0) {
+		return cfgErr("Penalty", "%v is not a finite penalty ≥ 0", c.Penalty)
+	}
+	if r := c.Contention.validate(); r != "" {
+		return cfgErr("Contention", "%s", r)
+	}
+	if c.Enforcement > Shares {
+		return cfgErr("Enforcement", "unknown %v", c.Enforcement)
+	}
+	if !(c.SampleNoise >= 0) || math.IsInf(c.SampleNoise, 0) {
+		return cfgErr("SampleNoise", "%v is not a finite deviation ≥ 0", c.SampleNoise)
+	}
+	return nil
+}
+
+// checkOutside checks the outside events: background load and nodes
+// going down and up.
+func (c *Config) checkOutside() error {
 	for i, b := range c.Background {
 		f := fmt.Sprintf("Background[%d]", i)
 		if b.At < 0 {
@@ -343,6 +367,11 @@ func (c *Config) normalize() error {
 			return cfgErr(f+".Node", "%d out of range", e.Node)
 		}
 	}
+	return nil
+}
+
+// checkKinds checks the offload kinds and the prices.
+func (c *Config) checkKinds() error {
 	for i, name := range c.OffloadKinds {
 		k, ok := c.Space.Index(name)
 		if !ok {

@@ -93,15 +93,15 @@
 // Over-commit. If the true usage of an incompressible kind on a node
 // exceeds its capacity (possible when a policy allocates below peak, or
 // under background load), the most recently started task using that kind
-// fails (its work is lost; Stats.Failed, metrics.Run.FailedTasks), is
+// fails (its work is lost; Stats.Failed, Run.FailedTasks), is
 // pending again and will be retried; repeat until the node fits. A task
 // failing Config.MaxAttempts times fails its job (outcome Failed, counted
 // in Stats.FailedJobs).
 //
-// Kills. A KillJob decision (or a rejection at Submit) ends the job at
-// once and frees everything it held. For a job with a deadline the
-// simulator decides CouldHaveMade by an optimistic rule (see
-// Sim.OptimisticEnd): running tasks finish their remaining isolated work
+// Kills. A KillJob decision (or a rejection at Submit, Reject) ends the
+// job at once and frees everything it held. For a job with a deadline
+// the simulator decides JobRecord.CouldHaveMade by an optimistic rule
+// (killcheck.go): running tasks finish their remaining isolated work
 // uncontended; pending tasks of a phase run, after the previous phase, in
 // waves on every slot the whole cluster has for them; it could have made
 // it iff that ends by the deadline.
@@ -154,7 +154,7 @@
 //
 // # Output
 //
-// Run returns a metrics.Run: one JobRecord per job in workload order
+// Run returns the run's record, a Run: one JobRecord per job in workload order
 // (jobs not ended by the horizon are Unfinished), a Sample every
 // Config.MetricsInterval (utilisation per kind: allocation for integral
 // kinds, true usage capped at capacity otherwise; dominant share of every
@@ -164,7 +164,7 @@
 // NodeChanged, Tick, and the usage-sample rounds, which include the
 // simulator's own measuring; measured with time.Now, on every call or,
 // with Config.TimingSample, on one call in N and scaled up), and the
-// number of events. With Config.RecordTasks, metrics.Run.Tasks holds one record per
+// number of events. With Config.RecordTasks, Run.Tasks holds one record per
 // task attempt (node, attempt, start, end, outcome, time-weighted mean
 // allocation, actual usage and true demand, cost, isolated work); it is
 // off by default, as a trace day has millions of attempts. From them
@@ -215,16 +215,45 @@
 // only the attempts whose terms changed get their rates updated unless
 // the node's compression moved (sums.go: the same sums bit for bit,
 // checked by CheckInvariants). Metrics samples keep the sums Jain's
-// index needs (metrics.JainSums), adding only the shares of the jobs
+// index needs (JainSums), adding only the shares of the jobs
 // that hold something (the others' are exactly 0), not every active
 // job's.
+//
+// # Structure
+//
+// The simulator is four parts, each a type of its own holding only its
+// own state and reading only the parts before it, joined by Sim:
+//
+//   - the engine (engine.go): the virtual clock and the event queue;
+//   - the world (world.go, node.go, attempt.go, progress.go,
+//     sums.go): the nodes, the task attempts running on them, and how
+//     they progress under the host's enforcement and contention;
+//   - the job book (book.go, job.go, task.go, live.go, taskrun.go,
+//     killcheck.go; layout.go lays a workload out in it): the jobs, their
+//     phases and tasks, what is ready, active, held and charged;
+//   - the recorder (recorder.go; record.go is its output): the counters,
+//     samples, task records and the time spent in the policy's calls.
+//
+// Sim (sim.go) carries out the events (run.go, heartbeat.go,
+// periodic.go), the lives of tasks and jobs across the parts
+// (lifecycle.go) and the policy's decisions (decision.go), and calls
+// the policy (hooks.go); Cluster (cluster.go) is the view policies
+// receive. CheckInvariants (invariant.go) checks every part.
+//
+// Policy errors. A policy refuses a job at Submit with Reject. Any other
+// error it returns, from Submit, Heartbeat, Tick, NodeChanged or a
+// notification (TaskEnded, JobEnded, TaskSampled, NodeSampled), ends the
+// run with ErrPolicy wrapping it (errors.Is finds both; the message
+// names the policy, the call and the virtual time): a notification's
+// once the event it came in is finished, without calling the policy
+// again.
 //
 // # Usage
 //
 //	cfg := sim.DefaultConfig(space, nodes)
 //	s, err := sim.New(cfg, &w, policy) // w is a workload.Workload
 //	if err != nil { ... }
-//	run, err := s.Run()               // run is a metrics.Run
+//	run, err := s.Run()               // run is a sim.Run
 //
 // A policy implements Name, Submit and Heartbeat; TaskWatcher, JobWatcher,
 // NodeWatcher, Ticker and UsageWatcher are optional. Tests install CheckInvariants after every

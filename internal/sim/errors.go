@@ -6,7 +6,8 @@ import (
 )
 
 // Sentinel errors. Every error the simulator returns wraps exactly one of
-// them, so callers test with errors.Is and read details with errors.As.
+// them, so callers test with errors.Is and read details with errors.As
+// (Run.Validate's wrap ErrInvalidRun).
 var (
 	// ErrConfig reports an invalid Config (see ConfigError).
 	ErrConfig = errors.New("sim: invalid configuration")
@@ -18,8 +19,11 @@ var (
 	// simulator could not carry out (see DecisionError). They are counted,
 	// never applied and never silently dropped.
 	ErrInvalidDecision = errors.New("sim: invalid decision")
-	// ErrPolicy wraps an error a policy returned from Heartbeat or a
-	// notification; the run stops there.
+	// ErrPolicy wraps an error a policy returned from any of its calls
+	// but Submit (whose error rejects the job): Heartbeat, Tick,
+	// NodeChanged or a notification (TaskEnded, JobEnded, TaskSampled,
+	// NodeSampled). The run stops there; the message names the policy,
+	// the call and the virtual time.
 	ErrPolicy = errors.New("sim: policy error")
 	// ErrStalled reports a run that could make no more progress: jobs were
 	// waiting, no task was progressing, no outside event was due, and the

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -50,7 +49,7 @@ func TestBackgroundLoad(t *testing.T) {
 	// t=2 fails; the greedy policy re-places it at each heartbeat (t=2
 	// out of band, 3, 4) and it fails at once while the background holds
 	// 4 GB: that is 4 failures, the job's last attempt.
-	if run.Jobs[0].Outcome != metrics.Failed || run.FailedTasks != 4 {
+	if run.Jobs[0].Outcome != sim.Failed || run.FailedTasks != 4 {
 		t.Errorf("outcome %v, failed %d; ended %v", run.Jobs[0].Outcome, run.FailedTasks, p.ended)
 	}
 }
@@ -132,7 +131,7 @@ func TestOffloadBinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err = s.Run()
-	if !errors.Is(err, sim.ErrStalled) || run.Jobs[1].Outcome != metrics.Unfinished || run.Jobs[0].Finish != 10*time.Second {
+	if !errors.Is(err, sim.ErrStalled) || run.Jobs[1].Outcome != sim.Unfinished || run.Jobs[0].Finish != 10*time.Second {
 		t.Errorf("unbound: err %v, jobs %+v", err, run.Jobs)
 	}
 }
@@ -179,8 +178,8 @@ func TestHorizon(t *testing.T) {
 	cfg := sim.DefaultConfig(slotSpace, slotNodes(1, 2, 0))
 	cfg.Horizon = 30 * time.Second
 	run, _ := runChecked(t, cfg, w, &greedy{})
-	got := []metrics.Outcome{run.Jobs[0].Outcome, run.Jobs[1].Outcome, run.Jobs[2].Outcome}
-	if d := cmp.Diff([]metrics.Outcome{metrics.Completed, metrics.Unfinished, metrics.Unfinished}, got); d != "" || run.End != 30*time.Second {
+	got := []sim.Outcome{run.Jobs[0].Outcome, run.Jobs[1].Outcome, run.Jobs[2].Outcome}
+	if d := cmp.Diff([]sim.Outcome{sim.Completed, sim.Unfinished, sim.Unfinished}, got); d != "" || run.End != 30*time.Second {
 		t.Errorf("outcomes (-want +got):\n%s end %v", d, run.End)
 	}
 	if err := run.Validate(); err != nil {
@@ -197,7 +196,7 @@ func TestStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := s.Run()
-	if !errors.Is(err, sim.ErrStalled) || run.Jobs[0].Outcome != metrics.Unfinished {
+	if !errors.Is(err, sim.ErrStalled) || run.Jobs[0].Outcome != sim.Unfinished {
 		t.Fatalf("err %v, job %+v", err, run.Jobs[0])
 	}
 	if _, err := s.Run(); !errors.Is(err, sim.ErrDone) {
@@ -207,7 +206,7 @@ func TestStall(t *testing.T) {
 
 type rejectAll struct{ greedy }
 
-func (rejectAll) Submit(time.Time, *sim.Job) error { return errors.New("full") }
+func (rejectAll) Submit(time.Time, *sim.Job) error { return sim.Reject("full") }
 
 // Rejection at submission: outcome Rejected, checked against the
 // deadline by the optimistic rule (alone: 10 s from t=0 on 1 slot).
@@ -217,7 +216,7 @@ func TestReject(t *testing.T) {
 	b := mrJob("b", 0, durs(10, 10, 10), nil)
 	b.Deadline = 20 * time.Second // three 10 s waves on one slot: 30 s
 	run, s := runChecked(t, sim.DefaultConfig(slotSpace, slotNodes(1, 1, 0)), &workload.Workload{Jobs: []workload.JobSpec{a, b}}, &rejectAll{})
-	want := []span{{ID: "a", Outcome: metrics.Rejected, Could: true, Checked: true}, {ID: "b", Outcome: metrics.Rejected, Checked: true}}
+	want := []span{{ID: "a", Outcome: sim.Rejected, Could: true, Checked: true}, {ID: "b", Outcome: sim.Rejected, Checked: true}}
 	if d := cmp.Diff(want, spans(run)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -351,16 +350,16 @@ func TestTaskRecords(t *testing.T) {
 			if len(run.Tasks) != 2 {
 				t.Fatalf("%d records, want 2", len(run.Tasks))
 			}
-			var a metrics.TaskRecord
+			var a sim.TaskRecord
 			for _, r := range run.Tasks {
 				if r.Job == "a" {
 					a = r
 				}
 			}
 			// Stage 1 at half speed: 8 s; stage 2 alone: 2 s.
-			want := metrics.TaskRecord{
+			want := sim.TaskRecord{
 				Job: "a", Task: "a/0/0", Attempt: 1, Start: 0, End: 10 * time.Second,
-				Outcome: metrics.TaskSucceeded,
+				Outcome: sim.TaskSucceeded,
 				Alloc:   resource.Vector{1, 1},
 				Used:    resource.Vector{1, 1},                  // 2 CPUs at half pace, then 1 at full
 				Demand:  resource.Vector{(2*8 + 1*2) / 10.0, 1}, // 1.8 CPUs

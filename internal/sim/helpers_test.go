@@ -175,8 +175,9 @@ func (s *scripted) Heartbeat(now time.Time, n *sim.Node, c *sim.Cluster, dst []s
 	return dst, nil
 }
 
-func (s *scripted) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+func (s *scripted) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) error {
 	s.ended = append(s.ended, fmt.Sprintf("t=%g %s %v", now.Sub(sim.Epoch).Seconds(), t.ID(), state))
+	return nil
 }
 
 // watch records task ends for any policy.
@@ -185,8 +186,9 @@ type watch struct {
 	ended []string
 }
 
-func (w *watch) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) {
+func (w *watch) TaskEnded(now time.Time, t *sim.Task, state schedkit.TaskState) error {
 	w.ended = append(w.ended, fmt.Sprintf("t=%g %s %v", now.Sub(sim.Epoch).Seconds(), t.ID(), state))
+	return nil
 }
 
 func sec(d time.Duration) float64 { return d.Seconds() }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"time"
 
 	"github.com/schedkit/schedkit"
 )
@@ -23,18 +22,21 @@ import (
 //
 // The job "could have made it" iff its last phase ends by the deadline. A
 // job without a deadline is not checked (CheckedKill stays false).
-func (s *Sim) checkKill(j *Job) {
+func (b *book) checkKill(j *Job) {
 	if j.deadline.IsZero() {
 		return
 	}
 	j.checked = true
-	j.could = s.optimisticEnd(j) <= j.submitOff+int64(j.spec.Deadline)
+	j.could = b.optimisticEnd(j) <= j.submitOff+int64(j.spec.Deadline)
 }
 
-func (s *Sim) optimisticEnd(j *Job) int64 {
-	prevEnd := float64(s.now)
+// optimisticEnd is the rule's prediction of when j ends, in virtual
+// nanoseconds (math.MaxInt64: never, no node can hold a phase's task).
+func (b *book) optimisticEnd(j *Job) int64 {
+	now := b.eng.now
+	prevEnd := float64(now)
 	var view Task
-	req := s.sumVec
+	req := b.vecBuf
 	for p := range j.phases {
 		ph := &j.phases[p]
 		end := prevEnd
@@ -55,14 +57,14 @@ func (s *Sim) optimisticEnd(j *Job) int64 {
 					end = math.Max(end, prevEnd+left/t.node.speed)
 					continue
 				}
-				left = a.rem - float64(s.now-a.last)*a.rate
+				left = a.rem - float64(now-a.last)*a.rate
 				if left < 0 || a.stage >= len(a.profile) {
 					left = 0
 				}
 				for _, st := range a.profile[min(a.stage+1, len(a.profile)):] {
 					left += float64(st.Duration)
 				}
-				end = math.Max(end, float64(s.now)+left/t.node.speed)
+				end = math.Max(end, float64(now)+left/t.node.speed)
 			case t.state == schedkit.TaskPending:
 				pending++
 				sum += float64(t.spec.Duration())
@@ -70,7 +72,7 @@ func (s *Sim) optimisticEnd(j *Job) int64 {
 			}
 		}
 		if pending > 0 {
-			slots := s.slotsFor(req)
+			slots := b.w.slotsFor(req)
 			if slots == 0 {
 				return math.MaxInt64
 			}
@@ -83,38 +85,4 @@ func (s *Sim) optimisticEnd(j *Job) int64 {
 		return math.MaxInt64
 	}
 	return int64(prevEnd)
-}
-
-// slotsFor counts how many tasks requesting req fit on all live nodes at
-// once (node by node; unbounded when req is zero).
-func (s *Sim) slotsFor(req []float64) int {
-	total := 0
-	for _, n := range s.live {
-		fit := math.MaxInt32
-		for k, r := range req {
-			if r > 0 {
-				fit = min(fit, int(math.Floor(n.capacity[k]/r+1e-9)))
-			}
-		}
-		total += fit
-		if total >= math.MaxInt32 {
-			return math.MaxInt32
-		}
-	}
-	return total
-}
-
-// OptimisticEnd returns, for an active job, the completion time the
-// CouldHaveMade rule would predict now (see checkKill); lss experiments
-// use it to judge kills. ok is false for a job that is not active or
-// cannot run at all.
-func (s *Sim) OptimisticEnd(j *Job) (time.Duration, bool) {
-	if j == nil || j.s != s || j.state != jobActive {
-		return 0, false
-	}
-	e := s.optimisticEnd(j)
-	if e == math.MaxInt64 {
-		return 0, false
-	}
-	return time.Duration(e), true
 }

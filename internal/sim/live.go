@@ -33,7 +33,7 @@ func (j *Job) setLive(x int32, t *Task) {
 	pg := &j.pages[int(x)/livePage]
 	if pg.tasks == nil {
 		p := int(x) / livePage
-		pg.tasks = j.s.newPage(min(livePage, j.nTasks-p*livePage))
+		pg.tasks = j.b.newPage(min(livePage, j.nTasks-p*livePage))
 	}
 	pg.tasks[int(x)%livePage] = t
 	pg.live++
@@ -44,7 +44,7 @@ func (j *Job) dropLive(x int32) {
 	pg := &j.pages[int(x)/livePage]
 	pg.tasks[int(x)%livePage] = nil
 	if pg.live--; pg.live == 0 {
-		j.s.freePage(pg.tasks)
+		j.b.freePage(pg.tasks)
 		pg.tasks = nil
 	}
 }
@@ -53,21 +53,21 @@ func (j *Job) dropLive(x int32) {
 // smallest power of two ≥ n (at least minPage), so pages of every size
 // are pooled by class and a day's thousands of small jobs allocate none
 // once the pools are warm. Entries past n stay nil.
-func (s *Sim) newPage(n int) []*Task {
+func (b *book) newPage(n int) []*Task {
 	c := pageClass(n)
-	if k := len(s.pages[c]); k > 0 {
-		pg := s.pages[c][k-1]
-		s.pages[c][k-1] = nil
-		s.pages[c] = s.pages[c][:k-1]
+	if k := len(b.pages[c]); k > 0 {
+		pg := b.pages[c][k-1]
+		b.pages[c][k-1] = nil
+		b.pages[c] = b.pages[c][:k-1]
 		return pg
 	}
 	return make([]*Task, minPage<<c)
 }
 
 // freePage takes back an empty page (every entry nil).
-func (s *Sim) freePage(pg []*Task) {
+func (b *book) freePage(pg []*Task) {
 	c := pageClass(len(pg))
-	s.pages[c] = append(s.pages[c], pg)
+	b.pages[c] = append(b.pages[c], pg)
 }
 
 // minPage is the smallest page; pageClasses the number of page sizes,
@@ -95,7 +95,7 @@ func pageClass(n int) int {
 // sortedLive returns the live tasks of phase p (all phases if p < 0) in
 // index order, in a buffer reused by the next call.
 func (j *Job) sortedLive(p int) []*Task {
-	buf := j.s.liveBuf[:0]
+	buf := j.b.liveBuf[:0]
 	lo, hi := 0, j.nTasks
 	if p >= 0 {
 		lo = j.phases[p].first
@@ -113,6 +113,6 @@ func (j *Job) sortedLive(p int) []*Task {
 			}
 		}
 	}
-	j.s.liveBuf = buf
+	j.b.liveBuf = buf
 	return buf
 }

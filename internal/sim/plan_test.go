@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -113,16 +112,16 @@ func TestPlanTrueUsageOvercommit(t *testing.T) {
 	if st.Failed != 1 || st.Retried != 1 || st.Invalid != 0 {
 		t.Errorf("stats %+v, want 1 failed, 1 retried, 0 invalid", st)
 	}
-	if run.FailedTasks != 1 || run.Jobs[1].Outcome != metrics.Completed || run.Jobs[1].Finish != 110*time.Second {
+	if run.FailedTasks != 1 || run.Jobs[1].Outcome != sim.Completed || run.Jobs[1].Finish != 110*time.Second {
 		t.Errorf("a: %+v (failed tasks %d), want completed at 110s after one failure", run.Jobs[1], run.FailedTasks)
 	}
-	var outcomes []metrics.TaskOutcome
+	var outcomes []sim.TaskOutcome
 	for _, r := range run.Tasks {
 		if r.Job == "a" {
 			outcomes = append(outcomes, r.Outcome)
 		}
 	}
-	if len(outcomes) != 2 || outcomes[0] != metrics.TaskFailed || outcomes[1] != metrics.TaskSucceeded {
+	if len(outcomes) != 2 || outcomes[0] != sim.TaskFailed || outcomes[1] != sim.TaskSucceeded {
 		t.Errorf("a's attempts ended %v, want [failed succeeded]", outcomes)
 	}
 }

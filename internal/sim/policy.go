@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/resource"
 )
 
@@ -25,9 +24,10 @@ import (
 type Policy interface {
 	// Name identifies the policy in reports.
 	Name() string
-	// Submit is called when j arrives. A non-nil error rejects the job
-	// (admission control): it ends at once with outcome Rejected and the
-	// error text as reason. A policy accepting every job returns nil.
+	// Submit is called when j arrives. A policy accepting j returns
+	// nil; one refusing it (admission control) returns Reject(reason):
+	// the job ends at once with outcome Rejected and the reason
+	// recorded. Any other error stops the run with ErrPolicy.
 	Submit(now time.Time, j *Job) error
 	// Heartbeat is called when node n reports in, at the configured
 	// interval and whenever a task ends on n. The policy appends its
@@ -39,20 +39,34 @@ type Policy interface {
 	Heartbeat(now time.Time, n *Node, c *Cluster, dst []Decision) ([]Decision, error)
 }
 
+// Reject returns the error with which a Policy's Submit refuses a job
+// (admission control): the job ends with outcome Rejected and reason.
+func Reject(reason string) error { return &rejection{reason: reason} }
+
+// rejection is Reject's error.
+type rejection struct{ reason string }
+
+func (e *rejection) Error() string { return "job rejected: " + e.reason }
+
 // TaskWatcher is implemented by policies that want to hear when a task
 // attempt ends. state is TaskSucceeded, TaskFailed (an incompressible
 // over-commit or a node going down; the task is pending again and will be
 // retried), or TaskKilled (preempted by a decision, or its job ended).
 // Tasks of a killed job are not reported one by one; JobWatcher reports
 // the job.
+//
+// A notification's error ends the run with ErrPolicy wrapping it (and
+// naming the policy, the notification and the virtual time): the event
+// in which it came is finished, without calling the policy again.
 type TaskWatcher interface {
-	TaskEnded(now time.Time, t *Task, state schedkit.TaskState)
+	TaskEnded(now time.Time, t *Task, state schedkit.TaskState) error
 }
 
 // JobWatcher is implemented by policies that want to hear when a job ends
-// (completed, killed, rejected or failed).
+// (completed, killed, rejected or failed). An error ends the run as
+// TaskWatcher's does.
 type JobWatcher interface {
-	JobEnded(now time.Time, j *Job, outcome metrics.Outcome)
+	JobEnded(now time.Time, j *Job, outcome Outcome) error
 }
 
 // NodeWatcher is implemented by policies that track membership (the
@@ -85,10 +99,11 @@ type Ticker interface {
 // task shows compressed usage (and, over its samples, a longer duration);
 // a task waiting for an earlier phase shows only its held memory. A
 // node's sample is the sum of its tasks' actual usage plus its
-// background load. The vector is valid only during the call.
+// background load. The vector is valid only during the call. An error
+// ends the round of samples and the run, with ErrPolicy wrapping it.
 type UsageWatcher interface {
-	TaskSampled(now time.Time, t *Task, used resource.Vector)
-	NodeSampled(now time.Time, n *Node, used resource.Vector)
+	TaskSampled(now time.Time, t *Task, used resource.Vector) error
+	NodeSampled(now time.Time, n *Node, used resource.Vector) error
 }
 
 // FullNodeSkipper is implemented by policies for which a heartbeat of a
@@ -214,13 +229,6 @@ type Decision struct {
 	Price resource.Vector
 	// Reason explains a KillJob or Preempt, for reports.
 	Reason string
-}
-
-// AllocStep is one step of an allocation plan (Decision.Plan): Alloc
-// holds for Duration of the task's work.
-type AllocStep struct {
-	Duration time.Duration
-	Alloc    resource.Vector
 }
 
 // AssignTask returns a decision starting t on n (nil: the heartbeating

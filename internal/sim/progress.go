@@ -2,25 +2,22 @@ package sim
 
 import (
 	"math"
-
-	"github.com/schedkit/schedkit/resource"
+	"time"
 )
 
-func (s *Sim) markDirty(n *Node) {
-	if !n.dirty {
-		n.dirty = true
-		s.dirty = append(s.dirty, n)
-	}
-}
+// How running attempts progress (the package doc, "Compression"): what
+// each uses of each kind under the host's enforcement, its rate and
+// pace under contention, the incompressible over-commits that fail one,
+// the work done, and the integrals and charges of its task record.
 
 // demand returns what an attempt uses now of kind k: its current stage's
 // demand; while waiting (slow-start), only the incompressible part of its
 // first stage (memory held by an idle reducer).
-func (s *Sim) demand(a *attempt, k int) float64 {
+func (w *world) demand(a *attempt, k int) float64 {
 	if a.stage >= len(a.profile) {
 		return 0
 	}
-	if a.waiting && s.compressible[k] {
+	if a.waiting && w.kinds.compressible[k] {
 		return 0
 	}
 	return a.profile[a.stage].Demand[k]
@@ -29,9 +26,9 @@ func (s *Sim) demand(a *attempt, k int) float64 {
 // load returns what an attempt puts on its node of kind k: its demand,
 // capped at its allocation for compressible kinds under Limits (a quota
 // cannot be exceeded, however idle the node).
-func (s *Sim) load(a *attempt, k int) float64 {
-	d := s.demand(a, k)
-	if s.cfg.Enforcement == Limits && s.compressible[k] && d > a.alloc[k] {
+func (w *world) load(a *attempt, k int) float64 {
+	d := w.demand(a, k)
+	if w.model.enforcement == Limits && w.kinds.compressible[k] && d > a.alloc[k] {
 		return a.alloc[k]
 	}
 	return d
@@ -40,82 +37,18 @@ func (s *Sim) load(a *attempt, k int) float64 {
 // use returns what an attempt actually consumes of kind k: its demand of
 // an incompressible kind, its demand times its pace of a compressible
 // one (a task running at half speed uses half its demand).
-func (s *Sim) use(a *attempt, k int) float64 {
-	d := s.demand(a, k)
-	if s.compressible[k] {
+func (w *world) use(a *attempt, k int) float64 {
+	d := w.demand(a, k)
+	if w.kinds.compressible[k] {
 		return d * a.pace
 	}
 	return d
 }
 
-// settle brings every node touched by the last event up to date: exact
-// allocation and usage, incompressible over-commits failed (most recently
-// started task first, until the node fits), compression rates and the
-// progress rate of every task they affect.
-func (s *Sim) settle() {
-	failed := false
-	for i := 0; i < len(s.dirty); i++ {
-		n := s.dirty[i]
-		for {
-			s.recompute(n)
-			v := s.victim(n)
-			if v == nil {
-				break
-			}
-			s.overcommit(v)
-			failed = true
-		}
-	}
-	if failed {
-		// A failure may have ended tasks (its job's, if it failed the
-		// job) on nodes recomputed before it, and changed a host's
-		// guests. Without one, nothing changed since each node's
-		// recompute, which depends only on the node's own tasks and
-		// guests: doing it again would give the same values.
-		for _, n := range s.dirty {
-			s.recompute(n)
-		}
-	}
-	for _, n := range s.dirty {
-		s.rateUpdates(n)
-		n.dirty = false
-	}
-	for i := range s.dirty {
-		s.dirty[i] = nil
-	}
-	s.dirty = s.dirty[:0]
-}
-
-func (s *Sim) recompute(n *Node) {
-	if s.sumsHold(n) {
-		// the same sums, bit for bit (sums.go)
-		copy(n.alloc, n.incAlloc)
-		for k := range n.used {
-			n.used[k] = n.bg[k] + n.incLoad[k]
-		}
-	} else {
-		s.recomputeFull(n)
-	}
-	for k := range n.avail {
-		n.avail[k] = n.capacity[k] - n.alloc[k]
-	}
-	s.hot[n.idx].free = freeMask(n.avail)
-	for _, k := range s.compKinds {
-		rc, err := resource.CompressionRate(true, n.used[k], n.capacity[k])
-		if err != nil { // amounts are finite and non-negative by construction
-			rc = 0
-		}
-		if rc != n.rc[k] {
-			n.rateAll = true
-		}
-		n.rc[k] = rc
-	}
-}
-
 // recomputeFull adds up n's allocation and usage over its running tasks
 // and guests; it rebuilds n's incremental sums if they were out of date
 // and every term is exact again.
-func (s *Sim) recomputeFull(n *Node) {
+func (w *world) recomputeFull(n *Node) {
 	copy(n.used, n.bg)
 	for k := range n.alloc {
 		n.alloc[k] = 0
@@ -127,10 +60,10 @@ func (s *Sim) recomputeFull(n *Node) {
 				continue
 			}
 			n.alloc[k] += a.alloc[k]
-			n.used[k] += s.load(a, k)
+			n.used[k] += w.load(a, k)
 		}
 	}
-	if s.fast && n.resync && n.inexact == 0 {
+	if w.fast && n.resync && n.inexact == 0 {
 		clear(n.incAlloc)
 		clear(n.incLoad)
 		for _, t := range n.running {
@@ -143,10 +76,10 @@ func (s *Sim) recomputeFull(n *Node) {
 	}
 	for _, t := range n.guests {
 		a, home := t.run, t.node
-		for _, k := range s.offloadKinds {
+		for _, k := range w.kinds.offloadKinds {
 			if home.offloaded[k] {
 				n.alloc[k] += a.alloc[k]
-				n.used[k] += s.load(a, k)
+				n.used[k] += w.load(a, k)
 			}
 		}
 	}
@@ -154,14 +87,14 @@ func (s *Sim) recomputeFull(n *Node) {
 
 // victim returns the task to fail for an incompressible over-commit on n:
 // the most recently started among those using the over-committed kind.
-func (s *Sim) victim(n *Node) *Task {
-	for _, k := range s.incompKinds {
+func (w *world) victim(n *Node) *Task {
+	for _, k := range w.kinds.incompKinds {
 		if n.used[k] <= n.fullAt[k] {
 			continue
 		}
 		var v *Task
 		for _, t := range n.running {
-			if s.demand(t.run, k) > 0 && (v == nil || t.run.startSeq > v.run.startSeq) {
+			if w.demand(t.run, k) > 0 && (v == nil || t.run.startSeq > v.run.startSeq) {
 				v = t
 			}
 		}
@@ -183,7 +116,7 @@ func (s *Sim) victim(n *Node) *Task {
 // slowest kind sets the pace: rate = speed · min_k f_k. An uncontended
 // task given its demand runs at the node's speed. The rate is 0 while
 // waiting, or when an offloaded kind it needs has no bound node.
-func (s *Sim) rate(t *Task) (rate, pace float64) {
+func (w *world) rate(t *Task) (rate, pace float64) {
 	a, n := t.run, t.node
 	if a.waiting {
 		return 0, 0
@@ -193,8 +126,8 @@ func (s *Sim) rate(t *Task) (rate, pace float64) {
 	}
 	d := a.profile[a.stage].Demand
 	pace, slow := 1.0, 1.0
-	limits := s.cfg.Enforcement == Limits
-	for _, k := range s.compKinds {
+	limits := w.model.enforcement == Limits
+	for _, k := range w.kinds.compKinds {
 		if d[k] <= 0 {
 			continue
 		}
@@ -211,7 +144,7 @@ func (s *Sim) rate(t *Task) (rate, pace float64) {
 		f := g
 		if rc := h.rc[k]; rc > 0 {
 			g *= 1 - rc
-			f = g / (1 + s.cfg.Penalty + s.cfg.Contention.Penalty(rc))
+			f = g / (1 + w.model.penalty + w.model.contention.Penalty(rc))
 		}
 		pace = math.Min(pace, g)
 		slow = math.Min(slow, f)
@@ -225,155 +158,83 @@ func (s *Sim) rate(t *Task) (rate, pace float64) {
 // maxAhead bounds how far ahead a stage event is scheduled.
 const maxAhead = int64(1) << 61
 
-func (s *Sim) updateRate(t *Task) {
+// updateRate brings t's rate and pace up to date and, if they moved or
+// its work was just set, reschedules its next progress event.
+func (w *world) updateRate(t *Task) {
 	a := t.run
-	r, pace := s.rate(t)
+	r, pace := w.rate(t)
 	if !a.fresh && r == a.rate && pace == a.pace {
 		return
 	}
-	s.progress(a)
-	if s.cfg.RecordTasks {
-		s.integrate(a)
+	w.progress(a)
+	if w.recordTasks {
+		w.integrate(a)
 	}
 	a.fresh = false
 	switch {
 	case a.rate > 0 && r == 0:
-		s.progressing--
+		w.progressing--
 	case a.rate == 0 && r > 0:
-		s.progressing++
+		w.progressing++
 	}
 	a.rate, a.pace = r, pace
 	t.ver++
 	if r > 0 {
 		// The next milestone: the end of the stage, or the plan's next
 		// step if the task reaches it first.
-		w := a.rem
-		a.toPlan = a.planNext && a.planRem < w
+		work := a.rem
+		a.toPlan = a.planNext && a.planRem < work
 		if a.toPlan {
-			w = a.planRem
+			work = a.planRem
 		}
-		d := w / r
+		d := work / r
 		at := maxAhead
-		if d < float64(maxAhead-s.now) {
-			at = s.now + int64(math.Ceil(d))
+		if d < float64(maxAhead-w.eng.now) {
+			at = w.eng.now + int64(math.Ceil(d))
 		}
-		s.heap.push(at, evStage, t.gidx, t.ver)
+		w.eng.q.push(at, evStage, t.gidx, t.ver)
 	}
 }
 
 // progress brings an attempt's remaining work up to now at its current
 // rate.
-func (s *Sim) progress(a *attempt) {
-	if s.now > a.last && a.rate > 0 {
-		w := float64(s.now-a.last) * a.rate
-		a.rem = math.Max(0, a.rem-w)
+func (w *world) progress(a *attempt) {
+	now := w.eng.now
+	if now > a.last && a.rate > 0 {
+		wk := float64(now-a.last) * a.rate
+		a.rem = math.Max(0, a.rem-wk)
 		if a.planNext {
-			a.planRem = math.Max(0, a.planRem-w)
+			a.planRem = math.Max(0, a.planRem-wk)
 		}
 	}
-	a.last = s.now
+	a.last = now
 }
 
 // integrate adds the attempt's allocation, actual usage and demand since
 // the last call to its task-record sums.
-func (s *Sim) integrate(a *attempt) {
+func (w *world) integrate(a *attempt) {
 	r := a.rec
-	if s.now <= r.intAt {
+	now := w.eng.now
+	if now <= r.intAt {
 		return
 	}
-	dt := float64(s.now - r.intAt)
-	for k := 0; k < s.k; k++ {
+	dt := float64(now - r.intAt)
+	for k := 0; k < w.k; k++ {
 		r.allocSum[k] += a.alloc[k] * dt
-		r.usedSum[k] += s.use(a, k) * dt
-		r.demSum[k] += s.demand(a, k) * dt
+		r.usedSum[k] += w.use(a, k) * dt
+		r.demSum[k] += w.demand(a, k) * dt
 	}
-	r.intAt = s.now
+	r.intAt = now
 }
 
-func (s *Sim) stageCurrent(e *event) bool {
-	t := s.tasks[e.a]
-	return t.run != nil && t.ver == e.ver
-}
-
-// stageEnd moves t to its next stage, or completes it.
-func (s *Sim) stageEnd(t *Task) {
+// accrueAttempt charges t's running attempt since its last charge (task
+// records only).
+func (w *world) accrueAttempt(t *Task) {
 	a := t.run
-	if a.planNext {
-		a.planRem = math.Max(0, a.planRem-a.rem)
+	r := a.rec
+	now := w.eng.now
+	if p := t.job.Price(); p != nil && now > r.costAt {
+		r.cost += dot(p, a.alloc) * time.Duration(now-r.costAt).Seconds()
 	}
-	if s.cfg.RecordTasks {
-		s.integrate(a)
-	}
-	a.rem = 0
-	a.stage++
-	for a.stage < len(a.profile) && a.profile[a.stage].Duration == 0 {
-		a.stageStart = s.now
-		a.stage++
-	}
-	if a.stage >= len(a.profile) {
-		s.succeed(t)
-		return
-	}
-	a.rem = float64(a.profile[a.stage].Duration)
-	a.stageStart, a.last, a.fresh = s.now, s.now, true
-	s.contribute(t)
-	s.markDirty(t.node)
-	if a.host != nil {
-		s.markDirty(a.host)
-	}
-}
-
-// progressEvent handles t's progress event: a plan step or a stage end.
-func (s *Sim) progressEvent(t *Task) {
-	if t.run.toPlan {
-		s.planStep(t)
-		return
-	}
-	s.stageEnd(t)
-}
-
-// planStep moves t's plan to its next step: the task has done the
-// current step's work. A step whose incompressible allocation no longer
-// fits the node (others took the space since the assignment) is applied
-// anyway and counted in Stats.PlanOvercommit; true usage over capacity
-// then fails a task as usual.
-func (s *Sim) planStep(t *Task) {
-	a, n, j := t.run, t.node, t.job
-	s.progress(a)
-	if s.cfg.RecordTasks {
-		s.integrate(a)
-		s.accrueAttempt(t)
-	}
-	s.accrue(j)
-	old := a.alloc
-	a.planIdx++
-	for a.planIdx+1 < len(a.plan) && a.plan[a.planIdx].Duration == 0 {
-		a.planIdx++
-	}
-	a.alloc = a.plan[a.planIdx].Alloc
-	a.planNext = a.planIdx+1 < len(a.plan)
-	a.planRem = float64(a.plan[a.planIdx].Duration)
-	_ = j.alloc.Sub(old)
-	_ = j.alloc.Add(a.alloc)
-	s.noteAlloc(j)
-	over := false
-	for k := range a.alloc {
-		if n.offloaded[k] {
-			continue
-		}
-		n.alloc[k] += a.alloc[k] - old[k]
-		n.avail[k] -= a.alloc[k] - old[k]
-		if !s.compressible[k] && a.alloc[k] > old[k] && n.avail[k] < -slack(n.capacity[k]) {
-			over = true
-		}
-	}
-	if over {
-		s.stats.PlanOvercommit++
-	}
-	a.fresh = true
-	s.contribute(t)
-	s.markDirty(n)
-	if a.host != nil {
-		s.markDirty(a.host)
-	}
+	r.costAt = now
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -132,7 +131,7 @@ func (c *chaos) Name() string { return "chaos" }
 func (c *chaos) Submit(now time.Time, j *sim.Job) error {
 	if c.rng.IntN(20) == 0 {
 		c.rejected++
-		return errors.New("chaos says no")
+		return sim.Reject("chaos says no")
 	}
 	return nil
 }
@@ -235,23 +234,25 @@ func (c *chaos) Tick(now time.Time, cl *sim.Cluster, dst []sim.Decision) ([]sim.
 	return dst, nil
 }
 
-func (c *chaos) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+func (c *chaos) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) error {
 	if t.Node() == nil || used.Validate() != nil {
 		c.badSample++
 	}
 	c.samples++
+	return nil
 }
 
-func (c *chaos) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+func (c *chaos) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) error {
 	if !n.Up() || used.Validate() != nil {
 		c.badSample++
 	}
+	return nil
 }
 
-func (c *chaos) TaskEnded(time.Time, *sim.Task, schedkit.TaskState) {}
-func (c *chaos) JobEnded(time.Time, *sim.Job, metrics.Outcome)      {}
+func (c *chaos) TaskEnded(time.Time, *sim.Task, schedkit.TaskState) error { return nil }
+func (c *chaos) JobEnded(time.Time, *sim.Job, sim.Outcome) error          { return nil }
 
-func runChaos(t *testing.T, seed uint64, nJobs int, check bool) (metrics.Run, *sim.Sim, *chaos) {
+func runChaos(t *testing.T, seed uint64, nJobs int, check bool) (sim.Run, *sim.Sim, *chaos) {
 	t.Helper()
 	cfg, w := randomSetup(seed, nJobs)
 	if check {
@@ -292,7 +293,7 @@ func TestInvariantsUnderChaos(t *testing.T) {
 		st := s.Stats()
 		ended := 0
 		for _, j := range run.Jobs {
-			if j.Outcome != metrics.Unfinished {
+			if j.Outcome != sim.Unfinished {
 				ended++
 			}
 			if j.Finish < j.Start || j.Start < j.Submit {
@@ -330,12 +331,12 @@ func TestInvariantsUnderChaos(t *testing.T) {
 
 // checkRecords checks the task records against the counters: one per
 // attempt started, outcomes as counted, costs adding up to the jobs'.
-func checkRecords(t *testing.T, seed uint64, run metrics.Run, st sim.Stats) {
+func checkRecords(t *testing.T, seed uint64, run sim.Run, st sim.Stats) {
 	t.Helper()
 	if len(run.Tasks) != st.Assigned {
 		t.Fatalf("seed %d: %d task records, %d attempts", seed, len(run.Tasks), st.Assigned)
 	}
-	count := map[metrics.TaskOutcome]int{}
+	count := map[sim.TaskOutcome]int{}
 	cost := 0.0
 	for _, r := range run.Tasks {
 		count[r.Outcome]++
@@ -349,8 +350,8 @@ func checkRecords(t *testing.T, seed uint64, run metrics.Run, st sim.Stats) {
 			}
 		}
 	}
-	if count[metrics.TaskSucceeded] != st.Succeeded || count[metrics.TaskFailed] != st.Failed ||
-		count[metrics.TaskLost] != st.Lost || count[metrics.TaskPreempted] != st.Preempted {
+	if count[sim.TaskSucceeded] != st.Succeeded || count[sim.TaskFailed] != st.Failed ||
+		count[sim.TaskLost] != st.Lost || count[sim.TaskPreempted] != st.Preempted {
 		t.Fatalf("seed %d: record outcomes %v, stats %+v", seed, count, st)
 	}
 	jobCost := 0.0
@@ -364,7 +365,7 @@ func checkRecords(t *testing.T, seed uint64, run metrics.Run, st sim.Stats) {
 
 // Same seed, same run; different seeds, different runs.
 func TestDeterminism(t *testing.T) {
-	ignore := cmpopts.IgnoreFields(metrics.Run{}, "DecisionTime")
+	ignore := cmpopts.IgnoreFields(sim.Run{}, "DecisionTime")
 	a, _, _ := runChaos(t, 42, 30, false)
 	b, _, _ := runChaos(t, 42, 30, false)
 	if d := cmp.Diff(a, b, ignore); d != "" {
@@ -390,7 +391,7 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
-func mustRun(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy) metrics.Run {
+func mustRun(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy) sim.Run {
 	t.Helper()
 	s, err := sim.New(cfg, w, p)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
@@ -96,7 +95,7 @@ func TestQuietRunMatchesStep(t *testing.T) {
 			cfg.StallAfter = time.Duration(1+rng.IntN(20)) * time.Second
 		}
 		type result struct {
-			run   metrics.Run
+			run   sim.Run
 			stats sim.Stats
 			err   string
 		}
@@ -105,7 +104,7 @@ func TestQuietRunMatchesStep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r metrics.Run
+			var r sim.Run
 			if step {
 				for {
 					more, err := s.Step()

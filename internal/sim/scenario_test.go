@@ -8,14 +8,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/schedkit/schedkit"
-	"github.com/schedkit/schedkit/internal/metrics"
 	"github.com/schedkit/schedkit/internal/sim"
 	"github.com/schedkit/schedkit/internal/workload"
 	"github.com/schedkit/schedkit/resource"
 )
 
 // runChecked runs p on w with invariants checked after every event.
-func runChecked(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy) (metrics.Run, *sim.Sim) {
+func runChecked(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy) (sim.Run, *sim.Sim) {
 	t.Helper()
 	cfg.AfterEvent = (*sim.Sim).CheckInvariants
 	s, err := sim.New(cfg, w, p)
@@ -32,11 +31,11 @@ func runChecked(t *testing.T, cfg sim.Config, w *workload.Workload, p sim.Policy
 type span struct {
 	ID             string
 	Start, Finish  float64 // seconds
-	Outcome        metrics.Outcome
+	Outcome        sim.Outcome
 	Could, Checked bool
 }
 
-func spans(run metrics.Run) []span {
+func spans(run sim.Run) []span {
 	out := make([]span, len(run.Jobs))
 	for i, j := range run.Jobs {
 		out[i] = span{j.ID, sec(j.Start), sec(j.Finish), j.Outcome, j.CouldHaveMade, j.CheckedKill}
@@ -180,7 +179,7 @@ func TestScenarioMaxAttemptsFailsJob(t *testing.T) {
 	}}
 	cfg := sim.DefaultConfig(cpuMem, nodesOf(resource.Vector{4, 10}))
 	run, s := runChecked(t, cfg, w, &greedy{})
-	want := []span{{ID: "a", Finish: 10}, {ID: "b", Finish: 5, Outcome: metrics.Failed}}
+	want := []span{{ID: "a", Finish: 10}, {ID: "b", Finish: 5, Outcome: sim.Failed}}
 	if d := cmp.Diff(want, spans(run)); d != "" {
 		t.Errorf("timeline (-want +got):\n%s", d)
 	}
@@ -260,7 +259,7 @@ func TestScenarioKillFreesResources(t *testing.T) {
 		p := &killAt{greedy: g, at: 10 * time.Second, job: "a"}
 		run, s := runChecked(t, cfg, w, p)
 		want := []span{
-			{ID: "a", Start: 0, Finish: 10, Outcome: metrics.Killed, Could: tc.could, Checked: true},
+			{ID: "a", Start: 0, Finish: 10, Outcome: sim.Killed, Could: tc.could, Checked: true},
 			{ID: "b", Start: 10, Finish: 15},
 		}
 		if d := cmp.Diff(want, spans(run)); d != "" {

@@ -66,13 +66,13 @@ func TestShapedPhaseMatchesShaper(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.shareShapes != tc.shared {
-				t.Fatalf("shareShapes %v, want %v", s.shareShapes, tc.shared)
+			if s.b.shareShapes != tc.shared {
+				t.Fatalf("shareShapes %v, want %v", s.b.shareShapes, tc.shared)
 			}
 			var reused workload.TaskSpec
 			for range 2 { // twice: a buffer reused across phases corrupts nothing
-				for ji := range s.jobs {
-					j := &s.jobs[ji]
+				for ji := range s.b.jobs {
+					j := &s.b.jobs[ji]
 					for p := range j.phases {
 						if got := j.phases[p].shaped; got != tc.shaped[p] {
 							t.Fatalf("job %d phase %d: shaped %v, want %v", ji, p, got, tc.shaped[p])
@@ -84,10 +84,10 @@ func TestShapedPhaseMatchesShaper(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							if d := cmp.Diff(w, s.taskSpec(j, p, i, &fresh)); d != "" {
+							if d := cmp.Diff(w, s.b.taskSpec(j, p, i, &fresh)); d != "" {
 								t.Fatalf("job %d phase %d task %d (fresh buffer): -shaper +sim\n%s", ji, p, i, d)
 							}
-							if d := cmp.Diff(w, s.taskSpec(j, p, i, &reused)); d != "" {
+							if d := cmp.Diff(w, s.b.taskSpec(j, p, i, &reused)); d != "" {
 								t.Fatalf("job %d phase %d task %d (reused buffer): -shaper +sim\n%s", ji, p, i, d)
 							}
 						}
@@ -123,7 +123,7 @@ func TestShapedPhaseNeedsUniformTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.jobs[0].phases[0].shaped {
+	if s.b.jobs[0].phases[0].shaped {
 		t.Fatal("a phase of explicit tasks is shaped")
 	}
 }

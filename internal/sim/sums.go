@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/schedkit/schedkit/resource"
+)
 
 // A node's allocation and usage are sums over its running attempts
 // (recompute), in the order of Node.running. Floating-point addition is
@@ -35,15 +39,15 @@ func exactTerm(x float64) bool {
 // contribute brings the terms of t's running attempt into its node's
 // sums after they may have changed (or at its start), marks the node
 // dirty and queues t for its rate update.
-func (s *Sim) contribute(t *Task) {
-	if !s.fast {
+func (w *world) contribute(t *Task) {
+	if !w.fast {
 		return
 	}
 	a, n := t.run, t.node
-	s.withdraw(a, n)
+	w.withdraw(a, n)
 	exact := true
-	for k := 0; k < s.k; k++ {
-		x, l := a.alloc[k], s.load(a, k)
+	for k := 0; k < w.k; k++ {
+		x, l := a.alloc[k], w.load(a, k)
 		a.cAlloc[k], a.cLoad[k] = x, l
 		exact = exact && exactTerm(x) && exactTerm(l)
 	}
@@ -53,17 +57,17 @@ func (s *Sim) contribute(t *Task) {
 		n.inexact++
 		n.resync = true
 	case !n.resync:
-		for k := 0; k < s.k; k++ {
+		for k := 0; k < w.k; k++ {
 			n.incAlloc[k] += a.cAlloc[k]
 			n.incLoad[k] += a.cLoad[k]
 		}
 	}
 	n.changed = append(n.changed, t)
-	s.markDirty(n)
+	w.markDirty(n)
 }
 
 // withdraw takes a's terms out of its node n's sums.
-func (s *Sim) withdraw(a *attempt, n *Node) {
+func (w *world) withdraw(a *attempt, n *Node) {
 	if !a.cOn {
 		return
 	}
@@ -72,7 +76,7 @@ func (s *Sim) withdraw(a *attempt, n *Node) {
 	case !a.cExact:
 		n.inexact--
 	case !n.resync:
-		for k := 0; k < s.k; k++ {
+		for k := 0; k < w.k; k++ {
 			n.incAlloc[k] -= a.cAlloc[k]
 			n.incLoad[k] -= a.cLoad[k]
 		}
@@ -82,8 +86,8 @@ func (s *Sim) withdraw(a *attempt, n *Node) {
 // sumsHold reports whether n's allocation and usage can be taken from
 // its incremental sums: they are exact and current, and its background
 // load is exact too (usage adds it first).
-func (s *Sim) sumsHold(n *Node) bool {
-	if !s.fast || n.resync || n.inexact > 0 {
+func (w *world) sumsHold(n *Node) bool {
+	if !w.fast || n.resync || n.inexact > 0 {
 		return false
 	}
 	for _, x := range n.bg {
@@ -100,13 +104,13 @@ func (s *Sim) sumsHold(n *Node) bool {
 // Node.running order (as updating every task would: the others' rates
 // cannot have moved, and updateRate leaves a task whose rate did not
 // move alone).
-func (s *Sim) rateUpdates(n *Node) {
-	if !s.fast || n.rateAll {
+func (w *world) rateUpdates(n *Node) {
+	if !w.fast || n.rateAll {
 		for _, t := range n.running {
-			s.updateRate(t)
+			w.updateRate(t)
 		}
 		for _, t := range n.guests {
-			s.updateRate(t)
+			w.updateRate(t)
 		}
 	} else {
 		ch := n.changed[:0]
@@ -122,11 +126,62 @@ func (s *Sim) rateUpdates(n *Node) {
 		}
 		for i, t := range ch {
 			if i == 0 || t != ch[i-1] {
-				s.updateRate(t)
+				w.updateRate(t)
 			}
 		}
 	}
 	clear(n.changed)
 	n.changed = n.changed[:0]
 	n.rateAll = false
+}
+
+// recompute brings n's allocation, availability, usage and compression
+// rates up to date (for settle).
+func (w *world) recompute(n *Node) {
+	if w.sumsHold(n) {
+		// the same sums, bit for bit (sums.go)
+		copy(n.alloc, n.incAlloc)
+		for k := range n.used {
+			n.used[k] = n.bg[k] + n.incLoad[k]
+		}
+	} else {
+		w.recomputeFull(n)
+	}
+	for k := range n.avail {
+		n.avail[k] = n.capacity[k] - n.alloc[k]
+	}
+	w.hot[n.idx].free = freeMask(n.avail)
+	for _, k := range w.kinds.compKinds {
+		rc, err := resource.CompressionRate(true, n.used[k], n.capacity[k])
+		if err != nil { // amounts are finite and non-negative by construction
+			rc = 0
+		}
+		if rc != n.rc[k] {
+			n.rateAll = true
+		}
+		n.rc[k] = rc
+	}
+}
+
+// settleRates finishes a settle once no dirty node over-commits: the
+// nodes recomputed again if a task failed (a failure may have ended
+// tasks on nodes recomputed before it, and changed a host's guests;
+// without one, nothing changed since each node's recompute, which
+// depends only on the node's own tasks and guests: doing it again would
+// give the same values), then their tasks' rates updated, the dirty
+// list emptied.
+func (w *world) settleRates(failed bool) {
+	if failed {
+		for _, n := range w.dirty {
+			w.recompute(n)
+		}
+	}
+	for _, n := range w.dirty {
+		w.rateUpdates(n)
+		n.dirty = false
+	}
+	for i := range w.dirty {
+		w.dirty[i] = nil
+	}
+	w.dirty = w.dirty[:0]
 }

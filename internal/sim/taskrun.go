@@ -40,14 +40,14 @@ func (j *Job) RetryTasks(p schedkit.Phase, dst []*Task) []*Task {
 	if !ph.unlocked || ph.prog.Ready == 0 {
 		return dst
 	}
-	s := j.s
-	s.mark++
+	b := j.b
+	b.mark++
 	for _, r := range ph.retry[ph.retryAt:] {
 		if !r.valid(j) {
 			continue
 		}
-		if t := j.liveAt(r.task); t.mark != s.mark {
-			t.mark = s.mark
+		if t := j.liveAt(r.task); t.mark != b.mark {
+			t.mark = b.mark
 			dst = append(dst, t)
 		}
 	}

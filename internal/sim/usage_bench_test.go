@@ -16,8 +16,11 @@ type quietSampler struct {
 	n int
 }
 
-func (p *quietSampler) TaskSampled(time.Time, *sim.Task, resource.Vector) { p.n++ }
-func (p *quietSampler) NodeSampled(time.Time, *sim.Node, resource.Vector) {}
+func (p *quietSampler) TaskSampled(time.Time, *sim.Task, resource.Vector) error {
+	p.n++
+	return nil
+}
+func (p *quietSampler) NodeSampled(time.Time, *sim.Node, resource.Vector) error { return nil }
 
 // BenchmarkUsageSample measures the simulator's cost per task usage
 // sample (true amounts, noise, the call) with a watcher that does

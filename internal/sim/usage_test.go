@@ -20,18 +20,20 @@ type sampler struct {
 	at   []time.Duration   // times of node 0's samples
 }
 
-func (p *sampler) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) {
+func (p *sampler) TaskSampled(now time.Time, t *sim.Task, used resource.Vector) error {
 	if p.task == nil {
 		p.task = map[string][]resource.Vector{}
 	}
 	p.task[string(t.ID())] = append(p.task[string(t.ID())], used.Clone())
+	return nil
 }
 
-func (p *sampler) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) {
+func (p *sampler) NodeSampled(now time.Time, n *sim.Node, used resource.Vector) error {
 	if n.Index() == 0 {
 		p.node = append(p.node, used.Clone())
 		p.at = append(p.at, now.Sub(sim.Epoch))
 	}
+	return nil
 }
 
 // Without noise, a task's samples are what it actually uses: given half

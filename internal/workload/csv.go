@@ -68,33 +68,10 @@ func ReadCSV(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Worklo
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return Workload{}, &ParseError{File: name, Err: because(ErrEmpty, "no jobs in input (CSV: no header)")}
+	sc := &csvScan{name: name, o: &o, byID: make(map[string]*csvJob)}
+	if err := sc.header(cr); err != nil {
+		return Workload{}, err
 	}
-	if err != nil {
-		return Workload{}, csvErr(name, err)
-	}
-	hline, _ := cr.FieldPos(0)
-	col := make(map[string]int, len(header))
-	for i, h := range header {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if !slices.Contains(csvColumns, h) {
-			return Workload{}, parseErr(name, hline, h, ErrColumns, "unknown column (known: %s)", strings.Join(csvColumns, ", "))
-		}
-		if _, dup := col[h]; dup {
-			return Workload{}, parseErr(name, hline, h, ErrColumns, "repeated column")
-		}
-		col[h] = i
-	}
-	for _, req := range []string{colID, colSubmit, colTasks} {
-		if _, ok := col[req]; !ok {
-			return Workload{}, parseErr(name, hline, req, ErrColumns, "required column missing")
-		}
-	}
-	var jobs []*csvJob
-	byID := make(map[string]*csvJob)
-	modelled := 0
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -104,95 +81,17 @@ func ReadCSV(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Worklo
 			return Workload{}, csvErr(name, err)
 		}
 		line, _ := cr.FieldPos(0)
-		get := func(c string) string {
-			if i, ok := col[c]; ok {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		id := get(colID)
-		if id == "" {
-			return Workload{}, parseErr(name, line, colID, ErrSyntax, "empty job ID")
-		}
-		j := byID[id]
-		if j == nil {
-			j = &csvJob{id: id, line: line, fields: make(map[string]string, len(csvJobColumns))}
-			byID[id] = j
-			jobs = append(jobs, j)
-		}
-		for _, c := range csvJobColumns {
-			v := get(c)
-			if v == "" {
-				continue
-			}
-			if prev, ok := j.fields[c]; ok && prev != v {
-				return Workload{}, parseErr(name, line, c, ErrInconsistent, "job %q has %q here but %q on an earlier row", id, v, prev)
-			}
-			j.fields[c] = v
-		}
-		g := csvGroup{line: line}
-		p := &g.plan
-		ph, err := csvInt(name, line, colPhase, get(colPhase), 0, schedkit.MaxPhases-1, 0)
-		if err != nil {
+		if err := sc.row(rec, line); err != nil {
 			return Workload{}, err
 		}
-		p.phase = int(ph)
-		p.kind = ReduceTask
-		if p.phase == 0 {
-			p.kind = MapTask
-		}
-		if k := get(colKind); k != "" {
-			kind, ok := ParseTaskKind(strings.ToLower(k))
-			if !ok {
-				return Workload{}, parseErr(name, line, colKind, ErrSyntax, "%q is not map, reduce or compute", k)
-			}
-			p.kind = kind
-		}
-		n, err := csvInt(name, line, colTasks, get(colTasks), 1, int64(o.MaxTasksPerJob), -1)
-		if err != nil {
-			return Workload{}, err
-		}
-		p.n = int(n)
-		j.tasks += n
-		if err := checkTasks(j.tasks, o.MaxTasksPerJob); err != nil {
-			return Workload{}, &ParseError{File: name, Line: line, Field: colTasks, Err: err}
-		}
-		if p.data, err = csvInt(name, line, colData, get(colData), 0, math.MaxInt64, 0); err != nil {
-			return Workload{}, err
-		}
-		if err := checkBytes(name, line, colData, p.data); err != nil {
-			return Workload{}, err
-		}
-		p.logic = get(colLogic)
-		if ds := get(colDuration); ds != "" {
-			d, err := csvDuration(name, line, colDuration, ds)
-			if err != nil {
-				return Workload{}, err
-			}
-			if d <= 0 {
-				return Workload{}, parseErr(name, line, colDuration, ErrRange, "%q is not positive", ds)
-			}
-			p.base, p.exact = d, true
-		} else {
-			switch p.kind {
-			case MapTask:
-				p.base = o.Model.MapBase(p.data, 0)
-			case ReduceTask:
-				p.base = o.Model.ReduceBase(p.data, 0)
-			default:
-				return Workload{}, parseErr(name, line, colDuration, ErrRange, "a compute task needs a duration")
-			}
-			modelled++
-		}
-		j.groups = append(j.groups, g)
 	}
-	if len(jobs) == 0 {
+	if len(sc.jobs) == 0 {
 		return Workload{}, &ParseError{File: name, Err: because(ErrEmpty, "no jobs in input (CSV: header only)")}
 	}
 	b := newTaskBuilder(o.Shaper, o.Model, rng, o.Logic)
-	w := Workload{Name: name, Jobs: make([]JobSpec, 0, len(jobs))}
-	gv := make([]given, 0, len(jobs))
-	for _, j := range jobs {
+	w := Workload{Name: name, Jobs: make([]JobSpec, 0, len(sc.jobs))}
+	gv := make([]given, 0, len(sc.jobs))
+	for _, j := range sc.jobs {
 		spec, g, err := j.spec(name, b)
 		if err != nil {
 			return Workload{}, err
@@ -201,12 +100,148 @@ func ReadCSV(r io.Reader, name string, opt TraceOptions, rng *rand.Rand) (Worklo
 		gv = append(gv, g)
 	}
 	lines := []string{"CSV: rows with a duration are exact; the job's phases are the rows' phase indices, groups of a phase in row order"}
-	if modelled > 0 {
-		lines = append(lines, fmt.Sprintf("CSV: %d task groups had no duration: from the model below with their data bytes", modelled))
+	if sc.modelled > 0 {
+		lines = append(lines, fmt.Sprintf("CSV: %d task groups had no duration: from the model below with their data bytes", sc.modelled))
 		lines = append(lines, o.Model.assumptions(false)...)
 	}
 	o.finish(&w, gv, rng, lines)
 	return w, nil
+}
+
+// csvScan is ReadCSV's state while it reads the rows: the header's
+// columns and the jobs seen so far.
+type csvScan struct {
+	name     string
+	o        *TraceOptions
+	col      map[string]int // column name → field index
+	jobs     []*csvJob      // in the order their ids first appear
+	byID     map[string]*csvJob
+	modelled int // task groups whose duration comes from the model
+}
+
+// header reads the header line and checks its columns.
+func (sc *csvScan) header(cr *csv.Reader) error {
+	header, err := cr.Read()
+	if err == io.EOF {
+		return &ParseError{File: sc.name, Err: because(ErrEmpty, "no jobs in input (CSV: no header)")}
+	}
+	if err != nil {
+		return csvErr(sc.name, err)
+	}
+	hline, _ := cr.FieldPos(0)
+	sc.col = make(map[string]int, len(header))
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if !slices.Contains(csvColumns, h) {
+			return parseErr(sc.name, hline, h, ErrColumns, "unknown column (known: %s)", strings.Join(csvColumns, ", "))
+		}
+		if _, dup := sc.col[h]; dup {
+			return parseErr(sc.name, hline, h, ErrColumns, "repeated column")
+		}
+		sc.col[h] = i
+	}
+	for _, req := range []string{colID, colSubmit, colTasks} {
+		if _, ok := sc.col[req]; !ok {
+			return parseErr(sc.name, hline, req, ErrColumns, "required column missing")
+		}
+	}
+	return nil
+}
+
+// row adds one task group (a row at line) to its job.
+func (sc *csvScan) row(rec []string, line int) error {
+	get := func(c string) string {
+		if i, ok := sc.col[c]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	id := get(colID)
+	if id == "" {
+		return parseErr(sc.name, line, colID, ErrSyntax, "empty job ID")
+	}
+	j := sc.byID[id]
+	if j == nil {
+		j = &csvJob{id: id, line: line, fields: make(map[string]string, len(csvJobColumns))}
+		sc.byID[id] = j
+		sc.jobs = append(sc.jobs, j)
+	}
+	for _, c := range csvJobColumns {
+		v := get(c)
+		if v == "" {
+			continue
+		}
+		if prev, ok := j.fields[c]; ok && prev != v {
+			return parseErr(sc.name, line, c, ErrInconsistent, "job %q has %q here but %q on an earlier row", id, v, prev)
+		}
+		j.fields[c] = v
+	}
+	g := csvGroup{line: line}
+	if err := sc.group(&g.plan, j, line, get); err != nil {
+		return err
+	}
+	j.groups = append(j.groups, g)
+	return nil
+}
+
+// group parses a row's task-group columns into p, counting its tasks
+// into job j.
+func (sc *csvScan) group(p *phasePlan, j *csvJob, line int, get func(string) string) error {
+	name, o := sc.name, sc.o
+	ph, err := csvInt(name, line, colPhase, get(colPhase), 0, schedkit.MaxPhases-1, 0)
+	if err != nil {
+		return err
+	}
+	p.phase = int(ph)
+	p.kind = ReduceTask
+	if p.phase == 0 {
+		p.kind = MapTask
+	}
+	if k := get(colKind); k != "" {
+		kind, ok := ParseTaskKind(strings.ToLower(k))
+		if !ok {
+			return parseErr(name, line, colKind, ErrSyntax, "%q is not map, reduce or compute", k)
+		}
+		p.kind = kind
+	}
+	n, err := csvInt(name, line, colTasks, get(colTasks), 1, int64(o.MaxTasksPerJob), -1)
+	if err != nil {
+		return err
+	}
+	p.n = int(n)
+	j.tasks += n
+	if err := checkTasks(j.tasks, o.MaxTasksPerJob); err != nil {
+		return &ParseError{File: name, Line: line, Field: colTasks, Err: err}
+	}
+	if p.data, err = csvInt(name, line, colData, get(colData), 0, math.MaxInt64, 0); err != nil {
+		return err
+	}
+	if err := checkBytes(name, line, colData, p.data); err != nil {
+		return err
+	}
+	p.logic = get(colLogic)
+	ds := get(colDuration)
+	if ds == "" {
+		switch p.kind {
+		case MapTask:
+			p.base = o.Model.MapBase(p.data, 0)
+		case ReduceTask:
+			p.base = o.Model.ReduceBase(p.data, 0)
+		default:
+			return parseErr(name, line, colDuration, ErrRange, "a compute task needs a duration")
+		}
+		sc.modelled++
+		return nil
+	}
+	d, err := csvDuration(name, line, colDuration, ds)
+	if err != nil {
+		return err
+	}
+	if d <= 0 {
+		return parseErr(name, line, colDuration, ErrRange, "%q is not positive", ds)
+	}
+	p.base, p.exact = d, true
+	return nil
 }
 
 // spec builds the job from its rows.

@@ -428,8 +428,18 @@ func (h *Host) FailNode(i int) {
 	}
 }
 
-// Event is one host event for Step: Op selects the kind (modulo 16), Arg
-// its details.
+// Event is one host event, drawn by RandomEvent (or decoded from fuzz
+// input): Op selects the kind, modulo 16, and Arg the details (which
+// job, which node, how long). Drive maps it to one call of an
+// Integration:
+//
+//	Op 0–3   OnArrival     a job arrives
+//	Op 4–8   OnHeartbeat   time passes and a node heartbeats
+//	Op 9–11  OnTaskEnd     running tasks end
+//	Op 12    OnWithdrawal  the host withdraws a job
+//	Op 13    OnMembership  a node fails, or one joins
+//	Op 14    OnBadInput    input the scheduler must refuse, changing nothing
+//	Op 15    OnQuiet       a quiet stretch, then every node heartbeats
 type Event struct {
 	Op  int
 	Arg uint64
@@ -440,55 +450,108 @@ type Event struct {
 // stretches.
 func RandomEvent(rng *rand.Rand) Event { return Event{Op: rng.IntN(16), Arg: rng.Uint64()} }
 
-// Step performs one event:
-//
-//	0–3   a random job arrives (a refusal by admission control is fine)
-//	4–8   time passes (up to 5 s) and a node heartbeats (applying late one time in four)
-//	9–11  a running task ends, then every task due
-//	12    the host withdraws a job
-//	13    a node fails, or (up to 12 nodes) one joins, with a speed for Heterogeneous
-//	14    bad input — unknown IDs, an invalid job, inconsistent counters, a negative hint — must be refused and change nothing
-//	15    a quiet stretch: up to a minute passes and every node heartbeats
-func (h *Host) Step(ev Event) {
-	arg := ev.Arg
-	switch ev.Op % 16 {
-	case 0, 1, 2, 3:
-		if err := h.Submit(h.RandomJob()); err != nil && !errors.Is(err, lss.ErrNotAdmitted) {
-			h.Fail("lsstest: Submit: %v", err)
+// Integration is what a host does for each kind of Event, so that the
+// seeded events drive a host's own integration as they drive Host: a
+// host's test implements it over its own scheduling loop (with a Checker
+// beside its scheduler) and calls Drive(itsIntegration,
+// RandomEvent(rng)) in a loop. Each method reads arg as it likes (Host's
+// say how Host does); a broken invariant is the implementation's to
+// report.
+type Integration interface {
+	OnArrival(arg uint64)
+	OnHeartbeat(arg uint64)
+	OnTaskEnd(arg uint64)
+	OnWithdrawal(arg uint64)
+	OnMembership(arg uint64)
+	OnBadInput(arg uint64)
+	OnQuiet(arg uint64)
+}
+
+var _ Integration = (*Host)(nil)
+
+// Drive performs ev on in: one call of the Integration method its Op
+// selects (see Event).
+func Drive(in Integration, ev Event) {
+	switch op := ev.Op % 16; {
+	case op < 4:
+		in.OnArrival(ev.Arg)
+	case op < 9:
+		in.OnHeartbeat(ev.Arg)
+	case op < 12:
+		in.OnTaskEnd(ev.Arg)
+	case op == 12:
+		in.OnWithdrawal(ev.Arg)
+	case op == 13:
+		in.OnMembership(ev.Arg)
+	case op == 14:
+		in.OnBadInput(ev.Arg)
+	default:
+		in.OnQuiet(ev.Arg)
+	}
+}
+
+// Step performs ev on h: Drive(h, ev).
+func (h *Host) Step(ev Event) { Drive(h, ev) }
+
+// OnArrival submits a random job (a refusal by admission control is
+// fine).
+func (h *Host) OnArrival(uint64) {
+	if err := h.Submit(h.RandomJob()); err != nil && !errors.Is(err, lss.ErrNotAdmitted) {
+		h.Fail("lsstest: Submit: %v", err)
+	}
+}
+
+// OnHeartbeat lets up to 5 s pass (arg's low bits) and heartbeats a node
+// (bits 16 on), applying the assignments late one time in four.
+func (h *Host) OnHeartbeat(arg uint64) {
+	h.Now = h.Now.Add(time.Duration(arg%5000) * time.Millisecond)
+	h.Heartbeat(h.Cluster.Pick(int(arg>>16)), arg>>32%4 == 0)
+}
+
+// OnTaskEnd ends a running task, then every task due.
+func (h *Host) OnTaskEnd(arg uint64) {
+	if len(h.Running) > 0 {
+		h.Finish(int(arg % uint64(len(h.Running))))
+	}
+	h.FinishDue()
+}
+
+// OnWithdrawal withdraws a job (by arg, in ID order), if any.
+func (h *Host) OnWithdrawal(arg uint64) {
+	for _, id := range sortedIDs(h.Jobs) {
+		if arg%3 == 0 {
+			h.Withdraw(id)
+			return
 		}
-	case 4, 5, 6, 7, 8:
-		h.Now = h.Now.Add(time.Duration(arg%5000) * time.Millisecond)
-		h.Heartbeat(h.Cluster.Pick(int(arg>>16)), arg>>32%4 == 0)
-	case 9, 10, 11:
-		if len(h.Running) > 0 {
-			h.Finish(int(arg % uint64(len(h.Running))))
-		}
-		h.FinishDue()
-	case 12:
-		for _, id := range sortedIDs(h.Jobs) {
-			if arg%3 == 0 {
-				h.Withdraw(id)
-				break
-			}
-			arg /= 3
-		}
-	case 13:
-		if arg%2 == 0 {
-			h.FailNode(int(arg>>8) % len(h.Cluster.NodeList))
-		} else if len(h.Cluster.NodeList) < 12 {
-			n := h.Cluster.AddNode("", "rack0", h.Cluster.NodeList[0].Cap)
-			h.Call("SetNodeSpeed", func(s *lss.Scheduler) error {
-				return s.SetNodeSpeed(n.Key, float64(1+arg%4)/2)
-			})
-		}
-	case 14:
-		h.badInput(arg)
-	case 15:
-		h.Now = h.Now.Add(time.Duration(arg%60) * time.Second)
-		h.FinishDue()
-		for i := range h.Cluster.NodeList {
-			h.Heartbeat(h.Cluster.NodeList[i], false)
-		}
+		arg /= 3
+	}
+}
+
+// OnMembership fails a node (even arg) or, up to 12 nodes, adds one with
+// a speed for Heterogeneous (odd arg).
+func (h *Host) OnMembership(arg uint64) {
+	if arg%2 == 0 {
+		h.FailNode(int(arg>>8) % len(h.Cluster.NodeList))
+	} else if len(h.Cluster.NodeList) < 12 {
+		n := h.Cluster.AddNode("", "rack0", h.Cluster.NodeList[0].Cap)
+		h.Call("SetNodeSpeed", func(s *lss.Scheduler) error {
+			return s.SetNodeSpeed(n.Key, float64(1+arg%4)/2)
+		})
+	}
+}
+
+// OnBadInput gives the schedulers input they must refuse, changing
+// nothing: unknown IDs, an invalid job, inconsistent counters, a
+// negative hint, a stale node value.
+func (h *Host) OnBadInput(arg uint64) { h.badInput(arg) }
+
+// OnQuiet lets up to a minute pass, ends the tasks due and heartbeats
+// every node.
+func (h *Host) OnQuiet(arg uint64) {
+	h.Now = h.Now.Add(time.Duration(arg%60) * time.Second)
+	h.FinishDue()
+	for i := range h.Cluster.NodeList {
+		h.Heartbeat(h.Cluster.NodeList[i], false)
 	}
 }
 
@@ -501,6 +564,15 @@ func (h *Host) badInput(arg uint64) {
 	bad := schedkittest.NewJob("bad", h.Now, h.Now.Add(-time.Second), 1, 1)
 	if err := h.Call("Submit bad", func(s *lss.Scheduler) error { return s.Submit(h.Now, bad) }); !errors.Is(err, lss.ErrInvalidJob) {
 		h.Fail("lsstest: Submit with deadline before submission: %v", err)
+	}
+	// A stale value of a node: its capacity is not the cluster's.
+	n := h.Cluster.Pick(int(arg >> 8))
+	stale := &Node{Key: n.Key, RackName: n.RackName, Cap: n.Cap.Clone(), Free: n.Free.Clone()}
+	k := h.kinds[0]
+	stale.Cap[k]++
+	stale.Free[k]++
+	if err := h.Call("Heartbeat stale", func(s *lss.Scheduler) error { _, err := s.Heartbeat(h.Now, stale, nil); return err }); !errors.Is(err, lss.ErrInvalidNode) {
+		h.Fail("lsstest: Heartbeat with a stale node value: %v", err)
 	}
 	for _, id := range sortedIDs(h.Jobs) {
 		if h.held[id] {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -306,27 +307,65 @@ func (s *Scenario) Run() *Outcome {
 // the error Run returned against what happened, drop reasons and order,
 // no call after a synchronous stop, and per-requester order with
 // Ordered. It returns the first breach.
-func (s *Scenario) Check(o *Outcome) (err error) {
-	type failure struct{ error }
-	defer func() {
-		if r := recover(); r != nil {
-			f, ok := r.(failure)
-			if !ok {
-				panic(r)
-			}
-			err = f.error
-		}
-	}()
-	fail := func(format string, args ...any) {
-		panic(failure{fmt.Errorf("pipelinetest: %v\n%s", s, fmt.Sprintf(format, args...))})
-	}
+func (s *Scenario) Check(o *Outcome) error {
 	if len(o.Problems) > 0 {
-		fail("%s", o.Problems[0])
+		return s.fail("%s", o.Problems[0])
 	}
 	if err := o.Ledger.Check(o.Stats, o.Err); err != nil {
-		fail("%v", err)
+		return s.fail("%v", err)
 	}
+	written, err := s.checkFates(o)
+	if err != nil {
+		return err
+	}
+	for _, check := range []func(*Outcome) error{
+		func(o *Outcome) error { return s.checkStats(o, written) },
+		s.checkErr, s.checkDrops, s.checkStops, s.checkOrder,
+	} {
+		if err := check(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+// fail is a breach of the scenario's invariants, naming the scenario.
+func (s *Scenario) fail(format string, args ...any) error {
+	return fmt.Errorf("pipelinetest: %v\n%s", s, fmt.Sprintf(format, args...))
+}
+
+// checkResult checks one written or dropped result: an item that was
+// read, its requester and per-requester Seq, and, if it was processed
+// (or names a device), its device, output and processing error.
+func (s *Scenario) checkResult(what string, r pipeline.Result[int, int], processed bool, seqOf map[int]uint64) error {
+	seq, ok := seqOf[r.Input]
+	if !ok {
+		return s.fail("%s of item %d that was never read", what, r.Input)
+	}
+	if r.Seq != seq || r.Requester != s.Requester[r.Input] {
+		return s.fail("%s item %d: requester %s seq %d, want %s %d", what, r.Input, r.Requester, r.Seq, s.Requester[r.Input], seq)
+	}
+	if !processed && r.Device == "" {
+		return nil
+	}
+	if !slices.ContainsFunc(s.Config.Accelerators, func(a schedkit.Accelerator) bool { return a.Info().ID == r.Device }) {
+		return s.fail("%s item %d: device %q", what, r.Input, r.Device)
+	}
+	switch {
+	case r.Err == nil && r.Output != 2*r.Input+1:
+		return s.fail("%s item %d: output %d", what, r.Input, r.Output)
+	case r.Err != nil && !errors.Is(r.Err, ErrProcess) && !errors.Is(r.Err, ErrDevice) && !errors.Is(r.Err, pipeline.ErrWorkNotRun) && !errors.Is(r.Err, context.Canceled):
+		return s.fail("%s item %d: unexpected processing error %v", what, r.Input, r.Err)
+	case r.Err == nil && s.ProcFail[r.Input]:
+		return s.fail("%s item %d: should have failed", what, r.Input)
+	}
+	return nil
+}
+
+// checkFates checks every result against what was read, and that every
+// item read is written (Write returned nil) or dropped, never both, never
+// twice, nothing else appearing. It returns how many were written.
+func (s *Scenario) checkFates(o *Outcome) (written int, err error) {
 	// Sequence numbers: per requester read order.
 	seqOf := make(map[int]uint64, len(o.Reads))
 	perReq := map[schedkit.NodeID]uint64{}
@@ -334,114 +373,98 @@ func (s *Scenario) Check(o *Outcome) (err error) {
 		seqOf[i] = perReq[s.Requester[i]]
 		perReq[s.Requester[i]]++
 	}
-	devices := map[schedkit.AcceleratorID]bool{}
-	for _, a := range s.Config.Accelerators {
-		devices[a.Info().ID] = true
-	}
-	checkResult := func(what string, r pipeline.Result[int, int], processed bool) {
-		seq, ok := seqOf[r.Input]
-		if !ok {
-			fail("%s of item %d that was never read", what, r.Input)
-		}
-		if r.Seq != seq || r.Requester != s.Requester[r.Input] {
-			fail("%s item %d: requester %s seq %d, want %s %d", what, r.Input, r.Requester, r.Seq, s.Requester[r.Input], seq)
-		}
-		if !processed && r.Device == "" {
-			return
-		}
-		if !devices[r.Device] {
-			fail("%s item %d: device %q", what, r.Input, r.Device)
-		}
-		switch {
-		case r.Err == nil && r.Output != 2*r.Input+1:
-			fail("%s item %d: output %d", what, r.Input, r.Output)
-		case r.Err != nil && !errors.Is(r.Err, ErrProcess) && !errors.Is(r.Err, ErrDevice) && !errors.Is(r.Err, pipeline.ErrWorkNotRun) && !errors.Is(r.Err, context.Canceled):
-			fail("%s item %d: unexpected processing error %v", what, r.Input, r.Err)
-		case r.Err == nil && s.ProcFail[r.Input]:
-			fail("%s item %d: should have failed", what, r.Input)
-		}
-	}
-
-	// Exactly once: every item read is written (Write returned nil) or
-	// dropped, never both, never twice; nothing else appears.
 	fate := make(map[int]string, len(o.Reads))
-	written := 0
 	for _, w := range o.Writes {
-		checkResult("write", w.R, true)
+		if err := s.checkResult("write", w.R, true, seqOf); err != nil {
+			return 0, err
+		}
 		if w.Err != nil {
 			continue
 		}
 		if f, dup := fate[w.R.Input]; dup {
-			fail("item %d written after %s", w.R.Input, f)
+			return 0, s.fail("item %d written after %s", w.R.Input, f)
 		}
 		fate[w.R.Input] = "written"
 		written++
 	}
 	for _, d := range o.Drops {
-		checkResult("drop", d.R, false)
+		if err := s.checkResult("drop", d.R, false, seqOf); err != nil {
+			return 0, err
+		}
 		if f, dup := fate[d.R.Input]; dup {
-			fail("item %d dropped after %s", d.R.Input, f)
+			return 0, s.fail("item %d dropped after %s", d.R.Input, f)
 		}
 		fate[d.R.Input] = "dropped"
 	}
 	for _, i := range o.Reads {
 		if _, ok := fate[i]; !ok {
-			fail("item %d read but neither written nor dropped (written %d, dropped %d, err %v)", i, written, len(o.Drops), o.Err)
+			return 0, s.fail("item %d read but neither written nor dropped (written %d, dropped %d, err %v)", i, written, len(o.Drops), o.Err)
 		}
 	}
+	return written, nil
+}
 
-	// Stats agree with what the host saw.
+// checkStats checks that the stats agree with what the host saw.
+func (s *Scenario) checkStats(o *Outcome, written int) error {
 	st := o.Stats
 	if st.Read.Items != int64(len(o.Reads)) || st.Write.Items != int64(written) || st.Dropped != int64(len(o.Drops)) {
-		fail("stats read %d written %d dropped %d; host saw %d %d %d",
+		return s.fail("stats read %d written %d dropped %d; host saw %d %d %d",
 			st.Read.Items, st.Write.Items, st.Dropped, len(o.Reads), written, len(o.Drops))
 	}
 	if st.Read.Items != st.Write.Items+st.Dropped {
-		fail("stats: read %d != written %d + dropped %d", st.Read.Items, st.Write.Items, st.Dropped)
+		return s.fail("stats: read %d != written %d + dropped %d", st.Read.Items, st.Write.Items, st.Dropped)
 	}
 	if hw := st.ProcessQueue.HighWater; hw > s.Config.ProcessQueue || hw < 0 {
-		fail("process queue high water %d of %d", hw, s.Config.ProcessQueue)
+		return s.fail("process queue high water %d of %d", hw, s.Config.ProcessQueue)
 	}
 	if hw := st.WriteQueue.HighWater; hw > s.Config.WriteQueue || hw < 0 {
-		fail("write queue high water %d of %d", hw, s.Config.WriteQueue)
+		return s.fail("write queue high water %d of %d", hw, s.Config.WriteQueue)
 	}
 	if st.Read.Busy < 0 || st.Process.Busy < 0 || st.Write.Busy < 0 {
-		fail("negative busy time %+v", st)
+		return s.fail("negative busy time %+v", st)
 	}
+	return nil
+}
 
-	// The returned error matches what happened, and so do drop reasons.
+// checkErr checks that the error Run returned matches what happened.
+func (s *Scenario) checkErr(o *Outcome) error {
 	var se *pipeline.StageError
 	switch {
 	case o.Err == nil:
 		if o.LastReadErr != io.EOF {
-			fail("nil error but the reader ended with %v", o.LastReadErr)
+			return s.fail("nil error but the reader ended with %v", o.LastReadErr)
 		}
 	case errors.As(o.Err, &se):
 		if !errors.Is(o.Err, pipeline.ErrStageFailed) {
-			fail("StageError does not match ErrStageFailed")
+			return s.fail("StageError does not match ErrStageFailed")
 		}
 		switch se.Stage {
 		case pipeline.StageRead:
 			if !errors.Is(o.Err, ErrReadFatal) || o.LastReadErr != ErrReadFatal {
-				fail("read StageError %v, reader ended with %v", o.Err, o.LastReadErr)
+				return s.fail("read StageError %v, reader ended with %v", o.Err, o.LastReadErr)
 			}
 		case pipeline.StageWrite:
 			if !errors.Is(o.Err, ErrWriteFatal) || len(o.Writes) == 0 || o.Writes[len(o.Writes)-1].Err != ErrWriteFatal {
-				fail("write StageError %v but the last Write did not fail", o.Err)
+				return s.fail("write StageError %v but the last Write did not fail", o.Err)
 			}
 		default:
-			fail("StageError for stage %v", se.Stage)
+			return s.fail("StageError for stage %v", se.Stage)
 		}
 	case errors.Is(o.Err, context.Canceled):
 		if !o.Cancelled {
-			fail("context error without a cancel")
+			return s.fail("context error without a cancel")
 		}
 	default:
-		fail("unexpected error %v", o.Err)
+		return s.fail("unexpected error %v", o.Err)
 	}
-	// Undeliverable drops follow their Write; the others (late: reported
-	// by Run after its goroutines stopped) come last, share one reason,
-	// and are sorted by requester and seq.
+	return nil
+}
+
+// checkDrops checks the drop reasons and order: undeliverable drops
+// follow their Write; the others (late: reported by Run after its
+// goroutines stopped) come last, share one reason, and are sorted by
+// requester and seq.
+func (s *Scenario) checkDrops(o *Outcome) error {
 	var reason error
 	lateSorted := true
 	var prev *pipeline.Result[int, int]
@@ -454,7 +477,7 @@ func (s *Scenario) Check(o *Outcome) (err error) {
 	for i, d := range o.Drops {
 		if errors.Is(d.Reason, pipeline.ErrUndeliverable) {
 			if !gone[d.R.Input] || reason != nil {
-				fail("undeliverable drop of item %d out of place", d.R.Input)
+				return s.fail("undeliverable drop of item %d out of place", d.R.Input)
 			}
 			delete(gone, d.R.Input)
 			continue
@@ -462,10 +485,10 @@ func (s *Scenario) Check(o *Outcome) (err error) {
 		if reason == nil {
 			reason = d.Reason
 		} else if d.Reason != reason {
-			fail("drop reasons differ: %v and %v", reason, d.Reason)
+			return s.fail("drop reasons differ: %v and %v", reason, d.Reason)
 		}
 		if !errors.Is(d.Reason, context.Canceled) && !errors.Is(d.Reason, ErrWriteFatal) {
-			fail("drop reason %v", d.Reason)
+			return s.fail("drop reason %v", d.Reason)
 		}
 		if prev != nil && cmp.Or(cmp.Compare(prev.Requester, d.R.Requester), cmp.Compare(prev.Seq, d.R.Seq)) >= 0 {
 			lateSorted = false
@@ -473,37 +496,44 @@ func (s *Scenario) Check(o *Outcome) (err error) {
 		prev = &o.Drops[i].R
 	}
 	if len(gone) > 0 {
-		fail("undeliverable results not reported to Drop: %v", gone)
+		return s.fail("undeliverable results not reported to Drop: %v", gone)
 	}
 	if !lateSorted {
-		fail("late drops not in requester, seq order")
+		return s.fail("late drops not in requester, seq order")
 	}
 	if reason != nil && o.Err == nil {
-		fail("items dropped (%v) but Run returned nil", reason)
+		return s.fail("items dropped (%v) but Run returned nil", reason)
 	}
+	return nil
+}
 
-	// Nothing is called after a synchronous stop.
+// checkStops checks that nothing is called after a synchronous stop.
+func (s *Scenario) checkStops(o *Outcome) error {
 	if o.CancelledAtR >= 0 && o.ReadCalls != o.CancelledAtR+1 {
-		fail("Read called %d times after the cancelling call %d", o.ReadCalls, o.CancelledAtR)
+		return s.fail("Read called %d times after the cancelling call %d", o.ReadCalls, o.CancelledAtR)
 	}
 	if (o.CancelledAtW >= 0 && len(o.Writes) != o.CancelledAtW+1) ||
 		(errors.Is(o.Err, ErrWriteFatal) && o.Writes[len(o.Writes)-1].Err != ErrWriteFatal) {
-		fail("Write called after the call that stopped the pipeline")
+		return s.fail("Write called after the call that stopped the pipeline")
 	}
 	if errors.Is(o.Err, ErrReadFatal) && o.ReadCalls != s.ReadFatalAt+1 {
-		fail("Read called after it failed")
+		return s.fail("Read called after it failed")
 	}
+	return nil
+}
 
-	// Per-requester order, over every Write call (undeliverable ones
-	// included): consecutive Seq from 0.
-	if s.Config.Ordered {
-		want := map[schedkit.NodeID]uint64{}
-		for _, w := range o.Writes {
-			if w.R.Seq != want[w.R.Requester] {
-				fail("ordered: %s got seq %d, want %d", w.R.Requester, w.R.Seq, want[w.R.Requester])
-			}
-			want[w.R.Requester]++
+// checkOrder checks, with Ordered, per-requester order over every Write
+// call (undeliverable ones included): consecutive Seq from 0.
+func (s *Scenario) checkOrder(o *Outcome) error {
+	if !s.Config.Ordered {
+		return nil
+	}
+	want := map[schedkit.NodeID]uint64{}
+	for _, w := range o.Writes {
+		if w.R.Seq != want[w.R.Requester] {
+			return s.fail("ordered: %s got seq %d, want %d", w.R.Requester, w.R.Seq, want[w.R.Requester])
 		}
+		want[w.R.Requester]++
 	}
 	return nil
 }

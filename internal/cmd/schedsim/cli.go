@@ -47,26 +47,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		writeList(stdout)
 		return exitOK
 	}
-	var results []experiment.Result
-	for _, name := range opt.experiments {
-		e, err := experiment.Lookup(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "schedsim: %v\n", err)
-			return exitUsage
-		}
-		p := opt.params
-		if !opt.full {
-			p = e.SuiteParams(p)
-		}
-		res, err := e.Run(p)
-		if err != nil {
-			fmt.Fprintf(stderr, "schedsim: %v\n", oneLine(err))
-			if errors.Is(err, experiment.ErrParams) || errors.Is(err, experiment.ErrUnknown) || errors.Is(err, experiment.ErrInput) {
-				return exitUsage
-			}
-			return exitError
-		}
-		results = append(results, res)
+	results, code := runExperiments(opt, stderr)
+	if code != exitOK {
+		return code
 	}
 	if err := write(stdout, opt.out, results, opt.assumptions); err != nil {
 		fmt.Fprintf(stderr, "schedsim: %v\n", oneLine(err))
@@ -79,6 +62,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// runExperiments runs opt's experiments, each at its compact size unless
+// -full, and after the default suite its scorecard. On failure it prints
+// the one-line error and returns the exit code.
+func runExperiments(opt options, stderr io.Writer) ([]experiment.Result, int) {
+	var results []experiment.Result
+	for _, name := range opt.experiments {
+		e, err := experiment.Lookup(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "schedsim: %v\n", err)
+			return nil, exitUsage
+		}
+		p := opt.params
+		if !opt.full {
+			p = e.SuiteParams(p)
+		}
+		res, err := e.Run(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "schedsim: %v\n", oneLine(err))
+			if errors.Is(err, experiment.ErrParams) || errors.Is(err, experiment.ErrUnknown) || errors.Is(err, experiment.ErrInput) {
+				return nil, exitUsage
+			}
+			return nil, exitError
+		}
+		results = append(results, res)
+	}
+	if opt.suite {
+		results = append(results, experiment.ScorecardResult(results))
+	}
+	return results, exitOK
 }
 
 // oneLine joins a multi-line error (errors.Join) into one line.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -258,7 +259,7 @@ func TestSVGHeld(t *testing.T) {
 			t.Errorf("valueTicks(%g) = %v, want %v", tc.top, got, tc.want)
 		}
 	}
-	if got := string(heldSVG("x", "sub", metrics.Run{Policy: "P"})); !strings.Contains(got, "no task held a slot") {
+	if got := string(heldSVG("x", "sub", sim.Run{Policy: "P"})); !strings.Contains(got, "no task held a slot") {
 		t.Errorf("empty run: %s", got)
 	}
 }
@@ -291,9 +292,9 @@ func TestSVGTraceNamesAndTitles(t *testing.T) {
 			t.Errorf("%s: axis labelled (s)", f)
 		}
 	}
-	sums := []metrics.Summary{metrics.Summarize(metrics.Run{Policy: "P", Jobs: []metrics.JobRecord{
-		{ID: "a", Finish: 10 * time.Second}, {ID: "b", Finish: 2000 * time.Second}, {ID: "c", Finish: 5 * time.Second, Outcome: metrics.Killed},
-		{ID: "d", Finish: 5 * time.Second, Outcome: metrics.Rejected},
+	sums := []metrics.Summary{metrics.Summarize(sim.Run{Policy: "P", Jobs: []sim.JobRecord{
+		{ID: "a", Finish: 10 * time.Second}, {ID: "b", Finish: 2000 * time.Second}, {ID: "c", Finish: 5 * time.Second, Outcome: sim.Killed},
+		{ID: "d", Finish: 5 * time.Second, Outcome: sim.Rejected},
 	}})}
 	b := string(cdfSVG("x", "sub", sums))
 	if !strings.Contains(b, "P (50.0% done)") || !strings.Contains(b, "curves end at the share") {

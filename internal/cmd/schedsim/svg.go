@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/experiment"
 	"github.com/schedkit/schedkit/internal/metrics"
+	"github.com/schedkit/schedkit/internal/sim"
 )
 
 // Plot geometry, in SVG user units.
@@ -38,7 +39,7 @@ func writeSVGs(dir string, results []experiment.Result) error {
 		return fmt.Errorf("-svg: %w", err)
 	}
 	for _, r := range results {
-		groups, order := map[string][]metrics.Run{}, []string{}
+		groups, order := map[string][]sim.Run{}, []string{}
 		for _, run := range r.Runs {
 			if _, ok := groups[run.Workload]; !ok {
 				order = append(order, run.Workload)
@@ -320,7 +321,7 @@ const heldPoints = 200
 // one line per class: paper 000's fig. 2. Amounts are means over round
 // windows (at least 1 s, at most heldPoints of them; metrics.HeldSeries),
 // so a line accounts for every slot-second however short a task was.
-func heldSVG(label, subtitle string, run metrics.Run) []byte {
+func heldSVG(label, subtitle string, run sim.Run) []byte {
 	step := time.Duration(roundTimes[len(roundTimes)-1] * float64(time.Second))
 	for _, t := range roundTimes {
 		if d := time.Duration(t * float64(time.Second)); d >= time.Second && d >= run.End/heldPoints {

@@ -22,8 +22,11 @@ type Args struct {
 	TickInterval metav1.Duration `json:"tickInterval,omitempty"`
 	// Queues configures the low, mid and high queue in that order: each
 	// one's share of the slots and its price per slot-second. Empty:
-	// dbs.DefaultQueues. Shares in [0, 1] adding up to at most 1, prices
-	// positive and not decreasing from low to high.
+	// dbs.DefaultQueues. dbs reads the queues as priorities
+	// (dbs.PrioritySharing): a share is the queue's floor, the slots its
+	// jobs get before a higher queue's (none by default). Shares in
+	// [0, 1] adding up to at most 1, prices positive and not decreasing
+	// from low to high.
 	Queues []QueueArgs `json:"queues,omitempty"`
 	// TransferRate is 1/Td in bytes per second, model 2's shuffle rate
 	// for schedkit.io/data-sizes. Zero: transfer time not modelled.

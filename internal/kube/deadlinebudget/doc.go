@@ -40,23 +40,24 @@
 //
 //  1. Slots are extended resources (podjob.ResourceMapSlot,
 //     podjob.ResourceReduceSlot); NodeResourcesFit enforces the counts,
-//     and the cluster's map and reduce slots, which dbs's queue shares
-//     divide, are the sums of the schedulable nodes' allocatable.
+//     and the cluster's map and reduce slots, which dbs's queues divide,
+//     are the sums of the schedulable nodes' allocatable.
 //  2. Tasks are pods (one slot each): succeeded pods are finished tasks,
 //     bound ones running (they hold slots: the "held" of models 2 and 3
-//     and of the queue shares), unbound ungated ones ready.
+//     and of the queues), unbound ungated ones ready.
 //  3. The queue order is dbs.Scheduler.Queue: the order in which
 //     heartbeats at now would hand out slots if they were unlimited —
-//     map slots then reduce slots; each slot to the queue using the least
-//     of its share, in it to the first job below its model-2 minimum,
-//     else by weight — produced slot by slot because the share rule
-//     depends on what each queue already holds. A job's ready pods take
-//     its picks in rank order (creation time, then name). A pod that does
-//     not fit makes room for the next, so for each kind the pods that get
-//     slots are a prefix of that order: exactly what any round of
-//     heartbeats at now would assign, whatever the split of free slots
-//     among nodes (dbs's TestQueueIsHeartbeatPrefix; the integration test
-//     checks it against dbs's own Heartbeat through the real scheduler).
+//     map slots then reduce slots; each slot to a queue below its floor,
+//     else to the highest queue with a ready pod, in it to the first job
+//     below its model-2 minimum, else by weight — produced slot by slot
+//     because the queue rule depends on what each queue already holds.
+//     A job's ready pods take its picks in rank order (creation time,
+//     then name). A pod that does not fit makes room for the next, so
+//     for each kind the pods that get slots are a prefix of that order:
+//     exactly what any round of heartbeats at now would assign, whatever
+//     the split of free slots among nodes (dbs's
+//     TestQueueIsHeartbeatPrefix; the integration test checks it against
+//     dbs's own Heartbeat through the real scheduler).
 //  4. Which node is not dbs's decision; it stays with kube-scheduler's
 //     Filter and Score plugins.
 //  5. dbs is stateful (weights, marks, queues), so the plugin keeps one
@@ -111,10 +112,10 @@
 //
 // # What is approximated
 //
-//   - Queue shares are per queue over the slot extended resources of
-//     the schedulable nodes, counted from pods bound to them; pods of
-//     other schedulers using the same resources count on the nodes but
-//     in no queue.
+//   - What each queue holds is counted over the slot extended resources
+//     of the schedulable nodes, from pods bound to them; pods of other
+//     schedulers using the same resources count on the nodes but in no
+//     queue.
 //   - kube-scheduler's active queue is a heap whose entries keep the
 //     place they were inserted with. Between two weight updates the
 //     order of the pods left is unchanged by bindings (after a heartbeat
@@ -123,7 +124,7 @@
 //     already queued are re-placed only when they are re-queued.
 //   - A pod bound out of the order (one the order put first did not fit
 //     any node, and kube-scheduler bound the next) changes the slots its
-//     job holds, which the share rule reads; the order of the pods left
+//     job holds, which the queue rule reads; the order of the pods left
 //     reflects it at the next evaluation, at most Δ later.
 //   - dbs assigns reduce slots only once a job's maps have all finished;
 //     a reduce pod ready earlier is not in dbs.Queue's order, so
@@ -215,11 +216,12 @@
 // # How it is tested
 //
 //   - Unit tests: args, cost on worked numbers, Less and a promotion
-//     compared with dbs run on its own (not with written-down orders, so
-//     they follow dbs), PreEnqueue per kind of pod, TestBindingKeepsOrder
+//     compared with dbs run on its own and with dbs's worked Example
+//     (High's pods first; the promotion's note and cost), PreEnqueue
+//     per kind of pod, TestBindingKeepsOrder
 //     (bindings one by one on 40 random clusters beside a plugin that
 //     evaluates after every event: the same order and moves).
-//   - hostile_test.go, one test per shared-cluster defect of issue 37:
+//   - hostile_test.go, one test per shared-cluster defect:
 //     dropped pods forgotten, absurd nodes, a Job from the future,
 //     changed terms, a fixed Job's held pods re-activated.
 //   - In ../integration, the real kube-scheduler against dbs alone

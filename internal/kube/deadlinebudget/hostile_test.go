@@ -21,9 +21,9 @@ import (
 	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
 
-// The plugin in a shared cluster (issue 37).
+// The plugin in a shared cluster.
 
-// Defect 3: the pods the scheduler's informer drops — finished, or
+// The pods the scheduler's informer drops — finished, or
 // deleted while bound — are forgotten after their grace; before, the
 // plugin kept every one for the life of the process.
 func TestDroppedPodsForgotten(t *testing.T) {
@@ -74,7 +74,7 @@ func hostFixture(t *testing.T, raw string) (*fixture, *kubetest.Handle) {
 	return fx, h
 }
 
-// Defect 6: nodes whose slots together pass 2^31 − 1 (three of 1e9) are
+// Nodes whose slots together pass 2^31 − 1 (three of 1e9) are
 // refused, each with an event naming it; the other nodes' slots still
 // count and no pod is held back (before, dbs refused the cluster and
 // every pod was held back, naming no node).
@@ -99,7 +99,7 @@ func TestAbsurdNodes(t *testing.T) {
 	}
 }
 
-// Defect 9: a Job created "in the future" (the API server's clock ahead)
+// A Job created "in the future" (the API server's clock ahead)
 // is taken as submitted now: its pods pass (before, dbs refused it and
 // nothing retried it).
 func TestFutureJob(t *testing.T) {
@@ -115,7 +115,7 @@ func TestFutureJob(t *testing.T) {
 	}
 }
 
-// Defect 11: a change of a Job's φ (a user's kubectl annotate
+// A change of a Job's φ (a user's kubectl annotate
 // --overwrite) is applied: the job is submitted to dbs again in its new
 // φ's queue, as a restarted replica would, with a TermsApplied event; a
 // Job re-created under its name is a new job.

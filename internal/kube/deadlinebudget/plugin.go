@@ -357,9 +357,10 @@ func (pl *Plugin) patch(ctx context.Context, j *podjob.Job, key, value string) {
 
 // Less orders the scheduling queue: the ready pods of dbs jobs first, in
 // the order dbs.Queue hands out their slots (map slots, then reduce
-// slots; queues by share, jobs below their minimum first, then weight);
-// then every other pod (unmanaged pods, pods of jobs with errors, pods
-// of other profiles) by priority and queue time, as PrioritySort.
+// slots; queues by priority, in each jobs below their minimum first,
+// then weight); then every other pod (unmanaged pods, pods of jobs with
+// errors, pods of other profiles) by priority and queue time, as
+// PrioritySort.
 func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 	return queuesort.Less(a, b, func(pa, pb *v1.Pod) *queuesort.Order {
 		ctx := context.Background()

@@ -228,7 +228,9 @@ func (d *direct) order(t *testing.T, at time.Time) []string {
 
 // TestLess sorts dbs's package Example with the plugin's Less: the ready
 // pods in dbs.Queue's order (each job's pods in rank order), then the
-// unmanaged pods.
+// unmanaged pod. The queues are priorities, so the first eleven map slots
+// go to urgent (High: its minimum of 4, then its other maps; dbs's
+// TestQueueWorked), and after all of High's come Mid's and Low's.
 func TestLess(t *testing.T) {
 	fx := newFixture(t, `{"defaultTaskTime":"30s"}`)
 	pods := exampleCluster(t, fx)
@@ -246,6 +248,13 @@ func TestLess(t *testing.T) {
 	got := kubetest.SortedNames(q, fx.pl.Less)
 	if w := want.order(t, now); !slices.Equal(got[:len(got)-1], w) {
 		t.Errorf("queue order\n got %v\nwant %v (dbs.Queue)", got, w)
+	}
+	first := []string{"urgent-m00", "urgent-m01", "urgent-m02", "urgent-m03", "urgent-m04", "urgent-m05", "urgent-m06", "urgent-m07", "urgent-m08", "urgent-m09", "urgent-m10"}
+	if !slices.Equal(got[:len(first)], first) {
+		t.Errorf("first %d\n got %v\nwant %v", len(first), got[:len(first)], first)
+	}
+	if a, b := got[20], got[40]; a != "both-m00" || b != "thrifty-m00" {
+		t.Errorf("Mid's first pod at 20 is %s, Low's at 40 %s; want both-m00, thrifty-m00", a, b)
 	}
 	if last := got[len(got)-1]; last != "plain" {
 		t.Errorf("last %s, want the unmanaged pod", last)
@@ -312,14 +321,23 @@ func TestTickPromotes(t *testing.T) {
 		if got, w := decisions(moves), render(want.tick(t, at)); got != w {
 			t.Fatalf("at %v: moves %s\nwant %s (dbs's Tick)", at.Sub(now), got, w)
 		}
-		for _, m := range moves {
-			if m.Job.Name != "both" {
-				t.Errorf("move of %s", m.Job.Name)
+		if at.Equal(now) {
+			if len(moves) != 0 {
+				t.Fatalf("first update moved %v", moves)
 			}
+			continue
+		}
+		// dbs's Example: the second update promotes both to High.
+		if len(moves) != 1 || moves[0].Decision.Action != dbs.Promote || moves[0].Decision.To != dbs.High || moves[0].Job.Name != "both" {
+			t.Fatalf("second update: %v", moves)
+		}
+		note := "promote Job/ns/both mid→high (held 1 needed 2, W 0.54 avg 0.36); price 0.05 per slot-second from now"
+		if got := MoveNote(moves[0].Decision); got != note {
+			t.Errorf("note %q\nwant %q", got, note)
 		}
 	}
 	st, err := fx.pl.Status("Job/ns/both")
-	if w, _ := want.l.sched.Status("Job/ns/both"); err != nil || st.Queue != w.Queue {
+	if w, _ := want.l.sched.Status("Job/ns/both"); err != nil || st.Queue != w.Queue || st.Queue != dbs.High {
 		t.Errorf("status %+v, %v; dbs's %+v", st, err, w)
 	}
 	later := now.Add(1500 * time.Millisecond)
@@ -329,8 +347,8 @@ func TestTickPromotes(t *testing.T) {
 	got := fx.pl.led.byID["Job/ns/both"].CostSoFar()
 	fx.pl.mu.Unlock()
 	want.l.costNow = later
-	if w := want.l.byID["Job/ns/both"].CostSoFar(); math.Abs(got-w) > 1e-12 || w == 0 {
-		t.Errorf("cost %v, want %v", got, w)
+	if w := want.l.byID["Job/ns/both"].CostSoFar(); math.Abs(got-w) > 1e-12 || math.Abs(got-(0.5*0.03+1*0.05)) > 1e-12 {
+		t.Errorf("cost %v, want %v (dbs's) and %v (half a second at Mid's price, one at High's)", got, w, 0.5*0.03+1*0.05)
 	}
 	// The Job goes: dbs forgets it.
 	fx.cache.Delete(t, kjob("both"))

@@ -194,7 +194,7 @@
 //     up, PreFilter's bad inputs, calls without state, bad nodes and
 //     feeds, args, the recorded feed, the metrics feed (containers summed,
 //     stale and duplicate samples dropped, series handed over once).
-//   - hostile_test.go, one test per shared-cluster defect of issue 37:
+//   - hostile_test.go, one test per shared-cluster defect:
 //     samples that expire (metrics-server down, a node dropped from its
 //     list, a stamp in the future) and a re-created node, a glitched
 //     prediction, a start in the future.

@@ -19,7 +19,7 @@ import (
 	"github.com/schedkit/schedkit/internal/kube/finegrained"
 )
 
-// The plugin with a feed that misbehaves (issue 37).
+// The plugin with a feed that misbehaves.
 
 // scriptedFeed returns what the test sets.
 type scriptedFeed struct {
@@ -53,7 +53,7 @@ func logs(t *testing.T) (context.Context, func() string) {
 	return ctx, func() string { return logger.GetSink().(ktesting.Underlier).GetBuffer().String() }
 }
 
-// Defect 8: a node sample does not live for ever. Node n1 (8 cores) runs
+// A node sample does not live for ever. Node n1 (8 cores) runs
 // 7 cores of foreign load, so a pod of 2 cores is refused while the
 // sample is in force; it is not once the sample expires — when
 // metrics-server fails, when the node drops out of its list, when the
@@ -118,7 +118,7 @@ func TestStaleSamplesExpire(t *testing.T) {
 	})
 }
 
-// Defect 7: one glitched sample (64 Ti of memory) makes a key's
+// One glitched sample (64 Ti of memory) makes a key's
 // prediction larger than any node; its pods are matched by their
 // requests (and their completions teach the History) instead of being
 // refused everywhere for good. Logged once per key.
@@ -152,7 +152,7 @@ func TestGlitchedPrediction(t *testing.T) {
 	}
 }
 
-// Defect 10: a running pod whose start time is in the future (a node's
+// A running pod whose start time is in the future (a node's
 // clock ahead, seen after a restart: no plan yet) holds its stages from
 // now: a second train pod (4 cores) does not fit beside it on 6 cores.
 func TestFutureStartHeldNow(t *testing.T) {

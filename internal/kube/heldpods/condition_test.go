@@ -115,7 +115,7 @@ func TestConditionGone(t *testing.T) {
 	}
 }
 
-// Condition writes go through a bounded pool (defect 15): holding 300
+// Condition writes go through a bounded pool: holding 300
 // pods adds a handful of goroutines, not one a pod; every pod
 // still gets its condition; the writers stop with the context the
 // tracker was made with (the scheduler's).

@@ -32,7 +32,7 @@ import (
 	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
 
-// The chaos test (issue 37): the real kube-scheduler with a queue-sort
+// The chaos test: the real kube-scheduler with a queue-sort
 // plugin in a cluster other tenants share, under random hostile objects
 // (other schedulers' Jobs with tight or passed deadlines, malformed
 // annotations, the zero deadline, Jobs mixing schedulers, nodes with

@@ -20,9 +20,9 @@ import (
 )
 
 // dbsScenarios are the hand-made DeadlineBudget cases. Slots are handed
-// out as dbs's Heartbeat does: each slot to the queue using the least
-// of its share (High 50%, Mid 30%, Low 20%; ties to the higher queue),
-// in it to the first job below its model-2 minimum, else by weight.
+// out as dbs's Heartbeat does: each slot to the highest queue with a
+// ready task (dbs.DefaultQueues: no floors), in it to the first job
+// below its model-2 minimum, else by weight.
 func dbsScenarios() []*dbsScenario {
 	return []*dbsScenario{
 		{
@@ -31,7 +31,7 @@ func dbsScenarios() []*dbsScenario {
 			// maps are not: its ready reduce is held back (PreEnqueue)
 			// and never attempted. thrifty (φ 0) has no deadline; tail
 			// has data sizes (model 2's shuffle term).
-			name:  "queues by share, reduces after maps",
+			name:  "queues by priority, reduces after maps",
 			nodes: []nodeSpec{{name: "n1", maps: 3, reduces: 1}, {name: "n2", maps: 2, reduces: 1}},
 			jobs: []dbsJob{
 				{jobSpec: jobSpec{name: "urgent", submitted: 30 * sec, deadline: 200 * sec, maps: 4}, phi: 1},
@@ -216,21 +216,22 @@ func checkHeldBack(t *testing.T, r *dbsRun, ds *dbsScenario, pods []*v1.Pod) {
 }
 
 // tickScenario: one node, its four map slots held by hog (High, far
-// deadline: a surplus over its minimum of one), mid (Mid) and low (Low)
-// waiting with maps ready, short of their minimums. Each is alone in its
-// queue, so at its queue's average: the first weight update (at now)
-// marks them, the next (500 ms later) demotes hog to Mid (its surplus)
-// and promotes low to Mid (short of its minimum, Mid less loaded); mid
-// stays in Mid (a φ = 0.5 job is not promoted to High's price: dbs's
-// model 3). Before: Mid and Low interleave by share while High (hog)
-// holds 4 slots; after: High is empty and Mid's jobs share by weight,
-// with hog's four slots counted in Mid.
+// deadline: a surplus over its minimum of one, two maps still ready),
+// mid (Mid) and low (Low) waiting with maps ready, short of their
+// minimums. Each is alone in its queue, so at its queue's average: the
+// first weight update (at now) marks them, the next (500 ms later)
+// demotes hog to Mid (its surplus; its one needed slot fits beside
+// the minimums there) and promotes mid to High and low to Mid (each
+// short of its minimum, which fits in the queue above; the budgets
+// cover the higher prices). Before: hog's ready maps (High) ahead of
+// Mid's and Low's; after: mid's maps (High) ahead of Mid's, where hog
+// and low share by weight, with hog's four slots counted in Mid.
 func tickScenario() *dbsScenario {
 	return &dbsScenario{
 		name:  "tick moves",
 		nodes: []nodeSpec{{name: "n1", maps: 4, reduces: 1}},
 		jobs: []dbsJob{
-			{jobSpec: jobSpec{name: "hog", submitted: 100 * sec, deadline: 3000 * sec, declared: &[2]int{6, 0},
+			{jobSpec: jobSpec{name: "hog", submitted: 100 * sec, deadline: 3000 * sec, declared: &[2]int{8, 0}, maps: 2,
 				done: []taskSpec{{dur: 20 * sec}, {dur: 20 * sec},
 					{start: 50 * sec, node: "n1"}, {start: 50 * sec, node: "n1"}, {start: 50 * sec, node: "n1"}, {start: 50 * sec, node: "n1"}}}, phi: 1},
 			{jobSpec: jobSpec{name: "mid", submitted: 80 * sec, deadline: 1000 * sec, maps: 5,
@@ -267,8 +268,8 @@ func TestDeadlineBudgetTick(t *testing.T) {
 		}
 		wantMoves[name] = fmt.Sprintf("%s %s→%s", reason, d.From, d.To)
 	}
-	if len(wantMoves) != 2 || wantMoves["hog"] == "" || wantMoves["low"] == "" {
-		t.Fatalf("dbs moves %v; the case expects hog and low to move", exp.moves)
+	if len(wantMoves) != 3 || wantMoves["hog"] == "" || wantMoves["low"] == "" || wantMoves["mid"] == "" {
+		t.Fatalf("dbs moves %v; the case expects hog, mid and low to move", exp.moves)
 	}
 
 	// With writeQueueAnnotation, each moved Job gets schedkit.io/queue.

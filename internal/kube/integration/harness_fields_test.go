@@ -14,7 +14,7 @@ import (
 )
 
 // The harness's fake API delivers to a watch with a field selector what
-// the API server delivers (defect 17): the deletion of a pod of the
+// the API server delivers: the deletion of a pod of the
 // initial list, and a pod of it that stops matching (it succeeded) as a
 // deletion — before, both were dropped and the scheduler kept seeing
 // the pods.

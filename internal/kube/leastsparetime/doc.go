@@ -159,7 +159,7 @@
 //     update) and additions; after each the kept view orders and gates
 //     every pod as a fresh evaluation; the bindings taken as deltas are
 //     counted and must be some.
-//   - hostile_test.go, one test per shared-cluster defect of issue 37:
+//   - hostile_test.go, one test per shared-cluster defect:
 //     other schedulers' Jobs, a 1970 start, an absurd node, a failed
 //     deletion retried, a re-created Job, a node's status report.
 //   - BenchmarkNodeStatusReport: one node's status report with 19,000

@@ -21,7 +21,7 @@ import (
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
 
-// The plugin in a shared cluster (issue 37): what other tenants' objects
+// The plugin in a shared cluster: what other tenants' objects
 // and odd cluster state must not do to it.
 
 // hostileFixture is a fixture whose plugin deletes hopeless jobs through
@@ -40,7 +40,7 @@ func hostileFixture(t *testing.T) (*fixture, *kubetest.Handle, *[]string) {
 	return fx, h, deleted
 }
 
-// Defects 1 and 2: a Job whose pods name another scheduler — with a
+// A Job whose pods name another scheduler — with a
 // tighter deadline, or hopeless — neither takes the plugin's free slots
 // (its own pods pass the gate, and sort first) nor is deleted or
 // reported by the plugin.
@@ -77,7 +77,7 @@ func TestOtherSchedulersJobs(t *testing.T) {
 	}
 }
 
-// Defect 4: a finished pod whose start time reads 1970 (a node before
+// A finished pod whose start time reads 1970 (a node before
 // NTP) does not make its job hopeless.
 func TestSkewedStartNotHopeless(t *testing.T) {
 	ctx := context.Background()
@@ -95,7 +95,7 @@ func TestSkewedStartNotHopeless(t *testing.T) {
 	}
 }
 
-// Defect 5: a node advertising more than 2^32 slots is refused alone,
+// A node advertising more than 2^32 slots is refused alone,
 // with an event on it; lss still orders, gates and kills on the other
 // nodes (before, every evaluation failed and the plugin fell back to
 // priority order: a Job an hour past its deadline was scheduled).
@@ -125,7 +125,7 @@ func TestAbsurdNode(t *testing.T) {
 	}
 }
 
-// Defect 12: a deletion that fails is tried again at the next check,
+// A deletion that fails is tried again at the next check,
 // until it succeeds; the event is recorded once.
 func TestDeleteRetried(t *testing.T) {
 	ctx := context.Background()
@@ -150,7 +150,7 @@ func TestDeleteRetried(t *testing.T) {
 	}
 }
 
-// Defect 14: a hopeless Job deleted and re-created under its name (a new
+// A hopeless Job deleted and re-created under its name (a new
 // UID) is another job: reported and deleted again.
 func TestRecreatedJobActedOn(t *testing.T) {
 	ctx := context.Background()
@@ -173,7 +173,7 @@ func TestRecreatedJobActedOn(t *testing.T) {
 	}
 }
 
-// Defect 16: a node's status report (its heartbeat, conditions, taints)
+// A node's status report (its heartbeat, conditions, taints)
 // changes nothing lss reads: the plugin keeps its view (before, each
 // report re-evaluated every pod).
 func TestNodeStatusReportKeepsView(t *testing.T) {

@@ -20,9 +20,9 @@ import (
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
 
-// What a shared cluster's odd state does to the translation (issue 37).
+// What a shared cluster's odd state does to the translation.
 
-// Clocks clamp both ways (defects 4 and 9): a finished pod's start
+// Clocks clamp both ways: a finished pod's start
 // before its job's submission (a node before NTP: 1970) counts from the
 // submission, a finish after now at now, a finish before the start as
 // an instant; a Job created after now (the API server's clock ahead) was
@@ -59,7 +59,7 @@ func TestClockSkew(t *testing.T) {
 	}
 }
 
-// The zero time is not "no deadline" (defect 13): it is refused, naming
+// The zero time is not "no deadline": it is refused, naming
 // the annotation.
 func TestZeroDeadline(t *testing.T) {
 	for _, opts := range []podjob.Options{{}, {Budget: true}} {
@@ -73,9 +73,9 @@ func TestZeroDeadline(t *testing.T) {
 	}
 }
 
-// Pods belong to the Job their controller reference names by UID
-// (defect 14): the lingering pods of a Job deleted and re-created under
-// its name are not the new Job's.
+// Pods belong to the Job their controller reference names by UID: the
+// lingering pods of a Job deleted and re-created under its name are not
+// the new Job's.
 func TestJobUID(t *testing.T) {
 	old := job("etl", map[string]string{podjob.AnnotationRelativeDeadline: "500s"})
 	cur := old.DeepCopy()
@@ -98,10 +98,10 @@ func TestJobUID(t *testing.T) {
 	}
 }
 
-// With Options.SchedulerName, the pods of other schedulers join no job
-// (defects 1 and 2): a Job whose pods all name another scheduler is not
-// the plugin's, one that mixes is refused naming the other's pod; they
-// still hold their slots on their nodes.
+// With Options.SchedulerName, the pods of other schedulers join no job:
+// a Job whose pods all name another scheduler is not the plugin's, one
+// that mixes is refused naming the other's pod; they still hold their
+// slots on their nodes.
 func TestSchedulerName(t *testing.T) {
 	ann := map[string]string{podjob.AnnotationRelativeDeadline: "1s"}
 	other := kubetest.Scheduler("schedkit-dbs")
@@ -130,7 +130,7 @@ func TestSchedulerName(t *testing.T) {
 }
 
 // A node advertising more slots than podjob counts is left out with the
-// reason, every other node counts (defects 5 and 6): one node of 2^32
+// reason, every other node counts: one node of 2^32
 // map slots, one of 3e9 reduce slots; and the last node that would bring
 // the cluster past 2^31 − 1 slots of a kind.
 func TestSlotBounds(t *testing.T) {
@@ -229,7 +229,7 @@ func TestChangeOf(t *testing.T) {
 
 // A bound pod kube-scheduler's informer drops (it finished, or was
 // deleted while bound) is listed as running for its grace, then
-// forgotten by itself, whether or not anyone lists (defect 3: a plugin
+// forgotten by itself, whether or not anyone lists (a plugin
 // that never listed through Listers.List kept every one for ever).
 func TestFinishingForgotten(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

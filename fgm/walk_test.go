@@ -10,7 +10,9 @@ import (
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/estimate"
 	"github.com/schedkit/schedkit/fgm"
+	"github.com/schedkit/schedkit/fgm/fgmtest"
 	"github.com/schedkit/schedkit/resource"
+	"github.com/schedkit/schedkit/schedkittest"
 )
 
 // TestRunSkipMatchesScan drives two schedulers with the same random
@@ -26,11 +28,12 @@ import (
 // with few keys, so that evictions (of the least recently observed key)
 // happen often.
 //
-// Each acceleration must have taken its fast path somewhere in the
-// scenarios (fgm.SkipCounts of the skipping side > 0): a fast path that
-// stops being taken fails here rather than going unnoticed.
+// The seeds cycle through the task shapes that make the walk long
+// (walkShape): similarity keys alternating within a job (runs one task
+// long), fragments (requests of 3 cores on servers left with less),
+// demands just above the compression allowance, and every task with a
+// data location.
 func TestRunSkipMatchesScan(t *testing.T) {
-	clear(skipTotals)
 	for seed := range uint64(60) {
 		for _, est := range []string{"history", "none"} {
 			t.Run(fmt.Sprintf("seed=%d/estimator=%s", seed, est), func(t *testing.T) {
@@ -38,21 +41,59 @@ func TestRunSkipMatchesScan(t *testing.T) {
 			})
 		}
 	}
-	for _, k := range []string{"refusals", "unpredictableRefusals", "runTasks", "idleRepeats", "closedCalls", "closedJobs", "setWalks", "sortMoves"} {
-		if skipTotals[k] == 0 {
-			t.Errorf("fast path %s never taken", k)
-		}
-	}
-	t.Logf("fast paths taken: %v", skipTotals)
 }
 
-// skipTotals sums fgm.SkipCounts of the skipping sides of the scenarios.
-var skipTotals = map[string]uint64{}
+// TestAccelerationsTaken requires each acceleration of the walk (and the
+// sampling cursors) to have taken its fast path on the equivalence
+// tests' scenarios (fgm.SkipCounts of the accelerated side > 0): a fast
+// path that stops being taken fails here rather than going unnoticed,
+// each in a subtest of its own.
+func TestAccelerationsTaken(t *testing.T) {
+	totals := map[string]uint64{}
+	for seed := range uint64(30) {
+		for _, est := range []string{"history", "none"} {
+			for k, n := range fgm.SkipCounts(runSkipScenario(t, seed, est, false)) {
+				totals[k] += n
+			}
+		}
+	}
+	for _, c := range []struct{ file, counters string }{
+		{"refusals.go", "refusals unpredictableRefusals idleRepeats"},
+		{"runskip.go", "runTasks"},
+		{"closedkinds.go", "closedCalls closedJobs"},
+		{"jobsets.go", "setWalks"},
+		{"keptorder.go", "sortMoves"},
+		{"classes.go", "classStops classJobs"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			for _, k := range strings.Fields(c.counters) {
+				if totals[k] == 0 {
+					t.Errorf("fast path %s never taken", k)
+				}
+			}
+		})
+	}
+	t.Logf("fast paths taken: %v", totals)
+}
+
+// walkShape is the task shape of a scenario's seed (see
+// TestRunSkipMatchesScan).
+type walkShape int
+
+const (
+	plainShape walkShape = iota
+	alternatingKeys
+	fragments
+	allowance
+	located
+)
+
+func shapeOf(seed uint64) walkShape { return walkShape(seed % 5) }
 
 type skipSide struct {
 	s   *fgm.Scheduler
 	h   *estimate.History
-	c   *cluster
+	c   *schedkittest.Cluster
 	ref bool // Schedule walks Algorithm 1 as printed (fgm.ScheduleLiteral)
 }
 
@@ -71,9 +112,10 @@ func (x skipSide) schedule(now time.Time, n schedkit.Node) ([]fgm.Decision, erro
 // where side b submits its tasks one by one (Submit), and a killed job's
 // pending tasks are dropped with WithdrawJob on a, one by one on b; est
 // "func" uses an Estimator other than a History, which predicts task by
-// task.
-func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
+// task. It returns the accelerated side's scheduler.
+func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) *fgm.Scheduler {
 	rng := rand.New(rand.NewPCG(seed, 77))
+	shape := shapeOf(seed)
 	space := testSpace(t)
 	capacity := resource.Vector{8, 16, 100}
 	// On a quarter of the seeds the second and third kinds are map and
@@ -119,30 +161,29 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 		// More signatures: small requests that fit where others do not.
 		reqs = append(reqs, resource.Vector{0.5, 0.5, 0}, resource.Vector{1, 1, 0}, resource.Vector{4, 8, 0}, resource.Vector{0.25, 3, 0})
 	}
+	switch shape {
+	case fragments:
+		// Most tasks want 3 cores of 8: two leave 2, which fits none.
+		reqs = []resource.Vector{{3, 2, 0}, {3, 1, 0}, {3, 4, 0}, {1, 2, 0}}
+	case allowance:
+		// Demands a little above what is free once the cores are
+		// taken, within or beyond the compression allowance 0.8.
+		reqs = []resource.Vector{{2, 2, 0}, {2.5, 1, 0}, {0.5, 1, 0}, {0.9, 2, 0}}
+	}
 	if slots {
 		for i := range reqs {
 			ms := [][2]float64{{1, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 0}, {0, 1}, {2, 0}, {1, 0}}[i]
 			reqs[i] = resource.Vector{reqs[i][0], ms[0], ms[1]}
 		}
 	}
-	var tasks []*task
+	var tasks []*fgmtest.Task
 	running := map[schedkit.TaskID]bool{}
 	pending := map[schedkit.TaskID]bool{}
 	now := time.Duration(0)
-	show := func(ds []fgm.Decision, err error) string {
-		var sb strings.Builder
-		for _, d := range ds {
-			fmt.Fprintf(&sb, "%s %s %s %v %v|", d.Task, d.Node, d.Mode, d.Plan, d.Action)
-		}
-		if err != nil {
-			sb.WriteString(err.Error())
-		}
-		return sb.String()
-	}
 	both := func(op string, f func(x skipSide) ([]fgm.Decision, error)) []fgm.Decision {
 		da, ea := f(a)
 		db, eb := f(b)
-		if sa, sb := show(da, ea), show(db, eb); sa != sb {
+		if sa, sb := showDecisions(da, ea), showDecisions(db, eb); sa != sb {
 			t.Fatalf("%s at %v: skipping %q, reference %q", op, now, sa, sb)
 		}
 		return da
@@ -153,14 +194,18 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
 			k, q := keys[rng.IntN(len(keys))], reqs[rng.IntN(len(reqs))]
 			run := &taskRun{}
-			for range 1 + rng.IntN(6) {
-				tk := &task{id: schedkit.TaskID(fmt.Sprint("t", len(tasks))), job: j, key: k, req: q}
-				if seed%3 == 0 && rng.IntN(8) == 0 {
-					tk.locs = []schedkit.NodeID{a.c.nodes[rng.IntN(3)].id}
+			k2 := keys[rng.IntN(len(keys))]
+			for i := range 1 + rng.IntN(6) {
+				tk := &fgmtest.Task{Task: schedkittest.Task{Key: schedkit.TaskID(fmt.Sprint("t", len(tasks))), JobKey: j, Similar: k, Request: q}}
+				if shape == alternatingKeys && i%2 == 1 {
+					tk.Similar = k2
+				}
+				if shape == located || seed%3 == 0 && rng.IntN(8) == 0 {
+					tk.Locations = []schedkit.NodeID{a.c.NodeList[rng.IntN(3)].Key}
 				}
 				tasks = append(tasks, tk)
-				pending[tk.id] = true
-				if runs && len(tk.locs) == 0 {
+				pending[tk.Key] = true
+				if runs && len(tk.Locations) == 0 && shape != alternatingKeys {
 					run.tasks = append(run.tasks, tk)
 					continue
 				}
@@ -175,28 +220,22 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 						break
 					}
 				}
-				if sa, sb := show(nil, ea), show(nil, eb); sa != sb {
+				if sa, sb := showDecisions(nil, ea), showDecisions(nil, eb); sa != sb {
 					t.Fatalf("SubmitRun at %v: %q, one by one %q", now, sa, sb)
 				}
 			}
 		case r < 12:
 			n := rng.IntN(3)
-			ds := both("Schedule", func(x skipSide) ([]fgm.Decision, error) { return x.schedule(t0.Add(now), x.c.nodes[n]) })
+			ds := both("Schedule", func(x skipSide) ([]fgm.Decision, error) { return x.schedule(t0.Add(now), x.c.NodeList[n]) })
 			for _, d := range ds {
 				delete(pending, d.Task)
 				running[d.Task] = true
 			}
 		case r < 14: // sample then release a running task, maybe resubmit it
-			var ids []schedkit.TaskID
-			for _, tk := range tasks {
-				if running[tk.id] {
-					ids = append(ids, tk.id)
-				}
-			}
-			if len(ids) == 0 {
+			id, found := pickTask(rng, tasks, running)
+			if !found {
 				continue
 			}
-			id := ids[rng.IntN(len(ids))]
 			used := resource.Vector{float64(rng.IntN(3)), float64(rng.IntN(5)), 0}
 			both("SampleTask", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.SampleTask(t0.Add(now), id, used) })
 			now += time.Duration(1+rng.IntN(3)) * time.Second
@@ -208,7 +247,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 				// job's queued tasks; a job emptied in between makes it
 				// a new head.
 				for _, tk := range tasks {
-					if tk.id == id {
+					if tk.Key == id {
 						pending[id] = true
 						both("Resubmit", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Submit(t0.Add(now), tk) })
 					}
@@ -218,11 +257,11 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			j := schedkit.JobID(fmt.Sprint("j", rng.IntN(4)))
 			na, nb := a.s.WithdrawJob(j), 0
 			for _, tk := range tasks {
-				if tk.job == j && pending[tk.id] {
-					if err := b.s.Withdraw(tk.id); err != nil {
+				if tk.JobKey == j && pending[tk.Key] {
+					if err := b.s.Withdraw(tk.Key); err != nil {
 						t.Fatal(err)
 					}
-					delete(pending, tk.id)
+					delete(pending, tk.Key)
 					nb++
 				}
 			}
@@ -230,18 +269,22 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 				t.Fatalf("WithdrawJob %s: dropped %d, one by one %d; pending %d/%d, running %d/%d", j, na, nb, a.s.Pending(), b.s.Pending(), a.s.Running(), b.s.Running())
 			}
 		case r < 15:
-			var ids []schedkit.TaskID
-			for _, tk := range tasks {
-				if pending[tk.id] {
-					ids = append(ids, tk.id)
-				}
-			}
-			if len(ids) == 0 {
+			id, ok := pickTask(rng, tasks, pending)
+			if !ok {
 				continue
 			}
-			id := ids[rng.IntN(len(ids))]
 			both("Withdraw", func(x skipSide) ([]fgm.Decision, error) { return nil, x.s.Withdraw(id) })
 			delete(pending, id)
+		case r < 16 && est == "history" && rng.IntN(4) == 0:
+			// The host teaches the History itself (not through a
+			// Release): predictions change behind the scheduler's back.
+			k := keys[rng.IntN(len(keys))]
+			smp := []estimate.UsageSample{{Duration: time.Duration(1+rng.IntN(20)) * time.Second, Used: resource.Vector{float64(rng.IntN(9)) / 2, float64(rng.IntN(5)), 0}}}
+			_, ea := a.h.Observe(k, smp)
+			_, eb := b.h.Observe(k, smp)
+			if (ea == nil) != (eb == nil) {
+				t.Fatalf("Observe: %v, %v", ea, eb)
+			}
 		case r < 16:
 			ds := both("Tick", func(x skipSide) ([]fgm.Decision, error) { return x.s.Tick(t0.Add(now), nil) })
 			for _, d := range ds {
@@ -255,7 +298,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			noisy := []float64{0, 1, 2, 1.04, 2.08, 0.96}
 			used := resource.Vector{float64(rng.IntN(9)), noisy[rng.IntN(6)], noisy[rng.IntN(6)]}
 			both("SampleNode", func(x skipSide) ([]fgm.Decision, error) {
-				return nil, x.s.SampleNode(t0.Add(now), x.c.nodes[n].id, used)
+				return nil, x.s.SampleNode(t0.Add(now), x.c.NodeList[n].Key, used)
 			})
 		default:
 			now += time.Duration(rng.IntN(4)) * time.Second
@@ -271,9 +314,6 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 	if a.s.Pending() != b.s.Pending() || a.s.Running() != b.s.Running() {
 		t.Fatalf("pending %d/%d, running %d/%d", a.s.Pending(), b.s.Pending(), a.s.Running(), b.s.Running())
 	}
-	for k, n := range fgm.SkipCounts(a.s) {
-		skipTotals[k] += n
-	}
 	if a.h.Len() != b.h.Len() {
 		t.Fatalf("History keys: skipping %d, reference %d", a.h.Len(), b.h.Len())
 	}
@@ -282,6 +322,7 @@ func runSkipScenario(t *testing.T, seed uint64, est string, runs bool) {
 			t.Fatalf("History %v: skipping %d observations, reference %d", k, x, y)
 		}
 	}
+	return a.s
 }
 
 // TestSubmitRunMatchesSubmit is the property test of SubmitRun: a run of
@@ -304,14 +345,14 @@ func TestSubmitRunMatchesSubmit(t *testing.T) {
 // taskRun is a test host's run of alike tasks, made in advance; it
 // records which tasks the scheduler asked for.
 type taskRun struct {
-	tasks []*task
+	tasks []*fgmtest.Task
 	asked []int
 }
 
-func (r *taskRun) Job() schedkit.JobID                { return r.tasks[0].job }
-func (r *taskRun) Similarity() schedkit.SimilarityKey { return r.tasks[0].key }
-func (r *taskRun) Requested() resource.Vector         { return r.tasks[0].req }
-func (r *taskRun) Deadline() time.Time                { return r.tasks[0].deadline }
+func (r *taskRun) Job() schedkit.JobID                { return r.tasks[0].JobKey }
+func (r *taskRun) Similarity() schedkit.SimilarityKey { return r.tasks[0].Similar }
+func (r *taskRun) Requested() resource.Vector         { return r.tasks[0].Request }
+func (r *taskRun) Deadline() time.Time                { return r.tasks[0].DueAt }
 func (r *taskRun) Len() int                           { return len(r.tasks) }
 func (r *taskRun) Task(i int) schedkit.Task {
 	r.asked = append(r.asked, i)
@@ -333,4 +374,19 @@ func (perTaskEstimator) Predict(t schedkit.Task) (estimate.Profile, bool) {
 		{Duration: d, Demand: resource.Vector{r[0], r[1] / 2, r[2]}},
 		{Duration: 2 * d, Demand: resource.Vector{r[0] / 2, r[1], r[2]}},
 	}}, true
+}
+
+// pickTask returns a task of tasks (in their order) that is in set,
+// drawn by rng; false if none is.
+func pickTask(rng *rand.Rand, tasks []*fgmtest.Task, set map[schedkit.TaskID]bool) (schedkit.TaskID, bool) {
+	var ids []schedkit.TaskID
+	for _, tk := range tasks {
+		if set[tk.Key] {
+			ids = append(ids, tk.Key)
+		}
+	}
+	if len(ids) == 0 {
+		return "", false
+	}
+	return ids[rng.IntN(len(ids))], true
 }

@@ -1,5 +1,35 @@
 package sim
 
+import "time"
+
+// Epoch is virtual time zero: every now a policy sees is Epoch plus the
+// simulated offset. It is fixed so that runs are reproducible.
+var Epoch = time.Date(2009, time.October, 1, 0, 0, 0, 0, time.UTC)
+
+// engine is the simulator's virtual clock and its queue of pending
+// events: the first part of the simulator, which knows nothing of what
+// the events mean.
+type engine struct {
+	q     events
+	now   int64     // virtual nanoseconds since Epoch
+	nowT  time.Time // Epoch + now, once Now computed it (nowOK)
+	nowOK bool
+}
+
+// Now returns the current virtual time.
+func (e *engine) Now() time.Time {
+	if !e.nowOK { // computed when first asked: most events call no one
+		e.nowT, e.nowOK = Epoch.Add(time.Duration(e.now)), true
+	}
+	return e.nowT
+}
+
+// setNow moves the clock to t.
+func (e *engine) setNow(t int64) {
+	e.now = t
+	e.nowOK = false
+}
+
 // evKind is the type of a simulator event.
 type evKind uint8
 
