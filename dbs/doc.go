@@ -113,6 +113,12 @@
 //     before (ErrStaleTime), nor a now, a job's submission or its
 //     deadline more than 2^60 ns from the first now (ErrTimeRange).
 //     Queue and Status are read-only and move no clock.
+//  9. To survive a restart, keep each job's Save whenever it changes
+//     (after a weight update that moved or marked it), its price history
+//     (duty 3) and LastUpdate; a new scheduler given ResumeUpdates and
+//     each job's Resume decides from its next weight update on as the
+//     old one would have (TestResumeEqualsUninterrupted). The weights
+//     and minimums are not saved: the next weight update recomputes them.
 //
 // Package dbstest checks these duties in a host's own tests: its
 // Checker, run after every operation, reports a slot handed out twice, a

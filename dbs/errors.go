@@ -54,7 +54,7 @@ var (
 // and, where a host's counters were inconsistent, the
 // *schedkit.ProgressError (Cause).
 type Error struct {
-	Op     string          // the method: "New", "Submit", "Update", "Remove", "Status", "Tick", "Heartbeat", "Queue"
+	Op     string          // the method: "New", "Submit", "Update", "Remove", "Status", "Tick", "Heartbeat", "Queue", "Save", "Resume", "ResumeUpdates"
 	Job    schedkit.JobID  // the job concerned, if any
 	Node   schedkit.NodeID // the node concerned, if any
 	Reason string          // what is wrong

@@ -638,3 +638,12 @@ func (s *Scheduler) readCapacity(op string, node schedkit.NodeID) error {
 	}
 	return nil
 }
+
+// LastUpdate returns when the last weight update ran (the zero time
+// before the first).
+func (s *Scheduler) LastUpdate() time.Time {
+	if !s.updatedSet {
+		return time.Time{}
+	}
+	return s.updated
+}

@@ -40,6 +40,14 @@ type Args struct {
 	// Needs "patch" on jobs and pods (rbac.yaml). Off by default: moves
 	// are then only events.
 	WriteQueueAnnotation bool `json:"writeQueueAnnotation,omitempty"`
+	// PersistState keeps what dbs decided that the cluster does not
+	// (each job's queue after model 3's moves, marks, last move, price
+	// history) in the annotation schedkit.io/dbs-state on the Job (on
+	// every unfinished pod of a pod group), and reads it back when a
+	// restarted plugin first sees the job. Needs "patch" on jobs and
+	// pods (rbac.yaml). Off: a restart starts every job afresh in its
+	// φ's queue, its time before the restart charged at that price.
+	PersistState bool `json:"persistState,omitempty"`
 }
 
 // QueueArgs configures one queue.

@@ -147,6 +147,72 @@
 //     deferred events are passed on early when cheap (earlyFactor); and
 //     current waits for an evaluation under way.
 //
+// # Restart and failover
+//
+// dbs is stateful: model 3 moves jobs between queues, marks them at one
+// weight update to move them at the next, holds back a move the way the
+// last one came (the hold-down), and a job's cost so far is Σ price ×
+// slot-seconds at the price in force at each second. With persistState
+// (the shipped profile's; needs patch on jobs and pods) the plugin keeps
+// what the cluster does not in the annotation schedkit.io/dbs-state on
+// the Job (on every unfinished pod of a pod group) whenever it changes,
+// and reads it back when it first sees the job (persist.go;
+// dbs.Scheduler.Resume):
+//
+//	what                            | on a restart (persistState)   | without persistState
+//	--------------------------------|-------------------------------|------------------------------
+//	jobs, counters, task times,     | rebuilt from the informers    | the same
+//	  slots held                    |                               |
+//	queue after model 3's moves     | survives (the record)         | lost: back in φ's queue;
+//	                                |                               |   moves redone after two
+//	                                |                               |   more weight updates
+//	marks (short, surplus)          | survives                      | lost: one more update
+//	                                |                               |   before a move
+//	last move (the hold-down)       | survives                      | lost: a move back can come
+//	                                |                               |   within the hold-down
+//	price history (cost so far)     | survives                      | lost: the time before the
+//	                                |                               |   restart charged at φ's
+//	                                |                               |   queue's price
+//	time of the last weight update  | survives: updates keep their  | the first update runs at
+//	                                |   times                       |   the first Tick
+//	weights, minimum slots          | rebuilt by the first weight   | the same
+//	                                |   update (model 3 does not    |
+//	                                |   read the last weights)      |
+//	an update's record not yet      | the record before it is read: | —
+//	  written when the process dies |   that update is redone (its  |
+//	                                |   marks and moves, at most Δ) |
+//
+// TestDeadlineBudgetRestart (../integration) kills the scheduler after
+// its fourth weight update and compares eleven updates and the bindings
+// on a node added at the end with a run without the restart: the same
+// queues, marks, moves and costs (and not without persistState). A record
+// is refused — the job then starts afresh, with a log line — when it is
+// of another version, another Job (a UID), or a job whose phase count or
+// terms changed while no plugin ran (as a running plugin resubmits such
+// a job). A record grows by about 60 bytes per move and is not written
+// past 128 KiB. A standby replica (leader election) runs the plugin and
+// its Tick too, on the same informers, so at a failover its state is
+// already current; it writes records as well, which differ from the
+// leader's only by the phase of its weight updates (under Δ).
+//
+// # Metrics
+//
+// On kube-scheduler's /metrics (component-base's legacy registry, as
+// kube-scheduler's own plugins), registered by the factory:
+//
+//   - schedkit_deadlinebudget_queue_moves_total{direction,reason}: model
+//     3's moves, direction promote or demote, reason dbs's
+//     (dbs.Reason: short, unmeetable, surplus, budget).
+//   - schedkit_deadlinebudget_weight_update_duration_seconds: each
+//     weight update's duration (dbs.Tick when it updated).
+//   - schedkit_deadlinebudget_jobs{queue}: jobs in each dbs queue (low,
+//     mid, high) after the last weight update.
+//   - schedkit_pods_held_back_total{plugin="DeadlineBudget",reason}:
+//     every PreEnqueue holding back a pod, by reason: invalid,
+//     job_not_cached, refused (dbs refused the job),
+//     reduces_wait_for_maps; and schedkit_held_pods{plugin} (package
+//     heldpods).
+//
 // # How it is tested
 //
 //   - Unit tests: args, cost on worked numbers, Less and a promotion

@@ -27,6 +27,39 @@ type ledger struct {
 	// not yet acted on (events, annotations).
 	moves   []Move
 	applied []Applied
+
+	// What survives a restart (persist.go): with persistOn, the records
+	// to write, the jobs submitted since the last check (fresh), the
+	// records refused or not written (logged), and whether the last
+	// update's time was taken from the records (resumedUpdates).
+	persistOn      bool
+	writes         []StateWrite
+	fresh          []*job
+	refused        []string
+	resumed        []string // jobs resumed from their records, logged
+	resumedUpdates bool
+	seq            uint64 // records made (StateWrite.Seq)
+}
+
+// pending is what the ledger decided that is not yet acted on.
+type pending struct {
+	moves   []Move
+	applied []Applied
+	writes  []StateWrite
+	refused []string
+	resumed []string
+}
+
+// take returns and forgets what is not yet acted on.
+func (l *ledger) take() pending {
+	p := pending{moves: l.moves, applied: l.applied, writes: l.writes, refused: l.refused, resumed: l.resumed}
+	l.moves, l.applied, l.writes, l.refused, l.resumed = nil, nil, nil, nil, nil
+	return p
+}
+
+// empty reports whether there is nothing to act on.
+func (p pending) empty() bool {
+	return len(p.moves)+len(p.applied)+len(p.writes)+len(p.refused)+len(p.resumed) == 0
 }
 
 // newLedger returns the ledger of args, or an error with dbs's reason.
@@ -40,7 +73,7 @@ func newLedger(args Args) (*ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", Name, err)
 	}
-	l := &ledger{sched: sched, cluster: cluster, byID: map[schedkit.JobID]*job{}}
+	l := &ledger{sched: sched, cluster: cluster, byID: map[schedkit.JobID]*job{}, persistOn: args.PersistState}
 	for q, qc := range sched.Queues() {
 		l.prices[q] = qc.Price
 	}
@@ -88,6 +121,11 @@ type job struct {
 	cur    *podjob.Job
 	queue  dbs.Queue
 	prices []pricePoint
+	// saved and savedPrices are the dbs state and the length of the
+	// price history of the job's last record (recorded: there is one).
+	saved       dbs.Saved
+	savedPrices int
+	recorded    bool
 }
 
 var _ dbs.Job = (*job)(nil)
@@ -165,6 +203,7 @@ func (l *ledger) sync(o *queuesort.Order, now time.Time) error {
 	l.cluster.c = o.Snap.Cluster
 	l.costNow = now
 	seen := make(map[schedkit.JobID]bool, len(o.Snap.Jobs))
+	var lastUpdate time.Time         // the latest of the records resumed
 	for _, pj := range o.Snap.Jobs { // by ID: a fixed submission order
 		id := pj.ID()
 		seen[id] = true
@@ -175,6 +214,15 @@ func (l *ledger) sync(o *queuesort.Order, now time.Time) error {
 		}
 		if j == nil {
 			j = &job{l: l, cur: pj}
+			if l.persistOn {
+				if ok, last := l.resume(j, now); ok {
+					l.byID[id] = j
+					if last.After(lastUpdate) {
+						lastUpdate = last
+					}
+					continue
+				}
+			}
 		} else {
 			changes := pj.TermsChanged(j.cur)
 			j.cur = pj
@@ -194,11 +242,18 @@ func (l *ledger) sync(o *queuesort.Order, now time.Time) error {
 			continue
 		}
 		l.byID[id] = j
+		l.fresh = append(l.fresh, j)
 	}
 	for id := range l.byID {
 		if !seen[id] {
 			l.remove(id)
 		}
+	}
+	if !lastUpdate.IsZero() && !l.resumedUpdates {
+		// The first records read: the weight updates go on at the times
+		// they had (an update already run here keeps its own).
+		l.resumedUpdates = true
+		_ = l.sched.ResumeUpdates(lastUpdate)
 	}
 	return l.order(o, now)
 }
@@ -212,15 +267,25 @@ func (l *ledger) remove(id schedkit.JobID) {
 // order runs dbs's Tick (dbs updates weights when TickInterval has
 // passed), keeps its moves for act, and reads dbs.Queue into o.Seq.
 func (l *ledger) order(o *queuesort.Order, now time.Time) error {
+	before, start := l.sched.LastUpdate(), time.Now()
 	moves, err := l.sched.Tick(now, nil)
 	if err != nil {
 		return err
+	}
+	updated := !l.sched.LastUpdate().Equal(before)
+	if updated {
+		WeightUpdateDuration.Observe(time.Since(start).Seconds())
+		for q := range dbs.Queue(len(l.prices)) {
+			Jobs.WithLabelValues(q.String()).Set(float64(l.sched.QueueLen(q)))
+		}
 	}
 	for _, d := range moves {
 		j := l.byID[d.Job]
 		j.setQueue(now, d.To)
 		l.moves = append(l.moves, Move{Decision: d, Job: j.cur})
+		QueueMoves.WithLabelValues(moveLabels(d)).Inc()
 	}
+	l.persist(updated)
 	picks, err := l.sched.Queue(now, nil)
 	if err != nil {
 		return err

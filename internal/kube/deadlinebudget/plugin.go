@@ -2,6 +2,7 @@ package deadlinebudget
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/schedkit/schedkit"
 	"github.com/schedkit/schedkit/dbs"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 	"github.com/schedkit/schedkit/internal/kube/queuesort"
 )
@@ -58,6 +61,9 @@ type Plugin struct {
 
 	hintMu sync.Mutex
 	hinted any // the object of the last event the queueing hint counted
+
+	wmu     sync.Mutex
+	written map[schedkit.JobID]uint64 // the latest record written per job (StateWrite.Seq)
 }
 
 // RetryInterval is how often the pods PreEnqueue held back retriably
@@ -100,7 +106,17 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 			return nil, err
 		}
 		if ticker {
-			go wait.UntilWithContext(ctx, func(ctx context.Context) { pl.Tick(ctx) }, args.tickPeriod())
+			go func() {
+				// The first Tick once the informers have listed the
+				// cluster: one on an empty cache would run a weight update
+				// before the jobs' records are read (persist.go).
+				f := h.SharedInformerFactory()
+				if !cache.WaitForCacheSync(ctx.Done(), f.Core().V1().Pods().Informer().HasSynced,
+					f.Batch().V1().Jobs().Informer().HasSynced, f.Core().V1().Nodes().Informer().HasSynced) {
+					return
+				}
+				wait.UntilWithContext(ctx, func(ctx context.Context) { pl.Tick(ctx) }, args.tickPeriod())
+			}()
 			go pl.host.Holds.Run(ctx, RetryInterval)
 		}
 		return pl, nil
@@ -109,6 +125,7 @@ func Factory(c clock.PassiveClock, ticker bool) frameworkruntime.PluginFactory {
 
 // newPlugin returns a plugin without host or handle (tests add them).
 func newPlugin(c clock.PassiveClock, args Args) (*Plugin, error) {
+	registerMetrics()
 	l, err := newLedger(args)
 	if err != nil {
 		return nil, err
@@ -166,13 +183,12 @@ func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 		v = pl.evaluate(ctx, pl.led.at(pl.clock.Now()), gen)
 		pl.view.Store(v)
 	}
-	moves, applied := pl.led.moves, pl.led.applied
-	pl.led.moves, pl.led.applied = nil, nil
+	p := pl.led.take()
 	pl.mu.Unlock()
-	if len(moves)+len(applied) > 0 {
+	if !p.empty() {
 		// Called from the scheduling queue (Less, PreEnqueue): record
 		// events and write annotations off its path.
-		go pl.act(context.WithoutCancel(ctx), moves, applied)
+		go pl.act(context.WithoutCancel(ctx), p)
 	}
 	return v
 }
@@ -225,11 +241,11 @@ func (pl *Plugin) Tick(ctx context.Context) []Move {
 	} else {
 		pl.view.Store(pl.evaluate(ctx, now, gen))
 	}
-	moves, applied := pl.led.moves, pl.led.applied
-	pl.led.moves, pl.led.applied = nil, nil
+	p := pl.led.take()
+	pl.pruneWritten()
 	pl.mu.Unlock()
-	pl.act(ctx, moves, applied)
-	return moves
+	pl.act(ctx, p)
+	return p.moves
 }
 
 // Status returns dbs's state of a job (its queue, weight, minimum), for
@@ -245,10 +261,20 @@ func (pl *Plugin) Status(id schedkit.JobID) (dbs.JobStatus, error) {
 const EventReasonTermsApplied = "TermsApplied"
 
 // act records the events of moves and applied changes of terms and,
-// with WriteQueueAnnotation, writes schedkit.io/queue.
-func (pl *Plugin) act(ctx context.Context, moves []Move, applied []Applied) {
+// with WriteQueueAnnotation, writes schedkit.io/queue; with
+// PersistState it writes the jobs' records and logs those refused.
+func (pl *Plugin) act(ctx context.Context, p pending) {
 	logger := klog.FromContext(ctx)
-	for _, a := range applied {
+	for _, msg := range p.refused {
+		logger.Info("dbs state not carried across a restart", "plugin", Name, "message", msg)
+	}
+	if len(p.resumed) > 0 {
+		logger.Info("Jobs resumed from their dbs-state records", "plugin", Name, "jobs", p.resumed)
+	}
+	if pl.handle != nil && len(p.writes) > 0 {
+		pl.writeStates(ctx, p.writes)
+	}
+	for _, a := range p.applied {
 		note := AppliedNote(a)
 		pl.event(a.Job, EventReasonTermsApplied, "Resubmit", note)
 		logger.Info("Job's terms changed", "plugin", Name, "job", a.Job.ID(), "message", note)
@@ -256,7 +282,7 @@ func (pl *Plugin) act(ctx context.Context, moves []Move, applied []Applied) {
 			pl.annotate(ctx, a.Job, a.Queue)
 		}
 	}
-	for _, m := range moves {
+	for _, m := range p.moves {
 		d := m.Decision
 		reason := EventReasonPromoted
 		if d.Action == dbs.Demote {
@@ -301,12 +327,21 @@ func MoveNote(d dbs.Decision) string {
 // annotate writes schedkit.io/queue on a Job, or on a pod group's
 // unfinished pods.
 func (pl *Plugin) annotate(ctx context.Context, j *podjob.Job, q dbs.Queue) {
+	pl.patch(ctx, j, podjob.AnnotationQueue, q.String())
+}
+
+// patch writes annotation key = value on a Job, or on a pod group's
+// unfinished pods.
+func (pl *Plugin) patch(ctx context.Context, j *podjob.Job, key, value string) {
 	logger := klog.FromContext(ctx)
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, podjob.AnnotationQueue, q.String())
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err != nil {
+		return // unreachable: strings marshal
+	}
 	cs := pl.handle.ClientSet()
 	if j.Object != nil {
 		if _, err := cs.BatchV1().Jobs(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			logger.Error(err, "annotating a Job with its dbs queue", "job", j.ID())
+			logger.Error(err, "annotating a Job", "job", j.ID(), "annotation", key)
 		}
 		return
 	}
@@ -315,7 +350,7 @@ func (pl *Plugin) annotate(ctx context.Context, j *podjob.Job, q dbs.Queue) {
 			continue
 		}
 		if _, err := cs.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			logger.Error(err, "annotating a pod with its group's dbs queue", "pod", klog.KObj(p))
+			logger.Error(err, "annotating a pod of a pod group", "pod", klog.KObj(p), "annotation", key)
 		}
 	}
 }
@@ -346,19 +381,19 @@ func (pl *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
 // per message; the retriable ones are re-activated every RetryInterval
 // as well as on pod and node events.
 func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
-	return pl.host.PreEnqueue(ctx, pod, func(pod *v1.Pod) *fwk.Status {
+	return pl.host.PreEnqueue(ctx, pod, func(pod *v1.Pod) (*fwk.Status, string) {
 		v := pl.current(ctx, pod, false)
-		st, ref, ok := v.Status(Name, pod)
+		st, reason, ref, ok := v.Status(Name, pod)
 		if st != nil || !ok {
-			return st
+			return st, reason
 		}
 		if _, listed := v.Seq[pod.UID]; ref.Rank >= 0 && !listed && v.Err == nil {
 			// Ready, but dbs hands out no slot to it at now: a reduce whose
 			// job still has maps to finish (dbs's reduces-after-maps rule).
 			return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s: job %s: dbs gives it %s slots only once its maps have finished (%d unfinished)",
-				Name, ref.Job.ID(), ref.Phase, ref.Job.Progress(schedkit.PhaseMap).Unfinished()))
+				Name, ref.Job.ID(), ref.Phase, ref.Job.Progress(schedkit.PhaseMap).Unfinished())), heldpods.ReasonReducesWait
 		}
-		return nil
+		return nil, ""
 	})
 }
 

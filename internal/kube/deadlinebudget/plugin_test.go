@@ -31,7 +31,7 @@ type fixture struct {
 	cache *kubetest.Cache
 }
 
-func newFixture(t *testing.T, raw string) *fixture {
+func newFixture(t testing.TB, raw string) *fixture {
 	t.Helper()
 	args, err := decodeArgs(&runtime.Unknown{Raw: []byte(raw)})
 	if err != nil {
@@ -53,7 +53,7 @@ func testHost(c *kubetest.Cache) *queuesort.Host {
 }
 
 // add adds objects, as an informer event that changes the order.
-func (fx *fixture) add(t *testing.T, objs ...runtime.Object) {
+func (fx *fixture) add(t testing.TB, objs ...runtime.Object) {
 	t.Helper()
 	fx.cache.Add(t, objs...)
 	fx.pl.host.Changed()

@@ -83,6 +83,7 @@ type process struct {
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{}
+	port int // a scheduler's secure port (/metrics)
 }
 
 // start runs bin with args, its output in dir/name.log, killed when the
@@ -278,6 +279,13 @@ current-context: e2e
 // one edit is the README's, its kubeconfig line.
 func (c *cluster) scheduler(t *testing.T, b bins, name string) *process {
 	t.Helper()
+	return c.replica(t, b, name, name)
+}
+
+// replica is scheduler with the log dir/logName.log: a second replica
+// of the profile of ConfigMap name.
+func (c *cluster) replica(t *testing.T, b bins, name, logName string) *process {
+	t.Helper()
 	cm, err := c.client.CoreV1().ConfigMaps("schedkit").Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -290,12 +298,17 @@ func (c *cluster) scheduler(t *testing.T, b bins, name string) *process {
 	if edited == profile {
 		t.Fatalf("ConfigMap %s has no kubeconfig line to edit", name)
 	}
-	cfg := filepath.Join(c.dir, name+".yaml")
+	// The Deployment's volume for FineGrained's History snapshot.
+	edited = strings.ReplaceAll(edited, "/var/lib/schedkit/", c.dir+"/")
+	cfg := filepath.Join(c.dir, logName+".yaml")
 	if err := os.WriteFile(cfg, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return start(t, c.dir, name, b.scheduler, "--config="+cfg, "--secure-port="+strconv.Itoa(freePort(t)),
+	port := freePort(t)
+	p := start(t, c.dir, logName, b.scheduler, "--config="+cfg, "--secure-port="+strconv.Itoa(port),
 		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig)
+	p.port = port
+	return p
 }
 
 // checkLogs fails the test if a scheduler's log shows a refused request

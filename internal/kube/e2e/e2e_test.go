@@ -112,6 +112,12 @@ func TestE2E(t *testing.T) {
 	t.Run("LeastSpareTime", func(t *testing.T) { leastSpareTime(t, c) })
 	t.Run("DeadlineBudget", func(t *testing.T) { deadlineBudget(t, c) })
 	t.Run("FineGrained", func(t *testing.T) { fineGrained(t, c, metrics) })
+	t.Run("Metrics", func(t *testing.T) { pluginMetrics(t, c, procs) })
+	// The standby lives as long as the test (its process ends with the
+	// test that started it).
+	standby := c.replica(t, *binaries, "schedkit", "schedkit-standby")
+	t.Run("Failover", func(t *testing.T) { failover(t, c, procs, standby) })
+	t.Run("Restart", func(st *testing.T) { dbsRestart(st, t, c, procs) })
 	for name, p := range procs {
 		if p.exited() {
 			t.Errorf("%s exited", name)

@@ -55,6 +55,11 @@ type Args struct {
 	// MetricsStaleAfter is how old a metrics sample may be when read;
 	// older ones are dropped. Default DefaultStaleAfter (1m).
 	MetricsStaleAfter metav1.Duration `json:"metricsStaleAfter,omitempty"`
+	// HistorySnapshot is a file (on a volume that outlives the process)
+	// where the plugin keeps its learned History, written after every
+	// feed read that taught it something and read back at start
+	// (snapshot.go). Empty: none; a restart forgets what was learned.
+	HistorySnapshot string `json:"historySnapshot,omitempty"`
 }
 
 // Defaults for Args.

@@ -131,6 +131,65 @@
 //     predicted stages that ended, can change fgm's answer).
 //   - Plans of pods that are gone are dropped at the next feed read.
 //
+// # Restart and failover
+//
+// What the plugin learns lives in its process: the History (each
+// similarity key's stages) and each placed pod's plan. With
+// historySnapshot (the shipped profile's, on the Deployment's volume)
+// the History is written to a file after every feed read that taught it
+// something and read back at start (snapshot.go; TestHistorySnapshot):
+//
+//	what                      | on a restart
+//	--------------------------|--------------------------------------------------
+//	the History               | survives (historySnapshot): restored at start;
+//	                          |   without it lost: every pod is matched by its
+//	                          |   requests until MinObservations pods of its
+//	                          |   key finish again. A garbled, foreign or
+//	                          |   differently configured snapshot is refused
+//	                          |   with a log line: an empty History
+//	the plans of pods placed  | rebuilt when a node is next filtered: a running
+//	                          |   pod of the profile without a plan gets one from
+//	                          |   its start time and the History's prediction
+//	                          |   (planFor), the same stages as before when the
+//	                          |   History is restored
+//	node usage samples        | rebuilt at the first feed read (one
+//	                          |   feedInterval); until then nodes are planned
+//	                          |   without foreign load
+//	a plan's "placed since    | lost: a pod reserved just before the restart is
+//	  the sample" mark        |   counted in the next sample only (fgm's
+//	                          |   measured idle, one feedInterval)
+//	pods held for retry       | rebuilt: kube-scheduler attempts every pending
+//	                          |   pod again
+//
+// A standby replica (leader election) runs the plugin and reads the feed
+// too, so at a failover its History is as current as the leader's; the
+// snapshot covers the process's own restarts (an emptyDir outlives the
+// container, not the pod).
+//
+// # Metrics
+//
+// On kube-scheduler's /metrics (component-base's legacy registry, as
+// kube-scheduler's own plugins), registered by the factory:
+//
+//   - schedkit_finegrained_feed_reads_total{source} and
+//     schedkit_finegrained_feed_errors_total{source}: the feed's reads
+//     and failed reads, source finished (UsageFeed.Finished) or nodes.
+//   - schedkit_finegrained_feed_staleness_seconds: the age of the oldest
+//     node sample in force at the last read (0: none).
+//   - schedkit_finegrained_history_keys: the similarity keys the History
+//     holds (bounded by its MaxKeys); and
+//     schedkit_finegrained_history_records_total{result}: succeeded
+//     pods' records learned or refused.
+//   - schedkit_finegrained_estimate_request_ratio{resource}: for each pod
+//     PreFilter predicts, the predicted peak over the request, per
+//     resource (cpu, memory): below 1 is what fgm over-commits.
+//   - schedkit_pods_held_back_total{plugin="FineGrained",reason="invalid"}:
+//     pods refused for malformed annotations; schedkit_held_pods{plugin}:
+//     pods refused or retried now (package heldpods).
+//
+// The gauges describe one FineGrained profile: with two, the last read
+// wins.
+//
 // # How it is tested
 //
 //   - Unit tests on worked numbers: Filter, Score, Reserve and Unreserve

@@ -52,6 +52,9 @@ type Plugin struct {
 	unusable  map[schedkit.SimilarityKey]bool // keys whose prediction fits no node, logged
 	finBuf    []TaskUsage
 	nodeBuf   []NodeUsage
+	// snapVersion is the History's Version at its last snapshot (or
+	// restore): an unchanged History is not written again.
+	snapVersion uint64
 }
 
 var (
@@ -109,6 +112,7 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 			pl.pods = h.SharedInformerFactory().Core().V1().Pods().Lister()
 		}
 		pl.holds = heldpods.New(ctx, Name, h)
+		pl.restoreHistory(klog.FromContext(ctx))
 		pl.Poll(ctx)
 		go func() {
 			// Every FeedInterval from now on (the first read was above).
@@ -120,6 +124,7 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 					return
 				case <-tick.C:
 					pl.Poll(ctx)
+					pl.SaveHistory(ctx)
 					// New samples, and stages that ended: retry refused pods.
 					pl.holds.Reactivate(ctx)
 				}
@@ -130,6 +135,7 @@ func NewWithFeed(feed UsageFeed, c clock.PassiveClock) frameworkruntime.PluginFa
 }
 
 func newPlugin(args Args, feed UsageFeed, c clock.PassiveClock) (*Plugin, error) {
+	registerMetrics()
 	if feed == nil {
 		feed = noFeed{}
 	}
@@ -174,10 +180,12 @@ func (pl *Plugin) Footprint() Footprint {
 func (pl *Plugin) Poll(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	fin, err := pl.feed.Finished(pl.finBuf[:0])
+	countRead(sourceFinished, err)
 	if err != nil {
 		logger.Error(err, "Reading finished pods' usage", "plugin", Name)
 	}
 	nodes, nodesErr := pl.feed.Nodes(pl.nodeBuf[:0])
+	countRead(sourceNodes, nodesErr)
 	if nodesErr != nil {
 		logger.Error(nodesErr, "Reading node usage; the samples in force expire after metricsStaleAfter", "plugin", Name,
 			"metricsStaleAfter", pl.args.MetricsStaleAfter.Duration)
@@ -191,10 +199,15 @@ func (pl *Plugin) Poll(ctx context.Context) {
 			continue
 		}
 		if _, err := pl.history.Observe(u.Key, u.Samples); err != nil {
+			Learned.WithLabelValues("refused").Inc()
 			logger.V(4).Info("Usage not learned", "plugin", Name, "pod", u.Pod, "err", err)
+		} else {
+			Learned.WithLabelValues("learned").Inc()
 		}
 	}
+	HistoryKeys.Set(float64(pl.history.Len()))
 	pl.usage.read(logger, now, nodes, nodesErr == nil)
+	FeedStaleness.Set(pl.usage.staleness(now).Seconds())
 	if pl.pods != nil {
 		for uid, p := range pl.plans {
 			pod, err := pl.pods.Pods(p.ns).Get(p.name)
@@ -240,6 +253,7 @@ func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod
 		st := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+detail(err))
 		// kube-scheduler sets the failed cycle's PodScheduled=False
 		// condition itself.
+		heldpods.CountHeld(Name, heldpods.ReasonInvalid)
 		pl.holds.Refuse(ctx, p, st.Message())
 		return nil, st
 	}
@@ -255,6 +269,7 @@ func (pl *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, p *v1.Pod
 			c.stages, c.obs = nil, 0
 		} else {
 			delete(pl.unusable, t.Similarity())
+			observeRatio(c.stages, c.requested)
 		}
 	}
 	pl.mu.Unlock()

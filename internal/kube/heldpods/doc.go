@@ -33,6 +33,12 @@
 //     (the scheduling queue runs PreEnqueue again and, if it passes,
 //     schedules the pod).
 //
+// It is also the home of what the plugins share on /metrics: the
+// namespace (MetricsNamespace), schedkit_pods_held_back_total{plugin,
+// reason} (HeldBack: every decision holding back or refusing a pod, by
+// one of the Reason constants) and schedkit_held_pods{plugin} (Held: the
+// pods a Tracker holds now), registered by RegisterMetrics.
+//
 // Usage, in a plugin's factory and extension points:
 //
 //	t := heldpods.New(ctx, Name, h)

@@ -29,7 +29,8 @@ const eventAction = "Scheduling"
 
 // Tracker records the pods one plugin holds back, reports each once per
 // message and re-activates the retriable ones. It is safe for concurrent
-// use. The zero value is not usable; call New.
+// use. The zero value is not usable; call New (which registers the
+// package's metrics).
 type Tracker struct {
 	plugin string
 	handle fwk.Handle
@@ -54,6 +55,7 @@ type held struct {
 // its ClientSet, whichever h has). With a ClientSet, its condition
 // writers run until ctx ends (the scheduler's stop).
 func New(ctx context.Context, plugin string, h fwk.Handle) *Tracker {
+	RegisterMetrics()
 	t := &Tracker{plugin: plugin, handle: h, held: map[types.UID]*held{}}
 	if h != nil {
 		if h.SharedInformerFactory() != nil {
@@ -97,6 +99,7 @@ func (t *Tracker) hold(ctx context.Context, pod *v1.Pod, msg string, retry, cond
 	h := t.held[pod.UID]
 	report := h == nil || h.msg != msg || h.cond != cond
 	t.held[pod.UID] = &held{pod: pod, msg: msg, retry: retry, cond: cond}
+	t.setGauge()
 	t.mu.Unlock()
 	if !report {
 		return
@@ -127,6 +130,7 @@ func (t *Tracker) Retry(pod *v1.Pod) {
 	} else {
 		t.held[pod.UID] = &held{pod: pod, retry: true}
 	}
+	t.setGauge()
 	t.mu.Unlock()
 }
 
@@ -141,6 +145,7 @@ func (t *Tracker) Release(uid types.UID) {
 	t.mu.Lock()
 	h := t.held[uid]
 	delete(t.held, uid)
+	t.setGauge()
 	t.mu.Unlock()
 	if h != nil && h.cond {
 		t.syncCondition(h.pod.Namespace, h.pod.Name, uid)
@@ -185,6 +190,7 @@ func (t *Tracker) Reactivate(ctx context.Context) int {
 			batch[pod.Namespace+"/"+pod.Name] = pod
 		}
 	}
+	t.setGauge()
 	t.mu.Unlock()
 	if len(batch) > 0 && t.handle != nil {
 		t.handle.Activate(klog.FromContext(ctx), batch)
@@ -213,6 +219,10 @@ func (t *Tracker) ActivateWhere(ctx context.Context, match func(*v1.Pod) bool) i
 	}
 	return len(batch)
 }
+
+// setGauge publishes how many pods the tracker holds (metric Held);
+// t.mu must be held.
+func (t *Tracker) setGauge() { Held.WithLabelValues(t.plugin).Set(float64(len(t.held))) }
 
 // Len returns how many pods the tracker holds.
 func (t *Tracker) Len() int {

@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/kubetest"
@@ -87,5 +89,25 @@ func TestNilTracker(t *testing.T) {
 	tr.Release("u")
 	if n := tr.Reactivate(context.Background()); n != 0 {
 		t.Errorf("Reactivate = %d", n)
+	}
+}
+
+// TestMetricsRegistered: the held-back counter and the held gauge are in
+// the registry kube-scheduler serves on /metrics, and move with holds.
+func TestMetricsRegistered(t *testing.T) {
+	tr := heldpods.New(context.Background(), "MetricsTest", nil)
+	heldpods.CountHeld("MetricsTest", heldpods.ReasonInvalid)
+	tr.Hold(context.Background(), pod("p", "u-metrics", ""), "MetricsTest: held", false)
+	got, err := testutil.GetCounterValuesFromGatherer(legacyregistry.DefaultGatherer, "schedkit_pods_held_back_total",
+		map[string]string{"plugin": "MetricsTest"}, "reason")
+	if err != nil || got[heldpods.ReasonInvalid] != 1 {
+		t.Errorf("held back %v, %v; want invalid 1", got, err)
+	}
+	if n, err := testutil.GetGaugeMetricValue(heldpods.Held.WithLabelValues("MetricsTest")); err != nil || n != 1 {
+		t.Errorf("held pods %v, %v; want 1", n, err)
+	}
+	tr.Release("u-metrics")
+	if n, _ := testutil.GetGaugeMetricValue(heldpods.Held.WithLabelValues("MetricsTest")); n != 0 {
+		t.Errorf("held pods %v after release, want 0", n)
 	}
 }

@@ -111,6 +111,11 @@ type dbsRun struct {
 	rec    *roundRecorder
 	pl     *deadlinebudget.Plugin
 
+	// The scheduler's: its stop, and what start needs.
+	stop        context.CancelFunc
+	broadcaster events.EventBroadcaster
+	args        string
+
 	mu       sync.Mutex
 	bindings map[string]string // pod → node
 	moves    map[string]string // Job or pod name → event reason and note
@@ -164,8 +169,19 @@ func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 		broadcaster.Shutdown()
 	})
 
+	r.broadcaster, r.args = broadcaster, args
+	r.start()
+	return r
+}
+
+// start starts a scheduler (with a new plugin) on the run's client,
+// until restart or the run's end.
+func (r *dbsRun) start() {
+	t := r.t
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.stop = cancel
 	factoryFn := deadlinebudget.Factory(r.clk, false)
-	startScheduler(ctx, t, client, broadcaster, schedulerSetup{profile: "profile-dbs.yaml", plugin: deadlinebudget.Name, args: args, rec: r.rec,
+	startScheduler(ctx, t, r.client, r.broadcaster, schedulerSetup{profile: "profile-dbs.yaml", plugin: deadlinebudget.Name, args: r.args, rec: r.rec,
 		opts: []scheduler.Option{scheduler.WithPodInitialBackoffSeconds(1), scheduler.WithPodMaxBackoffSeconds(1)},
 		factory: func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			if h.ProfileName() != dbsSchedulerName {
@@ -177,7 +193,13 @@ func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 			}
 			return p, err
 		}})
-	return r
+}
+
+// restart stops the scheduler (its plugin and everything it kept in
+// memory gone) and starts a new one on the same cluster and clock.
+func (r *dbsRun) restart() {
+	r.stop()
+	r.start()
 }
 
 // waitFor polls cond (every 10 ms, at most 20 s), then waits settle

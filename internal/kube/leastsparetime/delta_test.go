@@ -135,7 +135,7 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 				pl.host.Changed()
 			}
 			rel := pl.viewFor(nil, true)
-			st := pl.preEnqueue(added)
+			st, _ := pl.preEnqueue(added)
 			fresh := pl.evaluate(rel.Now, pl.host.Gen(), pl.adds.Load())
 			var known []types.UID
 			for uid := range fresh.Seq {
@@ -150,7 +150,7 @@ func deltaCase(t *testing.T, seed uint64) uint64 {
 				t.Errorf("step %d: after adding %s, Less order %v, fresh %v", step, added.Name, byRel, byFresh)
 			}
 			pl.view = fresh
-			if st2 := pl.preEnqueue(added); st.Code() != st2.Code() || st.Message() != st2.Message() {
+			if st2, _ := pl.preEnqueue(added); st.Code() != st2.Code() || st.Message() != st2.Message() {
 				t.Errorf("step %d: PreEnqueue of added %s: %v, fresh %v", step, added.Name, st, st2)
 			}
 		}

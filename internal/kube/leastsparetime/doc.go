@@ -106,6 +106,48 @@
 // succeeds. Times are held within [submission, now] (podjob), so a
 // node's or the API server's clock cannot make a job hopeless.
 //
+// # Restart and failover
+//
+// lss's answers are functions of the cluster (Jobs' deadlines and task
+// counts, pods' phases, start and finish times, nodes' slots) at now, so
+// a restarted or newly elected plugin orders and gates as the old one
+// would (TestRestartSameOrder):
+//
+//	what                          | on a restart
+//	------------------------------|----------------------------------------------
+//	lss's order, spare times, the | rebuilt from the informers at the first
+//	  kill rule's verdicts        |   evaluation (nothing kept between cycles
+//	                              |   but a cache of that, TestDeltaEqualsEvaluate)
+//	pods held back, their         | rebuilt: PreEnqueue runs again for every
+//	  conditions and events       |   pending pod; a held pod's HeldBack event
+//	                              |   is recorded again (one per pod)
+//	the turn gate's skips (a pod  | lost: until the pod is attempted again
+//	  that found no node)         |   (its backoff, at most a few seconds) the
+//	                              |   gate counts it ahead, so the pods behind it
+//	                              |   wait that long
+//	the kill rule's record        | lost: a hopeless job's DeadlineHopeless
+//	  (reported, deleted)         |   event is recorded once more; a deletion
+//	                              |   already done is not repeated (the job is
+//	                              |   gone), one under way is retried
+//
+// # Metrics
+//
+// On kube-scheduler's /metrics (component-base's legacy registry, as
+// kube-scheduler's own plugins), registered by the factory:
+//
+//   - schedkit_pods_held_back_total{plugin="LeastSpareTime",reason}:
+//     every PreEnqueue holding back a pod and every turn-gate refusal,
+//     by reason: invalid (annotations missing or malformed),
+//     job_not_cached, refused (lss refused the job), hopeless (the kill
+//     rule), not_its_turn (the turn gate). Shared with the other plugins
+//     (package heldpods), as is schedkit_held_pods{plugin}, the pods
+//     held back or parked for retry now.
+//   - schedkit_leastsparetime_hopeless_jobs_total{reason}: jobs the kill
+//     rule found hopeless, each once (as its DeadlineHopeless event), by
+//     reason deadline_passed or spare_exhausted.
+//   - schedkit_leastsparetime_hopeless_deletions_total{result}: deletions
+//     of hopeless jobs tried (deleteHopelessJobs), deleted or failed.
+//
 // # How it is tested
 //
 //   - Unit tests on worked numbers: the queue order of a mixed queue

@@ -131,6 +131,7 @@ func (pl *Plugin) ActOnHopeless(ctx context.Context) []lss.JobStatus {
 			}
 		}
 		logger.Info("Hopeless deadline job", "plugin", Name, "job", st.Job, "reason", st.Kill.String(), "delete", pl.args.DeleteHopelessJobs)
+		HopelessJobs.WithLabelValues(killLabel(st.Kill)).Inc()
 	}
 	for _, st := range del {
 		j := v.Snap.Job(st.Job)
@@ -141,7 +142,9 @@ func (pl *Plugin) ActOnHopeless(ctx context.Context) []lss.JobStatus {
 		if err == nil {
 			pl.kills.deleted[key] = true
 			delete(pl.kills.failed, key)
+			Deletions.WithLabelValues("deleted").Inc()
 		} else {
+			Deletions.WithLabelValues("failed").Inc()
 			pl.kills.failed[key] = err.Error()
 		}
 		pl.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 	"github.com/schedkit/schedkit/internal/kube/queuesort"
 	"github.com/schedkit/schedkit/lss"
@@ -98,6 +99,7 @@ func NewWithClock(c clock.PassiveClock) frameworkruntime.PluginFactory {
 
 // newPlugin returns a plugin without handle or host (tests add them).
 func newPlugin(c clock.PassiveClock, args Args) *Plugin {
+	registerMetrics()
 	return &Plugin{clock: c, args: args, kills: newKillRule(), turns: newTurns()}
 }
 
@@ -287,7 +289,7 @@ func (pl *Plugin) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	return pl.host.PreEnqueue(ctx, pod, pl.preEnqueue)
 }
 
-func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
+func (pl *Plugin) preEnqueue(pod *v1.Pod) (*fwk.Status, string) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	v := pl.viewLocked(nil, true)
@@ -300,20 +302,21 @@ func (pl *Plugin) preEnqueue(pod *v1.Pod) *fwk.Status {
 			return v.jobStatus(id)
 		}
 	}
-	st, ref, ok := v.Status(Name, pod)
+	st, reason, ref, ok := v.Status(Name, pod)
 	if st != nil || !ok {
-		return st
+		return st, reason
 	}
 	return v.jobStatus(ref.Job.ID())
 }
 
-// jobStatus is PreEnqueue's answer for a pod of job id, which v has.
-func (v *view) jobStatus(id schedkit.JobID) *fwk.Status {
+// jobStatus is PreEnqueue's answer for a pod of job id, which v has, and
+// the reason of a hold.
+func (v *view) jobStatus(id schedkit.JobID) (*fwk.Status, string) {
 	if err := v.JobErr[id]; err != nil {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error())
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+err.Error()), heldpods.ReasonRefused
 	}
 	if st, ok := v.hopeless[id]; ok {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+Hopeless(st))
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, Name+": "+Hopeless(st)), heldpods.ReasonHopeless
 	}
-	return nil
+	return nil, ""
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 )
 
 // The turn gate: lss hands the free slots of each kind to the prefix of
@@ -192,6 +193,7 @@ func (pl *Plugin) gate(v *view, pod *v1.Pod, gen int64) (*fwk.Status, []*v1.Pod)
 	}
 	t.passed[pod.UID] = gateRun{gen: gen}
 	t.parked[pod.UID] = pod
+	heldpods.CountHeld(Name, heldpods.ReasonNotItsTurn)
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
 		"%s: not its turn: %d %s pods come before it in lss's order%s and %d %s slots are free",
 		Name, ahead, kindName[pos.kind], t.first(v, pos, gen), free, kindName[pos.kind])), stale

@@ -47,6 +47,12 @@ const (
 	// writeQueueAnnotation is on) is the queue the job is in: "high",
 	// "mid" or "low". Informational; the plugin does not read it.
 	AnnotationQueue = Prefix + "queue"
+	// AnnotationDBSState (DeadlineBudget, written by the plugin when
+	// persistState is on) is what dbs keeps of the job that the cluster
+	// does not (its queue after model 3's moves, marks, last move, price
+	// history), read back when a restarted plugin first sees the job.
+	// Not one of the job's terms: writing it changes nothing Build reads.
+	AnnotationDBSState = Prefix + "dbs-state"
 
 	// LabelPodGroup (on pods) names a pod group: pods without an owning
 	// Job that form one job.

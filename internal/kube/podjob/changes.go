@@ -63,8 +63,8 @@ func ChangeOf(old, cur any) Change {
 // PodChange classifies a pod's update: Bound for a binding, Started for
 // the kubelet's update of a bound pod, Unchanged when nothing Build
 // reads changed, else Changed (identity, creation, deletion, labels,
-// annotations, owners, scheduling gates, scheduler, requests, a
-// terminal phase, a node changed or unset).
+// annotations but AnnotationDBSState, owners, scheduling gates,
+// scheduler, requests, a terminal phase, a node changed or unset).
 func PodChange(old, cur *v1.Pod) Change {
 	switch {
 	case old.UID != cur.UID, !old.CreationTimestamp.Equal(&cur.CreationTimestamp),
@@ -72,7 +72,7 @@ func PodChange(old, cur *v1.Pod) Change {
 		terminal(old) || terminal(cur),
 		old.Spec.NodeName != "" && old.Spec.NodeName != cur.Spec.NodeName,
 		old.Spec.SchedulerName != cur.Spec.SchedulerName,
-		!maps.Equal(old.Labels, cur.Labels), !maps.Equal(old.Annotations, cur.Annotations),
+		!maps.Equal(old.Labels, cur.Labels), !sameAnnotations(old.Annotations, cur.Annotations),
 		!slices.EqualFunc(old.OwnerReferences, cur.OwnerReferences, sameOwner),
 		!equality.Semantic.DeepEqual(old.Spec.SchedulingGates, cur.Spec.SchedulingGates),
 		len(old.Spec.Containers) != len(cur.Spec.Containers):
@@ -90,6 +90,32 @@ func PodChange(old, cur *v1.Pod) Change {
 		return Bound
 	}
 	return Started
+}
+
+// sameAnnotations: a and b equal but for AnnotationDBSState (a plugin's
+// own record, which Build does not read).
+func sameAnnotations(a, b map[string]string) bool {
+	_, ina := a[AnnotationDBSState]
+	_, inb := b[AnnotationDBSState]
+	if !ina && !inb {
+		return maps.Equal(a, b)
+	}
+	if len(a)-btoi(ina) != len(b)-btoi(inb) {
+		return false
+	}
+	for k, va := range a {
+		if vb, ok := b[k]; k != AnnotationDBSState && (!ok || va != vb) {
+			return false
+		}
+	}
+	return true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func terminal(p *v1.Pod) bool {

@@ -474,3 +474,8 @@ func clamp(t, lo, hi time.Time) time.Time {
 	}
 	return t
 }
+
+// Terms returns the values of the job's terms annotations (deadline, φ,
+// budget, data sizes: "" when absent), in a fixed order: a job whose
+// Terms differ has different terms (TermsChanged names them).
+func (j *Job) Terms() []string { return append([]string(nil), j.terms[:]...) }

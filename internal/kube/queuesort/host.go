@@ -247,19 +247,21 @@ func (h *Host) Footprint(o *Order) Footprint {
 }
 
 // PreEnqueue is a queue-sort plugin's PreEnqueue: decide's answer for
-// pod (nil: it passes), reported through Holds — a pod held back gets a
-// Warning event (heldpods.EventReasonHeldBack), a log line and the
-// condition PodScheduled=False, once per message, and is re-activated
-// periodically when the hold is retriable (Unschedulable); a pod let
-// through is released.
-func (h *Host) PreEnqueue(ctx context.Context, pod *v1.Pod, decide func(*v1.Pod) *fwk.Status) *fwk.Status {
+// pod (nil: it passes) and the reason of a hold, reported through Holds
+// — a pod held back gets a Warning event (heldpods.EventReasonHeldBack),
+// a log line and the condition PodScheduled=False, once per message, and
+// is re-activated periodically when the hold is retriable
+// (Unschedulable); each hold counts in heldpods.HeldBack by its reason.
+// A pod let through is released.
+func (h *Host) PreEnqueue(ctx context.Context, pod *v1.Pod, decide func(*v1.Pod) (*fwk.Status, string)) *fwk.Status {
 	if pod == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, h.Name+": nil pod")
 	}
-	st := decide(pod)
+	st, reason := decide(pod)
 	if st.IsSuccess() {
 		h.Holds.Release(pod.UID)
 	} else {
+		heldpods.CountHeld(h.Name, reason)
 		h.Holds.Hold(ctx, pod, st.Message(), st.Code() == fwk.Unschedulable)
 	}
 	return st

@@ -12,6 +12,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/schedkit/schedkit"
+	"github.com/schedkit/schedkit/internal/kube/heldpods"
 	"github.com/schedkit/schedkit/internal/kube/podjob"
 )
 
@@ -93,26 +94,27 @@ func (o *Order) Hand(name string, picks iter.Seq[Pick], place func(p *v1.Pod, ph
 
 // Status is PreEnqueue's answer common to both plugins for pod: a pod
 // whose job could not be translated is held back (UnschedulableAndUnresolvable,
-// naming the object and the annotation; retriably, Unschedulable, when
-// its Job is not yet in the cache), and so is a pod of a job the
-// algorithm refused. ok is false when the pod is not managed (it
-// passes), ref places it otherwise; st is nil for a managed pod the
-// plugin decides on.
-func (o *Order) Status(name string, pod *v1.Pod) (st *fwk.Status, ref podjob.PodRef, ok bool) {
+// naming the object and the annotation, reason heldpods.ReasonInvalid;
+// retriably, Unschedulable, reason heldpods.ReasonJobNotCached, when its
+// Job is not yet in the cache), and so is a pod of a job the algorithm
+// refused (heldpods.ReasonRefused). ok is false when the pod is not
+// managed (it passes), ref places it otherwise; st is nil for a managed
+// pod the plugin decides on; reason labels a hold (heldpods.HeldBack).
+func (o *Order) Status(name string, pod *v1.Pod) (st *fwk.Status, reason string, ref podjob.PodRef, ok bool) {
 	if err := o.Snap.PodError(pod.UID); err != nil {
 		if errors.Is(err, podjob.ErrNotFound) {
-			return fwk.NewStatus(fwk.Unschedulable, name+": "+err.Error()), ref, true
+			return fwk.NewStatus(fwk.Unschedulable, name+": "+err.Error()), heldpods.ReasonJobNotCached, ref, true
 		}
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, name+": "+err.Error()), ref, true
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, name+": "+err.Error()), heldpods.ReasonInvalid, ref, true
 	}
 	ref, ok = o.Snap.Pod(pod.UID)
 	if !ok {
-		return nil, ref, false
+		return nil, "", ref, false
 	}
 	if err := o.JobErr[ref.Job.ID()]; err != nil {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, name+": "+err.Error()), ref, true
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, name+": "+err.Error()), heldpods.ReasonRefused, ref, true
 	}
-	return nil, ref, true
+	return nil, "", ref, true
 }
 
 // Less orders the scheduling queue: the ready pods of managed jobs

@@ -82,16 +82,16 @@ func TestOrder(t *testing.T) {
 		"bad-0": `Test: podjob: Job ns/bad: schedkit.io/relative-deadline: "soon" is not a positive Go duration`,
 		"b-0":   "Test: lss: deadline before submission",
 	} {
-		if st, _, ok := o.Status("Test", o.Pods[types.UID("pod-"+name)]); !ok || st.Code() != fwk.UnschedulableAndUnresolvable || st.Message() != want {
+		if st, _, _, ok := o.Status("Test", o.Pods[types.UID("pod-"+name)]); !ok || st.Code() != fwk.UnschedulableAndUnresolvable || st.Message() != want {
 			t.Errorf("%s: %v %v, want %q", name, st, ok, want)
 		}
 	}
 	for _, name := range []string{"plain", "o-0"} {
-		if st, _, ok := o.Status("Test", o.Pods[types.UID("pod-"+name)]); ok || st != nil {
+		if st, _, _, ok := o.Status("Test", o.Pods[types.UID("pod-"+name)]); ok || st != nil {
 			t.Errorf("%s: %v managed %v", name, st, ok)
 		}
 	}
-	if st, ref, ok := o.Status("Test", o.Pods["pod-a-1"]); !ok || st != nil || ref.Rank != 1 {
+	if st, _, ref, ok := o.Status("Test", o.Pods["pod-a-1"]); !ok || st != nil || ref.Rank != 1 {
 		t.Errorf("a-1: %v %+v %v", st, ref, ok)
 	}
 	if ev := kubetest.Drain(events.Events); len(ev) != 1 || !strings.HasPrefix(ev[0], "Warning SlotsRefused Test: podjob: node huge: schedkit.io/map-slot") {
@@ -106,10 +106,10 @@ func TestPreEnqueue(t *testing.T) {
 	if st := h.PreEnqueue(context.Background(), nil, nil); st.Code() != fwk.UnschedulableAndUnresolvable {
 		t.Errorf("nil pod: %v", st)
 	}
-	if st := h.PreEnqueue(context.Background(), p, func(*v1.Pod) *fwk.Status { return fwk.NewStatus(fwk.Unschedulable, "no") }); st.Code() != fwk.Unschedulable {
+	if st := h.PreEnqueue(context.Background(), p, func(*v1.Pod) (*fwk.Status, string) { return fwk.NewStatus(fwk.Unschedulable, "no"), "test" }); st.Code() != fwk.Unschedulable {
 		t.Errorf("held: %v", st)
 	}
-	if st := h.PreEnqueue(context.Background(), p, func(*v1.Pod) *fwk.Status { return nil }); !st.IsSuccess() {
+	if st := h.PreEnqueue(context.Background(), p, func(*v1.Pod) (*fwk.Status, string) { return nil, "" }); !st.IsSuccess() {
 		t.Errorf("passed: %v", st)
 	}
 }
