@@ -25,12 +25,17 @@ import (
 // The DeadlineBudget harness: the same scenario language and fake
 // clientset as LeastSpareTime's run, with the sample profile-dbs.yaml,
 // the plugin on a fake clock without its ticker (the test calls Tick),
-// and a recorder that knows rounds: the test can let the scheduler
-// settle, move the clock and tick, and then release a second round of
-// scheduling by adding a node.
+// the scheduling queue on a fake clock of its own (a pod's backoff ends
+// when the test moves it), and a recorder that knows rounds: the test can
+// let the scheduler settle, move the clock and tick, and then release a
+// second round of scheduling by adding a node.
 
 // dbsSchedulerName is profile-dbs.yaml's schedulerName.
 const dbsSchedulerName = "schedkit-dbs"
+
+// dbsBackoff is the scheduler's pod backoff in this harness (initial and
+// maximum).
+const dbsBackoff = time.Second
 
 // dbsArgs are the plugin args the differential tests use (the oracle's
 // dbs.Config mirrors them): a 20 s task time before any pod finished,
@@ -41,7 +46,6 @@ const dbsArgs = `{"tickInterval":"500ms","defaultTaskTime":"20s","transferRate":
 // reservations per round.
 type roundRecorder struct {
 	mu       sync.Mutex
-	last     time.Time // the latest attempt
 	round    int
 	popped   [2][]string
 	reserved [2][]string
@@ -58,7 +62,6 @@ func (r *roundRecorder) Name() string { return "Recorder" }
 func (r *roundRecorder) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.last = time.Now()
 	r.all[r.round] = append(r.all[r.round], p.Name)
 	if !r.seen[r.round][p.Name] {
 		r.seen[r.round][p.Name] = true
@@ -77,15 +80,6 @@ func (r *roundRecorder) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, 
 }
 
 func (r *roundRecorder) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
-
-// backedOff waits until d after the latest attempt: with a scheduler
-// whose backoff is at most d, every pod attempted has left its backoff.
-func (r *roundRecorder) backedOff(d time.Duration) {
-	r.mu.Lock()
-	until := r.last.Add(d)
-	r.mu.Unlock()
-	time.Sleep(time.Until(until))
-}
 
 // reset forgets every attempt and reservation.
 func (r *roundRecorder) reset() {
@@ -107,7 +101,9 @@ type dbsRun struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	client *fake.Clientset
-	clk    *clocktesting.FakePassiveClock
+	clk    *clocktesting.FakePassiveClock // the plugin's
+	qclk   *clocktesting.FakeClock        // the scheduling queue's
+	sched  *scheduler.Scheduler
 	rec    *roundRecorder
 	pl     *deadlinebudget.Plugin
 
@@ -140,7 +136,8 @@ func startDBS(t *testing.T, sc *scenario, args string) *dbsRun {
 		objs = append(objs, o)
 	}
 	r := &dbsRun{t: t, ctx: ctx, cancel: cancel, client: fake.NewClientset(objs...), clk: clocktesting.NewFakePassiveClock(now),
-		rec: newRoundRecorder(), bindings: map[string]string{}, moves: map[string]string{}}
+		qclk: clocktesting.NewFakeClock(now),
+		rec:  newRoundRecorder(), bindings: map[string]string{}, moves: map[string]string{}}
 	client := r.client
 	playKubelet(client, func(pod, node string) {
 		r.mu.Lock()
@@ -181,8 +178,9 @@ func (r *dbsRun) start() {
 	ctx, cancel := context.WithCancel(r.ctx)
 	r.stop = cancel
 	factoryFn := deadlinebudget.Factory(r.clk, false)
-	startScheduler(ctx, t, r.client, r.broadcaster, schedulerSetup{profile: "profile-dbs.yaml", plugin: deadlinebudget.Name, args: r.args, rec: r.rec,
-		opts: []scheduler.Option{scheduler.WithPodInitialBackoffSeconds(1), scheduler.WithPodMaxBackoffSeconds(1)},
+	backoff := int64(dbsBackoff / time.Second)
+	r.sched = startScheduler(ctx, t, r.client, r.broadcaster, schedulerSetup{profile: "profile-dbs.yaml", plugin: deadlinebudget.Name, args: r.args, rec: r.rec,
+		opts: []scheduler.Option{scheduler.WithPodInitialBackoffSeconds(backoff), scheduler.WithPodMaxBackoffSeconds(backoff), scheduler.WithClock(r.qclk)},
 		factory: func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			if h.ProfileName() != dbsSchedulerName {
 				t.Errorf("profile-dbs.yaml's scheduler is %q", h.ProfileName())
@@ -237,11 +235,36 @@ func (r *dbsRun) moveEvents() map[string]string {
 	return out
 }
 
-// nextRound makes the recorder count attempts as round 2 and adds a node
-// (which sends the pods the scheduler could not place back to its
-// active queue, all at once).
-func (r *dbsRun) nextRound(n nodeSpec) {
+// nextRound adds a node, which sends the pods the scheduler could not
+// place back to its active queue all at once, and makes the recorder
+// count attempts as round 2. It first waits until waiting (names) are
+// exactly the pods in the scheduling queue's unschedulable pool (none in
+// flight, in the active or the backoff queue: each pod is in one place),
+// then moves the queue's clock past their backoff. kube-scheduler rounds
+// a backoff's end down to a whole second (its backoff queue's ordering
+// window) and keeps the pod backing off through that second, so a pod
+// refused at T is past it from T + backoff + 1 s; on the real clock, the
+// pods refused before a second's turn and those after it would come back
+// apart (the first to the active queue, the rest to the backoff queue,
+// which kube-scheduler pops from once the active queue is empty) and be
+// attempted in two runs of the order.
+func (r *dbsRun) nextRound(n nodeSpec, waiting []string) {
 	r.t.Helper()
+	want := slices.Sorted(slices.Values(waiting))
+	var got []string
+	r.waitFor("the unplaced pods in the unschedulable pool", func() bool {
+		got = got[:0]
+		for _, p := range r.sched.SchedulingQueue.UnschedulablePods() {
+			got = append(got, p.Name)
+		}
+		slices.Sort(got)
+		return slices.Equal(got, want)
+	}, 0)
+	if !slices.Equal(got, want) {
+		r.t.Fatalf("unschedulable pool %v, want %v (in flight %d, active %d, backing off %d)", got, want, len(r.sched.SchedulingQueue.InFlightPods()),
+			len(r.sched.SchedulingQueue.PodsInActiveQ()), len(r.sched.SchedulingQueue.PodsInBackoffQ()))
+	}
+	r.qclk.Step(dbsBackoff + time.Second)
 	r.rec.mu.Lock()
 	r.rec.round = 1
 	r.rec.mu.Unlock()

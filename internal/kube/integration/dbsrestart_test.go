@@ -57,7 +57,8 @@ type dbsTrace struct {
 func playDBSRestart(t *testing.T, args string, restartAfter int) dbsTrace {
 	t.Helper()
 	jobs := []string{"hog", "mid", "low"}
-	r := startDBS(t, tickScenario().scenario(), args)
+	sc := tickScenario().scenario()
+	r := startDBS(t, sc, args)
 	r.waitFor("the first attempts", func() bool { p, _ := r.rec.snapshot(0); return len(p) > 0 }, 200*time.Millisecond)
 	var tr dbsTrace
 	for k := range 11 {
@@ -76,8 +77,13 @@ func playDBSRestart(t *testing.T, args string, restartAfter int) dbsTrace {
 			r.restart()
 		}
 	}
-	r.rec.backedOff(1200 * time.Millisecond)
-	r.nextRound(nodeSpec{name: "n2", maps: 3, reduces: 1})
+	var waiting []string // every ready pod: nothing fits before n2
+	for _, job := range jobs {
+		for _, names := range sc.ready[job] {
+			waiting = append(waiting, names...)
+		}
+	}
+	r.nextRound(nodeSpec{name: "n2", maps: 3, reduces: 1}, waiting)
 	r.waitFor("the bindings", func() bool { return len(r.bound()) >= 3 }, 300*time.Millisecond)
 	tr.bound = r.bound()
 	return tr

@@ -323,11 +323,10 @@ func TestDeadlineBudgetTick(t *testing.T) {
 		}
 	}
 
-	// Past the pods' backoff (at most 1 s in this harness), a node
-	// arrives: every waiting pod goes back to the active queue at once
-	// and is attempted in the new order.
-	r.rec.backedOff(1200 * time.Millisecond)
-	r.nextRound(extra)
+	// Once every pod waits in the unschedulable pool, past its backoff, a
+	// node arrives: every waiting pod goes back to the active queue at
+	// once and is attempted in the new order.
+	r.nextRound(extra, wantFirst)
 	r.waitFor("the round-2 bindings and attempts", func() bool {
 		p, _ := r.rec.snapshot(1)
 		return len(r.bound()) >= len(want) && len(p) >= len(wantQueue)

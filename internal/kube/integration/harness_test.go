@@ -298,9 +298,9 @@ type schedulerSetup struct {
 }
 
 // startScheduler starts the real kube-scheduler in-process on client
-// (events through broadcaster) as s says; it returns once the scheduler
-// runs (until ctx ends).
-func startScheduler(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, s schedulerSetup) {
+// (events through broadcaster) as s says; it returns the scheduler once
+// it runs (until ctx ends).
+func startScheduler(ctx context.Context, t *testing.T, client *fake.Clientset, broadcaster events.EventBroadcaster, s schedulerSetup) *scheduler.Scheduler {
 	t.Helper()
 	// Informers first (kube-scheduler's own factory), synced, so that the
 	// scheduler's handlers see the whole state when they are added.
@@ -345,6 +345,7 @@ func startScheduler(ctx context.Context, t *testing.T, client *fake.Clientset, b
 		t.Fatal(err)
 	}
 	go sched.Run(ctx)
+	return sched
 }
 
 // filterPods makes pod lists and watches on client honour field
