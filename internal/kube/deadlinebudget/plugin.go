@@ -172,9 +172,8 @@ type view struct {
 // pod is one the last view did not see (force: always, as a tick). It
 // takes the lock even when the view is good, so it waits for an
 // evaluation under way (a Tick's) rather than read the view before it:
-// with a lock-free read, pods a node's arrival sent to the active queue
-// were ordered partly by the order from before it (TestDeadlineBudgetTick
-// failed about one run in six).
+// with a lock-free read, pods a node's arrival sends to the active queue
+// could be ordered partly by the order from before that evaluation.
 func (pl *Plugin) current(ctx context.Context, pod *v1.Pod, force bool) *view {
 	gen := pl.host.Gen()
 	pl.mu.Lock()
