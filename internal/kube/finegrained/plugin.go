@@ -515,6 +515,18 @@ func (pl *Plugin) measured(ni fwk.NodeInfo, self types.UID, sample *nodeSample, 
 	return placed, base
 }
 
+// overdueHeld turns peak, a plan's peak, into what the plan holds once
+// it is overdue: its incompressible kinds only (what it still uses of
+// the compressible ones is conformity's to see). It returns peak.
+func overdueHeld(peak resource.Vector) resource.Vector {
+	for k := range peak {
+		if podtask.Space().Compressible(k) {
+			peak[k] = 0
+		}
+	}
+	return peak
+}
+
 // reserve subtracts what p holds from now on from free (offsets from
 // now): its remaining stages; its request over [0, h) if unpredictable;
 // the peak of its incompressible kinds over [0, h) if overdue (what it
@@ -532,12 +544,7 @@ func reserve(free *resource.Timeline, p *plan, now time.Time, h time.Duration) {
 		}
 		held := p.peak
 		if p.stages != nil {
-			held = p.peak.Clone()
-			for k := range held {
-				if podtask.Space().Compressible(k) {
-					held[k] = 0
-				}
-			}
+			held = overdueHeld(p.peak.Clone())
 		}
 		_ = free.Sub(0, h, held)
 		return
@@ -647,12 +654,7 @@ func leastAfter(free *resource.Timeline, stages []estimate.Stage, requested reso
 		if h > 0 {
 			peak := podtask.Space().Zero()
 			estimate.Profile{Stages: stages}.Peak(peak)
-			for k := range peak {
-				if podtask.Space().Compressible(k) {
-					peak[k] = 0
-				}
-			}
-			_ = least.Sub(peak)
+			_ = least.Sub(overdueHeld(peak))
 		}
 	}
 }
